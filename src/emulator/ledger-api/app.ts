@@ -1,0 +1,82 @@
+/**
+ * The emulated JSON Ledger API v2: one Hono app whose paths are exactly Canton's (`/v2/...`,
+ * `/livez`, `/readyz`), mounted at the root of its port like a real participant's JSON API.
+ *
+ * Route modules are thin: decode the request, check the caller's claims, call the engine, print
+ * the wire shape. Errors take Canton's two shapes: JsCantonError JSON for Canton errors, and the
+ * text/plain 400 of tapir for bodies that do not decode (research/ledger-api.md §5).
+ */
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Claims } from '../ledger/claims.js';
+import { WILDCARD } from '../ledger/claims.js';
+import type { LedgerEngine } from '../ledger/engine.js';
+import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../ledger/errors.js';
+
+export interface LedgerApiDeps {
+  engine: LedgerEngine;
+  /** Resolves the caller's claims from the Authorization header; throws LedgerApiError on failure. */
+  authenticate?: (authorizationHeader: string | undefined) => Promise<Claims>;
+  logger?: Logger;
+}
+
+export type LedgerEnv = {
+  Variables: {
+    claims: Claims;
+    traceId: string;
+    engine: LedgerEngine;
+    tokenFailure: boolean;
+  };
+};
+
+export type LedgerApp = Hono<LedgerEnv>;
+export type RouteModule = (app: LedgerApp, deps: LedgerApiDeps) => void;
+
+/** Paths served without a token, as on Canton (health and the API docs). */
+const PUBLIC_PATHS = new Set(['/livez', '/readyz', '/docs/openapi', '/docs/asyncapi']);
+
+export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): LedgerApp {
+  const app: LedgerApp = new Hono<LedgerEnv>();
+  const { engine } = deps;
+  const authenticate = deps.authenticate ?? (async () => WILDCARD);
+
+  app.use('*', async (c, next) => {
+    c.set('engine', engine);
+    c.set('traceId', (c.req.header('traceparent')?.split('-')[1] ?? engine.ids.hex(16)).toLowerCase());
+    c.set('tokenFailure', false);
+    if (PUBLIC_PATHS.has(c.req.path)) {
+      c.set('claims', WILDCARD);
+      return next();
+    }
+    try {
+      c.set('claims', await authenticate(c.req.header('authorization')));
+    } catch (e) {
+      c.set('tokenFailure', true);
+      throw e;
+    }
+    return next();
+  });
+
+  for (const route of routes) route(app, deps);
+
+  app.notFound((c) => c.text('The requested resource could not be found.', 404));
+
+  app.onError((err, c) => {
+    if (err instanceof PlainTextBadRequest) {
+      return c.text(err.body, 400);
+    }
+    const ledgerErr =
+      err instanceof LedgerApiError ? err : new LedgerApiError('LEDGER_API_INTERNAL_ERROR', String(err?.message ?? err));
+    if (!(err instanceof LedgerApiError)) deps.logger?.error({ err }, 'unhandled error in ledger API');
+    const traceId = c.get('traceId') ?? engine.ids.hex(16);
+    const body = renderJsCantonError(ledgerErr, {
+      participant: engine.participantName,
+      traceId,
+      correlationId: traceId,
+      tokenFailure: c.get('tokenFailure'),
+    });
+    return c.json(body, ledgerErr.httpStatus as 400);
+  });
+
+  return app;
+}

@@ -1,0 +1,192 @@
+/**
+ * The emulator's "Daml": a registry of template and interface implementations.
+ *
+ * The emulator cannot evaluate Daml-LF, so each template's behaviour (signatories, observers,
+ * ensure, key, choices and their bodies, interface views) is given in TypeScript:
+ *  - *native* templates are written by hand (the token implementations in src/emulator/templates);
+ *  - *declared* templates are configured or registered at runtime for Daml models the emulator
+ *    does not implement: signatories and observers are payload field paths, and the only choice
+ *    is `Archive`.
+ * Interfaces are declared with their package and choice names; a template that implements an
+ * interface provides the view and the implementation of each interface choice.
+ */
+import type { LfValue, QualifiedId } from './types.js';
+import { nameKey } from './types.js';
+
+/** What a choice body can do: the update actions of Daml, checked by the command interpreter. */
+export interface UpdateContext {
+  /** Ledger time of the transaction (epoch micros). */
+  readonly nowMicros: bigint;
+  /** Parties whose authority the current action carries. */
+  readonly authorizers: ReadonlySet<string>;
+  create(templateId: QualifiedId | string, payload: LfValue): string;
+  exercise(contractId: string, choice: string, argument: LfValue, opts?: { interfaceId?: QualifiedId | string; templateId?: QualifiedId | string }): LfValue;
+  /** Fetches an active contract (visible to the submission), optionally asserting its template or interface. */
+  fetch(contractId: string, expected?: QualifiedId | string): FetchedContract;
+  /** Aborts the whole command with a Daml failure (like `fail`/`assertMsg`/`failWithStatus`). */
+  fail(message: string): never;
+}
+
+export interface FetchedContract {
+  contractId: string;
+  templateId: QualifiedId;
+  payload: LfValue;
+  signatories: string[];
+  observers: string[];
+}
+
+export interface ChoiceDef<P = any, A = any, R = any> {
+  name: string;
+  consuming: boolean;
+  controllers(payload: P, argument: A): string[];
+  /** Choice observers (they become informees of the exercise node). */
+  observers?(payload: P, argument: A): string[];
+  /** Validates/normalises the argument before the body runs; throw `ArgumentError` to reject. */
+  parseArgument?(argument: unknown): A;
+  body(ctx: UpdateContext, self: { contractId: string; payload: P }, argument: A): R;
+}
+
+export interface InterfaceDef {
+  id: QualifiedId;
+  /** Names of the interface's choices (implementations come from each template). */
+  choices: readonly string[];
+}
+
+export interface InterfaceImpl<P = any> {
+  interface: InterfaceDef;
+  view(payload: P): LfValue;
+  /** Implementation of each interface choice for this template. */
+  choices: Record<string, ChoiceDef<P>>;
+}
+
+export interface TemplateDef<P = any> {
+  id: QualifiedId;
+  kind: 'native' | 'declared';
+  signatories(payload: P): string[];
+  observers(payload: P): string[];
+  /** Returns an error message when the contract's `ensure` clause fails. */
+  ensure?(payload: P): string | undefined;
+  /** Validates and normalises a create argument (numeric scale, field presence); throws ArgumentError. */
+  parsePayload?(payload: unknown): P;
+  key?: { of(payload: P): LfValue; maintainers(key: LfValue): string[] };
+  choices: Record<string, ChoiceDef<P>>;
+  implements: InterfaceImpl<P>[];
+}
+
+/** A request value that the template rejects (→ COMMAND_PREPROCESSING_FAILED). */
+export class ArgumentError extends Error {}
+
+/** The implicit `Archive` choice every template has: consuming, controlled by the signatories. */
+export function archiveChoice<P>(signatories: (p: P) => string[]): ChoiceDef<P, unknown, Record<string, never>> {
+  return {
+    name: 'Archive',
+    consuming: true,
+    controllers: (p) => signatories(p),
+    body: () => ({}),
+  };
+}
+
+export class TemplateRegistry {
+  private readonly byName = new Map<string, TemplateDef>();
+  private readonly byId = new Map<string, TemplateDef>();
+  private readonly interfacesByName = new Map<string, InterfaceDef>();
+  private readonly interfacesById = new Map<string, InterfaceDef>();
+  /** package name → package ids of the registered templates/interfaces. */
+  private readonly packageIdsByName = new Map<string, Set<string>>();
+  /** interface name key → templates implementing it. */
+  private readonly implementors = new Map<string, TemplateDef[]>();
+
+  registerInterface(def: InterfaceDef): void {
+    this.interfacesByName.set(nameKey(def.id), def);
+    this.interfacesById.set(idKey(def.id), def);
+    this.notePackage(def.id);
+  }
+
+  register(def: TemplateDef): void {
+    if (!def.choices.Archive) def.choices.Archive = archiveChoice(def.signatories);
+    this.byName.set(nameKey(def.id), def);
+    this.byId.set(idKey(def.id), def);
+    this.notePackage(def.id);
+    for (const impl of def.implements) {
+      this.registerInterface(impl.interface);
+      const k = nameKey(impl.interface.id);
+      const list = this.implementors.get(k) ?? [];
+      list.push(def);
+      this.implementors.set(k, list);
+    }
+  }
+
+  /** Registers a template of a model the emulator does not implement (§ declared templates). */
+  declare(spec: DeclaredTemplateSpec): TemplateDef {
+    const def: TemplateDef<Record<string, unknown>> = {
+      id: spec.id,
+      kind: 'declared',
+      signatories: (p) => partiesAt(p, spec.signatories),
+      observers: (p) => partiesAt(p, spec.observers ?? []),
+      choices: {},
+      implements: [],
+    };
+    this.register(def);
+    return def;
+  }
+
+  templateByNameKey(key: string): TemplateDef | undefined {
+    return this.byName.get(key);
+  }
+  templateById(id: QualifiedId): TemplateDef | undefined {
+    return this.byId.get(idKey(id)) ?? this.byName.get(nameKey(id));
+  }
+  interfaceByNameKey(key: string): InterfaceDef | undefined {
+    return this.interfacesByName.get(key);
+  }
+  implementorsOf(interfaceNameKey: string): readonly TemplateDef[] {
+    return this.implementors.get(interfaceNameKey) ?? [];
+  }
+  packageIdsOf(packageName: string): ReadonlySet<string> {
+    return this.packageIdsByName.get(packageName) ?? new Set();
+  }
+  /** package id → package name, for every registered template/interface package. */
+  packageNameOf(packageId: string): string | undefined {
+    for (const [name, ids] of this.packageIdsByName) if (ids.has(packageId)) return name;
+    return undefined;
+  }
+  allTemplates(): TemplateDef[] {
+    return [...this.byName.values()];
+  }
+
+  private notePackage(id: QualifiedId): void {
+    const set = this.packageIdsByName.get(id.packageName) ?? new Set();
+    set.add(id.packageId);
+    this.packageIdsByName.set(id.packageName, set);
+  }
+}
+
+export interface DeclaredTemplateSpec {
+  id: QualifiedId;
+  /** Payload field paths (dot-separated) holding a party or a list of parties. */
+  signatories: string[];
+  observers?: string[];
+}
+
+function idKey(id: QualifiedId): string {
+  return `${id.packageId}:${id.moduleName}:${id.entityName}`;
+}
+
+/** Reads parties from payload field paths; a path may hold a Party, a list of parties, or null. */
+export function partiesAt(payload: unknown, paths: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const path of paths) {
+    let v: unknown = payload;
+    for (const seg of path.split('.')) {
+      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[seg] : undefined;
+    }
+    if (typeof v === 'string') {
+      out.push(v);
+    } else if (Array.isArray(v)) {
+      for (const x of v) if (typeof x === 'string') out.push(x);
+    } else if (v === undefined) {
+      throw new ArgumentError(`Missing non-optional field: ${path}`);
+    }
+  }
+  return [...new Set(out)];
+}

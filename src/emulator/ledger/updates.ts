@@ -1,0 +1,3 @@
+export class UpdateLog {
+  end(): number { return 0; }
+}
