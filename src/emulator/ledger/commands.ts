@@ -1,4 +1,506 @@
+/**
+ * Command interpretation and commit: the part of a participant that turns a submission into a
+ * transaction, with Daml's rules (research/ledger-api.md §2.1, issue 2 "Commands"):
+ *  - authorization: a create needs every signatory among the current authorizers; an exercise
+ *    needs its controllers; inside a choice body the authorizers are the controllers plus the
+ *    exercised contract's signatories; a fetch needs one stakeholder among them;
+ *  - visibility: a contract can be used only if one of the submission's readers (actAs ∪ readAs)
+ *    is a stakeholder, or it was passed in `disclosedContracts` (blob checked), or it was created
+ *    earlier in the same transaction;
+ *  - consuming choices archive before the body runs; using an archived contract fails;
+ *  - deduplication on (userId, actAs set, commandId) within the deduplication period;
+ *  - atomicity: the transaction is built in a scratch overlay and committed only when every
+ *    command succeeded, so a failure leaves no trace.
+ */
+import { createHash } from 'node:crypto';
+import { encodeBlob, decodeBlob } from './blob.js';
 import type { LedgerEngine } from './engine.js';
+import { errors, LedgerApiError, type Category } from './errors.js';
+import { formatIdRef, resolveRef, unknownTemplateError, type IdRef, parseIdRef } from './identifiers.js';
+import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, type UpdateContext } from './templates.js';
+import type { ContractRecord, LfValue, QualifiedId } from './types.js';
+import { formatId, nameKey, stakeholdersOf } from './types.js';
+import type { CreateNode, ExerciseNode, TransactionRecord, TxNode } from './updates.js';
+
+export type EngineCommand =
+  | { kind: 'create'; template: IdRef; createArguments: LfValue }
+  | { kind: 'exercise'; template: IdRef; contractId: string; choice: string; choiceArgument: LfValue }
+  | { kind: 'createAndExercise'; template: IdRef; createArguments: LfValue; choice: string; choiceArgument: LfValue }
+  | { kind: 'exerciseByKey'; template: IdRef; contractKey: LfValue; choice: string; choiceArgument: LfValue };
+
+export interface DisclosedInput {
+  templateId?: string;
+  contractId?: string;
+  createdEventBlob: string;
+  synchronizerId?: string;
+}
+
+export type Deduplication = { kind: 'duration'; micros: bigint } | { kind: 'offset'; offset: number };
+
+export interface Submission {
+  userId: string;
+  actAs: string[];
+  readAs: string[];
+  commandId: string;
+  workflowId: string;
+  submissionId: string;
+  commands: EngineCommand[];
+  disclosedContracts: DisclosedInput[];
+  deduplication?: Deduplication;
+}
+
+/** Canton's default `max-deduplication-duration` (participant config): 7 days. */
+export const MAX_DEDUPLICATION_MICROS = 7n * 24n * 3600n * 1_000_000n;
+
+/** Failure raised by Daml code (`fail`, `assertMsg`, `failWithStatus`, a failed `ensure`). */
+export class DamlFailure extends Error {
+  constructor(
+    message: string,
+    readonly errorId = 'UNHANDLED_EXCEPTION/DA.Exception.AssertionFailed:AssertionFailed',
+    readonly category: Category = 9,
+  ) {
+    super(message);
+  }
+}
+
+interface Completion {
+  offset: number;
+  submissionId: string;
+  recordTimeMicros: bigint;
+}
+
 export class CommandService {
-  constructor(readonly engine: LedgerEngine) {}
+  private readonly dedup = new Map<string, Completion>();
+  constructor(private readonly engine: LedgerEngine) {}
+
+  /** Interprets and commits a submission; returns the committed transaction or throws. */
+  submit(s: Submission): TransactionRecord {
+    const engine = this.engine;
+    const now = engine.clock.nowMicros();
+    for (const p of s.actAs) {
+      if (!engine.parties.has(p)) {
+        throw new LedgerApiError('SUBMITTING_PARTY_NOT_KNOWN_ON_LEDGER', `Party not known on ledger: Submitting party '${p}' not known`, {
+          resources: [['PARTY', p]],
+        });
+      }
+    }
+    const changeKey = `${s.userId}\u0000${[...new Set(s.actAs)].sort().join(',')}\u0000${s.commandId}`;
+    const previous = this.dedup.get(changeKey);
+    if (previous && this.isDuplicate(previous, s.deduplication, now)) {
+      throw new LedgerApiError('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', {
+        context: { existing_submission_id: previous.submissionId, completion_offset: String(previous.offset) },
+        resources: [['COMMAND_ID', s.commandId]],
+        definiteAnswer: false,
+      });
+    }
+
+    const offset = engine.updates.end() + 1;
+    const builder = new TransactionBuilder(engine, s, now, offset);
+    for (const cmd of s.commands) builder.run(cmd);
+    const tx = builder.commit();
+    this.dedup.set(changeKey, { offset: tx.offset, submissionId: s.submissionId, recordTimeMicros: now });
+    return tx;
+  }
+
+  private isDuplicate(prev: Completion, d: Deduplication | undefined, now: bigint): boolean {
+    if (d?.kind === 'offset') return prev.offset > d.offset;
+    const window = d?.kind === 'duration' ? d.micros : MAX_DEDUPLICATION_MICROS;
+    return now - prev.recordTimeMicros < window;
+  }
+}
+
+/** Builds one transaction in a scratch overlay; nothing touches the stores until `commit`. */
+class TransactionBuilder {
+  private readonly nodes: TxNode[] = [];
+  private readonly created = new Map<string, ContractRecord>();
+  private readonly consumed = new Set<string>();
+  private readonly keys = new Map<string, string | null>(); // key hash → cid (null: archived in tx)
+  private readonly readers: ReadonlySet<string>;
+  private readonly disclosed = new Map<string, ContractRecord>();
+  private readonly updateId: string;
+
+  constructor(
+    private readonly engine: LedgerEngine,
+    private readonly s: Submission,
+    private readonly now: bigint,
+    private readonly offset: number,
+  ) {
+    this.readers = new Set([...s.actAs, ...s.readAs]);
+    this.updateId = engine.ids.updateId();
+    for (const d of s.disclosedContracts) this.addDisclosed(d);
+  }
+
+  run(cmd: EngineCommand): void {
+    const actAs = new Set(this.s.actAs);
+    switch (cmd.kind) {
+      case 'create': {
+        const def = this.templateOf(cmd.template);
+        this.create(def, cmd.createArguments, actAs, []);
+        return;
+      }
+      case 'exercise':
+        this.exerciseRef(cmd.template, cmd.contractId, cmd.choice, cmd.choiceArgument, actAs, []);
+        return;
+      case 'createAndExercise': {
+        const def = this.templateOf(cmd.template);
+        const cid = this.create(def, cmd.createArguments, actAs, []);
+        this.exercise(cid, cmd.choice, cmd.choiceArgument, actAs, [], undefined);
+        return;
+      }
+      case 'exerciseByKey': {
+        const def = this.templateOf(cmd.template);
+        if (!def.key) throw new LedgerApiError('COMMAND_PREPROCESSING_FAILED', `Template ${formatIdRef(cmd.template)} does not have a key`);
+        const hash = keyHash(def.id, cmd.contractKey);
+        const cid = this.keys.has(hash) ? this.keys.get(hash) : this.engine.contracts.activeByKeyHash(hash)?.contractId;
+        const c = cid ? this.lookup(cid) : undefined;
+        if (!c || !stakeholdersOf(c).some((p) => this.readers.has(p))) {
+          throw new LedgerApiError('CONTRACT_KEY_NOT_FOUND', `Contract could not be found with key ${JSON.stringify(cmd.contractKey)}`, {
+            resources: [['TEMPLATE_ID', formatId(def.id)], ['CONTRACT_KEY', JSON.stringify(cmd.contractKey)]],
+          });
+        }
+        this.exercise(c.contractId, cmd.choice, cmd.choiceArgument, actAs, [], undefined);
+        return;
+      }
+    }
+  }
+
+  commit(): TransactionRecord {
+    const engine = this.engine;
+    const witnesses = new Set<string>();
+    for (const n of this.nodes) for (const w of n.witnesses) witnesses.add(w);
+    const tx: TransactionRecord = {
+      updateId: this.updateId,
+      offset: this.offset,
+      commandId: this.s.commandId,
+      workflowId: this.s.workflowId,
+      userId: this.s.userId,
+      actAs: this.s.actAs,
+      submissionId: this.s.submissionId,
+      effectiveAtMicros: this.now,
+      recordTimeMicros: this.now,
+      synchronizerId: engine.synchronizerId,
+      nodes: this.nodes,
+      witnesses,
+    };
+    for (const n of this.nodes) if (n.kind === 'create') n.transient = this.consumed.has(n.contract.contractId);
+    for (const c of this.created.values()) {
+      if (this.consumed.has(c.contractId)) c.archivedOffset = this.offset;
+      engine.contracts.add(c);
+    }
+    for (const cid of this.consumed) if (!this.created.has(cid)) engine.contracts.archive(cid, this.offset);
+    engine.updates.append(tx);
+    return tx;
+  }
+
+  // ---- actions --------------------------------------------------------------------------------
+
+  private templateOf(ref: IdRef): TemplateDef {
+    const r = resolveRef(ref, this.engine.templates);
+    if (!r || r.kind !== 'template') throw unknownTemplateError(ref, this.engine.templates);
+    return r.def;
+  }
+
+  private create(def: TemplateDef, rawPayload: LfValue, authorizers: ReadonlySet<string>, ancestors: readonly Set<string>[]): string {
+    const payload = this.parse(() => (def.parsePayload ? def.parsePayload(rawPayload) : rawPayload));
+    const signatories = dedupe(this.parse(() => def.signatories(payload)));
+    const observers = dedupe(this.parse(() => def.observers(payload))).filter((p) => !signatories.includes(p));
+    const failed = def.ensure?.(payload);
+    if (failed !== undefined) {
+      throw damlFailureError(
+        new DamlFailure(`Template precondition violated: ${failed}`, 'UNHANDLED_EXCEPTION/DA.Exception.PreconditionFailed:PreconditionFailed'),
+      );
+    }
+    const nodeId = this.nodes.length;
+    const missing = signatories.filter((p) => !authorizers.has(p));
+    if (missing.length > 0 || signatories.length === 0) {
+      throw authorizationError(nodeId, def.id, signatories, authorizers);
+    }
+    const unknown = [...signatories, ...observers].filter((p) => !this.engine.parties.has(p));
+    if (unknown.length > 0) {
+      throw new LedgerApiError('PARTY_NOT_KNOWN_ON_LEDGER', `Parties not known on ledger: ${JSON.stringify(unknown)}`, {
+        resources: unknown.map((p) => ['PARTY', p] as [string, string]),
+      });
+    }
+    let key: ContractRecord['key'];
+    if (def.key) {
+      const value = def.key.of(payload);
+      const maintainers = dedupe(def.key.maintainers(value));
+      const hash = keyHash(def.id, value);
+      const existing = this.keys.has(hash) ? this.keys.get(hash) : this.engine.contracts.activeByKeyHash(hash)?.contractId;
+      if (existing) {
+        throw new LedgerApiError('DUPLICATE_CONTRACT_KEY', `Interpretation error: Error: Contract key is not unique (template ${formatId(def.id)})`, {
+          resources: [['TEMPLATE_ID', formatId(def.id)]],
+        });
+      }
+      key = { value, maintainers, hash };
+      this.keys.set(hash, '');
+    }
+    const contractId = this.engine.ids.contractId();
+    const base = {
+      contractId,
+      templateId: def.id,
+      payload,
+      signatories,
+      observers,
+      key,
+      createdAtMicros: this.now,
+      createdOffset: this.offset,
+      createdNodeId: nodeId,
+      createdUpdateId: this.updateId,
+      synchronizerId: this.engine.synchronizerId,
+    };
+    const contract: ContractRecord = { ...base, blob: encodeBlob(base) };
+    if (key) this.keys.set(key.hash, contractId);
+    const informees = new Set([...signatories, ...observers]);
+    const node: CreateNode = { kind: 'create', nodeId, contract, witnesses: unionAll(ancestors, informees), transient: false };
+    this.nodes.push(node);
+    this.created.set(contractId, contract);
+    return contractId;
+  }
+
+  private exerciseRef(ref: IdRef, cid: string, choice: string, arg: LfValue, authorizers: ReadonlySet<string>, ancestors: readonly Set<string>[]): LfValue {
+    const r = resolveRef(ref, this.engine.templates);
+    if (!r) throw unknownTemplateError(ref, this.engine.templates);
+    const c = this.lookup(cid);
+    if (r.kind === 'template' && nameKey(r.def.id) !== nameKey(c.templateId)) {
+      throw new LedgerApiError(
+        'DAML_INTERPRETATION_ERROR',
+        `Interpretation error: Error: Contract ${cid} was expected to be of template ${formatId(r.def.id)} but is of template ${formatId(c.templateId)}`,
+        { resources: [['CONTRACT_ID', cid]] },
+      );
+    }
+    return this.exercise(cid, choice, arg, authorizers, ancestors, r.kind === 'interface' ? r.def.id : undefined);
+  }
+
+  private exercise(
+    cid: string,
+    choiceName: string,
+    rawArg: LfValue,
+    authorizers: ReadonlySet<string>,
+    ancestors: readonly Set<string>[],
+    interfaceId: QualifiedId | undefined,
+  ): LfValue {
+    const c = this.lookup(cid);
+    const def = this.engine.templates.templateById(c.templateId);
+    if (!def) throw errors.internal(`no implementation for template ${formatId(c.templateId)}`);
+    let choice: ChoiceDef | undefined;
+    if (interfaceId) {
+      const impl = def.implements.find((i) => nameKey(i.interface.id) === nameKey(interfaceId));
+      if (!impl) {
+        throw new LedgerApiError(
+          'DAML_INTERPRETATION_ERROR',
+          `Interpretation error: Error: Contract ${cid} of template ${formatId(c.templateId)} does not implement interface ${formatId(interfaceId)}`,
+          { resources: [['CONTRACT_ID', cid]] },
+        );
+      }
+      choice = impl.choices[choiceName];
+    } else {
+      choice = def.choices[choiceName];
+    }
+    if (!choice) {
+      const owner = interfaceId ? formatId(interfaceId) : formatId(c.templateId);
+      throw new LedgerApiError('COMMAND_PREPROCESSING_FAILED', `Couldn't find choice ${choiceName} of ${owner}`, {
+        resources: [['TEMPLATE_ID', owner]],
+      });
+    }
+    const arg = this.parse(() => (choice.parseArgument ? choice.parseArgument(rawArg ?? {}) : (rawArg ?? {})));
+    const controllers = dedupe(this.parse(() => choice.controllers(c.payload, arg)));
+    const nodeId = this.nodes.length;
+    if (controllers.length === 0 || controllers.some((p) => !authorizers.has(p))) {
+      throw authorizationError(nodeId, c.templateId, controllers, authorizers);
+    }
+    const choiceObservers = dedupe(choice.observers?.(c.payload, arg) ?? []);
+    const stakeholders = stakeholdersOf(c);
+    const informees = new Set([...(choice.consuming ? stakeholders : c.signatories), ...controllers, ...choiceObservers]);
+    const witnesses = unionAll(ancestors, informees);
+    const node: ExerciseNode = {
+      kind: 'exercise',
+      nodeId,
+      contractId: cid,
+      templateId: c.templateId,
+      interfaceId,
+      choice: choiceName,
+      choiceArgument: arg,
+      actingParties: controllers,
+      consuming: choice.consuming,
+      exerciseResult: null,
+      lastDescendantNodeId: nodeId,
+      stakeholders,
+      witnesses,
+      onTransient: this.created.has(cid),
+      implementedInterfaces: def.implements.map((i) => i.interface.id),
+    };
+    this.nodes.push(node);
+    if (choice.consuming) {
+      this.consumed.add(cid);
+      if (c.key) this.keys.set(c.key.hash, null);
+    }
+    const bodyAuthorizers = new Set([...controllers, ...c.signatories]);
+    const ctx = this.context(bodyAuthorizers, [...ancestors, informees]);
+    let result: LfValue;
+    try {
+      result = choice.body(ctx, { contractId: cid, payload: c.payload }, arg);
+    } catch (e) {
+      throw this.asLedgerError(e);
+    }
+    node.exerciseResult = result ?? {};
+    node.lastDescendantNodeId = this.nodes.length - 1;
+    return node.exerciseResult;
+  }
+
+  private fetch(cid: string, expected: QualifiedId | string | undefined, authorizers: ReadonlySet<string>): FetchedContract {
+    const c = this.lookup(cid);
+    if (!stakeholdersOf(c).some((p) => authorizers.has(p))) {
+      throw new LedgerApiError(
+        'DAML_AUTHORIZATION_ERROR',
+        `Interpretation error: Error: node NodeId(${this.nodes.length}) (${formatId(c.templateId)}) requires one of the stakeholders ${stakeholdersOf(c).join(', ')} of the fetched contract to be an authorizer, but authorizers were ${[...authorizers].join(', ')}`,
+      );
+    }
+    if (expected !== undefined) {
+      const want = typeof expected === 'string' ? this.resolveText(expected) : expected;
+      const def = this.engine.templates.templateById(c.templateId);
+      const ok =
+        nameKey(want) === nameKey(c.templateId) || (def?.implements.some((i) => nameKey(i.interface.id) === nameKey(want)) ?? false);
+      if (!ok) {
+        throw new LedgerApiError(
+          'DAML_INTERPRETATION_ERROR',
+          `Interpretation error: Error: Contract ${cid} was expected to be of ${formatId(want)} but is of template ${formatId(c.templateId)}`,
+          { resources: [['CONTRACT_ID', cid]] },
+        );
+      }
+    }
+    return { contractId: c.contractId, templateId: c.templateId, payload: c.payload, signatories: c.signatories, observers: c.observers };
+  }
+
+  private context(authorizers: ReadonlySet<string>, ancestors: readonly Set<string>[]): UpdateContext {
+    return {
+      nowMicros: this.now,
+      authorizers,
+      create: (templateId, payload) => {
+        const def = typeof templateId === 'string' ? this.templateOf(this.refOf(templateId)) : this.engine.templates.templateById(templateId);
+        if (!def) throw errors.internal(`no implementation for template ${formatId(templateId as QualifiedId)}`);
+        return this.create(def, payload, authorizers, ancestors);
+      },
+      exercise: (cid, choice, argument, opts) => {
+        const iface = opts?.interfaceId;
+        const interfaceId = iface === undefined ? undefined : typeof iface === 'string' ? this.resolveText(iface) : iface;
+        return this.exercise(cid, choice, argument, authorizers, ancestors, interfaceId);
+      },
+      fetch: (cid, expected) => this.fetch(cid, expected, authorizers),
+      fail: (message) => {
+        throw new DamlFailure(message);
+      },
+    };
+  }
+
+  // ---- contract lookup with visibility ----------------------------------------------------
+
+  private lookup(cid: string): ContractRecord {
+    if (this.consumed.has(cid)) {
+      throw new LedgerApiError('CONTRACT_NOT_ACTIVE', `Interpretation error: Error: Update failed due to fetch of an inactive contract ${cid}`, {
+        resources: [['CONTRACT_ID', cid]],
+      });
+    }
+    const local = this.created.get(cid);
+    if (local) return local;
+    const c = this.engine.contracts.getActive(cid);
+    if (!c) throw errors.contractNotFound(cid);
+    if (this.disclosed.has(cid)) return c;
+    if (!stakeholdersOf(c).some((p) => this.readers.has(p))) throw errors.contractNotFound(cid);
+    return c;
+  }
+
+  /**
+   * A disclosed contract must carry a blob that the participant can authenticate: ours must
+   * decode, name the same contract as the other fields, and equal the blob of that contract.
+   * An archived disclosed contract is simply unusable (CONTRACT_NOT_FOUND at use).
+   */
+  private addDisclosed(d: DisclosedInput): void {
+    const decoded = decodeBlob(d.createdEventBlob);
+    if (!decoded) {
+      throw errors.invalidArgument('Unable to decode disclosed contract event payload: the createdEventBlob is not a valid contract blob');
+    }
+    if (d.contractId && d.contractId !== '' && d.contractId !== decoded.contractId) {
+      throw errors.invalidArgument(
+        `Mismatch between DisclosedContract.contract_id (${d.contractId}) and contract_id from decoded DisclosedContract.created_event_blob (${decoded.contractId})`,
+      );
+    }
+    if (d.templateId && d.templateId !== '') {
+      const ref = parseIdRef(d.templateId);
+      const r = ref && resolveRef(ref, this.engine.templates);
+      const stored = this.engine.contracts.get(decoded.contractId);
+      if (!r || (stored && nameKey(r.def.id) !== nameKey(stored.templateId))) {
+        throw errors.invalidArgument(
+          `Mismatch between DisclosedContract.template_id (${d.templateId}) and template_id from decoded DisclosedContract.created_event_blob (${decoded.templateId})`,
+        );
+      }
+    }
+    if (d.synchronizerId && d.synchronizerId !== '' && d.synchronizerId !== this.engine.synchronizerId) {
+      throw errors.invalidArgument(`Disclosed contract ${decoded.contractId} is assigned to an unknown synchronizer ${d.synchronizerId}`);
+    }
+    const stored = this.engine.contracts.get(decoded.contractId);
+    if (stored && stored.blob !== d.createdEventBlob) {
+      throw errors.invalidArgument(`Disclosed contract ${decoded.contractId} failed authentication: its createdEventBlob does not match the contract`);
+    }
+    if (stored) this.disclosed.set(stored.contractId, stored);
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private refOf(text: string): IdRef {
+    const ref = parseIdRef(text);
+    if (!ref) throw errors.internal(`bad template id in template code: ${text}`);
+    return ref;
+  }
+  private resolveText(text: string): QualifiedId {
+    const ref = this.refOf(text);
+    const r = resolveRef(ref, this.engine.templates);
+    if (!r) throw unknownTemplateError(ref, this.engine.templates);
+    return r.def.id;
+  }
+
+  private parse<T>(f: () => T): T {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof ArgumentError) throw new LedgerApiError('COMMAND_PREPROCESSING_FAILED', e.message);
+      throw this.asLedgerError(e);
+    }
+  }
+
+  private asLedgerError(e: unknown): Error {
+    if (e instanceof LedgerApiError) return e;
+    if (e instanceof DamlFailure) return damlFailureError(e);
+    if (e instanceof ArgumentError) return new LedgerApiError('COMMAND_PREPROCESSING_FAILED', e.message);
+    return e as Error;
+  }
+}
+
+function damlFailureError(e: DamlFailure): LedgerApiError {
+  return new LedgerApiError(
+    'DAML_FAILURE',
+    `Interpretation error: Error: User failure: ${e.errorId} (error category ${e.category}): ${e.message}`,
+    { category: e.category, context: { error_id: e.errorId } },
+  );
+}
+
+function authorizationError(nodeId: number, templateId: QualifiedId, required: string[], authorizers: ReadonlySet<string>): LedgerApiError {
+  return new LedgerApiError(
+    'DAML_AUTHORIZATION_ERROR',
+    `Interpretation error: Error: node NodeId(${nodeId}) (${formatId(templateId)}) requires authorizers ${required.join(',')}, but only ${[...authorizers].join(',')} were given`,
+  );
+}
+
+export function keyHash(templateId: QualifiedId, key: LfValue): string {
+  return createHash('sha256').update(`${nameKey(templateId)}\u0000${JSON.stringify(key)}`).digest('hex');
+}
+
+function dedupe(xs: string[]): string[] {
+  return [...new Set(xs)];
+}
+
+function unionAll(ancestors: readonly Set<string>[], own: Set<string>): Set<string> {
+  const out = new Set(own);
+  for (const a of ancestors) for (const p of a) out.add(p);
+  return out;
 }

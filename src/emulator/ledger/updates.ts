@@ -1,3 +1,120 @@
+/**
+ * The participant's update log: committed transactions at consecutive offsets (1, 2, ...),
+ * with indexes by update id and by witness party so that update streams for a few parties do
+ * not scan the whole log.
+ */
+import type { ContractRecord, LfValue, QualifiedId } from './types.js';
+
+export interface CreateNode {
+  kind: 'create';
+  nodeId: number;
+  contract: ContractRecord;
+  /** Informees of this node and of all its ancestors (LEDGER_EFFECTS visibility). */
+  witnesses: ReadonlySet<string>;
+  /** Archived within the same transaction: not part of the ACS delta. */
+  transient: boolean;
+}
+
+export interface ExerciseNode {
+  kind: 'exercise';
+  nodeId: number;
+  contractId: string;
+  templateId: QualifiedId;
+  interfaceId?: QualifiedId;
+  choice: string;
+  choiceArgument: LfValue;
+  actingParties: string[];
+  consuming: boolean;
+  exerciseResult: LfValue;
+  lastDescendantNodeId: number;
+  /** Stakeholders of the exercised contract (ACS_DELTA visibility of the archive). */
+  stakeholders: string[];
+  witnesses: ReadonlySet<string>;
+  /** The exercised contract was created in this same transaction. */
+  onTransient: boolean;
+  /** Interfaces the template implements (ArchivedEvent.implementedInterfaces). */
+  implementedInterfaces: QualifiedId[];
+}
+
+export type TxNode = CreateNode | ExerciseNode;
+
+export interface TransactionRecord {
+  updateId: string;
+  offset: number;
+  commandId: string;
+  workflowId: string;
+  userId: string;
+  actAs: string[];
+  submissionId: string;
+  effectiveAtMicros: bigint;
+  recordTimeMicros: bigint;
+  synchronizerId: string;
+  /** Nodes in pre-order; `nodes[i].nodeId === i`. */
+  nodes: TxNode[];
+  /** Every party that witnesses any node. */
+  witnesses: ReadonlySet<string>;
+}
+
 export class UpdateLog {
-  end(): number { return 0; }
+  private readonly txs: TransactionRecord[] = [];
+  private readonly byUpdateId = new Map<string, TransactionRecord>();
+  private readonly offsetsByParty = new Map<string, number[]>();
+  private readonly listeners = new Set<(tx: TransactionRecord) => void>();
+
+  /** Offset of the last update; 0 on an empty ledger. */
+  end(): number {
+    return this.txs.length;
+  }
+
+  append(tx: TransactionRecord): void {
+    if (tx.offset !== this.txs.length + 1) throw new Error(`offset ${tx.offset} out of sequence`);
+    this.txs.push(tx);
+    this.byUpdateId.set(tx.updateId, tx);
+    for (const p of tx.witnesses) {
+      let list = this.offsetsByParty.get(p);
+      if (!list) this.offsetsByParty.set(p, (list = []));
+      list.push(tx.offset);
+    }
+    for (const l of this.listeners) l(tx);
+  }
+
+  byId(updateId: string): TransactionRecord | undefined {
+    return this.byUpdateId.get(updateId);
+  }
+  atOffset(offset: number): TransactionRecord | undefined {
+    return this.txs[offset - 1];
+  }
+
+  /**
+   * Transactions in (begin, end] that one of `parties` witnesses (every transaction when
+   * `parties` is undefined), ascending.
+   */
+  range(beginExclusive: number, endInclusive: number, parties?: ReadonlySet<string>): TransactionRecord[] {
+    const end = Math.min(endInclusive, this.txs.length);
+    if (parties === undefined) return this.txs.slice(beginExclusive, Math.max(beginExclusive, end));
+    const offsets = new Set<number>();
+    for (const p of parties) {
+      const list = this.offsetsByParty.get(p);
+      if (!list) continue;
+      for (let i = lowerBound(list, beginExclusive + 1); i < list.length && list[i]! <= end; i++) offsets.add(list[i]!);
+    }
+    return [...offsets].sort((a, b) => a - b).map((o) => this.txs[o - 1]!);
+  }
+
+  /** Calls `listener` for every transaction appended from now on; returns an unsubscribe. */
+  subscribe(listener: (tx: TransactionRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+function lowerBound(list: number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

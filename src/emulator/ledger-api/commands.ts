@@ -1,0 +1,207 @@
+/**
+ * Command service: submit-and-wait (+ for-transaction, for-transaction-tree), async submit and
+ * the completions list (research/ledger-api.md §2, §2.1).
+ *
+ * Interpretation errors are returned synchronously by every submit endpoint, as Canton's
+ * submission service interprets before it returns; only committed commands have completions.
+ */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { formatInstant } from '../shared/clock.js';
+import type { RouteModule } from './app.js';
+import { decodeBody } from './decode.js';
+import { compileEventFormat, invalidIdentifier, shapeOf, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
+import { collectOpenEnded, listParams } from './lists.js';
+import { requireActAs, requireReadAs, userIdOf, type Claims } from '../ledger/claims.js';
+import type { Deduplication, EngineCommand, Submission } from '../ledger/commands.js';
+import type { LedgerEngine } from '../ledger/engine.js';
+import { errors, LedgerApiError } from '../ledger/errors.js';
+import { parseIdRef, type IdRef } from '../ledger/identifiers.js';
+import type { TransactionRecord } from '../ledger/updates.js';
+import {
+  CompletionStreamRequestSchema,
+  JsCommandsSchema,
+  JsSubmitAndWaitForTransactionRequestSchema,
+  type JsCommands,
+} from '../../ledger/schemas/commands.js';
+
+export const commandRoutes: RouteModule = (app) => {
+  app.post('/v2/commands/submit-and-wait', async (c) => {
+    const tx = submit(c, await decodeBody(c, JsCommandsSchema), '');
+    return c.json({ updateId: tx.updateId, completionOffset: tx.offset });
+  });
+
+  app.post('/v2/commands/async/submit', async (c) => {
+    submit(c, await decodeBody(c, JsCommandsSchema), '');
+    return c.json({});
+  });
+
+  app.post('/v2/commands/submit-and-wait-for-transaction', async (c) => {
+    const engine = c.get('engine');
+    const req = await decodeBody(c, JsSubmitAndWaitForTransactionRequestSchema);
+    // Validate the format before submitting, so a bad format changes nothing.
+    const format = req.transactionFormat;
+    const filter = format
+      ? compileEventFormat(engine, format.eventFormat, 'transactionFormat.eventFormat')
+      : wildcardFilterFor([...req.commands.actAs, ...req.commands.readAs]);
+    const shape = format ? shapeOf(format.transactionShape) : 'ACS_DELTA';
+    if (format) requireReadAs(c.get('claims'), filter.parties);
+    const tx = submit(c, req.commands, 'commands.');
+    const transaction = transactionJson(engine, tx, filter, shape) ?? emptyTransaction(tx);
+    return c.json({ transaction });
+  });
+
+  app.post('/v2/commands/submit-and-wait-for-transaction-tree', async (c) => {
+    const engine = c.get('engine');
+    const cmds = await decodeBody(c, JsCommandsSchema);
+    const tx = submit(c, cmds, '');
+    const filter = wildcardFilterFor([...cmds.actAs, ...cmds.readAs]);
+    const tree = transactionTreeJson(engine, tx, filter) ?? { ...emptyTransaction(tx), eventsById: {} };
+    return c.json({ transactionTree: tree });
+  });
+
+  app.post('/v2/commands/completions', async (c) => {
+    const engine = c.get('engine');
+    const claims = c.get('claims');
+    const req = await decodeBody(c, CompletionStreamRequestSchema);
+    const userId = resolveUserId(claims, req.userId);
+    if (req.parties.length === 0) throw errors.missingField('parties');
+    requireReadAs(claims, req.parties);
+    if (req.beginExclusive < 0) throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${req.beginExclusive} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
+    const end = engine.ledgerEnd();
+    if (req.beginExclusive > end) throw errors.offsetAfterLedgerEnd('Begin', req.beginExclusive, end);
+    const parties = new Set(req.parties);
+    const completionOf = (tx: TransactionRecord) => {
+      if (tx.userId !== userId) return [];
+      const actAs = tx.actAs.filter((p) => parties.has(p));
+      if (actAs.length === 0) return [];
+      return [
+        {
+          completionResponse: {
+            Completion: {
+              value: {
+                commandId: tx.commandId,
+                status: { code: 0, message: '', details: [] },
+                updateId: tx.updateId,
+                userId: tx.userId,
+                actAs,
+                submissionId: tx.submissionId,
+                deduplicationPeriod: { Empty: {} },
+                traceContext: null,
+                offset: tx.offset,
+                synchronizerTime: { synchronizerId: tx.synchronizerId, recordTime: formatInstant(tx.recordTimeMicros) },
+                paidTrafficCost: 0,
+              },
+            },
+          },
+        },
+      ];
+    };
+    const out = await collectOpenEnded(
+      engine,
+      listParams(c),
+      (e) => engine.updates.range(req.beginExclusive, e).flatMap(completionOf),
+      (offset) => completionOf(engine.updates.atOffset(offset)!),
+    );
+    return c.json(out);
+  });
+};
+
+function emptyTransaction(tx: TransactionRecord): Record<string, unknown> {
+  return {
+    updateId: tx.updateId,
+    commandId: tx.commandId,
+    workflowId: tx.workflowId,
+    effectiveAt: formatInstant(tx.effectiveAtMicros),
+    events: [],
+    offset: tx.offset,
+    synchronizerId: tx.synchronizerId,
+    traceContext: null,
+    recordTime: formatInstant(tx.recordTimeMicros),
+    externalTransactionHash: null,
+    paidTrafficCost: null,
+  };
+}
+
+/** The submitting user: the token's user, or the body's `userId` when auth is off (§6). */
+function resolveUserId(claims: Claims, bodyUserId: string): string {
+  const tokenUser = userIdOf(claims);
+  if (tokenUser === undefined) {
+    if (bodyUserId === '') {
+      throw new LedgerApiError(
+        'INVALID_TOKEN',
+        'The submitted request has invalid arguments: Cannot default user_id field because no user id was found in the token and none was provided in the request',
+      );
+    }
+    return bodyUserId;
+  }
+  if (bodyUserId !== '' && bodyUserId !== tokenUser) {
+    throw errors.permissionDenied(`user_id '${bodyUserId}' does not match the user of the token '${tokenUser}'`);
+  }
+  return tokenUser;
+}
+
+function submit(c: Context, cmds: JsCommands, prefix: string): TransactionRecord {
+  const engine: LedgerEngine = c.get('engine');
+  const claims: Claims = c.get('claims');
+  const commands = parseCommands(cmds, prefix);
+  const userId = resolveUserId(claims, cmds.userId);
+  if (cmds.commandId === '') throw errors.missingField('command_id');
+  if (cmds.actAs.length === 0) throw errors.missingField('act_as');
+  if (commands.length === 0) throw errors.missingField('commands');
+  requireActAs(claims, cmds.actAs);
+  requireReadAs(claims, cmds.readAs);
+  const submission: Submission = {
+    userId,
+    actAs: [...new Set(cmds.actAs)],
+    readAs: [...new Set(cmds.readAs)],
+    commandId: cmds.commandId,
+    workflowId: cmds.workflowId,
+    submissionId: cmds.submissionId !== '' ? cmds.submissionId : engine.ids.uuid(),
+    commands,
+    disclosedContracts: cmds.disclosedContracts,
+    deduplication: deduplicationOf(cmds.deduplicationPeriod),
+  };
+  return engine.commands.submit(submission);
+}
+
+function deduplicationOf(p: z.infer<typeof JsCommandsSchema>['deduplicationPeriod']): Deduplication | undefined {
+  if (!p || 'Empty' in p) return undefined;
+  if ('DeduplicationDuration' in p) {
+    const d = p.DeduplicationDuration.value;
+    if (d.seconds < 0 || d.nanos < 0) {
+      throw new LedgerApiError('INVALID_DEDUPLICATION_PERIOD', 'The submitted command had an invalid deduplication period: The deduplication duration must be non-negative');
+    }
+    return { kind: 'duration', micros: BigInt(d.seconds) * 1_000_000n + BigInt(Math.floor(d.nanos / 1000)) };
+  }
+  return { kind: 'offset', offset: p.DeduplicationOffset.value };
+}
+
+function parseCommands(cmds: JsCommands, prefix: string): EngineCommand[] {
+  return cmds.commands.map((cmd, i): EngineCommand => {
+    const ref = (id: string, kind: string): IdRef => {
+      const r = parseIdRef(id);
+      if (!r) throw invalidIdentifier(id, `${prefix}commands[${i}].${kind}.templateId`);
+      return r;
+    };
+    if ('CreateCommand' in cmd) {
+      return { kind: 'create', template: ref(cmd.CreateCommand.templateId, 'CreateCommand'), createArguments: cmd.CreateCommand.createArguments };
+    }
+    if ('ExerciseCommand' in cmd) {
+      const e = cmd.ExerciseCommand;
+      return { kind: 'exercise', template: ref(e.templateId, 'ExerciseCommand'), contractId: e.contractId, choice: e.choice, choiceArgument: e.choiceArgument ?? {} };
+    }
+    if ('CreateAndExerciseCommand' in cmd) {
+      const e = cmd.CreateAndExerciseCommand;
+      return {
+        kind: 'createAndExercise',
+        template: ref(e.templateId, 'CreateAndExerciseCommand'),
+        createArguments: e.createArguments,
+        choice: e.choice,
+        choiceArgument: e.choiceArgument ?? {},
+      };
+    }
+    const e = cmd.ExerciseByKeyCommand;
+    return { kind: 'exerciseByKey', template: ref(e.templateId, 'ExerciseByKeyCommand'), contractKey: e.contractKey, choice: e.choice, choiceArgument: e.choiceArgument ?? {} };
+  });
+}

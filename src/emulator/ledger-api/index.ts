@@ -1,0 +1,13 @@
+/** The route modules of the emulated JSON Ledger API, in one list (order does not matter). */
+import type { RouteModule } from './app.js';
+import { commandRoutes } from './commands.js';
+import { contractRoutes } from './contracts.js';
+import { packagesRoutes } from './packages.js';
+import { stateRoutes } from './state.js';
+import { systemRoutes } from './system.js';
+import { updateRoutes } from './updates.js';
+
+export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes];
+
+export { createLedgerApiApp } from './app.js';
+export type { LedgerApiDeps, LedgerApp, RouteModule } from './app.js';

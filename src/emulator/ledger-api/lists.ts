@@ -1,0 +1,71 @@
+/**
+ * The JSON API's "list" form of gRPC streams (research/ledger-api.md §1.10): the response is a
+ * JSON array; `limit` caps it; without a limit, more than the node limit
+ * (`http-list-max-elements-limit`, 200 by default) is a 413; open-ended streams return after
+ * `stream_idle_timeout_ms` of idleness (`http-list-wait-time`, 500 ms by default).
+ */
+import type { Context } from 'hono';
+import { LedgerApiError } from '../ledger/errors.js';
+import type { LedgerEngine } from '../ledger/engine.js';
+import { queryInt } from './decode.js';
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 500;
+
+export interface ListParams {
+  limit?: number;
+  idleTimeoutMs: number;
+}
+
+export function listParams(c: Context): ListParams {
+  const limit = queryInt(c, 'limit');
+  const idle = queryInt(c, 'stream_idle_timeout_ms');
+  return { limit: limit !== undefined && limit >= 0 ? limit : undefined, idleTimeoutMs: idle ?? DEFAULT_IDLE_TIMEOUT_MS };
+}
+
+/** Applies `limit` and the node limit to a bounded result. */
+export function bounded<T>(engine: LedgerEngine, items: T[], p: ListParams): T[] {
+  if (p.limit !== undefined) return items.slice(0, p.limit);
+  if (items.length > engine.listMaxElements) throw tooManyElements(items.length, engine.listMaxElements);
+  return items;
+}
+
+export function tooManyElements(n: number, limit: number): LedgerApiError {
+  return new LedgerApiError(
+    'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+    `The number of matching elements (${n}) is greater than the node limit (${limit}).`,
+    { httpStatus: 413 },
+  );
+}
+
+/**
+ * Collects an open-ended stream: `initial(end)` gives what exists up to `end`; afterwards every
+ * new transaction is offered to `next` until the stream has been idle for the idle timeout or
+ * the limit is reached.
+ */
+export async function collectOpenEnded<T>(
+  engine: LedgerEngine,
+  p: ListParams,
+  initial: (end: number) => T[],
+  next: (offset: number) => T[],
+): Promise<T[]> {
+  const cap = p.limit ?? engine.listMaxElements + 1;
+  const out = initial(engine.ledgerEnd()).slice(0, cap);
+  if (out.length < cap && p.idleTimeoutMs > 0) {
+    await new Promise<void>((resolve) => {
+      let timer = setTimeout(done, p.idleTimeoutMs);
+      const unsubscribe = engine.updates.subscribe((tx) => {
+        for (const x of next(tx.offset)) if (out.length < cap) out.push(x);
+        clearTimeout(timer);
+        if (out.length >= cap) done();
+        else timer = setTimeout(done, p.idleTimeoutMs);
+      });
+      function done() {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      }
+    });
+  }
+  if (p.limit === undefined && out.length > engine.listMaxElements) throw tooManyElements(out.length, engine.listMaxElements);
+  return out;
+}

@@ -1,0 +1,55 @@
+/**
+ * Version, health and synchronizer endpoints (research/ledger-api.md §2).
+ * `/v2/version` must report 3.4.x or 3.5.x: the official client refuses other versions.
+ */
+import type { RouteModule } from './app.js';
+import { isAdminOrIdpAdmin, canReadAs, canActAs } from '../ledger/claims.js';
+import { errors } from '../ledger/errors.js';
+
+/** The Canton release whose JSON API (and openapi-3.5.yaml) the emulator follows. */
+export const EMULATED_CANTON_VERSION = '3.5.10';
+
+export const systemRoutes: RouteModule = (app) => {
+  app.get('/v2/version', (c) =>
+    c.json({
+      version: EMULATED_CANTON_VERSION,
+      features: {
+        experimental: { staticTime: { supported: false }, commandInspectionService: { supported: true } },
+        userManagement: { supported: true, maxRightsPerUser: 1000, maxUsersPageSize: 1000 },
+        partyManagement: { maxPartiesPageSize: 10000 },
+        offsetCheckpoint: { maxOffsetCheckpointEmissionDelay: { seconds: 75, nanos: 0, unknownFields: { fields: {} } } },
+        packageFeature: { maxVettedPackagesPageSize: 100 },
+      },
+    }),
+  );
+
+  // Canton answers /livez with an empty 200 and /readyz with its health-check text.
+  app.get('/livez', (c) => c.body(null, 200));
+  app.get('/readyz', (c) => c.text('[+] ledger ok (SERVING)\nreadyz check passed\n', 200));
+
+  app.get('/v2/state/ledger-end', (c) => c.json({ offset: c.get('engine').ledgerEnd() }));
+
+  app.get('/v2/state/latest-pruned-offsets', (c) =>
+    // the emulator never prunes
+    c.json({ participantPrunedUpToInclusive: 0, allDivulgedContractsPrunedUpToInclusive: 0 }),
+  );
+
+  app.get('/v2/state/connected-synchronizers', (c) => {
+    const engine = c.get('engine');
+    const claims = c.get('claims');
+    const party = c.req.query('party');
+    const participantId = c.req.query('participantId');
+    const sync = { synchronizerAlias: engine.synchronizerAlias, synchronizerId: engine.synchronizerId };
+    if (participantId && participantId !== '' && participantId !== engine.participantId) {
+      return c.json({ connectedSynchronizers: [] });
+    }
+    if (party === undefined || party === '') {
+      return c.json({ connectedSynchronizers: [{ ...sync, permission: 'PARTICIPANT_PERMISSION_UNSPECIFIED' }] });
+    }
+    if (!isAdminOrIdpAdmin(claims) && !canActAs(claims, party) && !canReadAs(claims, party)) {
+      throw errors.permissionDenied(`Claims do not authorize to read data for party '${party}'`);
+    }
+    if (!engine.parties.has(party)) return c.json({ connectedSynchronizers: [] });
+    return c.json({ connectedSynchronizers: [{ ...sync, permission: 'PARTICIPANT_PERMISSION_SUBMISSION' }] });
+  });
+};

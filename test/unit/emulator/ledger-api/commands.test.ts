@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { ASSET, HOLDING, IOU, cmds, create, exercise, testLedger, type TestLedger } from '../../../support/ledger-fixtures.js';
+
+async function json(r: Response): Promise<any> {
+  return JSON.parse(await r.text());
+}
+
+async function submitTx(l: TestLedger, actAs: string[], commands: unknown[], extra: Record<string, unknown> = {}) {
+  const r = await l.post('/v2/commands/submit-and-wait-for-transaction', {
+    commands: cmds(actAs, commands, extra),
+    transactionFormat: {
+      eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
+      transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+    },
+  });
+  return { status: r.status, body: await json(r) };
+}
+
+async function acs(l: TestLedger, party: string, filter: unknown = null) {
+  const cumulative = filter === null ? [] : [{ identifierFilter: filter }];
+  const r = await l.post('/v2/state/active-contracts', {
+    eventFormat: { filtersByParty: { [party]: { cumulative } }, verbose: false },
+    activeAtOffset: l.engine.ledgerEnd(),
+  });
+  expect(r.status).toBe(200);
+  return (await json(r)) as any[];
+}
+
+function iouArgs(issuer: string, owner: string, amount = '10', observers: string[] = []) {
+  return { issuer, owner, amount, observers };
+}
+
+describe('commands', () => {
+  it('creates a contract that needs all signatories as submitters', async () => {
+    const l = testLedger();
+    const bank = l.party('bank');
+    const alice = l.party('alice');
+    const ok = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice))]);
+    expect(ok.status).toBe(200);
+    const ev = ok.body.transaction.events[0].CreatedEvent;
+    expect(ev.templateId).toBe(`${'a'.repeat(64)}:Iou:Iou`);
+    expect(ev.createArgument.amount).toBe('10.0000000000');
+    expect(ev.signatories).toEqual([bank, alice]);
+    expect(ev.contractId).toMatch(/^00[0-9a-f]{64}ca101220[0-9a-f]{64}$/);
+
+    const end = l.engine.ledgerEnd();
+    const denied = await submitTx(l, [alice], [create(IOU, iouArgs(bank, alice))]);
+    expect(denied.status).toBe(400);
+    expect(denied.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(l.engine.ledgerEnd()).toBe(end);
+  });
+
+  it('runs choice bodies with the signatories authority and archives consumed contracts', async () => {
+    const l = testLedger();
+    const bank = l.party('bank');
+    const alice = l.party('alice');
+    const bob = l.party('bob');
+    const created = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice))]);
+    const cid = created.body.transaction.events[0].CreatedEvent.contractId;
+    // bob is not a stakeholder yet: invisible to him
+    const invisible = await submitTx(l, [bob], [exercise(IOU, cid, 'Transfer', { newOwner: bob })]);
+    expect(invisible.status).toBe(404);
+    expect(invisible.body.code).toBe('CONTRACT_NOT_FOUND');
+    // alice controls Transfer, but the new Iou needs bob as a signatory: inside the body only the
+    // controllers and the contract's signatories authorize (bank, alice) — even when bob submits
+    // too, since submitter authority does not flow into a choice body. Daml's rule.
+    const needsBob = await submitTx(l, [alice, bob], [exercise(IOU, cid, 'Transfer', { newOwner: bob })]);
+    expect(needsBob.status).toBe(400);
+    expect(needsBob.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    // Split creates two Ious with the same signatories: authorized by the contract's signatories.
+    const split = await submitTx(l, [alice], [exercise(IOU, cid, 'Split', { amount: '4' })]);
+    expect(split.status).toBe(200);
+    const events = split.body.transaction.events;
+    expect(events[0].ExercisedEvent).toMatchObject({ nodeId: 0, choice: 'Split', consuming: true, lastDescendantNodeId: 2 });
+    expect(events[1].CreatedEvent.nodeId).toBe(1);
+    expect(events[0].ExercisedEvent.exerciseResult).toEqual({ _1: events[1].CreatedEvent.contractId, _2: events[2].CreatedEvent.contractId });
+    expect(await acs(l, alice)).toHaveLength(2);
+    expect(await acs(l, bob)).toHaveLength(0);
+    // double spend: the archived contract cannot be used again
+    const again = await submitTx(l, [alice], [exercise(IOU, cid, 'Split', { amount: '1' })]);
+    expect(again.body.code).toBe('CONTRACT_NOT_FOUND');
+    // within one command, using a contract twice fails and leaves nothing
+    const [first] = await acs(l, alice);
+    const cid2 = first.contractEntry.JsActiveContract.createdEvent.contractId;
+    const end = l.engine.ledgerEnd();
+    const twice = await submitTx(l, [alice], [exercise(IOU, cid2, 'Split', { amount: '1' }), exercise(IOU, cid2, 'Split', { amount: '1' })]);
+    expect(twice.body.code).toBe('CONTRACT_NOT_ACTIVE');
+    expect(l.engine.ledgerEnd()).toBe(end);
+  });
+
+  it('is atomic: a failing second command leaves nothing behind', async () => {
+    const l = testLedger();
+    const bank = l.party('bank');
+    const alice = l.party('alice');
+    const before = l.engine.ledgerEnd();
+    const r = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice)), create(IOU, iouArgs(bank, alice, '0'))]);
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('DAML_FAILURE');
+    expect(l.engine.ledgerEnd()).toBe(before);
+    expect(await acs(l, alice)).toHaveLength(0);
+  });
+
+  it('rejects a duplicate command id within the deduplication period', async () => {
+    const l = testLedger();
+    const alice = l.party('alice');
+    const body = cmds([alice], [create(ASSET, { owner: alice, observers: [] })]);
+    const first = await l.post('/v2/commands/submit-and-wait', body);
+    expect(first.status).toBe(200);
+    const r = await json(first);
+    expect(r).toEqual({ updateId: expect.stringMatching(/^1220[0-9a-f]{64}$/), completionOffset: 1 });
+    const dup = await l.post('/v2/commands/submit-and-wait', body);
+    expect(dup.status).toBe(409);
+    expect((await json(dup)).code).toBe('DUPLICATE_COMMAND');
+    expect(l.engine.ledgerEnd()).toBe(1);
+  });
+
+  it('answers malformed bodies with the text/plain 400 of tapir', async () => {
+    const l = testLedger();
+    const r1 = await l.post('/v2/commands/submit-and-wait', '{not json');
+    expect(r1.status).toBe(400);
+    expect(r1.headers.get('content-type')).toMatch(/text\/plain/);
+    const alice = l.party('alice');
+    const r2 = await l.post('/v2/commands/submit-and-wait', cmds([alice], [create('not-a-valid-template-id', {})]));
+    expect(r2.status).toBe(400);
+    expect(await r2.text()).toBe(
+      "Invalid value for: body (Invalid identifier format (not-a-valid-template-id) not matching the expected format (<package>:<moduleName>:<entityName>) at 'commands[0].CreateCommand.templateId')",
+    );
+    const r3 = await l.post('/v2/state/active-contracts', { activeAtOffset: 'abc', filter: {} });
+    expect(r3.status).toBe(400);
+    expect(await r3.text()).toMatch(/^Invalid value for: body \(Got value '"abc"' with wrong type, expecting number at 'activeAtOffset'\)$/);
+  });
+
+  it('rejects unknown templates', async () => {
+    const l = testLedger();
+    const alice = l.party('alice');
+    const r = await l.post('/v2/commands/submit-and-wait', cmds([alice], [create('#no-such-pkg:M:T', { owner: alice })]));
+    expect(r.status).toBe(400);
+    expect((await json(r)).code).toBe('COMMAND_PREPROCESSING_FAILED');
+  });
+
+  it('dispatches interface choices and renders interface views', async () => {
+    const l = testLedger();
+    const bank = l.party('bank');
+    const alice = l.party('alice');
+    const created = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice, '5'))]);
+    const cid = created.body.transaction.events[0].CreatedEvent.contractId;
+    const view = await acs(l, alice, { InterfaceFilter: { value: { interfaceId: HOLDING, includeInterfaceView: true, includeCreatedEventBlob: true } } });
+    expect(view).toHaveLength(1);
+    const ev = view[0].contractEntry.JsActiveContract.createdEvent;
+    expect(ev.interfaceViews[0]).toMatchObject({ interfaceId: `${'b'.repeat(64)}:Holding:Holding`, viewValue: { owner: alice, amount: '5.0000000000' } });
+    expect(ev.createdEventBlob).not.toBe('');
+    const burn = await submitTx(l, [alice], [exercise(HOLDING, cid, 'Holding_Burn')]);
+    expect(burn.body.code).toBe('DAML_AUTHORIZATION_ERROR'); // needs the issuer too
+    const ok = await submitTx(l, [alice, bank], [exercise(HOLDING, cid, 'Holding_Burn')]);
+    expect(ok.status).toBe(200);
+    expect(ok.body.transaction.events[0].ExercisedEvent.interfaceId).toBe(`${'b'.repeat(64)}:Holding:Holding`);
+  });
+
+  it('lets a command use a contract it cannot see only when disclosed, and checks the blob', async () => {
+    const l = testLedger();
+    const bank = l.party('bank');
+    const alice = l.party('alice');
+    const bob = l.party('bob');
+    const created = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice, '5'))]);
+    const cid = created.body.transaction.events[0].CreatedEvent.contractId;
+    const [entry] = await acs(l, alice, { TemplateFilter: { value: { templateId: IOU, includeCreatedEventBlob: true } } });
+    const blob = entry.contractEntry.JsActiveContract.createdEvent.createdEventBlob;
+    // bob exercising a nonconsuming choice needs the controller (alice); check visibility only:
+    const hidden = await submitTx(l, [bob, alice], [exercise(IOU, cid, 'Observe', { reader: bob })], { readAs: [] });
+    expect(hidden.status).toBe(200); // alice is a stakeholder and submitter
+    const onlyBob = await l.post('/v2/commands/submit-and-wait', cmds([bob], [exercise(IOU, cid, 'Observe', { reader: bob })]));
+    expect((await json(onlyBob)).code).toBe('CONTRACT_NOT_FOUND');
+    const disclosedButUnauthorized = await l.post(
+      '/v2/commands/submit-and-wait',
+      cmds([bob], [exercise(IOU, cid, 'Observe', { reader: bob })], { disclosedContracts: [{ contractId: cid, createdEventBlob: blob, templateId: IOU }] }),
+    );
+    expect((await json(disclosedButUnauthorized)).code).toBe('DAML_AUTHORIZATION_ERROR');
+    const tampered = Buffer.from(Buffer.from(blob, 'base64').toString().replace('5.0000000000', '9.0000000000')).toString('base64');
+    const bad = await l.post(
+      '/v2/commands/submit-and-wait',
+      cmds([bob], [exercise(IOU, cid, 'Observe', { reader: bob })], { disclosedContracts: [{ contractId: cid, createdEventBlob: tampered }] }),
+    );
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('streams updates in both shapes and finds transactions by id', async () => {
+    const l = testLedger();
+    const alice = l.party('alice');
+    const bob = l.party('bob');
+    const c1 = await submitTx(l, [alice], [create(ASSET, { owner: alice, observers: [bob] })]);
+    const cid = c1.body.transaction.events[0].CreatedEvent.contractId;
+    await submitTx(l, [alice], [exercise(ASSET, cid, 'Archive')]);
+    const r = await l.post('/v2/updates?stream_idle_timeout_ms=10', {
+      beginExclusive: 0,
+      updateFormat: {
+        includeTransactions: { eventFormat: { filtersByParty: { [bob]: { cumulative: [] } } }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' },
+      },
+    });
+    const updates = await json(r);
+    expect(updates).toHaveLength(2);
+    expect(updates[0].update.Transaction.value.commandId).toBe(''); // bob did not submit
+    expect(updates[1].update.Transaction.value.events[0].ArchivedEvent.contractId).toBe(cid);
+    const byId = await l.post('/v2/updates/transaction-by-id', { updateId: c1.body.transaction.updateId, requestingParties: [bob] });
+    expect(byId.status).toBe(200);
+    const stranger = l.party('carol');
+    const hidden = await l.post('/v2/updates/transaction-by-id', { updateId: c1.body.transaction.updateId, requestingParties: [stranger] });
+    expect(hidden.status).toBe(404);
+    expect((await json(hidden)).code).toBe('UPDATE_NOT_FOUND');
+    const end = await json(await l.get('/v2/state/ledger-end'));
+    expect(end).toEqual({ offset: 2 });
+  });
+
+  it('answers 413 when a list exceeds the node limit without a client limit', async () => {
+    const l = testLedger({ listMaxElements: 3 });
+    const alice = l.party('alice');
+    for (let i = 0; i < 4; i++) await submitTx(l, [alice], [create(ASSET, { owner: alice, observers: [] })]);
+    const body = { eventFormat: { filtersByParty: { [alice]: { cumulative: [] } } }, activeAtOffset: 4 };
+    const r = await l.post('/v2/state/active-contracts', body);
+    expect(r.status).toBe(413);
+    expect((await json(r)).code).toBe('JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED');
+    const limited = await l.post('/v2/state/active-contracts?limit=2', body);
+    expect(await json(limited)).toHaveLength(2);
+    // the ACS at an earlier offset still has what was active then
+    const early = await l.post('/v2/state/active-contracts', { ...body, activeAtOffset: 2 });
+    expect(await json(early)).toHaveLength(2);
+  });
+});
