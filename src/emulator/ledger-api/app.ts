@@ -12,6 +12,7 @@ import type { Claims } from '../ledger/claims.js';
 import { WILDCARD } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../ledger/errors.js';
+import { isCallTimeAuthFailure } from './auth.js';
 
 export interface LedgerApiDeps {
   engine: LedgerEngine;
@@ -34,6 +35,8 @@ export type RouteModule = (app: LedgerApp, deps: LedgerApiDeps) => void;
 
 /** Paths served without a token, as on Canton (health and the API docs). */
 const PUBLIC_PATHS = new Set(['/livez', '/readyz', '/docs/openapi', '/docs/asyncapi']);
+/** Paths whose gRPC service has no authorization wrapper (`ApiServices.scala`): a bad token passes. */
+const UNAUTHORIZED_SERVICE_PATHS = new Set(['/v2/version']);
 
 export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): LedgerApp {
   const app: LedgerApp = new Hono<LedgerEnv>();
@@ -51,7 +54,15 @@ export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): 
     try {
       c.set('claims', await authenticate(c.req.header('authorization')));
     } catch (e) {
-      c.set('tokenFailure', true);
+      // Canton fails a bad/missing token (401) or another participant's token (403) only when the
+      // called service authorizes (auth.ts header): the version service never does, and those
+      // bodies carry no token context. Claim-resolution failures (unknown/deactivated user) fail
+      // `Endpoints.validateJwtToken` on every path and get {"ledger_api_error":"invalid token"}.
+      if (isCallTimeAuthFailure(e) && UNAUTHORIZED_SERVICE_PATHS.has(c.req.path)) {
+        c.set('claims', WILDCARD);
+        return next();
+      }
+      c.set('tokenFailure', !isCallTimeAuthFailure(e));
       throw e;
     }
     return next();

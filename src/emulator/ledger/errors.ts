@@ -105,6 +105,9 @@ export const ERROR_CODES = {
   CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED: 2,
   INVALID_PARTY_DETAILS_UPDATE_REQUEST: 8,
   MAX_PARTY_DETAILS_ANNOTATIONS_SIZE_EXCEEDED: 9,
+  PARTY_ALLOCATION_WITHOUT_CONNECTED_SYNCHRONIZER: 9,
+  // identity provider configs
+  TOO_MANY_IDENTITY_PROVIDER_CONFIGS: 9,
   // packages
   DAR_PARSE_ERROR: 8,
   INVALID_DAR: 8,
@@ -226,6 +229,8 @@ export function renderJsCantonError(err: LedgerApiError, ctx: ErrorRenderContext
       category: String(err.category),
       definite_answer: String(err.options.definiteAnswer ?? false),
       ...err.options.context,
+      // Endpoints.validateJwtToken appends this to any claim-extraction failure (e.g. INVALID_TOKEN).
+      ...(ctx.tokenFailure ? { ledger_api_error: 'invalid token' } : {}),
     },
     resources: err.options.resources ?? [],
     errorCategory: err.category,
