@@ -124,7 +124,11 @@ export class TemplateRegistry {
       signatories: (p) => partiesAt(p, spec.signatories),
       observers: (p) => partiesAt(p, spec.observers ?? []),
       choices: {},
-      implements: [],
+      implements: (spec.implements ?? []).map((i) => ({
+        interface: this.interfacesByName.get(nameKey(i.interfaceId)) ?? { id: i.interfaceId, choices: [] },
+        view: (p) => (i.view ? Object.fromEntries(Object.entries(i.view).map(([field, path]) => [field, valueAt(p, path)])) : p),
+        choices: {},
+      })),
     };
     this.register(def);
     return def;
@@ -166,6 +170,18 @@ export interface DeclaredTemplateSpec {
   /** Payload field paths (dot-separated) holding a party or a list of parties. */
   signatories: string[];
   observers?: string[];
+  /**
+   * Interfaces the template implements, so interface filters and views work on its contracts.
+   * The view maps each view field to a payload field path (the whole payload when omitted).
+   * Interface choices cannot be declared: they need behaviour.
+   */
+  implements?: Array<{ interfaceId: QualifiedId; view?: Record<string, string> }>;
+}
+
+function valueAt(payload: unknown, path: string): unknown {
+  let v: unknown = payload;
+  for (const seg of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[seg] : undefined;
+  return v ?? null;
 }
 
 function idKey(id: QualifiedId): string {

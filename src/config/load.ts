@@ -1,0 +1,67 @@
+/**
+ * Reads the configuration from the environment: each variable maps to one config path. Errors
+ * name the variable and what is wrong with it, so a mistyped deployment fails at start.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { EmulatorConfigSchema, type EmulatorConfig } from './schema.js';
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorConfig> {
+  const raw: Record<string, unknown> = {};
+  const num = (name: string) => {
+    const v = env[name];
+    if (v === undefined || v === '') return undefined;
+    if (!/^\d+$/.test(v)) throw new ConfigError(`${name} must be a whole number, got "${v}"`);
+    return Number(v);
+  };
+  raw.port = num('PORT');
+  raw.host = env.HOST || undefined;
+  raw.seed = env.EMULATOR_SEED || undefined;
+  raw.participantName = env.PARTICIPANT_NAME || undefined;
+  if (env.LEDGER_ADMIN_USERS !== undefined) raw.adminUsers = env.LEDGER_ADMIN_USERS.split(',').map((s) => s.trim()).filter(Boolean);
+  if (env.DEMO_WORLD !== undefined) raw.demoWorld = !['false', '0', 'no', 'off'].includes(env.DEMO_WORLD.toLowerCase());
+  raw.listMaxElements = num('LEDGER_LIST_MAX_ELEMENTS');
+  raw.logLevel = env.LOG_LEVEL || undefined;
+  if (env.DECLARED_TEMPLATES_FILE) raw.declaredTemplates = readJson('DECLARED_TEMPLATES_FILE', readText('DECLARED_TEMPLATES_FILE', env.DECLARED_TEMPLATES_FILE));
+  else if (env.DECLARED_TEMPLATES) raw.declaredTemplates = readJson('DECLARED_TEMPLATES', env.DECLARED_TEMPLATES);
+
+  const mode = env.LEDGER_AUTH ?? 'none';
+  if (mode === 'jwt') {
+    const pemFile = env.LEDGER_AUTH_PUBLIC_KEY_FILE;
+    raw.auth = {
+      mode: 'jwt',
+      hs256Secret: env.LEDGER_AUTH_HS256_SECRET || undefined,
+      jwksUrl: env.LEDGER_AUTH_JWKS_URL || undefined,
+      publicKeyPem: pemFile ? readText('LEDGER_AUTH_PUBLIC_KEY_FILE', pemFile) : undefined,
+      targetAudience: env.LEDGER_AUTH_TARGET_AUDIENCE || undefined,
+      targetScope: env.LEDGER_AUTH_TARGET_SCOPE || undefined,
+      leewaySeconds: num('LEDGER_AUTH_LEEWAY_SECONDS'),
+    };
+  } else if (mode !== 'none') {
+    throw new ConfigError(`LEDGER_AUTH must be "none" or "jwt", got "${mode}"`);
+  }
+
+  const parsed = EmulatorConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  return Object.freeze(parsed.data);
+}
+
+function readText(variable: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`${variable}: cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
+function readJson(variable: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`${variable}: not valid JSON: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The whole configuration, as one zod schema. It is parsed once at start-up (from the
+ * environment, see load.ts), frozen, and passed down; nothing else reads `process.env`.
+ */
+import { z } from 'zod';
+import { AuthConfigSchema } from '../emulator/ledger-api/auth.js';
+
+export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const PackageIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a package id is 64 lowercase hex characters');
+
+/** A template or interface of a Daml model the emulator does not implement. */
+export const DeclaredIdSchema = z.object({
+  packageName: z.string().min(1),
+  /** Defaults to a stable id derived from the package name (SHA-256 of `declared/<name>`). */
+  packageId: PackageIdSchema.optional(),
+  moduleName: z.string().min(1),
+  entityName: z.string().min(1),
+});
+
+export const DeclaredTemplateConfigSchema = DeclaredIdSchema.extend({
+  signatories: z.array(z.string().min(1)).min(1),
+  observers: z.array(z.string().min(1)).default([]),
+  implements: z
+    .array(z.object({ interface: DeclaredIdSchema, view: z.record(z.string(), z.string()).optional() }))
+    .default([]),
+});
+export type DeclaredTemplateConfig = z.infer<typeof DeclaredTemplateConfigSchema>;
+
+export const EmulatorConfigSchema = z.object({
+  /** Port of the emulated ledger node's JSON API (Canton's default is 7575). */
+  port: z.number().int().min(0).max(65535).default(7575).describe('PORT: ledger JSON API port'),
+  /** Interface to listen on. 127.0.0.1 by default; 0.0.0.0 inside containers. */
+  host: z.string().min(1).default('127.0.0.1').describe('HOST: interface to bind'),
+  /** Seed of every generated id: the same seed and commands give the same ledger. */
+  seed: z.string().min(1).default('token-registry').describe('EMULATOR_SEED'),
+  participantName: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant1').describe('PARTICIPANT_NAME'),
+  /** Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`). */
+  adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('LEDGER_ADMIN_USERS (comma separated)'),
+  auth: AuthConfigSchema.default({ mode: 'none' }),
+  /** Seed the demo world at start (parties, users). */
+  demoWorld: z.boolean().default(true).describe('DEMO_WORLD=false turns the demo world off'),
+  /** `http-list-max-elements-limit` of the JSON API. */
+  listMaxElements: z.number().int().positive().default(200).describe('LEDGER_LIST_MAX_ELEMENTS'),
+  logLevel: LogLevelSchema.default('info').describe('LOG_LEVEL'),
+  /** Templates of Daml models the emulator does not implement (signatories/observers by field path). */
+  declaredTemplates: z.array(DeclaredTemplateConfigSchema).default([]).describe('DECLARED_TEMPLATES (JSON) or DECLARED_TEMPLATES_FILE'),
+});
+export type EmulatorConfig = z.infer<typeof EmulatorConfigSchema>;
