@@ -1,13 +1,224 @@
-/** Uploaded Daml packages (DARs). (Being fleshed out: DAR reader, upload, listing.) */
+/**
+ * Uploaded Daml packages: the DARs a participant holds and vets (research/ledger-api.md §2, §9).
+ *
+ * Upload is all-or-nothing: the whole DAR is decoded and checked before anything is stored, so a
+ * bad DAR changes nothing. Uploading the same DAR again is a no-op. Every package of a DAR is
+ * vetted on the participant's one synchronizer unless the upload asks not to (`vetAllPackages`).
+ */
+import { decodeDar, type DecodedDar, type DecodedPackage } from './dar/index.js';
+import type { DecodedDataType, DecodedInterface, DecodedTemplate } from './dar/index.js';
+import { LedgerApiError } from './errors.js';
+import type { QualifiedId } from './types.js';
+
+export interface UploadDarOptions {
+  /** Vet every package of the DAR (the JSON API's `vetAllPackages`, default true). */
+  vetAllPackages?: boolean;
+}
+
+export interface UploadDarResult {
+  mainPackageId: string;
+  /** Packages this upload added, main package first; empty for a re-upload. */
+  newPackageIds: string[];
+}
+
+export interface PackageStoreOptions {
+  /** Per-entry zip-bomb threshold (Canton: 1 GiB). */
+  maxDarEntrySize?: number;
+}
+
+export interface TemplateLookup {
+  id: QualifiedId;
+  packageVersion: string;
+  template: DecodedTemplate;
+  /** The template's payload type: the record data type of the same name in the same module. */
+  dataType?: DecodedDataType;
+}
+
+export interface InterfaceLookup {
+  id: QualifiedId;
+  packageVersion: string;
+  interface: DecodedInterface;
+}
+
+export interface DataTypeLookup {
+  id: QualifiedId;
+  dataType: DecodedDataType;
+}
+
 export class PackageStore {
-  private readonly names = new Map<string, string>();
+  /** By package id, in upload order. */
+  private readonly packages = new Map<string, DecodedPackage>();
+  private readonly vetted = new Set<string>();
+  private serial = 0;
+
+  constructor(private readonly opts: PackageStoreOptions = {}) {}
+
   has(packageId: string): boolean {
-    return this.names.has(packageId);
+    return this.packages.has(packageId);
   }
   nameOf(packageId: string): string | undefined {
-    return this.names.get(packageId);
+    return this.packages.get(packageId)?.name;
   }
   idsOf(packageName: string): string[] {
-    return [...this.names].filter(([, n]) => n === packageName).map(([id]) => id);
+    return [...this.packages.values()].filter((p) => p.name === packageName).map((p) => p.packageId);
   }
+
+  /** Every stored package id (dependencies included), in upload order. */
+  list(): string[] {
+    return [...this.packages.keys()];
+  }
+  get(packageId: string): DecodedPackage | undefined {
+    return this.packages.get(packageId);
+  }
+  /** The ArchivePayload bytes whose SHA-256 is the package id. */
+  payload(packageId: string): Buffer | undefined {
+    return this.packages.get(packageId)?.payload;
+  }
+  isVetted(packageId: string): boolean {
+    return this.vetted.has(packageId);
+  }
+  /** The vetted packages, in vetting order, and the serial of the last vetting change (0 = none). */
+  vettedPackages(): { serial: number; packages: DecodedPackage[] } {
+    return { serial: this.serial, packages: [...this.vetted].map((id) => this.packages.get(id)!) };
+  }
+
+  /**
+   * Decodes and checks a DAR as an upload would (including the vetting checks), storing nothing:
+   * `POST /v2/dars/validate`.
+   */
+  validateDar(bytes: Buffer): DecodedDar {
+    const dar = this.decode(bytes);
+    this.checkVetting(dar.packages);
+    return dar;
+  }
+
+  uploadDar(bytes: Buffer, opts: UploadDarOptions = {}): UploadDarResult {
+    const dar = this.decode(bytes);
+    const vet = opts.vetAllPackages ?? true;
+    if (vet) this.checkVetting(dar.packages);
+    // Checked: from here on nothing can fail.
+    const newPackageIds: string[] = [];
+    for (const p of dar.packages) {
+      if (!this.packages.has(p.packageId)) {
+        this.packages.set(p.packageId, p);
+        newPackageIds.push(p.packageId);
+      }
+    }
+    if (vet) {
+      let changed = false;
+      for (const p of dar.packages) {
+        if (!this.vetted.has(p.packageId)) {
+          this.vetted.add(p.packageId);
+          changed = true;
+        }
+      }
+      if (changed) this.serial++;
+    }
+    return { mainPackageId: dar.mainPackageId, newPackageIds };
+  }
+
+  /**
+   * The package a reference names: a package id, or a package name (with or without `#`), which
+   * resolves to its highest vetted version (else its highest stored one), as Canton picks the
+   * preferred package for `#name` references.
+   */
+  resolvePackage(ref: string): DecodedPackage | undefined {
+    if (!ref.startsWith('#')) {
+      const byId = this.packages.get(ref);
+      if (byId) return byId;
+    }
+    const name = ref.startsWith('#') ? ref.slice(1) : ref;
+    const candidates = [...this.packages.values()].filter((p) => p.name === name);
+    const vetted = candidates.filter((p) => this.vetted.has(p.packageId));
+    const pool = vetted.length > 0 ? vetted : candidates;
+    let best: DecodedPackage | undefined;
+    for (const p of pool) if (!best || compareVersions(p.version, best.version) > 0) best = p;
+    return best;
+  }
+
+  findTemplate(packageRef: string, moduleName: string, entityName: string): TemplateLookup | undefined {
+    const pkg = this.resolvePackage(packageRef);
+    const mod = pkg?.modules.find((m) => m.name === moduleName);
+    const template = mod?.templates.find((t) => t.name === entityName);
+    if (!pkg || !mod || !template) return undefined;
+    const out: TemplateLookup = { id: qid(pkg, moduleName, entityName), packageVersion: pkg.version, template };
+    const dataType = mod.dataTypes.find((d) => d.name === entityName);
+    if (dataType) out.dataType = dataType;
+    return out;
+  }
+
+  findInterface(packageRef: string, moduleName: string, entityName: string): InterfaceLookup | undefined {
+    const pkg = this.resolvePackage(packageRef);
+    const iface = pkg?.modules.find((m) => m.name === moduleName)?.interfaces.find((i) => i.name === entityName);
+    if (!pkg || !iface) return undefined;
+    return { id: qid(pkg, moduleName, entityName), packageVersion: pkg.version, interface: iface };
+  }
+
+  findDataType(packageRef: string, moduleName: string, entityName: string): DataTypeLookup | undefined {
+    const pkg = this.resolvePackage(packageRef);
+    const dataType = pkg?.modules.find((m) => m.name === moduleName)?.dataTypes.find((d) => d.name === entityName);
+    if (!pkg || !dataType) return undefined;
+    return { id: qid(pkg, moduleName, entityName), dataType };
+  }
+
+  private decode(bytes: Buffer): DecodedDar {
+    return decodeDar(bytes, this.opts.maxDarEntrySize === undefined ? {} : { maxEntrySize: this.opts.maxDarEntrySize });
+  }
+
+  /**
+   * Canton's vetting-time upgrade check: two vetted packages may not share a name and version
+   * (`TopologyManagerError.UpgradeVersion`). Utility packages (no templates, no interfaces, no
+   * serializable data types) are exempt, as in Canton; so are the SDK's own packages (daml-prim,
+   * daml-stdlib, ghc-stdlib and their stable per-module packages, daml-script), which Canton
+   * requires to be utility packages or pins by id, so DARs built with different SDKs coexist.
+   */
+  private checkVetting(incoming: DecodedPackage[]): void {
+    const byNameVersion = new Map<string, DecodedPackage>();
+    const consider = (p: DecodedPackage): void => {
+      if (isUtilityPackage(p) || SDK_PACKAGE.test(p.name)) return;
+      const key = `${p.name}\u0000${p.version}`;
+      const other = byNameVersion.get(key);
+      if (other && other.packageId !== p.packageId) {
+        throw new LedgerApiError(
+          'KNOWN_PACKAGE_VERSION',
+          `Tried to vet two packages with the same name and version: ${describe(other)} and ${describe(p)}.`,
+        );
+      }
+      if (!other) byNameVersion.set(key, p);
+    };
+    for (const id of this.vetted) consider(this.packages.get(id)!);
+    for (const p of incoming) consider(p);
+  }
+}
+
+function qid(pkg: DecodedPackage, moduleName: string, entityName: string): QualifiedId {
+  return { packageId: pkg.packageId, packageName: pkg.name, moduleName, entityName };
+}
+
+/** Canton's `PkgIdWithNameAndVersion` rendering. */
+function describe(p: DecodedPackage): string {
+  return `${p.packageId} (${p.name} v${p.version})`;
+}
+
+const SDK_PACKAGE = /^(daml-prim|daml-stdlib|ghc-stdlib|daml-script)(-|$)/;
+
+export function isUtilityPackage(p: DecodedPackage): boolean {
+  return p.modules.every(
+    (m) => m.templates.length === 0 && m.interfaces.length === 0 && m.dataTypes.every((d) => !d.serializable),
+  );
+}
+
+/** Daml package versions are dot-separated non-negative integers; compares them numerically. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.');
+  const pb = b.split('.');
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = Number(pa[i] ?? -1);
+    const y = Number(pb[i] ?? -1);
+    if (Number.isNaN(x) || Number.isNaN(y)) {
+      const c = (pa[i] ?? '').localeCompare(pb[i] ?? '');
+      if (c !== 0) return c;
+    } else if (x !== y) return x - y;
+  }
+  return 0;
 }
