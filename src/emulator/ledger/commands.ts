@@ -387,8 +387,8 @@ class TransactionBuilder {
         return this.exercise(cid, choice, argument, authorizers, ancestors, interfaceId);
       },
       fetch: (cid, expected) => this.fetch(cid, expected, authorizers),
-      fail: (message) => {
-        throw new DamlFailure(message);
+      fail: (message, opts) => {
+        throw new DamlFailure(message, opts?.errorId, opts?.category);
       },
     };
   }

@@ -23,8 +23,11 @@ export interface UpdateContext {
   exercise(contractId: string, choice: string, argument: LfValue, opts?: { interfaceId?: QualifiedId | string; templateId?: QualifiedId | string }): LfValue;
   /** Fetches an active contract (visible to the submission), optionally asserting its template or interface. */
   fetch(contractId: string, expected?: QualifiedId | string): FetchedContract;
-  /** Aborts the whole command with a Daml failure (like `fail`/`assertMsg`/`failWithStatus`). */
-  fail(message: string): never;
+  /**
+   * Aborts the whole command with a Daml failure (`fail`/`assertMsg` by default; pass the error
+   * id and category of a `failWithStatus`, e.g. `stdlib.daml.com/deadline-exceeded`).
+   */
+  fail(message: string, opts?: { errorId?: string; category?: 2 | 3 | 8 | 9 | 10 | 11 | 12 }): never;
 }
 
 export interface FetchedContract {

@@ -1,0 +1,143 @@
+/**
+ * Daml-LF values for native templates: parsing and printing in the JSON API's transcode
+ * encoding (research/ledger-api.md §8), and the arithmetic Daml code does on them.
+ *
+ * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
+ * it prints as the canonical scale-padded string ("10.0000000000").
+ */
+import { formatDamlTimestamp, parseInstant } from '../shared/clock.js';
+import { ArgumentError } from '../ledger/templates.js';
+
+export const DECIMAL_SCALE = 10;
+const SCALE = 10n ** 10n;
+/** Numeric 10 holds 38 significant digits, 28 of them before the point. */
+const DECIMAL_MAX = 10n ** 38n - 1n;
+
+/** Parses a Decimal given as a string or number (both accepted on input); throws ArgumentError. */
+export function parseDecimal(value: unknown, field = 'value'): bigint {
+  const text = typeof value === 'number' ? numberToText(value) : value;
+  if (typeof text !== 'string') throw new ArgumentError(`${field}: expected a Decimal, got ${JSON.stringify(value)}`);
+  const m = /^([+-]?)(\d+)(?:\.(\d*))?$/.exec(text.trim());
+  if (!m) throw new ArgumentError(`${field}: could not read Decimal string "${text}"`);
+  const frac = m[3] ?? '';
+  if (frac.length > DECIMAL_SCALE && /[1-9]/.test(frac.slice(DECIMAL_SCALE))) {
+    throw new ArgumentError(`${field}: cannot represent ${text} as Numeric 10 without loss of precision`);
+  }
+  const scaled = BigInt(m[2]!) * SCALE + BigInt((frac.slice(0, DECIMAL_SCALE) || '0').padEnd(DECIMAL_SCALE, '0'));
+  if (scaled > DECIMAL_MAX) throw new ArgumentError(`${field}: ${text} is out of bounds for Numeric 10`);
+  return m[1] === '-' ? -scaled : scaled;
+}
+
+export function formatDecimal(scaled: bigint): string {
+  const neg = scaled < 0n;
+  const abs = neg ? -scaled : scaled;
+  return `${neg ? '-' : ''}${abs / SCALE}.${(abs % SCALE).toString().padStart(DECIMAL_SCALE, '0')}`;
+}
+
+/** Number of significant decimal places of a scaled Decimal (0..10). */
+export function decimalPlaces(scaled: bigint): number {
+  let frac = (scaled < 0n ? -scaled : scaled) % SCALE;
+  if (frac === 0n) return 0;
+  let places = DECIMAL_SCALE;
+  while (frac % 10n === 0n) {
+    frac /= 10n;
+    places--;
+  }
+  return places;
+}
+
+function numberToText(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  return n.toFixed(DECIMAL_SCALE);
+}
+
+/** Parses a Daml `Time` (ISO instant); returns epoch micros. */
+export function parseTime(value: unknown, field = 'value'): bigint {
+  if (typeof value !== 'string') throw new ArgumentError(`${field}: expected a Timestamp, got ${JSON.stringify(value)}`);
+  const t = parseInstant(value);
+  if (t === undefined) throw new ArgumentError(`${field}: could not read Timestamp string "${value}"`);
+  return t;
+}
+export const formatTime = formatDamlTimestamp;
+
+/** Parses a Daml `RelTime` (`{"microseconds":"…"}`). */
+export function parseRelTime(value: unknown, field = 'value'): bigint {
+  const m = (value as { microseconds?: unknown } | null)?.microseconds;
+  if (typeof m === 'string' && /^-?\d+$/.test(m)) return BigInt(m);
+  if (typeof m === 'number' && Number.isInteger(m)) return BigInt(m);
+  throw new ArgumentError(`${field}: expected a RelTime {"microseconds": "…"}, got ${JSON.stringify(value)}`);
+}
+
+export function expectParty(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') throw new ArgumentError(`${field}: expected a Party, got ${JSON.stringify(value)}`);
+  return value;
+}
+export function expectText(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw new ArgumentError(`${field}: expected Text, got ${JSON.stringify(value)}`);
+  return value;
+}
+export function expectContractId(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !/^[0-9a-f]+$/.test(value)) throw new ArgumentError(`${field}: expected a ContractId, got ${JSON.stringify(value)}`);
+  return value;
+}
+export function expectList<T>(value: unknown, field: string, item: (v: unknown, f: string) => T): T[] {
+  if (!Array.isArray(value)) throw new ArgumentError(`${field}: expected a List, got ${JSON.stringify(value)}`);
+  return value.map((v, i) => item(v, `${field}[${i}]`));
+}
+export function expectRecord(value: unknown, field: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ArgumentError(`${field}: expected a record, got ${JSON.stringify(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+/** An `Optional` field: missing or null is None. */
+export function optional<T>(value: unknown, field: string, item: (v: unknown, f: string) => T): T | null {
+  return value === undefined || value === null ? null : item(value, field);
+}
+
+/** `Splice.Api.Token.MetadataV1.Metadata`: `{ values: TextMap Text }`. */
+export interface Metadata {
+  values: Record<string, string>;
+}
+export const emptyMetadata = (): Metadata => ({ values: {} });
+
+export function parseMetadata(value: unknown, field = 'meta'): Metadata {
+  if (value === undefined || value === null) throw new ArgumentError(`${field}: Missing non-optional field: meta`);
+  const values = expectRecord(expectRecord(value, field).values ?? {}, `${field}.values`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(values)) out[k] = expectText(v, `${field}.values.${k}`);
+  return { values: out };
+}
+
+/** `ChoiceContext`: `{ values: TextMap AnyValue }`; the values are passed through untouched. */
+export interface ChoiceContext {
+  values: Record<string, AnyValue>;
+}
+export type AnyValue = { tag: string; value: unknown };
+
+export interface ExtraArgs {
+  context: ChoiceContext;
+  meta: Metadata;
+}
+
+export function parseExtraArgs(value: unknown, field = 'extraArgs'): ExtraArgs {
+  const r = expectRecord(value, field);
+  const ctx = expectRecord(r.context ?? { values: {} }, `${field}.context`);
+  const values = expectRecord(ctx.values ?? {}, `${field}.context.values`);
+  for (const [k, v] of Object.entries(values)) {
+    const av = expectRecord(v, `${field}.context.values.${k}`);
+    if (typeof av.tag !== 'string') throw new ArgumentError(`${field}.context.values.${k}: expected an AnyValue variant {tag, value}`);
+  }
+  return { context: { values: values as Record<string, AnyValue> }, meta: parseMetadata(r.meta ?? { values: {} }, `${field}.meta`) };
+}
+
+/** Reads a context entry `AV_ContractId` by key, if present. */
+export function contextContractId(ctx: ChoiceContext, key: string): string | undefined {
+  const v = ctx.values[key];
+  return v && v.tag === 'AV_ContractId' && typeof v.value === 'string' ? v.value : undefined;
+}
+
+/** A Daml variant value. */
+export function variant(tag: string, value: unknown = {}): { tag: string; value: unknown } {
+  return { tag, value };
+}
