@@ -22,10 +22,9 @@
  *
  * The steps of each story share state and run in order (one ledger, one story).
  *
- * Not covered yet: ACS/updates with an InterfaceFilter. Declared templates implement no interface;
- * once the emulator has native templates with interfaces (e.g. the token standard's Holding), add
- * `sdk.ledger.acs.read({ parties, filterByParty: true, interfaceIds: [...] })`, which is exactly
- * the request the SDK sends for holdings (research/peers-clients.md §5 line 12).
+ * The declared template implements a declared interface (its view maps payload fields), so the
+ * SDK's interface-filtered ACS read (`acs.read({ interfaceIds })`, exactly the request it sends
+ * for holdings: research/peers-clients.md §5) is exercised too.
  */
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -47,6 +46,10 @@ const ASSET = { packageId: PACKAGE_ID, packageName: PACKAGE_NAME, moduleName: 'M
 const ASSET_REF = `#${PACKAGE_NAME}:Main:Asset`;
 /** Package-id form: what the JSON API always emits (research/ledger-api.md §1.8). */
 const ASSET_ID_OUT = `${PACKAGE_ID}:Main:Asset`;
+
+/** An interface the declared template implements (view = owner and amount fields of the payload). */
+const OWNED = { packageId: createHash('sha256').update('e2e-interfaces-1.0.0').digest('hex'), packageName: 'e2e-interfaces', moduleName: 'Owned', entityName: 'Owned' };
+const OWNED_REF = '#e2e-interfaces:Owned:Owned';
 
 const USER_ID = 'e2e-user';
 const OBSERVER_USER_ID = 'e2e-observer';
@@ -94,7 +97,12 @@ async function startLedger(
   engine: LedgerEngine,
   extra: Omit<LedgerApiDeps, 'engine'> = {},
 ): Promise<{ server: ServerType; baseUrl: string }> {
-  engine.templates.declare({ id: ASSET, signatories: ['owner'], observers: ['observers'] });
+  engine.templates.declare({
+    id: ASSET,
+    signatories: ['owner'],
+    observers: ['observers'],
+    implements: [{ interfaceId: OWNED, view: { owner: 'owner', amount: 'amount' } }],
+  });
   const app = createLedgerApiApp({ engine, ...extra }, ledgerApiRoutes);
   let server!: ServerType;
   const info = await new Promise<AddressInfo>((resolve) => {
@@ -320,7 +328,34 @@ describe('official Canton client (core-ledger-client 1.8.0 / wallet-sdk 1.4.0) a
     expect(again).toMatchObject({ code: 'CONTRACT_NOT_FOUND' });
   });
 
-  it('reads the ACS with a template filter through the SDK (interface filter: not yet, see header)', async () => {
+  it('reads the ACS with an interface filter through the SDK, with interface views', async () => {
+    // The SDK's holdings read: legacy `filter` + InterfaceFilter(includeInterfaceView, includeCreatedEventBlob).
+    const viaInterface = await sdk.ledger.acs.read({ parties: [alice], filterByParty: true, interfaceIds: [OWNED_REF] });
+    expect(viaInterface.map((c) => c.contractId)).toEqual([cid2]);
+    const raw = await client.post('/v2/state/active-contracts', {
+      filter: {
+        filtersByParty: {
+          [alice]: { cumulative: [{ identifierFilter: { InterfaceFilter: { value: { interfaceId: OWNED_REF, includeInterfaceView: true, includeCreatedEventBlob: true } } } }] },
+        },
+      },
+      verbose: false,
+      activeAtOffset: await sdk.ledger.ledgerEnd(),
+    });
+    const ev = (raw as any[])[0].contractEntry.JsActiveContract.createdEvent;
+    expect(ev.interfaceViews).toEqual([
+      {
+        interfaceId: `${OWNED.packageId}:Owned:Owned`,
+        viewStatus: { code: 0, message: '', details: [] },
+        viewValue: { owner: alice, amount: expect.any(String) },
+        implementationPackageId: PACKAGE_ID,
+      },
+    ]);
+    // an unknown interface is Canton's TEMPLATES_OR_INTERFACES_NOT_FOUND
+    const unknown = await sdk.ledger.acs.read({ parties: [alice], filterByParty: true, interfaceIds: ['#e2e-interfaces:Owned:Nope'] }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'TEMPLATES_OR_INTERFACES_NOT_FOUND' });
+  });
+
+  it('reads the ACS with a template filter through the SDK', async () => {
     // GET /v2/state/ledger-end, then POST /v2/state/active-contracts with the legacy `filter` +
     // TemplateFilter(includeCreatedEventBlob: true) for the party, `verbose: false`, `activeAtOffset`.
     const asAlice = await sdk.ledger.acs.read({ parties: [alice], filterByParty: true, templateIds: [ASSET_REF] });
