@@ -83,6 +83,27 @@ export const iouTemplate: TemplateDef<Iou> = {
   ],
 };
 
+export const ACCOUNT_ID: QualifiedId = { packageId: IOU_PKG, packageName: 'test-iou', moduleName: 'Iou', entityName: 'Account' };
+
+/** A keyed template: key (owner, label), maintained by the owner. */
+export const accountTemplate: TemplateDef<{ owner: string; label: string; balance: string }> = {
+  id: ACCOUNT_ID,
+  kind: 'native',
+  signatories: (p) => [p.owner],
+  observers: () => [],
+  key: { of: (p) => ({ _1: p.owner, _2: p.label }), maintainers: (k) => [(k as { _1: string })._1] },
+  choices: {
+    Deposit: {
+      name: 'Deposit',
+      consuming: true,
+      controllers: (p) => [p.owner],
+      body: (ctx, self, arg: { amount: string }) =>
+        ctx.create(ACCOUNT_ID, { ...self.payload, balance: String(Number(self.payload.balance) + Number(arg.amount)) }),
+    },
+  },
+  implements: [],
+};
+
 export interface TestLedger {
   engine: LedgerEngine;
   clock: ManualClock;
@@ -96,6 +117,7 @@ export function testLedger(opts: LedgerEngineOptions & Partial<Omit<LedgerApiDep
   const clock = new ManualClock('2026-03-01T12:00:00Z');
   const engine = new LedgerEngine({ seed: 'test', clock, ...opts });
   engine.templates.register(iouTemplate);
+  engine.templates.register(accountTemplate);
   engine.templates.declare({ id: ASSET_ID, signatories: ['owner'], observers: ['observers'] });
   const app = createLedgerApiApp({ engine, authenticate: opts.authenticate, logger: opts.logger }, ledgerApiRoutes);
   return {
@@ -120,6 +142,7 @@ export const exercise = (templateId: string, contractId: string, choice: string,
 export const IOU = '#test-iou:Iou:Iou';
 export const HOLDING = '#test-holding:Holding:Holding';
 export const ASSET = '#test-declared:Main:Asset';
+export const ACCOUNT = '#test-iou:Iou:Account';
 
 export function acsRequest(party: string, filter: unknown = null, extra: Record<string, unknown> = {}) {
   const cumulative = filter === null ? [] : [{ identifierFilter: filter }];

@@ -152,7 +152,8 @@ class TransactionBuilder {
         if (!def.key) throw new LedgerApiError('COMMAND_PREPROCESSING_FAILED', `Template ${formatIdRef(cmd.template)} does not have a key`);
         const hash = keyHash(def.id, cmd.contractKey);
         const cid = this.keys.has(hash) ? this.keys.get(hash) : this.engine.contracts.activeByKeyHash(hash)?.contractId;
-        const c = cid ? this.lookup(cid) : undefined;
+        // A key the readers cannot see is reported as not found, like a missing one (no leak).
+        const c = cid ? (this.created.get(cid) ?? this.engine.contracts.getActive(cid)) : undefined;
         if (!c || !stakeholdersOf(c).some((p) => this.readers.has(p))) {
           throw new LedgerApiError('CONTRACT_KEY_NOT_FOUND', `Contract could not be found with key ${JSON.stringify(cmd.contractKey)}`, {
             resources: [['TEMPLATE_ID', formatId(def.id)], ['CONTRACT_KEY', JSON.stringify(cmd.contractKey)]],

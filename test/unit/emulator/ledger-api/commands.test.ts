@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ASSET, HOLDING, IOU, cmds, create, exercise, testLedger, type TestLedger } from '../../../support/ledger-fixtures.js';
+import { ACCOUNT, ASSET, HOLDING, IOU, cmds, create, exercise, testLedger, type TestLedger } from '../../../support/ledger-fixtures.js';
 
 async function json(r: Response): Promise<any> {
   return JSON.parse(await r.text());
@@ -224,5 +224,28 @@ describe('commands', () => {
     // the ACS at an earlier offset still has what was active then
     const early = await l.post('/v2/state/active-contracts', { ...body, activeAtOffset: 2 });
     expect(await json(early)).toHaveLength(2);
+  });
+
+  it('enforces contract key uniqueness and exercises by key', async () => {
+    const l = testLedger();
+    const alice = l.party('alice');
+    const bob = l.party('bob');
+    const acc = { owner: alice, label: 'main', balance: '1' };
+    expect((await submitTx(l, [alice], [create(ACCOUNT, acc)])).status).toBe(200);
+    const dup = await submitTx(l, [alice], [create(ACCOUNT, acc)]);
+    expect(dup.status).toBe(409);
+    expect(dup.body.code).toBe('DUPLICATE_CONTRACT_KEY');
+    const byKey = (actAs: string, key: unknown) =>
+      submitTx(l, [actAs], [{ ExerciseByKeyCommand: { templateId: ACCOUNT, contractKey: key, choice: 'Deposit', choiceArgument: { amount: '2' } } }]);
+    const ok = await byKey(alice, { _1: alice, _2: 'main' });
+    expect(ok.status).toBe(200);
+    const created = ok.body.transaction.events.find((e: any) => e.CreatedEvent)?.CreatedEvent;
+    expect(created.createArgument.balance).toBe('3');
+    expect(created.contractKey).toEqual({ _1: alice, _2: 'main' });
+    // the key still resolves after the consuming choice re-created the contract
+    expect((await byKey(alice, { _1: alice, _2: 'main' })).status).toBe(200);
+    // bob cannot see alice's key: not found (no information leak)
+    expect((await byKey(bob, { _1: alice, _2: 'main' })).body.code).toBe('CONTRACT_KEY_NOT_FOUND');
+    expect((await byKey(alice, { _1: alice, _2: 'other' })).body.code).toBe('CONTRACT_KEY_NOT_FOUND');
   });
 });
