@@ -333,12 +333,12 @@ describe('official Canton client (core-ledger-client 1.8.0 / wallet-sdk 1.4.0) a
     const viaInterface = await sdk.ledger.acs.read({ parties: [alice], filterByParty: true, interfaceIds: [OWNED_REF] });
     expect(viaInterface.map((c) => c.contractId)).toEqual([cid2]);
     const raw = await client.post('/v2/state/active-contracts', {
-      filter: {
+      eventFormat: {
         filtersByParty: {
           [alice]: { cumulative: [{ identifierFilter: { InterfaceFilter: { value: { interfaceId: OWNED_REF, includeInterfaceView: true, includeCreatedEventBlob: true } } } }] },
         },
+        verbose: false,
       },
-      verbose: false,
       activeAtOffset: await sdk.ledger.ledgerEnd(),
     });
     const ev = (raw as any[])[0].contractEntry.JsActiveContract.createdEvent;
