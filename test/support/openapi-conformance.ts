@@ -16,7 +16,10 @@
  *     plus `int8` (token-metadata `decimals`), which ajv-formats does not know.
  * Any other keyword throws at load time, so a gap in the converter is loud rather than a silent pass.
  *
- * The only relaxation is `allowNullForOptional` (see `SpecValidatorOptions`).
+ * There are exactly two relaxations, both for the JSON Ledger API spec only and both documented on
+ * `SpecValidatorOptions`: `allowNullForOptional` (circe writes `None` as `null`) and
+ * `jsonCantonErrorFor400` (Canton answers 400 with a JSON JsCantonError too, the spec only with
+ * text/plain).
  */
 import { AssertionError } from 'node:assert';
 import { readFileSync } from 'node:fs';
@@ -80,6 +83,25 @@ export interface SpecValidatorOptions {
    * for every other spec (token standard and Splice are hand-written and use `nullable` where meant).
    */
   allowNullForOptional?: boolean;
+  /**
+   * Validate a **400 with a JSON body** against the operation's `default` response (JsCantonError)
+   * instead of failing on the 400 entry's content type. A 400 with `text/plain` is still validated
+   * against the documented 400 entry, and a JSON 400 must still be a full JsCantonError (`code`,
+   * `cause`, `context`, `errorCategory` required).
+   *
+   * Why: the tapir-generated ledger spec documents `400` only as `text/plain` (tapir's decode-failure
+   * handler, research/ledger-api.md §5.4), but Canton maps the gRPC status of every Canton error to
+   * HTTP (`GrpcHttpErrorCodes`, §5.2) and answers errors of categories 5, 8, 9 and 12
+   * (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE: e.g. INVALID_ARGUMENT, MISSING_FIELD,
+   * DAML_AUTHORIZATION_ERROR, OFFSET_AFTER_LEDGER_END) with status 400 and a JsCantonError body, the
+   * same body the spec documents under `default` for every other error status. A literal reading
+   * would reject every such real response. Statuses the spec does not list at all (e.g. 413,
+   * JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED, §1.10) already fall to `default` and need no
+   * relaxation.
+   *
+   * Default: true for the JSON Ledger API spec, false for every other spec.
+   */
+  jsonCantonErrorFor400?: boolean;
   /**
    * Prefix to strip from concrete paths before matching, e.g. `/api/scan` for Splice apps whose
    * `servers` url carries a path. Default: none.
@@ -393,6 +415,8 @@ interface PathEntry {
 interface CompiledSpec {
   file: string;
   title: string;
+  /** The JSON Ledger API spec: the documented relaxations default to on. */
+  isLedgerSpec: boolean;
   allowNullForOptional: boolean;
   paths: PathEntry[];
   operations: SpecOperation[];
@@ -489,6 +513,7 @@ function compileSpec(file: string, allowNullForOptional: boolean | undefined): C
   const compiled: CompiledSpec = {
     file,
     title: isObject(doc.info) && typeof doc.info.title === 'string' ? doc.info.title : file,
+    isLedgerSpec: isLedgerSpec(doc),
     allowNullForOptional: allowNull,
     paths,
     operations,
@@ -547,6 +572,12 @@ function findMediaKey(content: JsonObject, media: string): string | undefined {
   );
 }
 
+/** Whether a response object documents some JSON media type. */
+function documentsJson(response: Json): boolean {
+  const content = isObject(response) && isObject(response.content) ? response.content : {};
+  return Object.keys(content).some((k) => isJsonMedia(k.toLowerCase()));
+}
+
 function isEmptyBody(body: unknown): boolean {
   return body === undefined || body === '';
 }
@@ -581,7 +612,13 @@ function formatAjvErrors(errors: ErrorObject[] | null | undefined): string[] {
   return unique.length > limit ? [...unique.slice(0, limit), `... and ${unique.length - limit} more`] : unique;
 }
 
-function validateAgainst(spec: CompiledSpec, input: ResponseToValidate, basePath: string): ValidationResult {
+interface ValidateSettings {
+  basePath: string;
+  jsonCantonErrorFor400: boolean;
+}
+
+function validateAgainst(spec: CompiledSpec, input: ResponseToValidate, settings: ValidateSettings): ValidationResult {
+  const { basePath } = settings;
   const method = input.method.toLowerCase();
   let path = input.path.split('?')[0]?.split('#')[0] ?? '';
   if (basePath !== '' && (path === basePath || path.startsWith(`${basePath}/`))) path = path.slice(basePath.length);
@@ -604,10 +641,22 @@ function validateAgainst(spec: CompiledSpec, input: ResponseToValidate, basePath
   const where = `${input.method.toUpperCase()} ${entry.template} (${op.operationId})`;
 
   const status = String(input.status);
-  const responseKey =
+  let responseKey =
     (status in op.responses ? status : undefined) ??
     Object.keys(op.responses).find((k) => k.toUpperCase() === `${status[0]}XX`) ??
     ('default' in op.responses ? 'default' : undefined);
+  if (
+    settings.jsonCantonErrorFor400 &&
+    input.status === 400 &&
+    responseKey !== undefined &&
+    responseKey !== 'default' &&
+    'default' in op.responses &&
+    isJsonMedia(mediaTypeOf(input.contentType) ?? '') &&
+    !documentsJson(deref(op.responses[responseKey] as Json, op.file).node)
+  ) {
+    // The `jsonCantonErrorFor400` relaxation (see SpecValidatorOptions): Canton's JSON 400.
+    responseKey = 'default';
+  }
   if (responseKey === undefined) {
     return {
       ok: false,
@@ -681,13 +730,14 @@ export function createSpecValidator(specFile: string, options: SpecValidatorOpti
   const file = specPath(specFile);
   const spec = compileSpec(file, options.allowNullForOptional);
   const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const jsonCantonErrorFor400 = options.jsonCantonErrorFor400 ?? spec.isLedgerSpec;
   let recorded: CoverageEntry[] = [];
 
   return {
     specPath: file,
-    options: { allowNullForOptional: spec.allowNullForOptional, basePath },
+    options: { allowNullForOptional: spec.allowNullForOptional, jsonCantonErrorFor400, basePath },
     validateResponse(response) {
-      const result = validateAgainst(spec, response, basePath);
+      const result = validateAgainst(spec, response, { basePath, jsonCantonErrorFor400 });
       if (result.pathTemplate !== undefined && result.operation !== undefined && result.responseKey !== undefined) {
         recorded.push({
           method: response.method.toLowerCase(),

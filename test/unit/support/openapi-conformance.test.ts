@@ -261,6 +261,93 @@ describe('ledger API 3.5: null for optional fields (the one documented relaxatio
   });
 });
 
+describe('ledger API 3.5: JSON JsCantonError with status 400 (the second documented relaxation)', () => {
+  const invalidArgument = () => ({
+    ...cantonError(),
+    code: 'INVALID_ARGUMENT',
+    cause: 'The submitted request has invalid arguments: filtersByParty and filtersForAnyParty cannot be empty simultaneously',
+    context: { participant: 'participant1', category: '8', definite_answer: 'false' },
+    resources: [],
+    errorCategory: 8,
+    grpcCodeValue: 3,
+  });
+
+  it('validates a JSON 400 against the default (JsCantonError) response, by default for the ledger spec', () => {
+    const v = ledger();
+    expect(v.options.jsonCantonErrorFor400).toBe(true);
+    const r = v.validateResponse({ method: 'POST', path: '/v2/state/active-contracts', status: 400, ...json(invalidArgument()) });
+    expect(r.errors).toEqual([]);
+    expect(r).toMatchObject({ ok: true, responseKey: 'default' });
+    expect(v.coverage()).toEqual([
+      expect.objectContaining({ pathTemplate: '/v2/state/active-contracts', status: 400, responseKey: 'default', ok: true }),
+    ]);
+  });
+
+  it('still fails a JSON 400 that is not a JsCantonError (no code)', () => {
+    const { code: _code, ...noCode } = invalidArgument();
+    const r = ledger().validateResponse({ method: 'POST', path: '/v2/state/active-contracts', status: 400, ...json(noCode) });
+    expect(r.ok).toBe(false);
+    expect(r.responseKey).toBe('default');
+    expect(r.errors.join('\n')).toContain("must have required property 'code'");
+  });
+
+  it('still fails a JSON 400 with a wrongly typed field or a non-object body', () => {
+    const v = ledger();
+    const path = '/v2/commands/submit-and-wait';
+    const badCategory = v.validateResponse({ method: 'POST', path, status: 400, ...json({ ...invalidArgument(), errorCategory: '8' }) });
+    expect(badCategory.ok).toBe(false);
+    expect(badCategory.errors.join('\n')).toContain('/errorCategory must be integer');
+    const text = v.validateResponse({ method: 'POST', path, status: 400, contentType: 'application/json', body: '"Invalid value for: body"' });
+    expect(text.ok).toBe(false);
+    expect(text.errors.join('\n')).toContain('(root) must be object');
+  });
+
+  it('keeps validating a text/plain 400 against the documented 400 entry', () => {
+    const r = ledger().validateResponse({
+      method: 'POST',
+      path: '/v2/state/active-contracts',
+      status: 400,
+      contentType: 'text/plain; charset=UTF-8',
+      body: 'Invalid value for: body',
+    });
+    expect(r).toMatchObject({ ok: true, responseKey: '400' });
+  });
+
+  it('does not apply to other statuses: a text/plain error body under default still fails', () => {
+    const r = ledger().validateResponse({ method: 'POST', path: '/v2/state/active-contracts', status: 404, contentType: 'text/plain', body: 'nope' });
+    expect(r.ok).toBe(false);
+    expect(r.errors[0]).toContain('"text/plain" is not documented for response "default"');
+  });
+
+  it('needs no relaxation for 413 (JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED): the spec lacks it, default applies', () => {
+    const tooMany = {
+      ...cantonError(),
+      code: 'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+      cause: 'The number of matching elements (201) is greater than the node limit (200).',
+      context: { participant: 'participant1', category: '2', definite_answer: 'false' },
+      resources: [],
+      errorCategory: 2,
+      grpcCodeValue: 10,
+      retryInfo: '1 second',
+    };
+    const strict = createSpecValidator(SPECS.ledgerApi35, { jsonCantonErrorFor400: false });
+    for (const v of [ledger(), strict]) {
+      const ok = v.validateResponse({ method: 'POST', path: '/v2/updates', status: 413, ...json(tooMany) });
+      expect(ok.errors).toEqual([]);
+      expect(ok.responseKey).toBe('default');
+      const { code: _code, ...noCode } = tooMany;
+      const bad = v.validateResponse({ method: 'POST', path: '/v2/updates', status: 413, ...json(noCode) });
+      expect(bad.ok).toBe(false);
+      expect(bad.errors.join('\n')).toContain("must have required property 'code'");
+    }
+  });
+
+  it('is off by default for non-ledger specs', () => {
+    expect(metadata().options.jsonCantonErrorFor400).toBe(false);
+    expect(createSpecValidator(SPECS.scan).options.jsonCantonErrorFor400).toBe(false);
+  });
+});
+
 describe('ledger API 3.5: status and content type', () => {
   it('accepts a text/plain 400 where the spec documents it', () => {
     const r = ledger().validateResponse({
@@ -274,8 +361,10 @@ describe('ledger API 3.5: status and content type', () => {
     expect(r).toMatchObject({ ok: true, responseKey: '400' });
   });
 
-  it('rejects a JSON 400 where the spec documents text/plain', () => {
-    const r = ledger().validateResponse({ method: 'POST', path: '/v2/commands/submit-and-wait', status: 400, ...json(cantonError()) });
+  it('rejects a JSON 400 where the spec documents text/plain, when the 400 relaxation is off', () => {
+    const strict = createSpecValidator(SPECS.ledgerApi35, { jsonCantonErrorFor400: false });
+    expect(strict.options.jsonCantonErrorFor400).toBe(false);
+    const r = strict.validateResponse({ method: 'POST', path: '/v2/commands/submit-and-wait', status: 400, ...json(cantonError()) });
     expect(r.ok).toBe(false);
     expect(r.errors[0]).toContain('Content-Type "application/json" is not documented for response "400" (documented: text/plain)');
   });
