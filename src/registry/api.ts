@@ -1,0 +1,55 @@
+/**
+ * What the registry routes call: one method per upstream operation (operationIds in comments),
+ * plain TypeScript with no Hono inside. `RegistryService` implements it over the ledger client,
+ * the contract index and the recipes.
+ */
+import type { z } from '@hono/zod-openapi';
+import type {
+  ChoiceContextSchema,
+  FactoryWithChoiceContextSchema,
+  GetChoiceContextRequestSchema,
+  GetFactoryRequestSchema,
+  GetRegistryInfoResponseSchema,
+  InstrumentSchema,
+  ListInstrumentsResponseSchema,
+  TransferFactoryWithChoiceContextSchema,
+} from './schemas.js';
+
+export type GetFactoryRequest = z.infer<typeof GetFactoryRequestSchema>;
+export type GetChoiceContextRequest = z.infer<typeof GetChoiceContextRequestSchema>;
+export type ChoiceContextResponse = z.infer<typeof ChoiceContextSchema>;
+
+export type ApiVersion = 1 | 2;
+export type TransferInstructionAction = 'accept' | 'reject' | 'withdraw';
+export type AllocationInstructionAction = 'accept' | 'withdraw';
+export type AllocationAction = 'execute-transfer' | 'withdraw' | 'cancel';
+
+export interface RegistryApi {
+  /** getRegistryInfo */
+  getRegistryInfo(): Promise<z.infer<typeof GetRegistryInfoResponseSchema>>;
+  /** listInstruments */
+  listInstruments(pageSize: number, pageToken: string | undefined): Promise<z.infer<typeof ListInstrumentsResponseSchema>>;
+  /** getInstrument */
+  getInstrument(instrumentId: string): Promise<z.infer<typeof InstrumentSchema>>;
+  /** getTransferFactory (v1, v2) */
+  getTransferFactory(version: ApiVersion, req: GetFactoryRequest): Promise<z.infer<typeof TransferFactoryWithChoiceContextSchema>>;
+  /** getTransferInstruction{Accept,Reject,Withdraw}Context (v1, v2) */
+  getTransferInstructionContext(
+    version: ApiVersion,
+    transferInstructionId: string,
+    action: TransferInstructionAction,
+    req: GetChoiceContextRequest,
+  ): Promise<ChoiceContextResponse>;
+  /** getAllocationFactory (v1, v2) */
+  getAllocationFactory(version: ApiVersion, req: GetFactoryRequest): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
+  /** getAllocationInstruction{Accept,Withdraw}Context (v2 only) */
+  getAllocationInstructionContext(
+    allocationInstructionId: string,
+    action: AllocationInstructionAction,
+    req: GetChoiceContextRequest,
+  ): Promise<ChoiceContextResponse>;
+  /** getAllocation{Transfer,Withdraw,Cancel}Context (execute-transfer is v1 only) */
+  getAllocationContext(version: ApiVersion, allocationId: string, action: AllocationAction, req: GetChoiceContextRequest): Promise<ChoiceContextResponse>;
+  /** getSettlementFactory (v2) */
+  getSettlementFactory(req: GetFactoryRequest): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
+}

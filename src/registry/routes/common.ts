@@ -1,0 +1,64 @@
+/**
+ * Route-building helpers shared by the per-spec route files: every factory endpoint and every
+ * choice-context endpoint has the same shape across v1 and v2 (the upstream YAMLs duplicate the
+ * schemas); only paths, operationIds and documented error codes differ.
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { RegistryApi } from '../api.js';
+import {
+  ChoiceContextSchema,
+  ErrorResponseSchema,
+  GetChoiceContextRequestSchema,
+  GetFactoryRequestSchema,
+} from '../schemas.js';
+
+export type RegistryEnv = { Variables: { registry: RegistryApi } };
+export type RegistryApp = OpenAPIHono<RegistryEnv>;
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'bad request',
+  404: 'not found',
+  409: 'conflict',
+  500: 'Internal server error',
+  503: 'the ledger node is unavailable; retry after the Retry-After delay',
+};
+
+export function errorResponses(codes: number[]) {
+  return Object.fromEntries(
+    codes.map((code) => [code, { description: ERROR_DESCRIPTIONS[code]!, content: { 'application/json': { schema: ErrorResponseSchema } } }]),
+  );
+}
+
+/** POST <path> with a GetFactoryRequest body. */
+export function factoryRoute<R extends z.ZodType>(opts: { path: string; operationId: string; description: string; response: R; errors: number[] }) {
+  return createRoute({
+    method: 'post',
+    path: opts.path,
+    operationId: opts.operationId,
+    description: opts.description,
+    request: { body: { required: true, content: { 'application/json': { schema: GetFactoryRequestSchema } } } },
+    responses: {
+      200: { description: 'ok', content: { 'application/json': { schema: opts.response } } },
+      ...errorResponses(opts.errors),
+    },
+  });
+}
+
+/** POST <path with one contract-id parameter> with a GetChoiceContextRequest body. */
+export function contextRoute<P extends string>(opts: { path: string; param: P; operationId: string; description: string; errors: number[] }) {
+  const params = z.object({ [opts.param]: z.string().openapi({ param: { name: opts.param, in: 'path', required: true } }) } as Record<P, z.ZodString>);
+  return createRoute({
+    method: 'post',
+    path: opts.path,
+    operationId: opts.operationId,
+    description: opts.description,
+    request: {
+      params,
+      body: { required: true, content: { 'application/json': { schema: GetChoiceContextRequestSchema } } },
+    },
+    responses: {
+      200: { description: 'ok', content: { 'application/json': { schema: ChoiceContextSchema } } },
+      ...errorResponses(opts.errors),
+    },
+  });
+}
