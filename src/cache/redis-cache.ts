@@ -1,0 +1,254 @@
+/**
+ * Redis cache, shared by every registry replica (issue 4, §3: `REDIS_URL`).
+ *
+ * Keys are `${keyPrefix}:v${CACHE_SCHEMA_VERSION}:${ns}:${key}`: the prefix lets deployments (or
+ * tests) share one Redis or stay isolated, the version keeps releases with different value shapes
+ * apart (see CACHE_SCHEMA_VERSION). `ns` must not contain ':' (it would make two keys collide).
+ *
+ * Availability over consistency: the ledger is the source of truth, so when Redis is down or slow
+ * the registry must answer from the ledger at once, not wait for Redis. Hence the client fails fast
+ * instead of queueing: no offline queue (a command issued while disconnected rejects immediately),
+ * no per-request retries, a short command and connect timeout. It reconnects by itself with a
+ * bounded backoff, so reads and writes work again when Redis returns, without a restart.
+ */
+import { Redis } from 'ioredis';
+import {
+  CACHE_SCHEMA_VERSION,
+  errorMessage,
+  ttlMillis,
+  type Cache,
+  type CacheHealth,
+  type CacheLogger,
+  type CacheStats,
+} from './cache.js';
+
+export interface RedisCacheOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://...`. */
+  url: string;
+  /** Default `token-registry`. Replicas that share entries use the same prefix. */
+  keyPrefix?: string;
+  defaultTtlSeconds: number;
+  logger: CacheLogger;
+  /** A command not answered within this rejects (counts as a miss / failed write). Default 500 ms. */
+  commandTimeoutMs?: number;
+  /** Default 1000 ms. */
+  connectTimeoutMs?: number;
+  /** Upper bound of the exponential reconnect backoff. Default 2000 ms. */
+  maxReconnectDelayMs?: number;
+}
+
+export const DEFAULT_KEY_PREFIX = 'token-registry';
+
+/** The Redis key of an entry. */
+export function redisKey(keyPrefix: string, ns: string, key: string): string {
+  return `${keyPrefix}:v${CACHE_SCHEMA_VERSION}:${ns}:${key}`;
+}
+
+/** The URL with its password replaced by `***`, for logs (a URL may carry Redis credentials). */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparseable redis url>';
+  }
+}
+
+/** Failures of operations are logged at warn at most this often (an outage fails every request). */
+const WARN_INTERVAL_MS = 5_000;
+/** DEL takes any number of keys; chunks keep one command from growing without bound. */
+const DEL_CHUNK = 500;
+
+export class RedisCache implements Cache {
+  private readonly client: Redis;
+  private readonly keyPrefix: string;
+  private readonly defaultTtlSeconds: number;
+  private readonly logger: CacheLogger;
+  private readonly safeUrl: string;
+  private readonly counters: CacheStats = { hits: 0, misses: 0, errors: 0 };
+  private lastError: string | undefined = 'connecting';
+  /** The connection is up but the last command failed (e.g. timed out: Redis hangs). */
+  private commandsFailing = false;
+  private closed = false;
+  /** Whether the connection was ready before (to log an outage and a recovery once each). */
+  private wasReady = false;
+  private outageLogged = false;
+  private lastWarnAt = 0;
+  private suppressed = 0;
+
+  constructor(opts: RedisCacheOptions) {
+    if (!(opts.defaultTtlSeconds > 0)) throw new RangeError('defaultTtlSeconds must be positive');
+    this.keyPrefix = opts.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.defaultTtlSeconds = opts.defaultTtlSeconds;
+    this.logger = opts.logger;
+    this.safeUrl = redactRedisUrl(opts.url);
+    const maxDelay = opts.maxReconnectDelayMs ?? 2_000;
+    this.client = new Redis(opts.url, {
+      // Connect in the background (below): process start never waits for Redis.
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: opts.commandTimeoutMs ?? 500,
+      connectTimeout: opts.connectTimeoutMs ?? 1_000,
+      // Called after each lost connection / failed attempt; never gives up (returns a number).
+      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times - 1, 16), maxDelay),
+    });
+    this.client.on('ready', () => this.onReady());
+    this.client.on('error', (err: unknown) => this.onConnectionError(errorMessage(err)));
+    this.client.on('close', () => this.onConnectionError(this.lastError ?? 'connection closed'));
+    this.client.connect().catch(() => {
+      // Reported through the 'error' event; the retry strategy keeps trying.
+    });
+  }
+
+  async get<T>(ns: string, key: string): Promise<T | undefined> {
+    if (this.closed) return undefined;
+    let raw: string | null;
+    try {
+      raw = await this.client.get(redisKey(this.keyPrefix, ns, key));
+    } catch (err) {
+      this.counters.misses++;
+      this.commandFailed('get', ns, err);
+      return undefined;
+    }
+    this.commandsFailing = false;
+    return this.decode<T>(raw, ns);
+  }
+
+  async getMany<T>(ns: string, keys: readonly string[]): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    if (this.closed || keys.length === 0) return out;
+    let raws: (string | null)[];
+    try {
+      raws = await this.client.mget(keys.map((k) => redisKey(this.keyPrefix, ns, k)));
+    } catch (err) {
+      this.counters.misses += keys.length;
+      this.commandFailed('getMany', ns, err);
+      return out;
+    }
+    this.commandsFailing = false;
+    keys.forEach((k, i) => {
+      const value = this.decode<T>(raws[i] ?? null, ns);
+      if (value !== undefined) out.set(k, value);
+    });
+    return out;
+  }
+
+  async set<T>(ns: string, key: string, value: T, ttlSeconds?: number): Promise<void> {
+    if (this.closed) return;
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+      if (json === undefined) throw new TypeError('value is not JSON-serialisable');
+    } catch (err) {
+      this.fail('set', ns, err); // the caller's value, not Redis: health unaffected
+      return;
+    }
+    try {
+      await this.client.set(redisKey(this.keyPrefix, ns, key), json, 'PX', ttlMillis(ttlSeconds, this.defaultTtlSeconds));
+      this.commandsFailing = false;
+    } catch (err) {
+      this.commandFailed('set', ns, err);
+    }
+  }
+
+  async delete(ns: string, key: string): Promise<void> {
+    await this.deleteMany(ns, [key]);
+  }
+
+  async deleteMany(ns: string, keys: readonly string[]): Promise<void> {
+    if (this.closed || keys.length === 0) return;
+    try {
+      for (let i = 0; i < keys.length; i += DEL_CHUNK) {
+        await this.client.del(...keys.slice(i, i + DEL_CHUNK).map((k) => redisKey(this.keyPrefix, ns, k)));
+      }
+      this.commandsFailing = false;
+    } catch (err) {
+      this.commandFailed('delete', ns, err);
+    }
+  }
+
+  health(): CacheHealth {
+    if (this.closed) return { backend: 'redis', ok: false, lastError: 'closed' };
+    const ok = this.client.status === 'ready' && !this.commandsFailing;
+    if (ok) return { backend: 'redis', ok };
+    return { backend: 'redis', ok, lastError: this.lastError ?? `connection ${this.client.status}` };
+  }
+
+  stats(): CacheStats {
+    return { ...this.counters };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.client.status === 'ready') {
+      await this.client.quit().catch(() => undefined);
+    }
+    // Also stops a pending reconnect.
+    this.client.disconnect();
+  }
+
+  private decode<T>(raw: string | null, ns: string): T | undefined {
+    if (raw === null) {
+      this.counters.misses++;
+      return undefined;
+    }
+    try {
+      const value = JSON.parse(raw) as T;
+      this.counters.hits++;
+      return value;
+    } catch (err) {
+      // Not written by this schema version's code: treat as absent; the caller will overwrite it.
+      this.counters.misses++;
+      this.fail('decode', ns, err);
+      return undefined;
+    }
+  }
+
+  private onReady(): void {
+    this.lastError = undefined;
+    this.commandsFailing = false;
+    if (this.outageLogged || !this.wasReady) {
+      this.logger.info({ redis: this.safeUrl, recovered: this.wasReady }, this.wasReady ? 'redis cache recovered' : 'redis cache connected');
+    }
+    this.wasReady = true;
+    this.outageLogged = false;
+  }
+
+  private onConnectionError(message: string): void {
+    if (this.closed) return;
+    this.lastError = message;
+    if (!this.outageLogged) {
+      this.outageLogged = true;
+      this.logger.warn(
+        { redis: this.safeUrl, err: message },
+        'redis cache unavailable; serving from the ledger and reconnecting in the background',
+      );
+    } else {
+      this.logger.debug({ redis: this.safeUrl, err: message }, 'redis cache still unavailable');
+    }
+  }
+
+  /** A command failed: Redis is unreachable, hangs (command timeout) or refused it. */
+  private commandFailed(op: string, ns: string, err: unknown): void {
+    this.commandsFailing = true;
+    this.lastError = errorMessage(err);
+    this.fail(op, ns, err);
+  }
+
+  private fail(op: string, ns: string, err: unknown): void {
+    this.counters.errors++;
+    const now = Date.now();
+    if (now - this.lastWarnAt >= WARN_INTERVAL_MS) {
+      this.logger.warn({ op, ns, err: errorMessage(err), suppressed: this.suppressed }, 'redis cache operation failed');
+      this.lastWarnAt = now;
+      this.suppressed = 0;
+    } else {
+      this.suppressed++;
+      this.logger.debug({ op, ns, err: errorMessage(err) }, 'redis cache operation failed');
+    }
+  }
+}
