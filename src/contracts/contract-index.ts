@@ -1,0 +1,217 @@
+/**
+ * The contracts the registry needs, read from the admin's ledger node and kept current.
+ *
+ * - *Indexed* templates (factories, rules, configurations, pre-approvals: few and long-lived) are
+ *   held in memory per replica and queried by template and payload fields, so a warm factory
+ *   request makes no ledger call.
+ * - Every contract the registry may disclose or look up by id (the indexed ones and the
+ *   *cached* templates: instructions, allocations, locked holdings) goes to the shared Cache
+ *   (Redis when configured) keyed by contract id, written when the update stream shows its
+ *   creation, deleted when it shows the archive, with a TTL as a safety net.
+ * - A lookup by id that misses the cache asks the ledger once (events-by-contract-id as the
+ *   admin) and caches the answer: a contract created a moment ago never 404s because the
+ *   index lags (research/registry.md §3.5, §8.5).
+ *
+ * One snapshot of the ACS at start, then the update stream from that offset, ACS_DELTA shape,
+ * filtered to the admin party and the templates above.
+ */
+import type { Logger } from 'pino';
+import type { Cache } from '../cache/cache.js';
+import type { LedgerClient } from '../ledger/client.js';
+import type { CreatedEvent } from '../ledger/schemas/events.js';
+
+export const CONTRACT_NS = 'contract';
+
+/** A contract as the registry discloses it (everything the DisclosedContract needs). */
+export interface IndexedContract {
+  contractId: string;
+  /** `pkgId:Module:Entity`, as the ledger emits it. */
+  templateId: string;
+  packageName: string;
+  payload: Record<string, unknown>;
+  createdAt: string;
+  createdEventBlob: string;
+  /** The synchronizer the contract is assigned to, as the ledger reports it. */
+  synchronizerId: string;
+  /** Set while the contract is being reassigned (unassigned, not yet assigned). */
+  inReassignment?: boolean;
+}
+
+/** `packageName:Module:Entity`, the key that identifies a template across package versions. */
+export function templateKey(packageName: string, templateId: string): string {
+  const [, moduleName, entityName] = templateId.split(':');
+  return `${packageName}:${moduleName}:${entityName}`;
+}
+
+export interface ContractIndexOptions {
+  ledger: LedgerClient;
+  /** The instrument admin: the index reads as this party. */
+  admin: string;
+  /** `#package-name:Module:Entity` of templates held in memory and queried by field. */
+  indexedTemplates: readonly string[];
+  /** `#package-name:Module:Entity` of further templates cached by id (instructions, allocations...). */
+  cachedTemplates: readonly string[];
+  cache: Cache;
+  logger?: Logger;
+  /** Idle time of one poll of the update stream (ms). */
+  pollIdleMs?: number;
+  /** TTL of cache entries (safety net; archives delete them). */
+  cacheTtlSeconds?: number;
+}
+
+export class ContractIndex {
+  private readonly byTemplate = new Map<string, Map<string, IndexedContract>>();
+  private readonly indexedKeys: Set<string>;
+  private offset = 0;
+  private running = false;
+  private loop?: Promise<void>;
+  private abort?: AbortController;
+  private readyPromise?: Promise<void>;
+
+  constructor(private readonly opts: ContractIndexOptions) {
+    this.indexedKeys = new Set(opts.indexedTemplates.map((t) => t.replace(/^#/, '')));
+  }
+
+  /** The offset the index is current to. */
+  get currentOffset(): number {
+    return this.offset;
+  }
+
+  /** Loads the ACS snapshot, then tails the update stream in the background. */
+  start(): Promise<void> {
+    this.readyPromise ??= (async () => {
+      await this.loadSnapshot();
+      this.running = true;
+      this.loop = this.tail();
+    })();
+    return this.readyPromise;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.abort?.abort();
+    await this.loop?.catch(() => undefined);
+  }
+
+  /** Active contracts of an indexed template (`packageName:Module:Entity`), optionally filtered. */
+  find(key: string, where?: (c: IndexedContract) => boolean): IndexedContract[] {
+    const all = [...(this.byTemplate.get(key)?.values() ?? [])];
+    return where ? all.filter(where) : all;
+  }
+
+  /**
+   * A contract by id: the cache, else one ledger lookup (cached on success). Undefined when the
+   * ledger does not know it, it is archived, or the admin cannot see it.
+   */
+  async getById(contractId: string): Promise<IndexedContract | undefined> {
+    const hit = await this.opts.cache.get<IndexedContract>(CONTRACT_NS, contractId);
+    if (hit) return hit;
+    const events = await this.opts.ledger.eventsByContractId(contractId, [this.opts.admin], { includeBlob: true });
+    if (!events?.created || events.archived) return undefined;
+    const c = toIndexed(events.created.createdEvent, events.created.synchronizerId);
+    await this.opts.cache.set(CONTRACT_NS, c.contractId, c, this.opts.cacheTtlSeconds);
+    return c;
+  }
+
+  /** Applies a freshly seen contract (also used by the ledger fallback of factory lookups). */
+  private async added(c: IndexedContract): Promise<void> {
+    const key = templateKey(c.packageName, c.templateId);
+    if (this.indexedKeys.has(key)) {
+      let m = this.byTemplate.get(key);
+      if (!m) this.byTemplate.set(key, (m = new Map()));
+      m.set(c.contractId, c);
+    }
+    await this.opts.cache.set(CONTRACT_NS, c.contractId, c, this.opts.cacheTtlSeconds);
+  }
+
+  private async removed(contractId: string): Promise<void> {
+    for (const m of this.byTemplate.values()) m.delete(contractId);
+    await this.opts.cache.delete(CONTRACT_NS, contractId);
+  }
+
+  private async loadSnapshot(): Promise<void> {
+    const acs = await this.opts.ledger.activeContracts({
+      parties: [this.opts.admin],
+      templateIds: this.templateIds(),
+      includeCreatedEventBlob: true,
+    });
+    for (const entry of acs.contracts) await this.added(toIndexed(entry.createdEvent, entry.synchronizerId));
+    for (const entry of acs.incompleteUnassigned) {
+      await this.added({ ...toIndexed(entry.createdEvent, ''), inReassignment: true });
+    }
+    this.offset = acs.activeAtOffset;
+  }
+
+  private templateIds(): string[] {
+    return [...new Set([...this.opts.indexedTemplates, ...this.opts.cachedTemplates])];
+  }
+
+  private async tail(): Promise<void> {
+    let backoff = 100;
+    while (this.running) {
+      this.abort = new AbortController();
+      try {
+        const updates = await this.opts.ledger.updates({
+          beginExclusive: this.offset,
+          parties: [this.opts.admin],
+          templateIds: this.templateIds(),
+          includeCreatedEventBlob: true,
+          shape: 'ACS_DELTA',
+          idleTimeoutMs: this.opts.pollIdleMs ?? 200,
+          signal: this.abort.signal,
+        });
+        for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
+        backoff = 100;
+      } catch (err) {
+        if (!this.running) return;
+        this.opts.logger?.warn({ err: String(err) }, 'update stream of the contract index failed; retrying');
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  }
+
+  private async apply(update: Record<string, { value: Record<string, unknown> }>): Promise<void> {
+    const tx = update.Transaction?.value;
+    if (tx) {
+      const syncId = String(tx.synchronizerId);
+      for (const ev of tx.events as Array<Record<string, Record<string, unknown>>>) {
+        if (ev.CreatedEvent) await this.added(toIndexed(ev.CreatedEvent as unknown as CreatedEvent, syncId));
+        else if (ev.ArchivedEvent) await this.removed(String(ev.ArchivedEvent.contractId));
+      }
+      this.offset = Math.max(this.offset, Number(tx.offset));
+      return;
+    }
+    const checkpoint = update.OffsetCheckpoint?.value;
+    if (checkpoint) {
+      this.offset = Math.max(this.offset, Number(checkpoint.offset));
+      return;
+    }
+    const reassignment = update.Reassignment?.value;
+    if (reassignment) {
+      // Unassigned: in flight until the matching assignment; assigned: current on its target.
+      for (const ev of reassignment.events as Array<Record<string, Record<string, unknown>>>) {
+        const un = (ev.JsUnassignedEvent?.value ?? undefined) as Record<string, unknown> | undefined;
+        if (un) {
+          const hit = await this.opts.cache.get<IndexedContract>(CONTRACT_NS, String(un.contractId));
+          if (hit) await this.added({ ...hit, inReassignment: true });
+        }
+        const as = ev.JsAssignmentEvent as Record<string, unknown> | undefined;
+        if (as?.createdEvent) await this.added(toIndexed(as.createdEvent as CreatedEvent, String(as.target)));
+      }
+      this.offset = Math.max(this.offset, Number(reassignment.offset));
+    }
+  }
+}
+
+export function toIndexed(ev: CreatedEvent, synchronizerId: string): IndexedContract {
+  return {
+    contractId: ev.contractId,
+    templateId: ev.templateId,
+    packageName: ev.packageName,
+    payload: (ev.createArgument ?? {}) as Record<string, unknown>,
+    createdAt: ev.createdAt,
+    createdEventBlob: ev.createdEventBlob ?? '',
+    synchronizerId,
+  };
+}

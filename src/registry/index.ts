@@ -1,0 +1,61 @@
+/**
+ * Assembles a registry for one instrument admin: ledger client → contract index (+ cache) →
+ * service → HTTP app. Used by `serve` (a real participant) and by the emulated stack (the
+ * emulator's ledger API, in process), so both run the same code path.
+ */
+import type { Logger } from 'pino';
+import type { Cache } from '../cache/cache.js';
+import { ContractIndex } from '../contracts/contract-index.js';
+import type { Clock } from '../emulator/shared/clock.js';
+import type { LedgerClient } from '../ledger/client.js';
+import { createRegistryApp } from './app.js';
+import type { Recipe } from './recipes/recipe.js';
+import { RegistryService, type InstrumentConfig } from './service.js';
+
+export interface RegistryOptions {
+  admin: string;
+  instruments: readonly InstrumentConfig[];
+  recipes: readonly Recipe[];
+  ledger: LedgerClient;
+  cache: Cache;
+  clock: Clock;
+  logger?: Logger;
+  basePath?: string;
+  cacheTtlSeconds?: number;
+  /** Idle time of one poll of the ledger's update stream (ms). */
+  pollIdleMs?: number;
+}
+
+export function createRegistry(opts: RegistryOptions) {
+  const used = new Set(opts.instruments.map((i) => i.recipe));
+  const recipes = opts.recipes.filter((r) => used.has(r.name));
+  const index = new ContractIndex({
+    ledger: opts.ledger,
+    admin: opts.admin,
+    indexedTemplates: recipes.flatMap((r) => r.indexedTemplates),
+    cachedTemplates: recipes.flatMap((r) => r.cachedTemplates),
+    cache: opts.cache,
+    logger: opts.logger?.child({ module: 'contract-index' }),
+    cacheTtlSeconds: opts.cacheTtlSeconds,
+    pollIdleMs: opts.pollIdleMs,
+  });
+  const service = new RegistryService({
+    admin: opts.admin,
+    instruments: opts.instruments,
+    recipes,
+    index,
+    ledger: opts.ledger,
+    clock: opts.clock,
+    logger: opts.logger?.child({ module: 'registry' }),
+  });
+  const app = createRegistryApp({ registry: service, logger: opts.logger, basePath: opts.basePath });
+  return {
+    app,
+    service,
+    index,
+    /** Reads the ACS snapshot and starts following the ledger. */
+    start: () => index.start(),
+    stop: () => index.stop(),
+  };
+}
+export type Registry = ReturnType<typeof createRegistry>;

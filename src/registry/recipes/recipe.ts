@@ -1,0 +1,67 @@
+/**
+ * A recipe says how one token implementation maps registry requests to ledger contracts: which
+ * contract is the factory, which contracts form a choice context (and under which keys), and
+ * which templates the contract index must follow. The service does everything else (parsing,
+ * validation, disclosure, synchronizer checks, errors), so a recipe stays small.
+ */
+import type { AnyValue } from '../../emulator/templates/lf.js';
+import type { ContractIndex, IndexedContract } from '../../contracts/contract-index.js';
+import type { ApiVersion, AllocationAction, AllocationInstructionAction, TransferInstructionAction } from '../api.js';
+
+export interface RecipeEnv {
+  admin: string;
+  index: ContractIndex;
+  /** Registry time (epoch micros). */
+  nowMicros(): bigint;
+}
+
+/** Context data plus the contracts to disclose with it. */
+export interface ContextParts {
+  values: Record<string, AnyValue>;
+  disclose: IndexedContract[];
+}
+
+export interface FactoryParts extends ContextParts {
+  factory: IndexedContract;
+}
+
+export interface TransferFactoryParts extends FactoryParts {
+  transferKind: 'self' | 'direct' | 'offer';
+}
+
+/** A per-contract request: the contract the wallet named, already looked up. */
+export interface ContractRequest<A> {
+  version: ApiVersion;
+  action: A;
+  contract: IndexedContract;
+}
+
+export type ContractKind = 'transfer-instruction' | 'allocation-instruction' | 'allocation';
+
+export interface Recipe {
+  /** e.g. `splice-test-token-v1`, `declarative:<name>` */
+  readonly name: string;
+  /** Token-standard APIs this token supports (name → minor version), reported per instrument. */
+  readonly supportedApis: Readonly<Record<string, number>>;
+  /** `#package:Module:Entity` kept in the in-memory index (factories, rules, configs). */
+  readonly indexedTemplates: readonly string[];
+  /** `#package:Module:Entity` cached by id (instructions, allocations, locked holdings). */
+  readonly cachedTemplates: readonly string[];
+
+  /** What a per-contract object of this token is, or undefined when it is none of its objects. */
+  kindOf(contract: IndexedContract): ContractKind | undefined;
+  /** The instrument id of a per-contract object, to check it is one of this admin's. */
+  instrumentOf(contract: IndexedContract): { admin: string; id: string } | undefined;
+
+  transferFactory(version: ApiVersion, choiceArguments: Record<string, unknown>, env: RecipeEnv): Promise<TransferFactoryParts>;
+  transferInstructionContext(req: ContractRequest<TransferInstructionAction>, env: RecipeEnv): Promise<ContextParts>;
+  allocationFactory(version: ApiVersion, choiceArguments: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts>;
+  allocationInstructionContext(req: ContractRequest<AllocationInstructionAction>, env: RecipeEnv): Promise<ContextParts>;
+  allocationContext(req: ContractRequest<AllocationAction>, env: RecipeEnv): Promise<ContextParts>;
+  settlementFactory(choiceArguments: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts>;
+}
+
+/** Thrown by a recipe for an operation its token does not have (→ 400 with this message). */
+export class UnsupportedOperation extends Error {}
+
+export const contractIdValue = (cid: string): AnyValue => ({ tag: 'AV_ContractId', value: cid });

@@ -1,0 +1,90 @@
+/**
+ * Recipe for Splice's TestTokenV1 (`splice-test-token-v1`), as its Daml test registry
+ * (`TestTokenV1_RegistryV1`) answers (research/test-token-model.md §4.3):
+ *  - every factory (transfer, allocation) is the admin's single `TokenRules` contract, disclosed;
+ *    the choice context is empty;
+ *  - every per-contract choice context is empty, with no disclosures;
+ *  - transferKind: `self` when sender == receiver (the factory completes at once), else `offer`
+ *    (TestTokenV1 has no pre-approvals, so never `direct`).
+ * TestTokenV1 implements only the V1 APIs: v2 endpoints answer 400 saying so.
+ */
+import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
+import { notFound, RegistryError } from '../errors.js';
+import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
+import { UnsupportedOperation } from './recipe.js';
+import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
+
+const PKG = 'splice-test-token-v1';
+const MODULE = 'Splice.Testing.Tokens.TestTokenV1';
+const RULES = `${PKG}:${MODULE}:TokenRules`;
+const OFFER = `${PKG}:${MODULE}:TokenTransferOffer`;
+const ALLOCATION = `${PKG}:${MODULE}:TokenAllocation`;
+
+const EMPTY: ContextParts = { values: {}, disclose: [] };
+
+export class TestTokenV1Recipe implements Recipe {
+  readonly name = PKG;
+  readonly supportedApis = {
+    'splice-api-token-metadata-v1': 1,
+    'splice-api-token-holding-v1': 1,
+    'splice-api-token-transfer-instruction-v1': 1,
+    'splice-api-token-allocation-v1': 1,
+    'splice-api-token-allocation-instruction-v1': 1,
+  };
+  readonly indexedTemplates = [`#${RULES}`];
+  readonly cachedTemplates = [`#${OFFER}`, `#${ALLOCATION}`];
+
+  kindOf(c: IndexedContract): ContractKind | undefined {
+    const key = templateKey(c.packageName, c.templateId);
+    if (key === OFFER) return 'transfer-instruction';
+    if (key === ALLOCATION) return 'allocation';
+    return undefined;
+  }
+
+  instrumentOf(c: IndexedContract): { admin: string; id: string } | undefined {
+    const p = c.payload as { transfer?: { instrumentId?: { admin: string; id: string } }; allocation?: { transferLeg?: { instrumentId?: { admin: string; id: string } } } };
+    return p.transfer?.instrumentId ?? p.allocation?.transferLeg?.instrumentId;
+  }
+
+  async transferFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): Promise<TransferFactoryParts> {
+    v1Only(version, 'transfer instruction');
+    const transfer = args.transfer as { sender?: unknown; receiver?: unknown };
+    return { ...this.rules(env), transferKind: transfer.sender === transfer.receiver ? 'self' : 'offer' };
+  }
+
+  async transferInstructionContext(req: ContractRequest<TransferInstructionAction>): Promise<ContextParts> {
+    v1Only(req.version, 'transfer instruction');
+    return EMPTY;
+  }
+
+  async allocationFactory(version: ApiVersion, _args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
+    v1Only(version, 'allocation instruction');
+    return this.rules(env);
+  }
+
+  async allocationInstructionContext(_req: ContractRequest<AllocationInstructionAction>): Promise<ContextParts> {
+    throw new UnsupportedOperation(`${PKG} does not create allocation instructions: allocations complete at once`);
+  }
+
+  async allocationContext(req: ContractRequest<AllocationAction>): Promise<ContextParts> {
+    v1Only(req.version, 'allocation');
+    return EMPTY;
+  }
+
+  async settlementFactory(): Promise<FactoryParts> {
+    throw new UnsupportedOperation(`${PKG} implements only the V1 token standard: it has no settlement factory`);
+  }
+
+  private rules(env: RecipeEnv): FactoryParts {
+    const rules = env.index.find(RULES, (c) => c.payload.admin === env.admin);
+    if (rules.length === 0) throw notFound(`No TokenRules contract of ${env.admin} found on the ledger (${PKG})`);
+    if (rules.length > 1) {
+      throw new RegistryError('INTERNAL', `Multiple TokenRules contracts of ${env.admin} found on the ledger (${PKG}): ${rules.map((r) => r.contractId).join(', ')}`);
+    }
+    return { factory: rules[0]!, values: {}, disclose: [rules[0]!] };
+  }
+}
+
+function v1Only(version: ApiVersion, api: string): void {
+  if (version !== 1) throw new UnsupportedOperation(`${PKG} implements only the V1 ${api} API; use /v1`);
+}

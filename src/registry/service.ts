@@ -1,0 +1,412 @@
+/**
+ * RegistryService: the token-standard registry API over the admin's ledger node. Plain
+ * TypeScript (no Hono). For each request it
+ *  1. parses and pre-checks `choiceArguments` (what the token would reject anyway is a 400 that
+ *     says why, research/registry.md §8.2; never stricter than the ledger),
+ *  2. picks the recipe of the instrument (factories) or of the contract (per-contract contexts),
+ *  3. lets the recipe name the factory and the context contracts, from the contract index,
+ *  4. builds the choice context: context data, disclosed contracts with their real synchronizer
+ *     (409 while one is being reassigned or when they span synchronizers), debug fields unless
+ *     `excludeDebugFields`.
+ * Ledger failures map to 503 + Retry-After here, in one place.
+ */
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { ContractIndex, IndexedContract } from '../contracts/contract-index.js';
+import type { Clock } from '../emulator/shared/clock.js';
+import { formatDecimal, parseDecimal, decimalPlaces } from '../emulator/templates/lf.js';
+import { parseInstant } from '../emulator/shared/clock.js';
+import type { LedgerClient } from '../ledger/client.js';
+import { LedgerError, LedgerUnavailableError } from '../ledger/errors.js';
+import type {
+  AllocationAction,
+  AllocationInstructionAction,
+  ApiVersion,
+  ChoiceContextResponse,
+  GetChoiceContextRequest,
+  GetFactoryRequest,
+  RegistryApi,
+  TransferInstructionAction,
+} from './api.js';
+import {
+  AllocateV1ArgsSchema,
+  AllocateV2ArgsSchema,
+  describeIssue,
+  SettleBatchArgsSchema,
+  TransferV1ArgsSchema,
+  TransferV2ArgsSchema,
+  V2_LIMITS,
+  type Account,
+} from './choice-arguments.js';
+import { badRequest, conflict, notFound, RegistryError } from './errors.js';
+import type { ContextParts, ContractKind, Recipe, RecipeEnv } from './recipes/recipe.js';
+import { UnsupportedOperation } from './recipes/recipe.js';
+import type { DisclosedContract, Instrument } from './schemas.js';
+
+export interface InstrumentConfig {
+  id: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+  /** Name of the recipe of the token implementation (e.g. `splice-test-token-v1`). */
+  recipe: string;
+  /** Overrides the recipe's supported APIs. */
+  supportedApis?: Record<string, number>;
+  paused?: boolean;
+  pauseInfo?: { reason?: string; until?: string };
+  accountInputFieldsToShow?: Array<'provider' | 'accountId'>;
+  /** `ledger`: totalSupply = sum of the admin's HoldingV1 views of this instrument. */
+  totalSupply?: 'ledger' | 'none';
+}
+
+export interface RegistryServiceOptions {
+  admin: string;
+  instruments: readonly InstrumentConfig[];
+  recipes: readonly Recipe[];
+  index: ContractIndex;
+  ledger: LedgerClient;
+  clock: Clock;
+  logger?: Logger;
+  /** How long a computed total supply is reused (ms). */
+  totalSupplyTtlMs?: number;
+}
+
+const HOLDING_V1 = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
+
+export class RegistryService implements RegistryApi {
+  private readonly instruments: InstrumentConfig[];
+  private readonly recipes = new Map<string, Recipe>();
+  private readonly env: RecipeEnv;
+  private supply?: { at: number; asOf: string; totals: Map<string, bigint>; pending?: Promise<void> };
+
+  constructor(private readonly opts: RegistryServiceOptions) {
+    for (const r of opts.recipes) this.recipes.set(r.name, r);
+    for (const i of opts.instruments) {
+      if (!this.recipes.has(i.recipe)) throw new Error(`instrument ${i.id}: unknown recipe "${i.recipe}"`);
+    }
+    // A stable order: instruments sorted by id, so page tokens stay valid across restarts.
+    this.instruments = [...opts.instruments].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.env = { admin: opts.admin, index: opts.index, nowMicros: () => opts.clock.nowMicros() };
+  }
+
+  // ---- metadata ------------------------------------------------------------------------------
+
+  async getRegistryInfo() {
+    return { adminId: this.opts.admin, supportedApis: { 'splice-api-token-metadata-v1': 1 } };
+  }
+
+  async listInstruments(pageSize: number, pageToken: string | undefined) {
+    let start = 0;
+    if (pageToken !== undefined) {
+      const after = decodePageToken(pageToken);
+      if (after === undefined) throw badRequest(`Invalid pageToken "${pageToken}": use the nextPageToken of a previous page`);
+      start = this.instruments.findIndex((i) => i.id > after);
+      if (start < 0) start = this.instruments.length;
+    }
+    const page = this.instruments.slice(start, start + pageSize);
+    const instruments = await this.guard(() => Promise.all(page.map((i) => this.instrumentJson(i))));
+    const more = start + pageSize < this.instruments.length;
+    return more ? { instruments, nextPageToken: encodePageToken(page[page.length - 1]!.id) } : { instruments };
+  }
+
+  async getInstrument(instrumentId: string) {
+    const cfg = this.instruments.find((i) => i.id === instrumentId);
+    if (!cfg) throw notFound(`No instrument with id ${instrumentId} found`);
+    return this.guard(() => this.instrumentJson(cfg));
+  }
+
+  private async instrumentJson(cfg: InstrumentConfig): Promise<Instrument> {
+    const out: Instrument = {
+      id: cfg.id,
+      name: cfg.name,
+      symbol: cfg.symbol,
+      decimals: cfg.decimals,
+      supportedApis: cfg.supportedApis ?? { ...this.recipes.get(cfg.recipe)!.supportedApis },
+    };
+    if (cfg.totalSupply === 'ledger') {
+      const s = await this.totalSupply();
+      out.totalSupply = formatDecimal(s.totals.get(cfg.id) ?? 0n);
+      out.totalSupplyAsOf = s.asOf;
+    }
+    if (cfg.paused !== undefined) out.paused = cfg.paused;
+    if (cfg.pauseInfo) out.pauseInfo = cfg.pauseInfo;
+    if (cfg.accountInputFieldsToShow) out.accountInputFieldsToShow = cfg.accountInputFieldsToShow;
+    return out;
+  }
+
+  /** Sum of the admin's HoldingV1 views per instrument id, recomputed at most every TTL. */
+  private async totalSupply(): Promise<{ asOf: string; totals: Map<string, bigint> }> {
+    const ttl = this.opts.totalSupplyTtlMs ?? 5000;
+    const now = Date.now();
+    if (this.supply && now - this.supply.at < ttl) return this.supply;
+    const acs = await this.opts.ledger.activeContracts({
+      parties: [this.opts.admin],
+      interfaceIds: [HOLDING_V1],
+      includeInterfaceView: true,
+    });
+    const totals = new Map<string, bigint>();
+    for (const entry of acs.contracts) {
+      const view = entry.createdEvent.interfaceViews?.find((v) => v.interfaceId.endsWith(':Splice.Api.Token.HoldingV1:Holding'))?.viewValue as
+        | { instrumentId?: { admin: string; id: string }; amount?: string }
+        | undefined;
+      if (!view?.instrumentId || view.instrumentId.admin !== this.opts.admin || view.amount === undefined) continue;
+      totals.set(view.instrumentId.id, (totals.get(view.instrumentId.id) ?? 0n) + parseDecimal(view.amount));
+    }
+    this.supply = { at: now, asOf: new Date(Number(this.opts.clock.nowMicros() / 1000n)).toISOString(), totals };
+    return this.supply;
+  }
+
+  // ---- factories -----------------------------------------------------------------------------
+
+  async getTransferFactory(version: ApiVersion, req: GetFactoryRequest) {
+    const args = req.choiceArguments;
+    let instrumentId: { admin: string; id: string };
+    if (version === 1) {
+      const a = parse(TransferV1ArgsSchema, args, 'TransferFactory_Transfer');
+      this.checkExpectedAdmin(a.expectedAdmin);
+      instrumentId = a.transfer.instrumentId;
+      this.checkTransfer(a.transfer);
+    } else {
+      const a = parse(TransferV2ArgsSchema, args, 'TransferFactory_Transfer');
+      instrumentId = a.transfer.instrumentId;
+      this.checkTransfer(a.transfer);
+    }
+    const recipe = this.recipeOfInstrument(instrumentId);
+    const parts = await this.guard(() => recipe.transferFactory(version, args, this.env));
+    return { factoryId: parts.factory.contractId, transferKind: parts.transferKind, choiceContext: this.context(parts, req.excludeDebugFields) };
+  }
+
+  async getAllocationFactory(version: ApiVersion, req: GetFactoryRequest) {
+    const args = req.choiceArguments;
+    let recipe: Recipe;
+    if (version === 1) {
+      const a = parse(AllocateV1ArgsSchema, args, 'AllocationFactory_Allocate');
+      this.checkExpectedAdmin(a.expectedAdmin);
+      const leg = a.allocation.transferLeg;
+      recipe = this.recipeOfInstrument(leg.instrumentId);
+      this.checkAmount(leg.amount, leg.instrumentId.id, 'allocation.transferLeg.amount');
+      this.checkNotFuture(a.requestedAt, 'requestedAt');
+      this.checkNotFuture(a.allocation.settlement.requestedAt, 'allocation.settlement.requestedAt');
+      this.checkFuture(a.allocation.settlement.allocateBefore, 'allocation.settlement.allocateBefore');
+      if (time(a.allocation.settlement.allocateBefore, 'allocateBefore') > time(a.allocation.settlement.settleBefore, 'settleBefore')) {
+        throw badRequest('allocation.settlement.allocateBefore must not be after allocation.settlement.settleBefore');
+      }
+    } else {
+      const a = parse(AllocateV2ArgsSchema, args, 'AllocationFactory_Allocate');
+      if (a.allocation.admin !== this.opts.admin) {
+        throw badRequest(`allocation.admin ${a.allocation.admin} is not the admin of this registry (${this.opts.admin})`);
+      }
+      const sides = a.allocation.transferLegSides;
+      if (sides.length === 0) throw badRequest('allocation.transferLegSides must not be empty');
+      checkLimit(sides.length, V2_LIMITS.transferLegs, 'transfer legs');
+      const ids = new Set(sides.map((s) => s.instrumentId));
+      checkLimit(ids.size, V2_LIMITS.instrumentIds, 'instrument ids');
+      checkLimit(new Set([a.allocation.authorizer, ...sides.map((s) => s.otherside)].map(accountKey)).size, V2_LIMITS.accounts, 'accounts');
+      recipe = this.recipeOfInstruments([...ids]);
+      for (const s of sides) this.checkAmount(s.amount, s.instrumentId, `transferLegSides[${s.transferLegId}].amount`);
+      this.checkNotFuture(a.requestedAt, 'requestedAt');
+      if (a.allocation.settlementDeadline) this.checkFuture(a.allocation.settlementDeadline, 'allocation.settlementDeadline');
+    }
+    const parts = await this.guard(() => recipe.allocationFactory(version, args, this.env));
+    return { factoryId: parts.factory.contractId, choiceContext: this.context(parts, req.excludeDebugFields) };
+  }
+
+  async getSettlementFactory(req: GetFactoryRequest) {
+    const a = parse(SettleBatchArgsSchema, req.choiceArguments, 'SettlementFactory_SettleBatch');
+    if (a.transferLegs.length === 0) throw badRequest('transferLegs must not be empty');
+    checkLimit(a.transferLegs.length, V2_LIMITS.transferLegs, 'transfer legs');
+    checkLimit(a.allocations.length, V2_LIMITS.allocations, 'allocations');
+    const ids = new Set(a.transferLegs.map((l) => l.instrumentId));
+    checkLimit(ids.size, V2_LIMITS.instrumentIds, 'instrument ids');
+    const accounts = new Set(a.transferLegs.flatMap((l) => [l.sender, l.receiver]).map(accountKey));
+    checkLimit(accounts.size, V2_LIMITS.accounts, 'accounts');
+    const parties = new Set(a.transferLegs.flatMap((l) => [l.sender.owner, l.sender.provider, l.receiver.owner, l.receiver.provider]).filter(Boolean));
+    checkLimit(parties.size, V2_LIMITS.parties, 'parties');
+    for (const l of a.transferLegs) this.checkAmount(l.amount, l.instrumentId, `transferLegs[${l.transferLegId}].amount`);
+    const recipe = this.recipeOfInstruments([...ids]);
+    const parts = await this.guard(() => recipe.settlementFactory(req.choiceArguments, this.env));
+    return { factoryId: parts.factory.contractId, choiceContext: this.context(parts, req.excludeDebugFields) };
+  }
+
+  // ---- per-contract contexts -----------------------------------------------------------------
+
+  async getTransferInstructionContext(version: ApiVersion, cid: string, action: TransferInstructionAction, req: GetChoiceContextRequest) {
+    const { recipe, contract } = await this.perContract(cid, 'transfer-instruction', 'Transfer instruction');
+    const parts = await this.guard(() => recipe.transferInstructionContext({ version, action, contract }, this.env));
+    return this.context(parts, req.excludeDebugFields);
+  }
+
+  async getAllocationInstructionContext(cid: string, action: AllocationInstructionAction, req: GetChoiceContextRequest) {
+    const { recipe, contract } = await this.perContract(cid, 'allocation-instruction', 'Allocation instruction');
+    const parts = await this.guard(() => recipe.allocationInstructionContext({ version: 2, action, contract }, this.env));
+    return this.context(parts, req.excludeDebugFields);
+  }
+
+  async getAllocationContext(version: ApiVersion, cid: string, action: AllocationAction, req: GetChoiceContextRequest) {
+    const { recipe, contract } = await this.perContract(cid, 'allocation', 'Allocation');
+    const parts = await this.guard(() => recipe.allocationContext({ version, action, contract }, this.env));
+    return this.context(parts, req.excludeDebugFields);
+  }
+
+  /** Looks a contract up by id (index, then ledger) and checks it is one of this admin's. */
+  private async perContract(cid: string, kind: ContractKind, what: string): Promise<{ recipe: Recipe; contract: IndexedContract }> {
+    if (!/^[0-9a-f]{2,}$/.test(cid)) throw badRequest(`${what} id "${cid}" is not a contract id`);
+    const contract = await this.guard(() => this.opts.index.getById(cid));
+    if (!contract) throw notFound(`${what} ${cid} not found: it does not exist, is archived, or is not visible to the registry admin`);
+    for (const recipe of this.recipes.values()) {
+      const k = recipe.kindOf(contract);
+      if (k === undefined) continue;
+      if (k !== kind) throw notFound(`${what} ${cid} not found: contract ${cid} is a ${k} (${contract.templateId})`);
+      const inst = recipe.instrumentOf(contract);
+      if (!inst || inst.admin !== this.opts.admin || !this.instruments.some((i) => i.id === inst.id)) {
+        throw notFound(`${what} ${cid} not found: it is for instrument ${inst ? `${inst.id} of ${inst.admin}` : '(unknown)'}, not one of this registry's`);
+      }
+      return { recipe, contract };
+    }
+    throw notFound(`${what} ${cid} not found: contract ${cid} (${contract.templateId}) is not a ${kind} of a token this registry serves`);
+  }
+
+  // ---- building the answer -------------------------------------------------------------------
+
+  private context(parts: ContextParts, excludeDebugFields: boolean | undefined): ChoiceContextResponse {
+    const seen = new Set<string>();
+    const contracts = parts.disclose.filter((c) => (seen.has(c.contractId) ? false : (seen.add(c.contractId), true)));
+    for (const c of contracts) {
+      if (c.inReassignment || c.synchronizerId === '') {
+        throw conflict(`Contract ${c.contractId} (${c.templateId}) is being reassigned between synchronizers; retry when it is assigned`);
+      }
+    }
+    const syncs = new Set(contracts.map((c) => c.synchronizerId));
+    if (syncs.size > 1) {
+      throw conflict(
+        `The contracts of this choice context are assigned to different synchronizers: ${contracts.map((c) => `${c.contractId} on ${c.synchronizerId}`).join(', ')}`,
+      );
+    }
+    return {
+      choiceContextData: { values: parts.values },
+      disclosedContracts: contracts.map((c) => disclosed(c, excludeDebugFields ?? false)),
+    };
+  }
+
+  // ---- checks --------------------------------------------------------------------------------
+
+  private checkExpectedAdmin(expectedAdmin: string): void {
+    if (expectedAdmin !== this.opts.admin) {
+      throw badRequest(`expectedAdmin ${expectedAdmin} is not the admin of this registry (${this.opts.admin})`);
+    }
+  }
+
+  private checkTransfer(t: { amount: string | number; instrumentId: { admin: string; id: string }; requestedAt: string; executeBefore: string }): void {
+    this.checkAmount(t.amount, t.instrumentId.id, 'transfer.amount');
+    this.checkNotFuture(t.requestedAt, 'transfer.requestedAt');
+    this.checkFuture(t.executeBefore, 'transfer.executeBefore');
+  }
+
+  private instrumentConfig(instrumentId: string): InstrumentConfig {
+    const cfg = this.instruments.find((i) => i.id === instrumentId);
+    if (!cfg) throw badRequest(`Unknown instrument ${instrumentId}: this registry serves ${this.instruments.map((i) => i.id).join(', ') || 'no instruments'}`);
+    if (cfg.paused) {
+      const until = cfg.pauseInfo?.until ? ` until ${cfg.pauseInfo.until}` : '';
+      throw badRequest(`Instrument ${instrumentId} is paused${until}${cfg.pauseInfo?.reason ? `: ${cfg.pauseInfo.reason}` : ''}`);
+    }
+    return cfg;
+  }
+
+  private recipeOfInstrument(instrumentId: { admin: string; id: string }): Recipe {
+    if (instrumentId.admin !== this.opts.admin) {
+      throw badRequest(`instrumentId.admin ${instrumentId.admin} is not the admin of this registry (${this.opts.admin})`);
+    }
+    return this.recipes.get(this.instrumentConfig(instrumentId.id).recipe)!;
+  }
+
+  private recipeOfInstruments(ids: string[]): Recipe {
+    const recipes = new Set(ids.map((id) => this.instrumentConfig(id).recipe));
+    if (recipes.size > 1) throw badRequest(`Instruments ${ids.join(', ')} belong to different token implementations; settle them separately`);
+    return this.recipes.get([...recipes][0]!)!;
+  }
+
+  private checkAmount(amount: string | number, instrumentId: string, field: string): void {
+    const cfg = this.instrumentConfig(instrumentId);
+    let scaled: bigint;
+    try {
+      scaled = parseDecimal(amount, field);
+    } catch (e) {
+      throw badRequest((e as Error).message);
+    }
+    if (scaled <= 0n) throw badRequest(`${field} must be positive, got ${amount}`);
+    if (decimalPlaces(scaled) > cfg.decimals) {
+      throw badRequest(`${field} ${amount} has more decimal places than instrument ${instrumentId} allows (${cfg.decimals})`);
+    }
+  }
+
+  private checkNotFuture(t: string, field: string): void {
+    const now = this.opts.clock.nowMicros();
+    if (time(t, field) > now) throw badRequest(`${field} ${t} is in the future: it must be in the past`);
+  }
+
+  private checkFuture(t: string, field: string): void {
+    const now = this.opts.clock.nowMicros();
+    if (time(t, field) <= now) throw badRequest(`${field} ${t} is in the past: it must be in the future`);
+  }
+
+  /** Runs ledger-backed work, mapping ledger failures to the registry's errors in one place. */
+  private async guard<T>(f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      if (e instanceof RegistryError) throw e;
+      if (e instanceof UnsupportedOperation) throw badRequest(e.message);
+      if (e instanceof LedgerUnavailableError) {
+        throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node is unavailable (${e.message}); retry shortly`, 1);
+      }
+      if (e instanceof LedgerError) {
+        this.opts.logger?.error({ code: e.code, status: e.status }, 'ledger node refused a registry read');
+        throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node refused the registry's read (${e.code}); retry shortly`, 5);
+      }
+      throw e;
+    }
+  }
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, choice: string): z.infer<S> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw badRequest(`Field \`choiceArguments\` does not contain a valid ${choice}: ${describeIssue(r.error)}`);
+  return r.data;
+}
+
+function time(t: string, field: string): bigint {
+  const v = parseInstant(t);
+  if (v === undefined) throw badRequest(`${field}: "${t}" is not an ISO-8601 timestamp`);
+  return v;
+}
+
+function checkLimit(n: number, limit: number, what: string): void {
+  if (n > limit) throw badRequest(`Too many ${what}: ${n} (this registry supports up to ${limit}, the minimum the v2 spec requires)`);
+}
+
+function accountKey(a: Account): string {
+  return `${a.owner ?? ''}|${a.provider ?? ''}|${a.id}`;
+}
+
+export function disclosed(c: IndexedContract, excludeDebugFields: boolean): DisclosedContract {
+  const d: DisclosedContract = {
+    templateId: c.templateId,
+    contractId: c.contractId,
+    createdEventBlob: c.createdEventBlob,
+    synchronizerId: c.synchronizerId,
+  };
+  if (!excludeDebugFields) {
+    d.debugPackageName = c.packageName;
+    d.debugPayload = c.payload;
+    d.debugCreatedAt = c.createdAt;
+  }
+  return d;
+}
+
+function encodePageToken(lastId: string): string {
+  return Buffer.from(`after:${lastId}`).toString('base64url');
+}
+function decodePageToken(token: string): string | undefined {
+  const text = Buffer.from(token, 'base64url').toString('utf8');
+  return text.startsWith('after:') ? text.slice('after:'.length) : undefined;
+}
