@@ -24,7 +24,7 @@ const bob = engine.parties.allocate('bob').party;
 let registry: Registry;
 let ledgerCalls = 0;
 
-const inProcessFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+const inProcessFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
   ledgerCalls++;
   return emu.app.request(input instanceof Request ? input : String(input), init);
 }) as typeof fetch;
@@ -79,7 +79,7 @@ describe('registry with TestTokenV1 over the emulated ledger', () => {
     const r = await registry.app.request('/registry/metadata/v1/instruments');
     const body = (await r.json()) as any;
     expect(body.instruments[0]).toMatchObject({ id: 'X1', decimals: 4, totalSupply: '100.0000000000' });
-    expect((await registry.app.request('/registry/metadata/v1/info').then((x) => x.json())) as any).toEqual({
+    expect((await (await registry.app.request('/registry/metadata/v1/info')).json()) as any).toEqual({
       adminId: admin,
       supportedApis: { 'splice-api-token-metadata-v1': 1 },
     });
