@@ -39,8 +39,9 @@ export class LedgerEngine {
   readonly synchronizerAlias: string;
   readonly listMaxElements: number;
 
-  readonly templates = new TemplateRegistry();
   readonly packages = new PackageStore();
+  /** Declared templates read their payload types from the uploaded packages. */
+  readonly templates = new TemplateRegistry({ packages: this.packages });
   readonly parties: PartyStore;
   readonly users: UserStore;
   readonly contracts: ContractStore;

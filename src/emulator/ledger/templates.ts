@@ -10,6 +10,8 @@
  * Interfaces are declared with their package and choice names; a template that implements an
  * interface provides the view and the implementation of each interface choice.
  */
+import { normalizeDeclaredPayload } from './lf-value.js';
+import type { PackageStore } from './packages.js';
 import type { LfValue, QualifiedId } from './types.js';
 import { nameKey } from './types.js';
 
@@ -89,6 +91,14 @@ export function archiveChoice<P>(signatories: (p: P) => string[]): ChoiceDef<P, 
   };
 }
 
+export interface TemplateRegistryOptions {
+  /**
+   * Uploaded packages: a declared template whose package is among them gets its create argument
+   * type-checked and normalised against the template's record type (lf-value.ts).
+   */
+  packages?: PackageStore;
+}
+
 export class TemplateRegistry {
   private readonly byName = new Map<string, TemplateDef>();
   private readonly byId = new Map<string, TemplateDef>();
@@ -98,6 +108,8 @@ export class TemplateRegistry {
   private readonly packageIdsByName = new Map<string, Set<string>>();
   /** interface name key → templates implementing it. */
   private readonly implementors = new Map<string, TemplateDef[]>();
+
+  constructor(private readonly opts: TemplateRegistryOptions = {}) {}
 
   registerInterface(def: InterfaceDef): void {
     this.interfacesByName.set(nameKey(def.id), def);
@@ -121,11 +133,15 @@ export class TemplateRegistry {
 
   /** Registers a template of a model the emulator does not implement (§ declared templates). */
   declare(spec: DeclaredTemplateSpec): TemplateDef {
+    const packages = this.opts.packages;
     const def: TemplateDef<Record<string, unknown>> = {
       id: spec.id,
       kind: 'declared',
       signatories: (p) => partiesAt(p, spec.signatories),
       observers: (p) => partiesAt(p, spec.observers ?? []),
+      // Looked up at create time, so a DAR uploaded after the declaration counts; without the
+      // package the payload is stored verbatim (no type info to check it against).
+      ...(packages ? { parsePayload: (p: unknown) => normalizeDeclaredPayload(packages, spec.id, p) as Record<string, unknown> } : {}),
       choices: {},
       implements: (spec.implements ?? []).map((i) => ({
         interface: this.interfacesByName.get(nameKey(i.interfaceId)) ?? { id: i.interfaceId, choices: [] },
