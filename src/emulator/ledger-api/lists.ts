@@ -22,11 +22,20 @@ export function listParams(c: Context): ListParams {
   return { limit: limit !== undefined && limit >= 0 ? limit : undefined, idleTimeoutMs: idle ?? DEFAULT_IDLE_TIMEOUT_MS };
 }
 
-/** Applies `limit` and the node limit to a bounded result. */
+/**
+ * Applies `limit` and the node limit to a bounded result: a client limit within the node limit
+ * caps the answer; otherwise more elements than the node limit is a 413 (Canton takes up to
+ * node limit + 1 elements and fails, whatever larger limit the client asked for).
+ */
 export function bounded<T>(engine: LedgerEngine, items: T[], p: ListParams): T[] {
-  if (p.limit !== undefined) return items.slice(0, p.limit);
+  if (p.limit !== undefined && p.limit <= engine.listMaxElements) return items.slice(0, p.limit);
   if (items.length > engine.listMaxElements) throw tooManyElements(items.length, engine.listMaxElements);
-  return items;
+  return p.limit === undefined ? items : items.slice(0, p.limit);
+}
+
+/** How many elements an open-ended stream may collect before answering (node limit + 1 trips the 413). */
+function capOf(engine: LedgerEngine, p: ListParams): number {
+  return p.limit !== undefined && p.limit <= engine.listMaxElements ? p.limit : engine.listMaxElements + 1;
 }
 
 export function tooManyElements(n: number, limit: number): LedgerApiError {
@@ -48,7 +57,7 @@ export async function collectOpenEnded<T>(
   initial: (end: number) => T[],
   next: (offset: number) => T[],
 ): Promise<T[]> {
-  const cap = p.limit ?? engine.listMaxElements + 1;
+  const cap = capOf(engine, p);
   const out = initial(engine.ledgerEnd()).slice(0, cap);
   if (out.length < cap && p.idleTimeoutMs > 0) {
     await new Promise<void>((resolve) => {
@@ -66,6 +75,5 @@ export async function collectOpenEnded<T>(
       }
     });
   }
-  if (p.limit === undefined && out.length > engine.listMaxElements) throw tooManyElements(out.length, engine.listMaxElements);
-  return out;
+  return bounded(engine, out, p);
 }

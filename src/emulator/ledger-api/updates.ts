@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import type { RouteModule } from './app.js';
 import { decodeBody, decodeValue } from './decode.js';
 import { compileEventFormat, shapeOf, transactionJson, transactionTreeJson, wildcardFilterFor, type EventFilter, type Shape } from './events.js';
-import { collectOpenEnded, listParams, tooManyElements } from './lists.js';
+import { bounded, collectOpenEnded, listParams } from './lists.js';
 import { requireReadAs, requireReadAsAnyParty } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { errors, LedgerApiError, PlainTextBadRequest } from '../ledger/errors.js';
@@ -77,13 +77,12 @@ export const updateRoutes: RouteModule = (app) => {
       let txs = engine.updates.range(begin, req.endInclusive, parties);
       if (req.descendingOrder) txs = txs.reverse();
       const out: unknown[] = [];
-      const cap = p.limit ?? engine.listMaxElements + 1;
+      const cap = engine.listMaxElements + 1;
       for (const tx of txs) {
         if (out.length >= cap) break;
         out.push(...render(tx));
       }
-      if (p.limit === undefined && out.length > engine.listMaxElements) throw tooManyElements(out.length, engine.listMaxElements);
-      return c.json(out.slice(0, cap));
+      return c.json(bounded(engine, out, p));
     }
     const out = await collectOpenEnded(
       engine,
