@@ -40,14 +40,21 @@ export class ManualClock implements Clock {
  * when zero (research/ledger-api.md §1.5).
  */
 export function formatInstant(micros: bigint): string {
-  const ms = micros / 1000n;
-  const subMs = Number(micros % 1000n);
-  const iso = new Date(Number(ms)).toISOString(); // always .SSSZ
-  const base = iso.slice(0, 19);
-  const millis = Number(ms % 1000n);
-  if (millis === 0 && subMs === 0) return `${base}Z`;
-  if (subMs === 0) return `${base}.${String(millis).padStart(3, '0')}Z`;
-  return `${base}.${String(millis).padStart(3, '0')}${String(subMs).padStart(3, '0')}Z`;
+  const { base, frac } = split(micros);
+  if (frac === 0n) return `${base}Z`;
+  const digits = String(frac).padStart(6, '0');
+  return `${base}.${digits.endsWith('000') ? digits.slice(0, 3) : digits}Z`;
+}
+
+/** Whole seconds (as ISO, floor) and the non-negative microsecond fraction, also before 1970. */
+function split(micros: bigint): { base: string; frac: bigint } {
+  let secs = micros / 1_000_000n;
+  let frac = micros % 1_000_000n;
+  if (frac < 0n) {
+    frac += 1_000_000n;
+    secs -= 1n;
+  }
+  return { base: new Date(Number(secs) * 1000).toISOString().slice(0, 19), frac };
 }
 
 /**
@@ -55,10 +62,8 @@ export function formatInstant(micros: bigint): string {
  * trailing zeros of the fraction are stripped, and the fraction is dropped when zero.
  */
 export function formatDamlTimestamp(micros: bigint): string {
-  const ms = micros / 1000n;
-  const frac = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  const base = new Date(Number(ms - (ms % 1000n))).toISOString().slice(0, 19);
-  if (frac === 0) return `${base}Z`;
+  const { base, frac } = split(micros);
+  if (frac === 0n) return `${base}Z`;
   return `${base}.${String(frac).padStart(6, '0').replace(/0+$/, '')}Z`;
 }
 
