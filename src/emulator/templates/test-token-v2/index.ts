@@ -1,0 +1,242 @@
+/**
+ * TestTokenV2 (`splice-test-token-v2`, modules `Splice.Testing.Tokens.TestTokenV2[.Holding/
+ * .Transfer/.Allocation/.AccountConfig]`) as native emulator templates: the CIP-0112 (token
+ * standard V2) reference token, which implements the V2 interfaces and, through the
+ * `Splice.TokenStandard.Utils` adapters, the V1 interfaces too (research/test-token-model.md §5).
+ * Behaviour follows the Daml of splice main @f819bd6f choice by choice, including provider
+ * accounts with `AccountConfig` (authorization state machines and authority transfers, §5.3).
+ *
+ * One module per Daml module: ./holding (Token), ./transfer (TokenTransferOffer), ./allocation
+ * (TokenAllocationInstructionV1/V2, TokenAllocationV1/V2), ./account-config (AccountConfig,
+ * AccountProposal, the state machines), ./rules (TokenRules); ./events (EventLog_HoldingsChange),
+ * ./utils (Splice.TokenStandard.Utils), ./values (LF values).
+ *
+ * LIMITATIONS (deviations from the reference token, and why):
+ *  1. `TransferFactory_Transfer` (V2, and V1 through the adapter) fails with
+ *     `stdlib.daml.com/deadline-exceeded` when ledger time is at or past `transfer.executeBefore`:
+ *     the interface says implementations MUST fail then; the reference token does not check it
+ *     (research §6).
+ *  2. Accepting a transfer offer (V2 `TransferInstruction_Accept`, V1 through the adapter, and the
+ *     accept of a mint offer) fails the same way at or past `executeBefore`: the interface says
+ *     registries SHOULD NOT execute a transfer after it, and the lock on the transferred amount
+ *     expires then, so the sender may already have spent it. Reject and withdraw remain possible
+ *     after the deadline, so that a stale offer can always be cleared.
+ *  3. `SettlementFactory_SettleBatch` fails on an empty `transferLegs` list (the interface: "There
+ *     MUST be at least one transfer leg"); the reference would settle an empty batch.
+ *  4. Interface views are computed only for this package's own templates: a batch settlement or
+ *     an AccountConfig authority transfer given a contract of another package fails with a clear
+ *     DAML_FAILURE instead of reading its view (the emulator's choice bodies cannot evaluate a
+ *     foreign view; such a contract could not pass the admin checks anyway).
+ *  5. Failure texts follow the reference (`require'`, `requireMatchExpected`, the deadline
+ *     assertions of DA.Assert); the error ids are `UNHANDLED_EXCEPTION/DA.Exception.GeneralError:
+ *     GeneralError` for fail/abort and `…AssertionFailed:AssertionFailed` for assertMsg/require,
+ *     and Daml `show` output is reproduced for the values that appear in them.
+ *  Kept as in the reference (not deviations): `allocateBefore` is not checked against ledger time
+ *  (only `settlementDeadline` on allocate and settle); the admin cannot cancel an expired
+ *  allocation (`expiresAt = None`); withdrawing a mint offer fails (it would create a Token of the
+ *  owner-less mint account, which the Token's ensure clause forbids).
+ */
+import type { LedgerEngine } from '../../ledger/engine.js';
+import type { EngineCommand, Submission } from '../../ledger/commands.js';
+import { archiveChoice, type InterfaceImpl, type TemplateRegistry } from '../../ledger/templates.js';
+import { nameKey, type QualifiedId } from '../../ledger/types.js';
+import type { TransactionRecord } from '../../ledger/updates.js';
+import { formatTime, type ChoiceContext } from '../lf.js';
+import { registerTokenStandardInterfaces } from '../token-standard.js';
+import { accountConfigTemplate, accountProposalTemplate, basicAccountConfig } from './account-config.js';
+import { tokenAllocationInstructionV1Template, tokenAllocationInstructionV2Template, tokenAllocationV1Template, tokenAllocationV2Template } from './allocation.js';
+import { tokenTemplate } from './holding.js';
+import { ACCOUNT_CONFIGS_CONTEXT_KEY, TEST_TOKEN_V2_PACKAGE_ID, TEST_TOKEN_V2_PACKAGE_NAME, TestTokenV2Ids, TOKEN_RULES_CONTEXT_KEY } from './ids.js';
+import { tokenRulesTemplate } from './rules.js';
+import { tokenTransferOfferTemplate } from './transfer.js';
+import { accountParties, basicAccount } from './utils.js';
+import { pDecimal, type Account, type AccountConfig, type PartyConfig } from './values.js';
+
+export { ACCOUNT_CONFIGS_CONTEXT_KEY, TEST_TOKEN_V2_PACKAGE_ID, TEST_TOKEN_V2_PACKAGE_NAME, TestTokenV2Ids, TOKEN_RULES_CONTEXT_KEY };
+export type { Account, AccountConfig, PartyConfig };
+
+/** Every template of `splice-test-token-v2`. */
+export const TEST_TOKEN_V2_TEMPLATES = [
+  tokenRulesTemplate,
+  tokenTemplate,
+  tokenTransferOfferTemplate,
+  tokenAllocationInstructionV2Template,
+  tokenAllocationV2Template,
+  tokenAllocationInstructionV1Template,
+  tokenAllocationV1Template,
+  accountConfigTemplate,
+  accountProposalTemplate,
+] as const;
+
+// Every Daml interface has the implicit consuming `Archive` choice (controllers: the signatories).
+for (const t of TEST_TOKEN_V2_TEMPLATES) {
+  for (const impl of t.implements as InterfaceImpl[]) impl.choices.Archive ??= archiveChoice((p) => (t.signatories as (x: unknown) => string[])(p));
+}
+
+/** Registers the token-standard interfaces and TestTokenV2's templates (idempotent). */
+export function registerTestTokenV2(templates: TemplateRegistry): void {
+  registerTokenStandardInterfaces(templates);
+  // register() appends to the interface implementor lists, so registering twice must be skipped
+  for (const t of TEST_TOKEN_V2_TEMPLATES) if (templates.templateById(t.id) !== t) templates.register(t);
+}
+
+/**
+ * The choice context TestTokenV2's registry serves for every endpoint (research §5.6): the
+ * TokenRules contract (also the EventLog) and the AccountConfigs of the provider accounts involved.
+ */
+export function testTokenV2ChoiceContext(tokenRulesCid: string, accountConfigCids: readonly string[] = []): ChoiceContext {
+  return {
+    values: {
+      [ACCOUNT_CONFIGS_CONTEXT_KEY]: { tag: 'AV_List', value: accountConfigCids.map((c) => ({ tag: 'AV_ContractId', value: c })) },
+      [TOKEN_RULES_CONTEXT_KEY]: { tag: 'AV_ContractId', value: tokenRulesCid },
+    },
+  };
+}
+
+// ---- helpers for seeding (they submit commands like any client; they never write stores) -----------
+
+const refOf = (id: QualifiedId) => ({ package: { name: id.packageName }, moduleName: id.moduleName, entityName: id.entityName });
+
+function submit(engine: LedgerEngine, actAs: string[], commands: EngineCommand[], disclose: string[] = []): TransactionRecord {
+  const s: Submission = {
+    userId: 'test-token-v2-seed',
+    actAs,
+    readAs: [],
+    commandId: `test-token-v2-${engine.ids.uuid()}`,
+    workflowId: '',
+    submissionId: engine.ids.uuid(),
+    commands,
+    disclosedContracts: disclose.map((cid) => {
+      const c = engine.contracts.getActive(cid);
+      if (!c) throw new Error(`contract ${cid} is not active`);
+      return { contractId: cid, createdEventBlob: c.blob, synchronizerId: c.synchronizerId };
+    }),
+  };
+  return engine.commands.submit(s);
+}
+
+function rootResult(tx: TransactionRecord): any {
+  const root = tx.nodes[0];
+  if (!root || root.kind !== 'exercise') throw new Error('expected an exercise at the root of the transaction');
+  return root.exerciseResult;
+}
+
+function activeOf(engine: LedgerEngine, party: string, id: QualifiedId) {
+  const end = engine.ledgerEnd();
+  return engine.contracts.activeAt(end, end, new Set([party]), new Set([nameKey(id)]));
+}
+
+/** The admin's TokenRules contract ids (the registry expects exactly one). */
+export function findTestTokenV2Rules(engine: LedgerEngine, admin: string): string[] {
+  return activeOf(engine, admin, TestTokenV2Ids.TokenRules)
+    .filter((c) => (c.payload as { admin: string }).admin === admin)
+    .map((c) => c.contractId);
+}
+
+/** Creates `TokenRules{admin}` (as the admin); returns its contract id. */
+export function createTestTokenV2Rules(engine: LedgerEngine, admin: string): string {
+  const tx = submit(engine, [admin], [{ kind: 'create', template: refOf(TestTokenV2Ids.TokenRules), createArguments: { admin } }]);
+  const node = tx.nodes[0];
+  if (!node || node.kind !== 'create') throw new Error('expected a create');
+  return node.contract.contractId;
+}
+
+/**
+ * Opens a provider account the way the reference registry does (`makeAccountIfMissing`): the
+ * provider proposes an AccountConfig, the owner accepts. Returns the AccountConfig contract id.
+ */
+export function createTestTokenV2Account(
+  engine: LedgerEngine,
+  opts: { admin: string; owner: string; provider: string; id?: string; ownerConfig?: PartyConfig; providerConfig?: PartyConfig },
+): string {
+  const config: AccountConfig = {
+    admin: opts.admin,
+    account: { owner: opts.owner, provider: opts.provider, id: opts.id ?? '' },
+    ownerConfig: opts.ownerConfig ?? { canInitiate: true, mustApprove: true },
+    providerConfig: opts.providerConfig ?? { canInitiate: true, mustApprove: true },
+  };
+  const proposal = submit(engine, [opts.provider], [{ kind: 'create', template: refOf(TestTokenV2Ids.AccountProposal), createArguments: { config } }]);
+  const node = proposal.nodes[0];
+  if (!node || node.kind !== 'create') throw new Error('expected a create');
+  const accepted = submit(engine, [opts.owner], [
+    { kind: 'exercise', template: refOf(TestTokenV2Ids.AccountProposal), contractId: node.contract.contractId, choice: 'AccountProposal_Accept', choiceArgument: {} },
+  ]);
+  return (rootResult(accepted) as { accountConfig: string }).accountConfig;
+}
+
+/** The AccountConfig contract of a provider account, if one exists. */
+export function findTestTokenV2AccountConfig(engine: LedgerEngine, admin: string, account: Account): string | undefined {
+  return activeOf(engine, admin, TestTokenV2Ids.AccountConfig).find((c) => {
+    const p = c.payload as AccountConfig;
+    return p.admin === admin && p.account.owner === account.owner && p.account.provider === account.provider && p.account.id === account.id;
+  })?.contractId;
+}
+
+export interface MintTestTokenV2Options {
+  admin: string;
+  /** The owner of a basic account; or give `account` for a provider account (it needs an AccountConfig). */
+  owner?: string;
+  account?: Account;
+  /** Instrument id text, e.g. "X2" (the instrument is `{admin, id}`). */
+  instrumentId: string;
+  amount: string | number;
+  /** Defaults to the admin's single TokenRules contract. */
+  tokenRulesCid?: string;
+}
+
+/**
+ * Mints like the reference registry (research §5.6): the admin exercises `TokenRules_OfferMint`,
+ * then the receiving account's parties accept the offer through V2 `TransferInstruction_Accept`
+ * (with TokenRules as a disclosed contract and the registry's choice context). Returns the
+ * minted Token's contract id.
+ */
+export function mintTestTokenV2(engine: LedgerEngine, opts: MintTestTokenV2Options): string {
+  const account = opts.account ?? (opts.owner !== undefined ? basicAccount(opts.owner) : undefined);
+  if (!account || account.owner === null) throw new Error('mintTestTokenV2: give `owner` or an `account` with an owner');
+  const rules = opts.tokenRulesCid ?? findTestTokenV2Rules(engine, opts.admin)[0];
+  if (!rules) throw new Error(`mintTestTokenV2: no TokenRules of ${opts.admin}; create one with createTestTokenV2Rules`);
+  let receiverConfig: AccountConfig = basicAccountConfig(opts.admin, account);
+  const configCids: string[] = [];
+  if (account.provider !== null) {
+    const cid = findTestTokenV2AccountConfig(engine, opts.admin, account);
+    if (!cid) throw new Error('mintTestTokenV2: the provider account has no AccountConfig; create one with createTestTokenV2Account');
+    receiverConfig = engine.contracts.getActive(cid)!.payload as AccountConfig;
+    configCids.push(cid);
+  }
+  const amount = pDecimal(opts.amount, 'amount');
+  const offerTx = submit(engine, [opts.admin], [
+    {
+      kind: 'exercise',
+      template: refOf(TestTokenV2Ids.TokenRules),
+      contractId: rules,
+      choice: 'TokenRules_OfferMint',
+      choiceArgument: {
+        receiver: account,
+        amount,
+        instrumentId: { admin: opts.admin, id: opts.instrumentId },
+        offeredAt: formatTime(engine.clock.nowMicros()),
+        receiverConfig,
+      },
+    },
+  ]);
+  const { offerCid } = rootResult(offerTx) as { offerCid: string };
+  const actors = accountParties(opts.admin, account);
+  const acceptTx = submit(
+    engine,
+    actors,
+    [
+      {
+        kind: 'exercise',
+        template: { package: { name: 'splice-api-token-transfer-instruction-v2' }, moduleName: 'Splice.Api.Token.TransferInstructionV2', entityName: 'TransferInstruction' },
+        contractId: offerCid,
+        choice: 'TransferInstruction_Accept',
+        choiceArgument: { actors, extraArgs: { context: testTokenV2ChoiceContext(rules, configCids), meta: { values: {} } } },
+      },
+    ],
+    [rules],
+  );
+  const result = rootResult(acceptTx) as { output: { tag: string; value: { receiverHoldingCids?: string[] } } };
+  const cid = result.output.value.receiverHoldingCids?.[0];
+  if (result.output.tag !== 'TransferInstructionResult_Completed' || !cid) throw new Error(`mintTestTokenV2: the mint offer was not completed (${result.output.tag})`);
+  return cid;
+}
