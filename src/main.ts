@@ -54,8 +54,8 @@ async function emulate(): Promise<number> {
     ['ledger readiness', `${emulator.ledgerUrl}/readyz`],
   ];
   const lines = [`token-registry emulator ready (auth: ${config.auth.mode}, participant: ${emulator.engine.participantId})`, table(rows)];
-  if (emulator.seeded.length > 0) {
-    lines.push('', table([['party', 'user', 'role'], ...emulator.seeded.map((p) => [p.party, p.userId, p.role])]));
+  if (emulator.seeded) {
+    lines.push('', table([['party', 'user', 'role'], ...emulator.seeded.parties.map((p) => [p.party, p.userId, p.role])]));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   const stop = () => {

@@ -17,7 +17,7 @@ import { EmulatorConfigSchema } from '../config/schema.js';
 import { createAuthenticator } from './ledger-api/auth.js';
 import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-api/index.js';
 import { LedgerEngine } from './ledger/engine.js';
-import { seedDemoWorld, type DemoWorld, type SeededParty } from './seed.js';
+import { seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
 import type { Clock } from './shared/clock.js';
 
 export interface StartEmulatorOptions {
@@ -33,7 +33,8 @@ export interface RunningEmulator {
   app: LedgerApp;
   /** Base URL of the ledger JSON API, e.g. `http://127.0.0.1:7575`. */
   ledgerUrl: string;
-  seeded: SeededParty[];
+  /** The demo world, when it was seeded. */
+  seeded?: SeededWorld;
   close(): Promise<void>;
 }
 
@@ -56,7 +57,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
       implements: t.implements.map((i) => ({ interfaceId: qualifiedId(i.interface), view: i.view })),
     });
   }
-  const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world) : [];
+  const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world) : undefined;
   const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine });
   const app = createLedgerApiApp({ engine, authenticate, logger: logger.child({ module: 'ledger-api' }) }, ledgerApiRoutes);
   return { engine, app, seeded, config };

@@ -1,15 +1,33 @@
 /**
  * The demo world `emulate` starts with: data, not code paths. Each party gets a user of the
  * same name holding CanActAs (and its primary party), so a wallet can log in as `alice` with a
- * dev token and act at once. Token instruments and holdings join this world with the token
- * implementations (issue 3).
+ * dev token and act at once. Instruments of both reference test tokens are created with their
+ * rules contracts and holdings minted through the ledger's command service (the path every
+ * wallet command takes).
  */
 import type { LedgerEngine } from './ledger/engine.js';
 import type { Right } from './ledger/types.js';
+import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
+import { createTestTokenV2Rules, findTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from './templates/test-token-v2/index.js';
+
+export type TokenImplementation = 'splice-test-token-v1' | 'splice-test-token-v2';
+
+export interface DemoInstrument {
+  token: TokenImplementation;
+  /** Hint of the admin party (one of `parties`). */
+  admin: string;
+  id: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+  /** Holdings minted at start: owner hint and amount. */
+  holdings: Array<{ owner: string; amount: string }>;
+}
 
 export interface DemoWorld {
   /** Party hints; each becomes `hint::<participant namespace>` and a user `hint`. */
   parties: Array<{ hint: string; role: string }>;
+  instruments: DemoInstrument[];
 }
 
 export const DEFAULT_DEMO_WORLD: DemoWorld = {
@@ -18,6 +36,41 @@ export const DEFAULT_DEMO_WORLD: DemoWorld = {
     { hint: 'alice', role: 'holder' },
     { hint: 'bob', role: 'holder' },
     { hint: 'executor', role: 'settlement executor' },
+  ],
+  instruments: [
+    {
+      token: 'splice-test-token-v1',
+      admin: 'token-admin',
+      id: 'TT1',
+      name: 'Test Token One',
+      symbol: 'TT1',
+      decimals: 10,
+      holdings: [
+        { owner: 'alice', amount: '1000' },
+        { owner: 'bob', amount: '500' },
+      ],
+    },
+    {
+      token: 'splice-test-token-v2',
+      admin: 'token-admin',
+      id: 'TT2-USD',
+      name: 'Test Token Two (USD)',
+      symbol: 'TUSD',
+      decimals: 2,
+      holdings: [
+        { owner: 'alice', amount: '800' },
+        { owner: 'bob', amount: '200' },
+      ],
+    },
+    {
+      token: 'splice-test-token-v2',
+      admin: 'token-admin',
+      id: 'TT2-EUR',
+      name: 'Test Token Two (EUR)',
+      symbol: 'TEUR',
+      decimals: 2,
+      holdings: [{ owner: 'alice', amount: '300' }],
+    },
   ],
 };
 
@@ -28,11 +81,38 @@ export interface SeededParty {
   userId: string;
 }
 
-export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD): SeededParty[] {
-  return world.parties.map(({ hint, role }) => {
+export interface SeededWorld {
+  parties: SeededParty[];
+  instruments: Array<DemoInstrument & { adminParty: string }>;
+}
+
+export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD): SeededWorld {
+  const parties = world.parties.map(({ hint, role }) => {
     const party = engine.parties.allocate(hint).party;
     const rights: Right[] = [{ kind: 'CanActAs', party }];
     engine.users.create({ id: hint, primaryParty: party }, rights);
     return { hint, role, party, userId: hint };
   });
+  const partyOf = (hint: string): string => {
+    const p = parties.find((x) => x.hint === hint);
+    if (!p) throw new Error(`demo world: unknown party hint "${hint}"`);
+    return p.party;
+  };
+  const rulesDone = new Set<string>();
+  const instruments = world.instruments.map((inst) => {
+    const admin = partyOf(inst.admin);
+    const key = `${inst.token}/${admin}`;
+    if (inst.token === 'splice-test-token-v1') {
+      registerTestTokenV1(engine.templates);
+      if (!rulesDone.has(key)) createTestTokenV1Rules(engine, admin);
+      for (const h of inst.holdings) mintTestTokenV1(engine, { admin, owner: partyOf(h.owner), instrumentId: inst.id, amount: h.amount });
+    } else {
+      registerTestTokenV2(engine.templates);
+      if (!rulesDone.has(key) && findTestTokenV2Rules(engine, admin).length === 0) createTestTokenV2Rules(engine, admin);
+      for (const h of inst.holdings) mintTestTokenV2(engine, { admin, owner: partyOf(h.owner), instrumentId: inst.id, amount: h.amount });
+    }
+    rulesDone.add(key);
+    return { ...inst, adminParty: admin };
+  });
+  return { parties, instruments };
 }

@@ -12,6 +12,7 @@ import { oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvid
 import { LedgerClient, type LedgerClientOptions } from '../../../src/ledger/client.js';
 import { LedgerError } from '../../../src/ledger/errors.js';
 import { offsetOfUpdate } from '../../../src/ledger/schemas/events.js';
+import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
 
 const SECRET = 'secret';
 const AUDIENCE = 'https://example';
@@ -52,6 +53,8 @@ const createAsset = (i: number, owner = admin) => ({
 
 beforeAll(async () => {
   emu = await startEmulator({
+    // the demo parties, without token instruments: these tests count contracts
+    world: { ...DEFAULT_DEMO_WORLD, instruments: [] },
     config: {
       port: 0,
       logLevel: 'silent',
@@ -72,8 +75,8 @@ beforeAll(async () => {
       ],
     },
   });
-  admin = emu.seeded.find((p) => p.hint === 'token-admin')!.party;
-  alice = emu.seeded.find((p) => p.hint === 'alice')!.party;
+  admin = emu.seeded!.parties.find((p) => p.hint === 'token-admin')!.party;
+  alice = emu.seeded!.parties.find((p) => p.hint === 'alice')!.party;
   adminToken = selfSignedHs256({ secret: SECRET, userId: 'token-admin', audience: AUDIENCE });
   // 25 assets (more than one page and more than the node's list limit of 20), one Other
   await submit(Array.from({ length: 25 }, (_, i) => createAsset(i, i % 5 === 0 ? alice : admin)));

@@ -3,16 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { buildEmulator } from '../../../src/emulator/index.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
+import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
 
 describe('LedgerClient in-process', () => {
   it('reads the emulator through app.request', async () => {
     const emu = buildEmulator({
+      world: { ...DEFAULT_DEMO_WORLD, instruments: [] },
       config: {
         logLevel: 'silent',
         declaredTemplates: [{ packageName: 'acme', moduleName: 'M', entityName: 'T', signatories: ['owner'], observers: [], implements: [] }],
       },
     });
-    const owner = emu.seeded[0]!.party;
+    const owner = emu.seeded!.parties[0]!.party;
     const c = new LedgerClient({
       baseUrl: 'http://emulator.invalid',
       tokenProvider: noAuth,

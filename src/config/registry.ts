@@ -1,0 +1,82 @@
+/**
+ * Configuration of the registry service (`serve`, and the registry of the emulated stack):
+ * the admin, its instruments and their token implementations (recipes), the ledger node it
+ * reads and how it authenticates, and the cache.
+ */
+import { z } from 'zod';
+
+export const InstrumentConfigSchema = z
+  .object({
+    id: z.string().min(1),
+    name: z.string().min(1),
+    symbol: z.string().min(1),
+    decimals: z.number().int().min(0).max(10).default(10),
+    /** `splice-test-token-v1`, `splice-test-token-v2`, or the name of a declarative recipe. */
+    recipe: z.string().min(1),
+    supportedApis: z.record(z.string(), z.number().int().nonnegative()).optional(),
+    paused: z.boolean().optional(),
+    pauseInfo: z.object({ reason: z.string().optional(), until: z.iso.datetime().optional() }).strict().optional(),
+    accountInputFieldsToShow: z.array(z.enum(['provider', 'accountId'])).optional(),
+    /** `ledger`: computed from the admin's holdings (HoldingV1 views); `none`: not reported. */
+    totalSupply: z.enum(['ledger', 'none']).default('ledger'),
+  })
+  .strict();
+export type InstrumentConfigInput = z.input<typeof InstrumentConfigSchema>;
+
+export const LedgerAuthSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('none') }).strict(),
+  z.object({ kind: z.literal('static'), token: z.string().min(1) }).strict(),
+  z
+    .object({
+      kind: z.literal('oauth2'),
+      tokenUrl: z.url(),
+      clientId: z.string().min(1),
+      clientSecret: z.string().min(1),
+      audience: z.string().optional(),
+      scope: z.string().optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('hs256'),
+      secret: z.string().min(1),
+      userId: z.string().min(1),
+      audience: z.string().optional(),
+      scope: z.string().optional(),
+    })
+    .strict(),
+]);
+export type LedgerAuthConfig = z.infer<typeof LedgerAuthSchema>;
+
+export const RegistryConfigSchema = z
+  .object({
+    /** The instrument admin party this registry serves. */
+    adminParty: z.string().min(1),
+    instruments: z.array(InstrumentConfigSchema).min(1),
+    /** Declarative recipes (validated separately, with their own messages). */
+    recipes: z.array(z.unknown()).default([]),
+    ledger: z
+      .object({
+        url: z.url(),
+        auth: LedgerAuthSchema.default({ kind: 'none' }),
+        timeoutMs: z.number().int().positive().default(10_000),
+      })
+      .strict(),
+    port: z.number().int().min(0).max(65535).default(7576),
+    host: z.string().min(1).default('0.0.0.0'),
+    /** Serve the registry under this prefix (e.g. behind a gateway). */
+    basePath: z.string().regex(/^(\/[^/]+)*$/, 'a base path starts with / and has no trailing /').default(''),
+    redisUrl: z.string().optional(),
+    /** TTL of cached disclosed contracts (archives delete them earlier). */
+    cacheTtlSeconds: z.number().int().positive().default(3600),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const ids = new Set<string>();
+    c.instruments.forEach((i, n) => {
+      if (ids.has(i.id)) ctx.addIssue({ code: 'custom', path: ['instruments', n, 'id'], message: `duplicate instrument id "${i.id}"` });
+      ids.add(i.id);
+    });
+  });
+export type RegistryConfig = z.infer<typeof RegistryConfigSchema>;
