@@ -34,7 +34,7 @@ const BENCH_TEMPLATE = { packageName: 'token-registry-bench', moduleName: 'Bench
 async function startCli(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [join(root, 'dist/main.js'), 'emulate'], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DECLARED_TEMPLATES: JSON.stringify([BENCH_TEMPLATE]), ...env },
+    env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', LOG_LEVEL: 'warn', DECLARED_TEMPLATES: JSON.stringify([BENCH_TEMPLATE]), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {

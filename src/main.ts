@@ -9,18 +9,21 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
-import { startEmulator } from './emulator/index.js';
+import { startStack } from './stack.js';
+import { loadRegistryConfig, startRegistry } from './serve.js';
 import { mintDevToken } from './emulator/ledger-api/auth.js';
 
 const USAGE = `usage: token-registry <command>
 
 commands:
-  emulate            start the emulated ledger node (JSON Ledger API v2) with the demo world
+  emulate            start the emulated stack (ledger node + token registry) with the demo world
+  serve              run the registry for an instrument admin against its participant
+                     (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT override it)
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
   config schema      print the configuration's JSON Schema
   config show        print the effective configuration (from the environment)
 
-environment (emulate): PORT (7575), HOST (127.0.0.1), LEDGER_AUTH (none|jwt),
+environment (emulate): PORT (7575), REGISTRY_PORT (7576), HOST (127.0.0.1), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
   LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL`;
 
@@ -29,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'emulate':
       return emulate();
+    case 'serve':
+      return serveRegistry();
     case 'token':
       return token(rest);
     case 'config':
@@ -47,19 +52,50 @@ async function main(argv: string[]): Promise<number> {
 
 async function emulate(): Promise<number> {
   const config = loadEmulatorConfig();
-  const emulator = await startEmulator({ config });
+  const stack = await startStack({ config, registryPort: config.registryPort, redisUrl: config.redisUrl });
   const rows = [
     ['service', 'url'],
-    ['ledger JSON API v2', emulator.ledgerUrl],
-    ['ledger readiness', `${emulator.ledgerUrl}/readyz`],
+    ['ledger JSON API v2', stack.ledgerUrl],
+    ['ledger readiness', `${stack.ledgerUrl}/readyz`],
   ];
-  const lines = [`token-registry emulator ready (auth: ${config.auth.mode}, participant: ${emulator.engine.participantId})`, table(rows)];
-  if (emulator.seeded) {
-    lines.push('', table([['party', 'user', 'role'], ...emulator.seeded.parties.map((p) => [p.party, p.userId, p.role])]));
+  if (stack.registryUrl) {
+    rows.push(['token-standard registry', stack.registryUrl], ['registry info', `${stack.registryUrl}/registry/metadata/v1/info`]);
+  }
+  const lines = [`token-registry emulator ready (auth: ${config.auth.mode}, participant: ${stack.engine.participantId})`, '', table(rows)];
+  if (stack.seeded) {
+    lines.push('', table([['party', 'user', 'role'], ...stack.seeded.parties.map((p) => [p.party, p.userId, p.role])]));
+    if (stack.seeded.instruments.length > 0) {
+      lines.push(
+        '',
+        table([
+          ['instrument', 'token', 'symbol', 'holdings'],
+          ...stack.seeded.instruments.map((i) => [i.id, i.token, i.symbol, i.holdings.map((h) => `${h.owner} ${h.amount}`).join(', ')]),
+        ]),
+      );
+    }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   const stop = () => {
-    void emulator.close().finally(() => process.exit(0));
+    void stack.close().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return new Promise<number>(() => {});
+}
+
+async function serveRegistry(): Promise<number> {
+  const config = loadRegistryConfig();
+  const running = await startRegistry(config);
+  process.stdout.write(
+    `token-registry serving the registry of ${config.adminParty}\n${table([
+      ['service', 'url'],
+      ['token-standard registry', `${running.url}${config.basePath}`],
+      ['ledger node', config.ledger.url],
+      ['cache', config.redisUrl ? 'redis' : 'memory'],
+    ])}\n`,
+  );
+  const stop = () => {
+    void running.close().finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

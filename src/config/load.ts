@@ -19,6 +19,8 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
     return Number(v);
   };
   raw.port = num('PORT');
+  raw.registryPort = num('REGISTRY_PORT');
+  raw.redisUrl = env.REDIS_URL || undefined;
   raw.host = env.HOST || undefined;
   raw.seed = env.EMULATOR_SEED || undefined;
   raw.participantName = env.PARTICIPANT_NAME || undefined;

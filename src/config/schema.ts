@@ -30,6 +30,10 @@ export type DeclaredTemplateConfig = z.infer<typeof DeclaredTemplateConfigSchema
 export const EmulatorConfigSchema = z.object({
   /** Port of the emulated ledger node's JSON API (Canton's default is 7575). */
   port: z.number().int().min(0).max(65535).default(7575).describe('PORT: ledger JSON API port'),
+  /** Port of the demo admin's token-standard registry. */
+  registryPort: z.number().int().min(0).max(65535).default(7576).describe('REGISTRY_PORT'),
+  /** Redis for the registry's cache of disclosed contracts; in memory when unset. */
+  redisUrl: z.string().optional().describe('REDIS_URL'),
   /** Interface to listen on. 127.0.0.1 by default; 0.0.0.0 inside containers. */
   host: z.string().min(1).default('127.0.0.1').describe('HOST: interface to bind'),
   /** Seed of every generated id: the same seed and commands give the same ledger. */

@@ -34,6 +34,7 @@ export function createRegistry(opts: RegistryOptions) {
     admin: opts.admin,
     indexedTemplates: recipes.flatMap((r) => r.indexedTemplates),
     cachedTemplates: recipes.flatMap((r) => r.cachedTemplates),
+    indexedInterfaces: recipes.flatMap((r) => r.indexedInterfaces ?? []),
     cache: opts.cache,
     logger: opts.logger?.child({ module: 'contract-index' }),
     cacheTtlSeconds: opts.cacheTtlSeconds,

@@ -47,6 +47,8 @@ export interface Recipe {
   readonly indexedTemplates: readonly string[];
   /** `#package:Module:Entity` cached by id (instructions, allocations, locked holdings). */
   readonly cachedTemplates: readonly string[];
+  /** `#package:Module:Entity` of interfaces whose implementations are kept in the index (found by interface). */
+  readonly indexedInterfaces?: readonly string[];
 
   /** What a per-contract object of this token is, or undefined when it is none of its objects. */
   kindOf(contract: IndexedContract): ContractKind | undefined;

@@ -1,0 +1,378 @@
+/**
+ * A recipe from configuration, for a Daml token model that has no built-in recipe (issue 4 §2).
+ * The configuration (src/config/recipe-schema.ts, validated at start-up) says, per endpoint:
+ *  - which contract is the factory: by template or interface, field matches against the choice
+ *    arguments (e.g. the instrument), optionally a synchronizer;
+ *  - which contracts form the choice context, each under a key, found by template plus field
+ *    matches (`$args.<path>` for factories, `$contract.<path>` for per-contract contexts),
+ *    required or optional, one contract id or a list;
+ *  - `transferKind`: `self` when sender = receiver (whole Account records in v2, as Scan compares,
+ *    research/registry.md §3.3), `direct` when a configured pre-approval exists, else `offer`.
+ * Every contract put into the context is disclosed, and so is the factory (§3.3-§3.4: the service
+ * then checks synchronizers and adds the debug fields).
+ *
+ * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
+ * a `$id` match, to `getById` (cache, then one ledger lookup).
+ *
+ * Several contracts matching where the configuration expects one (an entry `as: "contractId"`
+ * or a factory, with `pick: "unique"`) is a 500: the admin's ledger disagrees with the recipe,
+ * which is neither the wallet's fault (not a 4xx) nor transient. 409 is what the token standard
+ * reserves for reassignment ("retry when assigned"): wallets would retry a request that can never
+ * succeed. The message names the contracts and how to fix the recipe (a further match field, or
+ * `pick: "newest"`).
+ */
+import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
+import {
+  ALLOCATION_ACTIONS,
+  ALLOCATION_INSTRUCTION_ACTIONS,
+  FACTORY_ENDPOINTS,
+  parseValueExpr,
+  TRANSFER_INSTRUCTION_ACTIONS,
+  validateDeclarativeRecipe,
+  type ContractSelector,
+  type DeclarativeRecipeConfig,
+  type DirectRule,
+  type FactoryContextEntry,
+  type FactoryEndpoint,
+  type PerContractConfig,
+  type PerContractContextEntry,
+  type PerContractKind,
+  type ValueExpr,
+} from '../../config/recipe-schema.js';
+import type { AnyValue } from '../../emulator/templates/lf.js';
+import { parseInstant } from '../../emulator/shared/clock.js';
+import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
+import { notFound, RegistryError } from '../errors.js';
+import {
+  contractIdValue,
+  UnsupportedOperation,
+  type ContextParts,
+  type ContractKind,
+  type ContractRequest,
+  type FactoryParts,
+  type Recipe,
+  type RecipeEnv,
+  type TransferFactoryParts,
+} from './recipe.js';
+
+export { DeclarativeRecipeSchema, validateDeclarativeRecipe, RecipeConfigError } from '../../config/recipe-schema.js';
+export type { DeclarativeRecipeConfig, ValidatedRecipe } from '../../config/recipe-schema.js';
+
+/** What value expressions can read while resolving one request. */
+interface Scope {
+  admin: string;
+  args?: Record<string, unknown>;
+  contract?: IndexedContract;
+}
+
+/** A selector with its value expressions parsed once. */
+interface CompiledSelector {
+  /** `#package-name:Module:Entity` as configured. */
+  ref: string;
+  /** Index key: `package-name:Module:Entity`. */
+  key: string;
+  byInterface: boolean;
+  fields: Array<{ path: string[]; text: string; expr: ValueExpr }>;
+  id?: { text: string; expr: ValueExpr };
+  synchronizerId?: string;
+  pick: 'unique' | 'newest' | 'oldest';
+}
+
+interface CompiledEntry extends CompiledSelector {
+  contextKey: string;
+  required: boolean;
+  as: 'contractId' | 'list';
+  endpoints: readonly string[];
+}
+
+interface CompiledDirect extends CompiledSelector {
+  contextKey?: string;
+  endpoints: readonly string[];
+}
+
+interface CompiledPerContract {
+  kind: ContractKind;
+  what: string;
+  templateKeys: Set<string>;
+  instrumentIdPath: string[];
+  instrumentAdminPath?: string[];
+  entries: CompiledEntry[];
+}
+
+const KIND_OF: Record<PerContractKind, { kind: ContractKind; what: string; actions: readonly string[] }> = {
+  transferInstructions: { kind: 'transfer-instruction', what: 'transfer instruction', actions: TRANSFER_INSTRUCTION_ACTIONS },
+  allocationInstructions: { kind: 'allocation-instruction', what: 'allocation instruction', actions: ALLOCATION_INSTRUCTION_ACTIONS },
+  allocations: { kind: 'allocation', what: 'allocation', actions: ALLOCATION_ACTIONS },
+};
+
+export class DeclarativeRecipe implements Recipe {
+  readonly name: string;
+  readonly supportedApis: Readonly<Record<string, number>>;
+  readonly indexedTemplates: readonly string[];
+  readonly indexedInterfaces: readonly string[];
+  readonly cachedTemplates: readonly string[];
+
+  private readonly factories = new Map<FactoryEndpoint, CompiledSelector>();
+  private readonly entries: CompiledEntry[];
+  private readonly direct: CompiledDirect[];
+  private readonly perContract = new Map<ContractKind, CompiledPerContract>();
+
+  /** Validates a recipe document (throws `RecipeConfigError` listing every problem). */
+  static fromJson(json: unknown): { recipe: DeclarativeRecipe; warnings: string[] } {
+    const { config, warnings } = validateDeclarativeRecipe(json);
+    return { recipe: new DeclarativeRecipe(config), warnings };
+  }
+
+  /** Builds the recipe from a configuration that `validateDeclarativeRecipe` accepted. */
+  constructor(readonly config: DeclarativeRecipeConfig) {
+    this.name = config.name;
+    this.supportedApis = { ...config.supportedApis };
+    const configured = FACTORY_ENDPOINTS.filter((e) => config.factories[e] !== undefined);
+    for (const ep of configured) this.factories.set(ep, compileSelector(config.factories[ep]!));
+    this.entries = config.contextEntries.map((e: FactoryContextEntry) => compileEntry(e, e.endpoints ?? configured));
+    const direct = config.transferKind?.direct;
+    const rules: DirectRule[] = direct === undefined ? [] : Array.isArray(direct) ? direct : [direct];
+    this.direct = rules.map((r) => ({
+      ...compileSelector(r),
+      ...(r.key !== undefined ? { contextKey: r.key } : {}),
+      endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
+    }));
+    for (const k of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
+      const pc: PerContractConfig | undefined = config[k];
+      if (!pc) continue;
+      const meta = KIND_OF[k];
+      this.perContract.set(meta.kind, {
+        kind: meta.kind,
+        what: meta.what,
+        templateKeys: new Set(pc.templateIds.map((t) => t.slice(1))),
+        instrumentIdPath: pc.instrumentIdPath.split('.'),
+        ...(pc.instrumentAdminPath ? { instrumentAdminPath: pc.instrumentAdminPath.split('.') } : {}),
+        entries: pc.contextEntries.map((e: PerContractContextEntry) => compileEntry(e, e.endpoints ?? meta.actions)),
+      });
+    }
+
+    // Contracts found by field are held in memory; those found by id (and the per-contract
+    // objects) only need the shared cache.
+    const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries)];
+    const byField = selectors.filter((s) => s.id === undefined);
+    this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).map((s) => s.ref));
+    this.indexedInterfaces = unique(byField.filter((s) => s.byInterface).map((s) => s.ref));
+    this.cachedTemplates = unique([
+      ...[...this.perContract.values()].flatMap((p) => [...p.templateKeys].map((k) => `#${k}`)),
+      ...selectors.filter((s) => s.id !== undefined).map((s) => s.ref),
+    ]);
+  }
+
+  kindOf(c: IndexedContract): ContractKind | undefined {
+    const key = templateKey(c.packageName, c.templateId);
+    for (const p of this.perContract.values()) if (p.templateKeys.has(key)) return p.kind;
+    return undefined;
+  }
+
+  instrumentOf(c: IndexedContract): { admin: string; id: string } | undefined {
+    const kind = this.kindOf(c);
+    const p = kind && this.perContract.get(kind);
+    if (!p) return undefined;
+    const v = valueAt(c.payload, p.instrumentIdPath);
+    if (v !== null && typeof v === 'object') {
+      const { admin, id } = v as { admin?: unknown; id?: unknown };
+      return typeof admin === 'string' && typeof id === 'string' ? { admin, id } : undefined;
+    }
+    if (typeof v === 'string' && p.instrumentAdminPath) {
+      const admin = valueAt(c.payload, p.instrumentAdminPath);
+      return typeof admin === 'string' ? { admin, id: v } : undefined;
+    }
+    return undefined;
+  }
+
+  async transferFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): Promise<TransferFactoryParts> {
+    const endpoint: FactoryEndpoint = version === 1 ? 'transferFactory.v1' : 'transferFactory.v2';
+    const scope: Scope = { admin: env.admin, args };
+    const parts = await this.factoryParts(endpoint, scope, env);
+    const transfer = (args.transfer ?? {}) as { sender?: unknown; receiver?: unknown };
+    if (jsonEqual(transfer.sender, transfer.receiver)) return { ...parts, transferKind: 'self' };
+    for (const rule of this.direct) {
+      if (!rule.endpoints.includes(endpoint)) continue;
+      const found = await select(rule, scope, env);
+      if (found.length === 0) continue;
+      if (rule.contextKey !== undefined) {
+        const one = pickOne(rule, found, scope, `Transfer pre-approval "${rule.contextKey}"`);
+        parts.values[rule.contextKey] = contractIdValue(one.contractId);
+        parts.disclose.push(one);
+      }
+      return { ...parts, transferKind: 'direct' };
+    }
+    return { ...parts, transferKind: 'offer' };
+  }
+
+  async allocationFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
+    return this.factoryParts(version === 1 ? 'allocationFactory.v1' : 'allocationFactory.v2', { admin: env.admin, args }, env);
+  }
+
+  async settlementFactory(args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
+    return this.factoryParts('settlementFactory', { admin: env.admin, args }, env);
+  }
+
+  async transferInstructionContext(req: ContractRequest<TransferInstructionAction>, env: RecipeEnv): Promise<ContextParts> {
+    return this.contractParts('transfer-instruction', req, env);
+  }
+
+  async allocationInstructionContext(req: ContractRequest<AllocationInstructionAction>, env: RecipeEnv): Promise<ContextParts> {
+    return this.contractParts('allocation-instruction', req, env);
+  }
+
+  async allocationContext(req: ContractRequest<AllocationAction>, env: RecipeEnv): Promise<ContextParts> {
+    return this.contractParts('allocation', req, env);
+  }
+
+  // ---- resolution ------------------------------------------------------------------------------
+
+  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv): Promise<FactoryParts> {
+    const sel = this.factories.get(endpoint);
+    if (!sel) {
+      const configured = [...this.factories.keys()];
+      throw new UnsupportedOperation(
+        `Token implementation "${this.name}" has no ${endpoint}: its recipe configures ${configured.length > 0 ? configured.join(', ') : 'no factory'}`,
+      );
+    }
+    const found = await select(sel, scope, env);
+    if (found.length === 0) throw notFound(`No ${endpoint} factory found: ${missing(sel, scope)}`);
+    const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
+    const ctx = await resolveEntries(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env);
+    return { factory, values: ctx.values, disclose: [factory, ...ctx.disclose] };
+  }
+
+  private async contractParts(kind: ContractKind, req: ContractRequest<string>, env: RecipeEnv): Promise<ContextParts> {
+    const p = this.perContract.get(kind);
+    if (!p) throw new UnsupportedOperation(`Token implementation "${this.name}" has no ${kind}s: its recipe does not configure them`);
+    return resolveEntries(
+      p.entries.filter((e) => e.endpoints.includes(req.action)),
+      { admin: env.admin, contract: req.contract },
+      env,
+    );
+  }
+}
+
+async function resolveEntries(entries: readonly CompiledEntry[], scope: Scope, env: RecipeEnv): Promise<ContextParts> {
+  const values: Record<string, AnyValue> = {};
+  const disclose: IndexedContract[] = [];
+  for (const e of entries) {
+    const found = await select(e, scope, env);
+    if (found.length === 0 && e.required) {
+      throw notFound(`No contract found for the required context entry "${e.contextKey}": ${missing(e, scope)}`);
+    }
+    if (e.as === 'list') {
+      values[e.contextKey] = { tag: 'AV_List', value: found.map((c) => contractIdValue(c.contractId)) };
+      disclose.push(...found);
+    } else if (found.length > 0) {
+      const one = pickOne(e, found, scope, `Context entry "${e.contextKey}"`);
+      values[e.contextKey] = contractIdValue(one.contractId);
+      disclose.push(one);
+    }
+  }
+  return { values, disclose };
+}
+
+/** The active contracts a selector matches, in the index's order. */
+async function select(sel: CompiledSelector, scope: Scope, env: RecipeEnv): Promise<IndexedContract[]> {
+  const matches = (c: IndexedContract) =>
+    (sel.synchronizerId === undefined || c.synchronizerId === sel.synchronizerId) &&
+    sel.fields.every((f) => jsonEqual(valueAt(c.payload, f.path), evaluate(f.expr, scope)));
+  if (!sel.id) return env.index.find(sel.key, matches);
+  const ids = evaluate(sel.id.expr, scope);
+  const list = (Array.isArray(ids) ? ids : [ids]).filter((id): id is string => typeof id === 'string' && id !== '');
+  const out: IndexedContract[] = [];
+  for (const id of new Set(list)) {
+    const c = await env.index.getById(id);
+    if (c && templateKey(c.packageName, c.templateId) === sel.key && matches(c)) out.push(c);
+  }
+  return out;
+}
+
+function pickOne(sel: CompiledSelector, found: IndexedContract[], scope: Scope, what: string): IndexedContract {
+  if (found.length === 1) return found[0]!;
+  if (sel.pick === 'unique') {
+    throw new RegistryError(
+      'INTERNAL',
+      `${what} expects one contract, but ${found.length} contracts are ${describe(sel, scope)}: ${found.map((c) => c.contractId).join(', ')}. ` +
+        'Add a match field that tells them apart, or set "pick": "newest" in the recipe',
+    );
+  }
+  const time = (c: IndexedContract) => parseInstant(c.createdAt) ?? 0n;
+  const sorted = [...found].sort((a, b) => (time(a) < time(b) ? -1 : time(a) > time(b) ? 1 : a.contractId < b.contractId ? -1 : 1));
+  return sel.pick === 'newest' ? sorted[sorted.length - 1]! : sorted[0]!;
+}
+
+/** `#pkg:Mod:Ent with admin = "…", instrumentId = "X" ($args.transfer.instrumentId.id)` */
+function describe(sel: CompiledSelector, scope: Scope): string {
+  const conds = sel.fields.map((f) => `${f.path.join('.')} = ${show(evaluate(f.expr, scope))}${f.expr.kind === 'literal' ? '' : ` (${f.text})`}`);
+  if (sel.id) conds.unshift(`contract id ${show(evaluate(sel.id.expr, scope))} (${sel.id.text})`);
+  if (sel.synchronizerId !== undefined) conds.push(`synchronizer ${sel.synchronizerId}`);
+  const subject = `${sel.byInterface ? 'a contract implementing ' : ''}${sel.ref}`;
+  return conds.length > 0 ? `${subject} with ${conds.join(', ')}` : subject;
+}
+
+function missing(sel: CompiledSelector, scope: Scope): string {
+  return `the registry admin sees no active ${describe(sel, scope)}`;
+}
+
+function show(v: unknown): string {
+  return v === undefined ? '(absent)' : JSON.stringify(v);
+}
+
+function evaluate(e: ValueExpr, scope: Scope): unknown {
+  switch (e.kind) {
+    case 'literal':
+      return e.value;
+    case 'admin':
+      return scope.admin;
+    case 'args':
+      return valueAt(scope.args, e.path);
+    case 'contract':
+      return valueAt(scope.contract?.payload, e.path);
+    default: {
+      const never: never = e;
+      return never;
+    }
+  }
+}
+
+function valueAt(v: unknown, path: readonly string[]): unknown {
+  let cur = v;
+  for (const seg of path) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
+  return cur;
+}
+
+/** Equality of Daml-JSON values: an absent optional field equals `null` (None). */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  const x = a === undefined ? null : a;
+  const y = b === undefined ? null : b;
+  if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return x === y;
+  if (Array.isArray(x) !== Array.isArray(y)) return false;
+  if (Array.isArray(x)) return x.length === (y as unknown[]).length && x.every((v, i) => jsonEqual(v, (y as unknown[])[i]));
+  const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+  for (const k of keys) if (!jsonEqual((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+function compileSelector(s: ContractSelector | DirectRule | FactoryContextEntry | PerContractContextEntry): CompiledSelector {
+  const ref = (s.templateId ?? s.interfaceId)!;
+  const out: CompiledSelector = { ref, key: ref.slice(1), byInterface: s.templateId === undefined, fields: [], pick: s.pick };
+  for (const [field, raw] of Object.entries(s.match)) {
+    const expr = parseValueExpr(raw);
+    // validateDeclarativeRecipe rejects these; a hand-built config gets the same message.
+    if (typeof expr === 'string') throw new Error(`declarative recipe: ${field}: ${expr}`);
+    if (field === '$id') out.id = { text: String(raw), expr };
+    else out.fields.push({ path: field.split('.'), text: String(raw), expr });
+  }
+  if (s.synchronizerId !== undefined) out.synchronizerId = s.synchronizerId;
+  return out;
+}
+
+function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoints: readonly string[]): CompiledEntry {
+  return { ...compileSelector(e), contextKey: e.key, required: e.required, as: e.as, endpoints };
+}
+
+function unique(xs: string[]): string[] {
+  return [...new Set(xs)];
+}

@@ -1,0 +1,112 @@
+/**
+ * `serve`: the registry in production, for one instrument admin, reading the admin's own
+ * participant (JSON Ledger API v2) and caching disclosed contracts in Redis when REDIS_URL is
+ * set. Health: `/livez` (process up) and `/readyz` (the contract index has loaded its snapshot),
+ * beside the registry paths.
+ */
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { serve as serveHttp, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
+import pino, { type Logger } from 'pino';
+import { z } from 'zod';
+import { createCache } from './cache/index.js';
+import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from './config/registry.js';
+import { ConfigError } from './config/load.js';
+import { systemClock, type Clock } from './emulator/shared/clock.js';
+import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
+import { LedgerClient } from './ledger/client.js';
+import { createRegistry, type Registry } from './registry/index.js';
+import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
+
+type Env = Record<string, string | undefined>;
+
+/** Reads REGISTRY_CONFIG_FILE (JSON) and applies the environment overrides; clear errors. */
+export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
+  const file = env.REGISTRY_CONFIG_FILE;
+  if (!file) throw new ConfigError('REGISTRY_CONFIG_FILE is not set: point it at the registry configuration (JSON)');
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new ConfigError(`REGISTRY_CONFIG_FILE ${file}: ${(e as Error).message}`);
+  }
+  const ledger = { ...((raw.ledger as Record<string, unknown> | undefined) ?? {}) };
+  if (env.LEDGER_URL) ledger.url = env.LEDGER_URL;
+  if (env.LEDGER_TOKEN) ledger.auth = { kind: 'static', token: env.LEDGER_TOKEN };
+  if (env.LEDGER_OAUTH2_CLIENT_SECRET && ledger.auth && (ledger.auth as { kind?: string }).kind === 'oauth2') {
+    ledger.auth = { ...(ledger.auth as object), clientSecret: env.LEDGER_OAUTH2_CLIENT_SECRET };
+  }
+  const merged: Record<string, unknown> = { ...raw, ledger };
+  if (env.PORT) merged.port = Number(env.PORT);
+  if (env.HOST) merged.host = env.HOST;
+  if (env.REDIS_URL) merged.redisUrl = env.REDIS_URL;
+  if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
+  const parsed = RegistryConfigSchema.safeParse(merged);
+  if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+export function tokenProviderOf(auth: LedgerAuthConfig): TokenProvider {
+  switch (auth.kind) {
+    case 'none':
+      return noAuth;
+    case 'static':
+      return staticToken(auth.token);
+    case 'oauth2':
+      return oauth2ClientCredentials(auth);
+    case 'hs256':
+      return selfSignedHs256(auth);
+  }
+}
+
+export interface RunningRegistry {
+  registry: Registry;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startRegistry(config: RegistryConfig, deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch } = {}): Promise<RunningRegistry> {
+  const logger = deps.logger ?? pino({ level: config.logLevel });
+  const recipes = [...builtInRecipes(), ...declarativeRecipes(config.recipes, logger)];
+  const ledger = new LedgerClient({
+    baseUrl: config.ledger.url,
+    tokenProvider: tokenProviderOf(config.ledger.auth),
+    timeoutMs: config.ledger.timeoutMs,
+    fetch: deps.fetch,
+    logger: logger.child({ module: 'ledger-client' }),
+  });
+  const registry = createRegistry({
+    admin: config.adminParty,
+    instruments: config.instruments,
+    recipes,
+    ledger,
+    cache: createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) }),
+    clock: deps.clock ?? systemClock,
+    logger,
+    basePath: config.basePath,
+    cacheTtlSeconds: config.cacheTtlSeconds,
+  });
+  let ready = false;
+  const app = new Hono();
+  app.get('/livez', (c) => c.body(null, 200));
+  app.get('/readyz', (c) => (ready ? c.text('ready\n', 200) : c.text('loading the admin\'s contracts from the ledger\n', 503)));
+  app.route('/', registry.app);
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serveHttp({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  // Listen first (liveness), then load the index; until then /readyz says 503.
+  await registry.start();
+  ready = true;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return {
+    registry,
+    url: `http://${host}:${port}`,
+    close: async () => {
+      await registry.stop();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,367 @@
+/**
+ * A declarative recipe resolving against the emulated ledger: an imaginary Daml model (`acme-token`)
+ * whose templates are *declared* in the emulator (they only have Archive: the registry only reads
+ * them). The registry answers from its contract index; contracts created after start arrive
+ * through the update stream.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { buildEmulator } from '../../../src/emulator/index.js';
+import type { DeclaredTemplateConfig } from '../../../src/config/schema.js';
+import { ManualClock } from '../../../src/emulator/shared/clock.js';
+import { MemoryCache } from '../../../src/cache/memory-cache.js';
+import { LedgerClient } from '../../../src/ledger/client.js';
+import { noAuth } from '../../../src/ledger/auth.js';
+import { createRegistry, type Registry } from '../../../src/registry/index.js';
+import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
+
+const logger = pino({ level: 'silent' });
+const clock = new ManualClock('2026-05-01T10:00:00Z');
+
+const declared = (moduleName: string, entityName: string, signatories: string[], observers: string[] = [], implements_: DeclaredTemplateConfig['implements'] = []): DeclaredTemplateConfig => ({
+  packageName: 'acme-token',
+  moduleName,
+  entityName,
+  signatories,
+  observers,
+  implements: implements_,
+});
+const ALLOCATION_FACTORY = {
+  packageName: 'splice-api-token-allocation-instruction-v1',
+  moduleName: 'Splice.Api.Token.AllocationInstructionV1',
+  entityName: 'AllocationFactory',
+};
+const emu = buildEmulator({
+  config: {
+    demoWorld: false,
+    logLevel: 'silent',
+    declaredTemplates: [
+      declared('Acme.Rules', 'TransferRules', ['admin']),
+      declared('Acme.Rules', 'AllocationRules', ['admin'], [], [{ interface: ALLOCATION_FACTORY, view: { admin: 'admin' } }]),
+      declared('Acme.Config', 'InstrumentConfig', ['admin']),
+      declared('Acme.Preapproval', 'Preapproval', ['admin'], ['receiver']),
+      declared('Acme.Credential', 'Credential', ['issuer'], ['holder']),
+      declared('Acme.Holding', 'LockedHolding', ['admin'], ['owner']),
+      declared('Acme.Transfer', 'TransferOffer', ['admin'], ['transfer.sender', 'transfer.receiver']),
+    ],
+  },
+  clock,
+});
+const engine = emu.engine;
+const admin = engine.parties.allocate('admin').party;
+const other = engine.parties.allocate('other-admin').party;
+const alice = engine.parties.allocate('alice').party;
+const bob = engine.parties.allocate('bob').party;
+const carol = engine.parties.allocate('carol').party;
+
+const K = {
+  config: 'acme.example.com/instrument-configuration',
+  preapproval: 'acme.example.com/transfer-preapproval',
+  credentials: 'acme.example.com/sender-credentials',
+  lock: 'acme.example.com/locked-holding',
+};
+
+/** The recipe of the README example, minus the parts this model does not have. */
+const recipeJson = {
+  name: 'acme-token',
+  supportedApis: {
+    'splice-api-token-metadata-v1': 1,
+    'splice-api-token-holding-v1': 1,
+    'splice-api-token-transfer-instruction-v1': 1,
+    'splice-api-token-allocation-instruction-v1': 1,
+  },
+  factories: {
+    'transferFactory.v1': { templateId: '#acme-token:Acme.Rules:TransferRules', match: { admin: '$admin' } },
+    'allocationFactory.v1': { interfaceId: '#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory' },
+  },
+  contextEntries: [
+    {
+      key: K.config,
+      templateId: '#acme-token:Acme.Config:InstrumentConfig',
+      match: { admin: '$admin', instrumentId: '$args.transfer.instrumentId.id' },
+      required: true,
+      endpoints: ['transferFactory.v1'],
+    },
+    {
+      key: K.config,
+      templateId: '#acme-token:Acme.Config:InstrumentConfig',
+      match: { admin: '$admin', instrumentId: '$args.allocation.transferLeg.instrumentId.id' },
+      endpoints: ['allocationFactory.v1'],
+    },
+    {
+      key: K.credentials,
+      templateId: '#acme-token:Acme.Credential:Credential',
+      match: { issuer: '$admin', holder: '$args.transfer.sender', kind: 'KYC' },
+      required: false,
+      as: 'list',
+      endpoints: ['transferFactory.v1'],
+    },
+  ],
+  transferKind: {
+    direct: { templateId: '#acme-token:Acme.Preapproval:Preapproval', match: { admin: '$admin', receiver: '$args.transfer.receiver' }, key: K.preapproval },
+  },
+  transferInstructions: {
+    templateIds: ['#acme-token:Acme.Transfer:TransferOffer'],
+    instrumentIdPath: 'transfer.instrumentId',
+    contextEntries: [
+      { key: K.config, templateId: '#acme-token:Acme.Config:InstrumentConfig', match: { admin: '$admin', instrumentId: '$contract.transfer.instrumentId.id' } },
+      {
+        key: K.lock,
+        templateId: '#acme-token:Acme.Holding:LockedHolding',
+        match: { $id: '$contract.lockedHoldingCid' },
+        required: false,
+        endpoints: ['accept', 'withdraw'],
+      },
+    ],
+  },
+};
+
+let registry: Registry;
+const cids: Record<string, string> = {};
+let n = 0;
+
+const inProcessFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+  emu.app.request(input instanceof Request ? input : String(input), init)) as typeof fetch;
+
+async function create(entity: string, args: Record<string, unknown>, actAs = admin): Promise<string> {
+  const r = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
+    method: 'POST',
+    body: JSON.stringify({
+      commands: { commands: [{ CreateCommand: { templateId: `#acme-token:${entity}`, createArguments: args } }], commandId: `c-${n++}`, actAs: [actAs], userId: 'admin' },
+    }),
+  });
+  const body = (await r.json()) as any;
+  expect(r.status, JSON.stringify(body)).toBe(200);
+  return body.transaction.events[0].CreatedEvent.contractId;
+}
+
+async function post(path: string, body: unknown) {
+  const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+function transferArgs(sender: string, receiver: string, instrument = 'ACME') {
+  return {
+    expectedAdmin: admin,
+    transfer: {
+      sender,
+      receiver,
+      amount: '5',
+      instrumentId: { admin, id: instrument },
+      requestedAt: '2026-05-01T09:59:00Z',
+      executeBefore: '2026-05-02T10:00:00Z',
+      inputHoldingCids: [],
+      meta: { values: {} },
+    },
+    extraArgs: { context: { values: {} }, meta: { values: {} } },
+  };
+}
+const transferFactory = (args: unknown) => post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args, excludeDebugFields: true });
+
+async function eventually<T>(f: () => Promise<T>, ok: (t: T) => boolean): Promise<T> {
+  for (let i = 0; ; i++) {
+    const t = await f();
+    if (ok(t) || i > 100) return t;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+beforeAll(async () => {
+  cids.rules = await create('Acme.Rules:TransferRules', { admin });
+  cids.otherRules = await create('Acme.Rules:TransferRules', { admin: other }, other);
+  cids.allocRules = await create('Acme.Rules:AllocationRules', { admin });
+  cids.config = await create('Acme.Config:InstrumentConfig', { admin, instrumentId: 'ACME', maxTransfer: '1000' });
+  cids.dup1 = await create('Acme.Config:InstrumentConfig', { admin, instrumentId: 'DUP' });
+  cids.dup2 = await create('Acme.Config:InstrumentConfig', { admin, instrumentId: 'DUP' });
+  cids.bobPreapproval = await create('Acme.Preapproval:Preapproval', { admin, receiver: bob });
+  cids.kyc1 = await create('Acme.Credential:Credential', { issuer: admin, holder: alice, kind: 'KYC' });
+  cids.kyc2 = await create('Acme.Credential:Credential', { issuer: admin, holder: alice, kind: 'KYC' });
+  cids.aml = await create('Acme.Credential:Credential', { issuer: admin, holder: alice, kind: 'AML' });
+
+  const { recipe, warnings } = DeclarativeRecipe.fromJson(recipeJson);
+  expect(warnings).toEqual([]);
+  registry = createRegistry({
+    admin,
+    instruments: [
+      { id: 'ACME', name: 'Acme dollar', symbol: 'ACD', decimals: 2, recipe: 'acme-token' },
+      { id: 'DUP', name: 'Duplicated config', symbol: 'DUP', decimals: 2, recipe: 'acme-token' },
+      { id: 'NOCFG', name: 'No config', symbol: 'NOC', decimals: 2, recipe: 'acme-token' },
+    ],
+    recipes: [recipe],
+    ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch }),
+    cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+    clock,
+    logger,
+    pollIdleMs: 20,
+  });
+  await registry.start();
+});
+afterAll(async () => registry?.stop());
+
+describe('declarative recipe over the emulated ledger', () => {
+  it('offer: the admin factory, the instrument configuration and the sender credentials, all disclosed', async () => {
+    const r = await transferFactory(transferArgs(alice, carol));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.factoryId).toBe(cids.rules);
+    expect(r.body.transferKind).toBe('offer');
+    expect(r.body.choiceContext.choiceContextData).toEqual({
+      values: {
+        [K.config]: { tag: 'AV_ContractId', value: cids.config },
+        [K.credentials]: {
+          tag: 'AV_List',
+          value: [
+            { tag: 'AV_ContractId', value: cids.kyc1 },
+            { tag: 'AV_ContractId', value: cids.kyc2 },
+          ],
+        },
+      },
+    });
+    const disclosed = r.body.choiceContext.disclosedContracts;
+    expect(disclosed.map((d: any) => d.contractId)).toEqual([cids.rules, cids.config, cids.kyc1, cids.kyc2]);
+    expect(disclosed[0].templateId).toMatch(/^[0-9a-f]{64}:Acme\.Rules:TransferRules$/);
+    expect(disclosed[0].createdEventBlob).not.toBe('');
+    expect(disclosed[0].synchronizerId).not.toBe('');
+    expect(disclosed[0].debugPayload).toBeUndefined();
+  });
+
+  it('self when sender = receiver (no pre-approval looked up); an optional list with no match is empty', async () => {
+    const r = await transferFactory(transferArgs(bob, bob));
+    expect(r.status).toBe(200);
+    expect(r.body.transferKind).toBe('self');
+    expect(r.body.choiceContext.choiceContextData.values).toEqual({
+      [K.config]: { tag: 'AV_ContractId', value: cids.config },
+      [K.credentials]: { tag: 'AV_List', value: [] },
+    });
+    expect(r.body.choiceContext.disclosedContracts.map((d: any) => d.contractId)).toEqual([cids.rules, cids.config]);
+  });
+
+  it('direct when the receiver has a pre-approval: it joins the context under its key', async () => {
+    const r = await transferFactory(transferArgs(alice, bob));
+    expect(r.status).toBe(200);
+    expect(r.body.transferKind).toBe('direct');
+    expect(r.body.choiceContext.choiceContextData.values[K.preapproval]).toEqual({ tag: 'AV_ContractId', value: cids.bobPreapproval });
+    expect(r.body.choiceContext.disclosedContracts.map((d: any) => d.contractId)).toContain(cids.bobPreapproval);
+  });
+
+  it('follows the ledger: a pre-approval created after start makes the transfer direct', async () => {
+    expect((await transferFactory(transferArgs(alice, carol))).body.transferKind).toBe('offer');
+    const pre = await create('Acme.Preapproval:Preapproval', { admin, receiver: carol });
+    const r = await eventually(
+      () => transferFactory(transferArgs(alice, carol)),
+      (x) => x.body.transferKind === 'direct',
+    );
+    expect(r.body.transferKind).toBe('direct');
+    expect(r.body.choiceContext.choiceContextData.values[K.preapproval].value).toBe(pre);
+  });
+
+  it('404 naming the key and the match when a required entry has no contract', async () => {
+    const r = await transferFactory(transferArgs(alice, carol, 'NOCFG'));
+    expect(r.status).toBe(404);
+    expect(r.body.error).toBe(
+      `No contract found for the required context entry "${K.config}": the registry admin sees no active #acme-token:Acme.Config:InstrumentConfig ` +
+        `with admin = "${admin}" ($admin), instrumentId = "NOCFG" ($args.transfer.instrumentId.id)`,
+    );
+  });
+
+  it('500 naming the contracts when an entry expecting one contract matches several', async () => {
+    const r = await transferFactory(transferArgs(alice, carol, 'DUP'));
+    expect(r.status).toBe(500);
+    expect(r.body.error).toContain(`Context entry "${K.config}" expects one contract, but 2 contracts are #acme-token:Acme.Config:InstrumentConfig with`);
+    expect(r.body.error).toContain(cids.dup1);
+    expect(r.body.error).toContain(cids.dup2);
+    expect(r.body.error).toMatch(/"pick": "newest"/);
+  });
+
+  it('400 for an endpoint the recipe does not configure', async () => {
+    const a = transferArgs(alice, carol) as any;
+    delete a.expectedAdmin;
+    a.transfer.sender = { owner: alice, provider: null, id: '' };
+    a.transfer.receiver = { owner: carol, provider: null, id: '' };
+    a.actors = [alice];
+    const r = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: a });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('Token implementation "acme-token" has no transferFactory.v2: its recipe configures transferFactory.v1, allocationFactory.v1');
+  });
+
+  it('finds a factory by interface (allocation factory v1)', async () => {
+    const r = await post('/registry/allocation-instruction/v1/allocation-factory', {
+      choiceArguments: {
+        expectedAdmin: admin,
+        allocation: {
+          settlement: {
+            executor: carol,
+            settlementRef: { id: 'trade-1', cid: null },
+            requestedAt: '2026-05-01T09:00:00Z',
+            allocateBefore: '2026-05-01T11:00:00Z',
+            settleBefore: '2026-05-01T12:00:00Z',
+            meta: { values: {} },
+          },
+          transferLegId: 'leg-0',
+          transferLeg: { sender: alice, receiver: bob, amount: '1', instrumentId: { admin, id: 'ACME' }, meta: { values: {} } },
+        },
+        requestedAt: '2026-05-01T09:30:00Z',
+        inputHoldingCids: [],
+        extraArgs: { context: { values: {} }, meta: { values: {} } },
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.factoryId).toBe(cids.allocRules);
+    expect(r.body.choiceContext.choiceContextData.values).toEqual({ [K.config]: { tag: 'AV_ContractId', value: cids.config } });
+    expect(r.body.choiceContext.disclosedContracts.map((d: any) => d.contractId)).toEqual([cids.allocRules, cids.config]);
+    expect(r.body.choiceContext.disclosedContracts[0].templateId).toMatch(/:Acme\.Rules:AllocationRules$/);
+  });
+
+  it('per-contract contexts of a declared offer template: entries from its payload, by field and by id', async () => {
+    const lock = await create('Acme.Holding:LockedHolding', { admin, owner: alice, amount: '5.0' });
+    const offer = await create('Acme.Transfer:TransferOffer', {
+      admin,
+      transfer: { sender: alice, receiver: carol, instrumentId: { admin, id: 'ACME' }, amount: '5.0' },
+      lockedHoldingCid: lock,
+    });
+    // created a moment ago: the registry must not 404 (ledger fallback)
+    const accept = await post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {});
+    expect(accept.status, JSON.stringify(accept.body)).toBe(200);
+    expect(accept.body.choiceContextData.values).toEqual({
+      [K.config]: { tag: 'AV_ContractId', value: cids.config },
+      [K.lock]: { tag: 'AV_ContractId', value: lock },
+    });
+    expect(accept.body.disclosedContracts.map((d: any) => d.contractId)).toEqual([cids.config, lock]);
+    expect(accept.body.disclosedContracts[1].debugPayload).toEqual({ admin, owner: alice, amount: '5.0' });
+    // reject does not take the lock (endpoints: accept, withdraw)
+    const reject = await post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/reject`, { excludeDebugFields: true });
+    expect(reject.status).toBe(200);
+    expect(Object.keys(reject.body.choiceContextData.values)).toEqual([K.config]);
+    // an optional by-id entry whose contract is gone is left out
+    await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
+      method: 'POST',
+      body: JSON.stringify({
+        commands: {
+          commands: [{ ExerciseCommand: { templateId: '#acme-token:Acme.Holding:LockedHolding', contractId: lock, choice: 'Archive', choiceArgument: {} } }],
+          commandId: `c-${n++}`,
+          actAs: [admin],
+          userId: 'admin',
+        },
+      }),
+    });
+    const withdraw = await eventually(
+      () => post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/withdraw`, {}),
+      (x) => !(K.lock in (x.body.choiceContextData?.values ?? {})),
+    );
+    expect(withdraw.status).toBe(200);
+    expect(Object.keys(withdraw.body.choiceContextData.values)).toEqual([K.config]);
+  });
+
+  it('404 for an offer of another admin, and for allocations the recipe does not configure', async () => {
+    const foreign = await create('Acme.Transfer:TransferOffer', {
+      admin,
+      transfer: { sender: alice, receiver: carol, instrumentId: { admin: other, id: 'ACME' }, amount: '1.0' },
+      lockedHoldingCid: null,
+    });
+    const r = await post(`/registry/transfer-instruction/v1/${foreign}/choice-contexts/accept`, {});
+    expect(r.status).toBe(404);
+    expect(r.body.error).toContain(`it is for instrument ACME of ${other}`);
+    const a = await post(`/registry/allocations/v1/${cids.rules}/choice-contexts/withdraw`, {});
+    expect(a.status).toBe(404);
+    expect(a.body.error).toMatch(/TransferRules\) is not a allocation of a token this registry serves/);
+  });
+});

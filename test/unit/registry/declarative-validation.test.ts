@@ -1,0 +1,196 @@
+/**
+ * Start-up validation of declarative recipes: each class of mistake gets a message with its path,
+ * what is wrong and what is allowed, and all of them are reported at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { DeclarativeRecipe, DeclarativeRecipeSchema, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
+
+const RULES = '#acme-token:Acme.Rules:TransferRules';
+const CONFIG = '#acme-token:Acme.Config:InstrumentConfig';
+
+function base(): any {
+  return {
+    name: 'acme-token',
+    supportedApis: { 'splice-api-token-transfer-instruction-v1': 1 },
+    factories: { 'transferFactory.v1': { templateId: RULES, match: { admin: '$admin' } } },
+    contextEntries: [
+      {
+        key: 'acme.example.com/instrument-configuration',
+        templateId: CONFIG,
+        match: { admin: '$admin', instrumentId: '$args.transfer.instrumentId.id' },
+        required: true,
+      },
+    ],
+  };
+}
+
+function problems(mut: (c: any) => void): string[] {
+  const c = base();
+  mut(c);
+  try {
+    validateDeclarativeRecipe(c);
+  } catch (e) {
+    expect(e).toBeInstanceOf(RecipeConfigError);
+    return [...(e as RecipeConfigError).problems];
+  }
+  throw new Error('expected the recipe to be rejected');
+}
+
+describe('validateDeclarativeRecipe', () => {
+  it('accepts a sound recipe, with defaults filled in and no warnings', () => {
+    const { config, warnings } = validateDeclarativeRecipe(base());
+    expect(warnings).toEqual([]);
+    expect(config.contextEntries[0]).toMatchObject({ as: 'contractId', required: true, pick: 'unique' });
+    expect(DeclarativeRecipeSchema.safeParse(base()).success).toBe(true);
+  });
+
+  it('rejects a template id that is not #package-name:Module:Entity, and says why', () => {
+    expect(problems((c) => (c.factories['transferFactory.v1'].templateId = 'acme-token:Acme.Rules:TransferRules'))).toEqual([
+      'factories.transferFactory.v1.templateId: "acme-token:Acme.Rules:TransferRules" is not of the form "#<package-name>:<Module>:<Entity>" (e.g. "#acme-token:Acme.Rules:TransferRules")',
+    ]);
+    const pkgId = `${'ab'.repeat(32)}:Acme.Rules:TransferRules`;
+    expect(problems((c) => (c.contextEntries[0].templateId = pkgId))[0]).toMatch(/^contextEntries\[0\]\.templateId: .* uses a package id; use the package name/);
+    expect(problems((c) => (c.factories['transferFactory.v1'].interfaceId = '#a:B:C'))[0]).toBe(
+      'factories.transferFactory.v1: give exactly one of "templateId" and "interfaceId"',
+    );
+  });
+
+  it('rejects unknown keys (typos), naming the allowed ones', () => {
+    expect(problems((c) => (c.contextEntries[0].requried = true))).toEqual([
+      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, synchronizerId, pick, key, required, as, endpoints',
+    ]);
+    expect(problems((c) => (c.factories.transferFactoryV1 = {}))[0]).toMatch(
+      /^factories: unknown key "transferFactoryV1"; allowed: transferFactory\.v1, transferFactory\.v2, allocationFactory\.v1, allocationFactory\.v2, settlementFactory$/,
+    );
+    expect(problems((c) => (c.contextEntries[0].as = 'one'))[0]).toMatch(/^contextEntries\[0\]\.as: .*"contractId"\|"list"/);
+  });
+
+  it('rejects unknown value-expression roots and paths, and numbers', () => {
+    expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$arg.transfer.instrumentId.id'))).toEqual([
+      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $args.<path>, $contract.<path>, or "$$..." for a literal starting with "$"',
+    ]);
+    expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$args'))[0]).toMatch(/\$args needs a field path/);
+    expect(problems((c) => (c.contextEntries[0].match.decimals = 2))[0]).toMatch(/^contextEntries\[0\]\.match\.decimals: 2: write numbers as strings \("2"\)/);
+    // $args paths are checked against the choice argument
+    expect(problems((c) => (c.contextEntries[0].match.receiver = '$args.transfer.reciever'))[0]).toMatch(
+      /^contextEntries\[0\]\.match\.receiver: "\$args\.transfer\.reciever" \(for transferFactory\.v1\) names no field of transfer of TransferFactory_Transfer \(v1\) \(fields: sender, receiver, amount, instrumentId/,
+    );
+    // $contract is for per-contract contexts; $args is for factories
+    expect(problems((c) => (c.contextEntries[0].match.x = '$contract.transfer'))[0]).toMatch(/\$contract is only available in the contextEntries of transferInstructions/);
+    expect(
+      problems(
+        (c) =>
+          (c.transferInstructions = {
+            templateIds: ['#acme-token:Acme.Transfer:TransferOffer'],
+            instrumentIdPath: 'transfer.instrumentId',
+            contextEntries: [{ key: 'acme.example.com/x', templateId: CONFIG, match: { id: '$args.transfer' } }],
+          }),
+      ),
+    ).toEqual([
+      'transferInstructions.contextEntries[0].match.id: "$args.transfer": per-contract choice contexts have no choice arguments; use $contract.<path> (the contract\'s payload), $admin or a literal',
+    ]);
+    // a literal starting with $ is written $$
+    expect(() => validateDeclarativeRecipe({ ...base(), contextEntries: [{ ...base().contextEntries[0], match: { code: '$$USD' } }] })).not.toThrow();
+  });
+
+  it('rejects endpoints that are unknown or not configured', () => {
+    expect(problems((c) => (c.contextEntries[0].endpoints = ['transferFactory.v3']))[0]).toMatch(
+      /^contextEntries\[0\]\.endpoints\[0\]: .*"transferFactory\.v1"\|"transferFactory\.v2"\|"allocationFactory\.v1"\|"allocationFactory\.v2"\|"settlementFactory"/,
+    );
+    expect(problems((c) => (c.contextEntries[0].endpoints = ['transferFactory.v1', 'allocationFactory.v2']))).toEqual([
+      'contextEntries[0].endpoints: allocationFactory.v2 is not configured in "factories" (configured: transferFactory.v1)',
+    ]);
+    // an entry that reads $args.transfer cannot apply to the allocation factory by default
+    const p = problems((c) => (c.factories['allocationFactory.v1'] = { templateId: RULES }));
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatch(/\(for allocationFactory\.v1\) names no field of the AllocationFactory_Allocate \(v1\) choice argument .*restrict it with "endpoints"/);
+    expect(problems((c) => (c.transferInstructions = { templateIds: [CONFIG], instrumentIdPath: 'x', contextEntries: [{ key: 'a.b/c', templateId: CONFIG, endpoints: ['execute-transfer'] }] }))[0]).toMatch(
+      /^transferInstructions\.contextEntries\[0\]\.endpoints\[0\]: .*"accept"\|"reject"\|"withdraw"/,
+    );
+  });
+
+  it('rejects duplicate keys on an endpoint, but not on disjoint endpoints', () => {
+    expect(problems((c) => c.contextEntries.push({ ...c.contextEntries[0] }))).toEqual([
+      'contextEntries[1].key: duplicate key "acme.example.com/instrument-configuration" for transferFactory.v1 (also contextEntries[0]); give each entry of an endpoint its own key, or split them with "endpoints"',
+    ]);
+    const c = base();
+    c.factories['transferFactory.v2'] = { templateId: RULES };
+    c.contextEntries[0].endpoints = ['transferFactory.v1'];
+    c.contextEntries.push({ ...c.contextEntries[0], endpoints: ['transferFactory.v2'] });
+    c.supportedApis['splice-api-token-transfer-instruction-v2'] = 1;
+    expect(validateDeclarativeRecipe(c).warnings).toEqual([]);
+    // the pre-approval's key counts too
+    expect(
+      problems((x) => (x.transferKind = { direct: { templateId: CONFIG, key: 'acme.example.com/instrument-configuration', match: { receiver: '$args.transfer.receiver' } } })),
+    ).toEqual([
+      'transferKind.direct.key: duplicate key "acme.example.com/instrument-configuration" for transferFactory.v1 (also contextEntries[0]); give each entry of an endpoint its own key, or split them with "endpoints"',
+    ]);
+  });
+
+  it('accepts keys that are not DNS-prefixed, with a warning', () => {
+    const c = base();
+    c.contextEntries[0].key = 'instrument-configuration';
+    const { warnings } = validateDeclarativeRecipe(c);
+    expect(warnings).toEqual([
+      'contextEntries[0].key: context key "instrument-configuration" is not DNS-prefixed (e.g. "acme.example.com/instrument-configuration"); prefixed keys avoid clashes with other token implementations',
+    ]);
+  });
+
+  it('warns when a configured factory API is not among supportedApis', () => {
+    const c = base();
+    c.supportedApis = { 'splice-api-token-metadata-v1': 1 };
+    expect(validateDeclarativeRecipe(c).warnings).toEqual([
+      'supportedApis: factories.transferFactory.v1 is configured but splice-api-token-transfer-instruction-v1 is not listed, so wallets will not use it',
+    ]);
+  });
+
+  it('reports every problem at once, and the recipe name', () => {
+    try {
+      validateDeclarativeRecipe({ name: 'splice-test-token-v9', supportedApis: { x: -1 }, factories: { 'transferFactory.v1': { templateId: 'nope' } }, typo: 1 });
+      expect.unreachable();
+    } catch (e) {
+      const err = e as RecipeConfigError;
+      expect(err.problems).toEqual([
+        'name: names starting with "splice-test-token-" are reserved for the built-in recipes',
+        'supportedApis.x: Too small: expected number to be >=0',
+        'factories.transferFactory.v1.templateId: "nope" is not of the form "#<package-name>:<Module>:<Entity>" (e.g. "#acme-token:Acme.Rules:TransferRules")',
+        '(root): unknown key "typo"; allowed: name, description, supportedApis, factories, contextEntries, transferKind, transferInstructions, allocationInstructions, allocations',
+      ]);
+      expect(err.message).toMatch(/^declarative recipe "splice-test-token-v9" is invalid \(4 problems\):\n {2}- name: /);
+    }
+    expect(() => validateDeclarativeRecipe({ name: 'empty', supportedApis: {} })).toThrow(/configures no factory and no per-contract object/);
+  });
+
+  it('rejects a template listed under two per-contract kinds, and interface selection by id', () => {
+    const p = problems((c) => {
+      c.transferInstructions = { templateIds: [CONFIG], instrumentIdPath: 'instrumentId' };
+      c.allocations = {
+        templateIds: [CONFIG],
+        instrumentIdPath: 'instrumentId',
+        contextEntries: [{ key: 'a.example.com/lock', interfaceId: '#x:Y:Z', match: { $id: '$contract.lockCid' } }],
+      };
+    });
+    expect(p).toEqual([
+      'allocations.templateIds[0]: #acme-token:Acme.Config:InstrumentConfig is already listed in transferInstructions.templateIds; a template is one kind of per-contract object',
+      'allocations.contextEntries[0].match.$id: contracts looked up by id must be selected by "templateId" (the ledger reports no interface for a lookup by id)',
+    ]);
+  });
+
+  it('builds a recipe from JSON with its index needs', () => {
+    const c = base();
+    c.factories['allocationFactory.v1'] = { interfaceId: '#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory' };
+    c.contextEntries[0].endpoints = ['transferFactory.v1'];
+    c.supportedApis['splice-api-token-allocation-instruction-v1'] = 1;
+    c.transferInstructions = {
+      templateIds: ['#acme-token:Acme.Transfer:TransferOffer'],
+      instrumentIdPath: 'transfer.instrumentId',
+      contextEntries: [{ key: 'acme.example.com/lock', templateId: '#acme-token:Acme.Holding:LockedHolding', match: { $id: '$contract.lockCid' } }],
+    };
+    const { recipe, warnings } = DeclarativeRecipe.fromJson(c);
+    expect(warnings).toEqual([]);
+    expect(recipe.name).toBe('acme-token');
+    expect(recipe.indexedTemplates).toEqual([RULES, CONFIG]);
+    expect(recipe.indexedInterfaces).toEqual(['#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory']);
+    expect(recipe.cachedTemplates).toEqual(['#acme-token:Acme.Transfer:TransferOffer', '#acme-token:Acme.Holding:LockedHolding']);
+  });
+});
