@@ -121,7 +121,14 @@ const ValueExprSchema = z.union(
   },
 );
 
-const MatchSchema = z.record(z.union([PathSchema, z.literal('$id')]), ValueExprSchema);
+/** Keys are payload field paths, or `$id` (the contract id: the contract is looked up by id). */
+const MATCH_KEY = /^(\$id|[^$.\s][^.\s]*(\.[^.\s]+)*)$/;
+const MatchSchema = z.record(z.string().regex(MATCH_KEY), ValueExprSchema, {
+  error: (iss) =>
+    iss.code === 'invalid_key'
+      ? 'a match key is a payload field path (dot-separated field names, e.g. "instrumentId.id") or "$id" (the contract id)'
+      : undefined,
+});
 
 const selectorShape = {
   templateId: QualifiedIdSchema.optional(),
@@ -186,7 +193,11 @@ export const DeclarativeRecipeSchema = strict({
   contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS)).default([]),
   transferKind: strict({
     /** Rules tried in order: the first with a match makes the transfer `direct`. */
-    direct: z.union([DirectRuleSchema, z.array(DirectRuleSchema)]).optional(),
+    direct: z
+      .union([DirectRuleSchema, z.array(DirectRuleSchema)], {
+        error: (iss) => (iss.code === 'invalid_union' ? 'expected a rule { templateId | interfaceId, match, key?, endpoints? } or a list of rules' : undefined),
+      })
+      .optional(),
   }).optional(),
   transferInstructions: perContractSchema(TRANSFER_INSTRUCTION_ACTIONS).optional(),
   allocationInstructions: perContractSchema(ALLOCATION_INSTRUCTION_ACTIONS).optional(),

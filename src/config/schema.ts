@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AuthConfigSchema } from '../emulator/ledger-api/auth.js';
+import { DemoWorldSchema } from '../emulator/seed.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -42,8 +43,10 @@ export const EmulatorConfigSchema = z.object({
   /** Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`). */
   adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('LEDGER_ADMIN_USERS (comma separated)'),
   auth: AuthConfigSchema.default({ mode: 'none' }),
-  /** Seed the demo world at start (parties, users). */
+  /** Seed the demo world at start (parties, users, instruments, holdings). */
   demoWorld: z.boolean().default(true).describe('DEMO_WORLD=false turns the demo world off'),
+  /** Replace the default demo world (see DemoWorldSchema in src/emulator/seed.ts). */
+  world: DemoWorldSchema.optional().describe('DEMO_WORLD_FILE (JSON)'),
   /** `http-list-max-elements-limit` of the JSON API. */
   listMaxElements: z.number().int().positive().default(200).describe('LEDGER_LIST_MAX_ELEMENTS'),
   logLevel: LogLevelSchema.default('info').describe('LOG_LEVEL'),

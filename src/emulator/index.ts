@@ -57,7 +57,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
       implements: t.implements.map((i) => ({ interfaceId: qualifiedId(i.interface), view: i.view })),
     });
   }
-  const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world) : undefined;
+  const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world ?? config.world) : undefined;
   const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine });
   const app = createLedgerApiApp({ engine, authenticate, logger: logger.child({ module: 'ledger-api' }) }, ledgerApiRoutes);
   return { engine, app, seeded, config };

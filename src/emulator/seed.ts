@@ -5,6 +5,7 @@
  * rules contracts and holdings minted through the ledger's command service (the path every
  * wallet command takes).
  */
+import { z } from 'zod';
 import type { LedgerEngine } from './ledger/engine.js';
 import type { Right } from './ledger/types.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
@@ -29,6 +30,37 @@ export interface DemoWorld {
   parties: Array<{ hint: string; role: string }>;
   instruments: DemoInstrument[];
 }
+
+/** The demo world as configuration (DEMO_WORLD_FILE), validated with clear messages. */
+export const DemoWorldSchema = z
+  .object({
+    parties: z.array(z.object({ hint: z.string().regex(/^[A-Za-z0-9:_ -]{1,200}$/), role: z.string().default('') }).strict()),
+    instruments: z
+      .array(
+        z
+          .object({
+            token: z.enum(['splice-test-token-v1', 'splice-test-token-v2']),
+            admin: z.string().min(1),
+            id: z.string().min(1),
+            name: z.string().min(1),
+            symbol: z.string().min(1),
+            decimals: z.number().int().min(0).max(10).default(10),
+            holdings: z.array(z.object({ owner: z.string().min(1), amount: z.string().regex(/^\d+(\.\d{1,10})?$/) }).strict()).default([]),
+          })
+          .strict(),
+      )
+      .default([]),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    const hints = new Set(w.parties.map((p) => p.hint));
+    w.instruments.forEach((i, n) => {
+      if (!hints.has(i.admin)) ctx.addIssue({ code: 'custom', path: ['instruments', n, 'admin'], message: `unknown party hint "${i.admin}"` });
+      i.holdings.forEach((h, m) => {
+        if (!hints.has(h.owner)) ctx.addIssue({ code: 'custom', path: ['instruments', n, 'holdings', m, 'owner'], message: `unknown party hint "${h.owner}"` });
+      });
+    });
+  });
 
 export const DEFAULT_DEMO_WORLD: DemoWorld = {
   parties: [

@@ -1,0 +1,44 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadEmulatorConfig } from '../../../src/config/load.js';
+import { buildEmulator } from '../../../src/emulator/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tr-config-'));
+function file(name: string, content: unknown): string {
+  const p = join(dir, name);
+  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+  return p;
+}
+
+describe('emulator configuration from the environment', () => {
+  it('has working defaults (the demo world on, auth off, Canton ports)', () => {
+    const c = loadEmulatorConfig({});
+    expect(c).toMatchObject({ port: 7575, registryPort: 7576, demoWorld: true, auth: { mode: 'none' } });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('replaces the demo world from DEMO_WORLD_FILE, and seeds it', () => {
+    const world = {
+      parties: [{ hint: 'issuer', role: 'admin' }, { hint: 'carol' }],
+      instruments: [{ token: 'splice-test-token-v1', admin: 'issuer', id: 'GOLD', name: 'Gold', symbol: 'XAU', decimals: 4, holdings: [{ owner: 'carol', amount: '12.5' }] }],
+    };
+    const c = loadEmulatorConfig({ DEMO_WORLD_FILE: file('world.json', world) });
+    const emu = buildEmulator({ config: { ...c, logLevel: 'silent' } });
+    expect(emu.seeded?.parties.map((p) => p.hint)).toEqual(['issuer', 'carol']);
+    expect(emu.seeded?.instruments.map((i) => i.id)).toEqual(['GOLD']);
+    expect(emu.engine.contracts.activeCount).toBe(2); // TokenRules + carol's Token
+  });
+
+  it('names the variable and the problem for every mistake', () => {
+    expect(() => loadEmulatorConfig({ PORT: 'abc' })).toThrow(/PORT must be a whole number/);
+    expect(() => loadEmulatorConfig({ LEDGER_AUTH: 'magic' })).toThrow(/LEDGER_AUTH must be "none" or "jwt"/);
+    expect(() => loadEmulatorConfig({ LEDGER_AUTH: 'jwt' })).toThrow(ConfigError);
+    expect(() => loadEmulatorConfig({ DEMO_WORLD_FILE: join(dir, 'missing.json') })).toThrow(/DEMO_WORLD_FILE: cannot read/);
+    expect(() => loadEmulatorConfig({ DEMO_WORLD_FILE: file('bad.json', '{not json') })).toThrow(/DEMO_WORLD_FILE: not valid JSON/);
+    const unknownOwner = { parties: [{ hint: 'a' }], instruments: [{ token: 'splice-test-token-v2', admin: 'a', id: 'X', name: 'X', symbol: 'X', holdings: [{ owner: 'zed', amount: '1' }] }] };
+    expect(() => loadEmulatorConfig({ DEMO_WORLD_FILE: file('owner.json', unknownOwner) })).toThrow(/unknown party hint "zed"/);
+    expect(() => loadEmulatorConfig({ DECLARED_TEMPLATES: '[{"packageName":"p"}]' })).toThrow(/moduleName/);
+  });
+});
