@@ -35,6 +35,8 @@ export interface IndexedContract {
   synchronizerId: string;
   /** Set while the contract is being reassigned (unassigned, not yet assigned). */
   inReassignment?: boolean;
+  /** Interfaces (`pkgId:Module:Entity`) whose view the ledger reported: set for indexed interfaces. */
+  interfaceIds?: string[];
 }
 
 /** `packageName:Module:Entity`, the key that identifies a template across package versions. */
@@ -51,6 +53,11 @@ export interface ContractIndexOptions {
   indexedTemplates: readonly string[];
   /** `#package-name:Module:Entity` of further templates cached by id (instructions, allocations...). */
   cachedTemplates: readonly string[];
+  /**
+   * `#package-name:Module:Entity` of interfaces whose implementing contracts are held in memory
+   * too, under the interface's key (a factory configured by interface, declarative recipes).
+   */
+  indexedInterfaces?: readonly string[];
   cache: Cache;
   logger?: Logger;
   /** Idle time of one poll of the update stream (ms). */
@@ -62,6 +69,8 @@ export interface ContractIndexOptions {
 export class ContractIndex {
   private readonly byTemplate = new Map<string, Map<string, IndexedContract>>();
   private readonly indexedKeys: Set<string>;
+  /** Indexed interface key (`package-name:Module:Entity`) → `:Module:Entity` suffix of its ids. */
+  private readonly interfaceSuffixes: Map<string, string>;
   private offset = 0;
   private running = false;
   private loop?: Promise<void>;
@@ -70,6 +79,12 @@ export class ContractIndex {
 
   constructor(private readonly opts: ContractIndexOptions) {
     this.indexedKeys = new Set(opts.indexedTemplates.map((t) => t.replace(/^#/, '')));
+    this.interfaceSuffixes = new Map(
+      (opts.indexedInterfaces ?? []).map((i) => {
+        const key = i.replace(/^#/, '');
+        return [key, key.slice(key.indexOf(':'))];
+      }),
+    );
   }
 
   /** The offset the index is current to. */
@@ -93,7 +108,32 @@ export class ContractIndex {
     await this.loop?.catch(() => undefined);
   }
 
-  /** Active contracts of an indexed template (`packageName:Module:Entity`), optionally filtered. */
+  /**
+   * Brings the index up to the ledger end now (one ledger-end call, then the tail's progress or
+   * one update read): for a lookup that may concern a contract created a moment ago. Bounded:
+   * gives up quietly after `maxWaitMs`.
+   */
+  async catchUp(maxWaitMs = 2000): Promise<void> {
+    const end = await this.opts.ledger.ledgerEnd();
+    if (this.offset >= end) return;
+    if (!this.running) {
+      const updates = await this.opts.ledger.updates({
+        beginExclusive: this.offset,
+        endInclusive: end,
+        parties: [this.opts.admin],
+        templateIds: this.templateIds(),
+        includeCreatedEventBlob: true,
+        shape: 'ACS_DELTA',
+      });
+      for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
+      this.offset = Math.max(this.offset, end);
+      return;
+    }
+    const deadline = Date.now() + maxWaitMs;
+    while (this.offset < end && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  /** Active contracts of an indexed template or interface (`packageName:Module:Entity`), optionally filtered. */
   find(key: string, where?: (c: IndexedContract) => boolean): IndexedContract[] {
     const all = [...(this.byTemplate.get(key)?.values() ?? [])];
     return where ? all.filter(where) : all;
@@ -121,6 +161,14 @@ export class ContractIndex {
       if (!m) this.byTemplate.set(key, (m = new Map()));
       m.set(c.contractId, c);
     }
+    // The ledger reports views in package-id form (`pkgId:Module:Entity`); the filter only asked
+    // for the indexed interfaces, so the module and entity name identify which one matched.
+    for (const [ikey, suffix] of this.interfaceSuffixes) {
+      if (!c.interfaceIds?.some((id) => id.endsWith(suffix))) continue;
+      let m = this.byTemplate.get(ikey);
+      if (!m) this.byTemplate.set(ikey, (m = new Map()));
+      m.set(c.contractId, c);
+    }
     await this.opts.cache.set(CONTRACT_NS, c.contractId, c, this.opts.cacheTtlSeconds);
   }
 
@@ -132,7 +180,7 @@ export class ContractIndex {
   private async loadSnapshot(): Promise<void> {
     const acs = await this.opts.ledger.activeContracts({
       parties: [this.opts.admin],
-      templateIds: this.templateIds(),
+      ...this.filter(),
       includeCreatedEventBlob: true,
     });
     for (const entry of acs.contracts) await this.added(toIndexed(entry.createdEvent, entry.synchronizerId));
@@ -146,6 +194,11 @@ export class ContractIndex {
     return [...new Set([...this.opts.indexedTemplates, ...this.opts.cachedTemplates])];
   }
 
+  private filter(): { templateIds: string[]; interfaceIds?: string[]; includeInterfaceView?: boolean } {
+    const interfaceIds = [...new Set(this.opts.indexedInterfaces ?? [])];
+    return interfaceIds.length === 0 ? { templateIds: this.templateIds() } : { templateIds: this.templateIds(), interfaceIds, includeInterfaceView: true };
+  }
+
   private async tail(): Promise<void> {
     let backoff = 100;
     while (this.running) {
@@ -154,7 +207,7 @@ export class ContractIndex {
         const updates = await this.opts.ledger.updates({
           beginExclusive: this.offset,
           parties: [this.opts.admin],
-          templateIds: this.templateIds(),
+          ...this.filter(),
           includeCreatedEventBlob: true,
           shape: 'ACS_DELTA',
           idleTimeoutMs: this.opts.pollIdleMs ?? 200,
@@ -205,7 +258,7 @@ export class ContractIndex {
 }
 
 export function toIndexed(ev: CreatedEvent, synchronizerId: string): IndexedContract {
-  return {
+  const c: IndexedContract = {
     contractId: ev.contractId,
     templateId: ev.templateId,
     packageName: ev.packageName,
@@ -214,4 +267,6 @@ export function toIndexed(ev: CreatedEvent, synchronizerId: string): IndexedCont
     createdEventBlob: ev.createdEventBlob ?? '',
     synchronizerId,
   };
+  if (ev.interfaceViews && ev.interfaceViews.length > 0) c.interfaceIds = ev.interfaceViews.map((v) => v.interfaceId);
+  return c;
 }

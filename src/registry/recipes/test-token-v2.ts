@@ -268,7 +268,7 @@ export class TestTokenV2Recipe implements Recipe {
       receiver = toAccount(t.receiver);
       actors = (args.actors as string[] | undefined) ?? [];
     }
-    const configs = this.configs(env, [sender, receiver]);
+    const configs = await this.configs(env, [sender, receiver]);
     this.checkInitiators(env, actors, sender, configs, version === 1 ? 'the V1 sender' : 'actors', 'initiate a transfer from');
     const kind = completesAtOnce(env.admin, sender, receiver, actors.length > 0 ? actors : [sender.owner ?? env.admin], configs) ? 'self' : 'offer';
     if (version === 2 && kind === 'offer') {
@@ -292,14 +292,14 @@ export class TestTokenV2Recipe implements Recipe {
       authorizer = toAccount((args.allocation as { authorizer: unknown }).authorizer);
       actors = (args.actors as string[] | undefined) ?? [];
     }
-    const configs = this.configs(env, [authorizer]);
+    const configs = await this.configs(env, [authorizer]);
     this.checkInitiators(env, actors, authorizer, configs, version === 1 ? 'the V1 sender' : 'actors', 'allocate from');
     return this.factory(env, configs, []);
   }
 
   async settlementFactory(args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
     const legs = (args.transferLegs as Array<{ sender: unknown; receiver: unknown }>) ?? [];
-    const configs = this.configs(
+    const configs = await this.configs(
       env,
       legs.flatMap((l) => [toAccount(l.sender), toAccount(l.receiver)]),
     );
@@ -323,7 +323,7 @@ export class TestTokenV2Recipe implements Recipe {
   async transferInstructionContext(req: ContractRequest<TransferInstructionAction>, env: RecipeEnv): Promise<ContextParts> {
     const offer = req.contract.payload as unknown as OfferPayload;
     const { sender, receiver } = offer.transfer;
-    const configs = this.configs(env, [sender, receiver]);
+    const configs = await this.configs(env, [sender, receiver]);
     // Before the sender's side is fully authorised (multi-party senders), the inputs are the
     // sender's own unlocked holdings and a withdraw does not touch them: do not insist on finding them.
     const acceptAuth = offer.actionAuthorizers.find(([a]) => a.tag === 'TIA_Accept')?.[1] ?? [];
@@ -335,7 +335,7 @@ export class TestTokenV2Recipe implements Recipe {
 
   async allocationInstructionContext(req: ContractRequest<AllocationInstructionAction>, env: RecipeEnv): Promise<ContextParts> {
     const instr = instructionOf(req.contract);
-    return this.context(env, this.configs(env, [instr.allocation.authorizer]), []);
+    return this.context(env, await this.configs(env, [instr.allocation.authorizer]), []);
   }
 
   async allocationContext(req: ContractRequest<AllocationAction>, env: RecipeEnv): Promise<ContextParts> {
@@ -349,13 +349,13 @@ export class TestTokenV2Recipe implements Recipe {
     const what = `allocation ${c.contractId}`;
     switch (req.action) {
       case 'withdraw':
-        return this.context(env, this.configs(env, [a.allocation.authorizer]), []);
+        return this.context(env, await this.configs(env, [a.allocation.authorizer]), []);
       case 'cancel':
         // the executors cancel: they unlock Tokens they are not stakeholders of
-        return this.context(env, this.configs(env, [a.allocation.authorizer]), await this.tokens(env, lockedTokenCids(a), what));
+        return this.context(env, await this.configs(env, [a.allocation.authorizer]), await this.tokens(env, lockedTokenCids(a), what));
       case 'execute-transfer':
         if (req.version !== 1) throw new UnsupportedOperation('execute-transfer is a V1 allocation choice; V2 allocations settle through the settlement factory');
-        return this.context(env, this.configs(env, legAccounts(a.allocation)), await this.tokens(env, lockedTokenCids(a), what));
+        return this.context(env, await this.configs(env, legAccounts(a.allocation)), await this.tokens(env, lockedTokenCids(a), what));
     }
   }
 
@@ -374,15 +374,25 @@ export class TestTokenV2Recipe implements Recipe {
    * The AccountConfig of each distinct account (`getAccountMapAndTokenRulesC`): found by account
    * among the admin's AccountConfigs; none is skipped (always so for basic accounts), several abort.
    */
-  private configs(env: RecipeEnv, accounts: Account[]): Map<string, { account: Account; contract?: IndexedContract }> {
+  private async configs(env: RecipeEnv, accounts: Account[]): Promise<Map<string, { account: Account; contract?: IndexedContract }>> {
     const out = new Map<string, { account: Account; contract?: IndexedContract }>();
+    let caughtUp = false;
     for (const account of accounts) {
       const k = accountKey(account);
       if (out.has(k)) continue;
-      const found = env.index.find(T.AccountConfig, (c) => {
-        const p = c.payload as unknown as AccountConfig;
-        return p.admin === env.admin && accountKey(toAccount(p.account)) === k;
-      });
+      const lookup = () =>
+        env.index.find(T.AccountConfig, (c) => {
+          const p = c.payload as unknown as AccountConfig;
+          return p.admin === env.admin && accountKey(toAccount(p.account)) === k;
+        });
+      let found = lookup();
+      if (found.length === 0 && account.provider !== null && !caughtUp) {
+        // A provider account always has an AccountConfig: if the index has none, it may have been
+        // created a moment ago. Catch the index up to the ledger end once before answering.
+        await env.index.catchUp();
+        caughtUp = true;
+        found = lookup();
+      }
       if (found.length > 1) {
         throw new RegistryError('INTERNAL', `Multiple AccountConfig contracts for account ${showAccount(account)} found on the ledger (${PKG}): ${found.map((c) => c.contractId).join(', ')}`);
       }
