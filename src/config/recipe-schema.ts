@@ -114,10 +114,10 @@ const ValueExprSchema = z.union(
     z.null(),
   ],
   {
-  error: (iss) =>
-    iss.code === 'invalid_union' && typeof iss.input === 'number'
-      ? `${String(iss.input)}: write numbers as strings ("${String(iss.input)}"), as the JSON Ledger API encodes Int64 and Numeric`
-      : 'a value expression is a string (literal, $admin, $args.<path>, $contract.<path>), a boolean or null',
+    error: (iss) =>
+      iss.code === 'invalid_union' && typeof iss.input === 'number'
+        ? `${String(iss.input)}: write numbers as strings ("${String(iss.input)}"), as the JSON Ledger API encodes Int64 and Numeric`
+        : 'a value expression is a string (literal, $admin, $args.<path>, $contract.<path>), a boolean or null',
   },
 );
 
@@ -158,12 +158,30 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E) {
   }).superRefine(checkTemplateOrInterface);
 }
 
+export type DirectRule = z.output<typeof DirectRuleSchema>;
 const DirectRuleSchema = strict({
   ...selectorShape,
   /** Also put the pre-approval into the context under this key (and disclose it). */
   key: z.string().min(1).optional(),
   endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional(),
 }).superRefine(checkTemplateOrInterface);
+
+const DirectRuleListSchema = z.array(DirectRuleSchema);
+/**
+ * One rule or a list of rules. Dispatched on the input's shape rather than with a union, so that
+ * a mistake inside a rule is reported at its own path instead of as "no union branch matched".
+ */
+const DirectRulesSchema = z.unknown().transform((v, ctx): DirectRule | DirectRule[] => {
+  const isRule = v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isRule && !Array.isArray(v)) {
+    ctx.addIssue({ code: 'custom', message: 'expected a rule { templateId | interfaceId, match, key?, endpoints? } or a list of rules' });
+    return z.NEVER;
+  }
+  const r = isRule ? DirectRuleSchema.safeParse(v) : DirectRuleListSchema.safeParse(v);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
+  return z.NEVER;
+});
 
 function perContractSchema<E extends readonly [string, ...string[]]>(actions: E) {
   return strict({
@@ -193,11 +211,7 @@ export const DeclarativeRecipeSchema = strict({
   contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS)).default([]),
   transferKind: strict({
     /** Rules tried in order: the first with a match makes the transfer `direct`. */
-    direct: z
-      .union([DirectRuleSchema, z.array(DirectRuleSchema)], {
-        error: (iss) => (iss.code === 'invalid_union' ? 'expected a rule { templateId | interfaceId, match, key?, endpoints? } or a list of rules' : undefined),
-      })
-      .optional(),
+    direct: DirectRulesSchema.optional(),
   }).optional(),
   transferInstructions: perContractSchema(TRANSFER_INSTRUCTION_ACTIONS).optional(),
   allocationInstructions: perContractSchema(ALLOCATION_INSTRUCTION_ACTIONS).optional(),
@@ -208,7 +222,6 @@ export type DeclarativeRecipeConfig = z.output<typeof DeclarativeRecipeSchema>;
 export type DeclarativeRecipeInput = z.input<typeof DeclarativeRecipeSchema>;
 export type ContractSelector = z.output<typeof SelectorSchema>;
 export type FactoryContextEntry = DeclarativeRecipeConfig['contextEntries'][number];
-export type DirectRule = z.output<typeof DirectRuleSchema>;
 export type PerContractKind = 'transferInstructions' | 'allocationInstructions' | 'allocations';
 export type PerContractConfig = NonNullable<DeclarativeRecipeConfig[PerContractKind]>;
 export type PerContractContextEntry = PerContractConfig['contextEntries'][number];

@@ -121,7 +121,7 @@ export class ContractIndex {
         beginExclusive: this.offset,
         endInclusive: end,
         parties: [this.opts.admin],
-        templateIds: this.templateIds(),
+        ...this.filter(),
         includeCreatedEventBlob: true,
         shape: 'ACS_DELTA',
       });

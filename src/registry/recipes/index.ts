@@ -3,13 +3,20 @@ import type { Logger } from 'pino';
 import type { Recipe } from './recipe.js';
 import { TestTokenV1Recipe } from './test-token-v1.js';
 import { TestTokenV2Recipe } from './test-token-v2.js';
+import { DeclarativeRecipe } from './declarative.js';
 
 export function builtInRecipes(): Recipe[] {
   return [new TestTokenV1Recipe(), new TestTokenV2Recipe()];
 }
 
-/** Declarative recipes from configuration (validated at start-up). */
+/**
+ * Declarative recipes from configuration, validated at start-up: a mistake stops the start with
+ * a RecipeConfigError listing every problem; warnings (e.g. keys without a DNS prefix) are logged.
+ */
 export function declarativeRecipes(configs: readonly unknown[], logger?: Logger): Recipe[] {
-  if (configs.length > 0) logger?.warn('declarative recipes are not available in this build');
-  return [];
+  return configs.map((json) => {
+    const { recipe, warnings } = DeclarativeRecipe.fromJson(json);
+    for (const w of warnings) logger?.warn({ recipe: recipe.name }, w);
+    return recipe;
+  });
 }

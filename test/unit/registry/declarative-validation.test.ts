@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { DeclarativeRecipe, DeclarativeRecipeSchema, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 
+import README_EXAMPLE from './declarative-example.json' with { type: 'json' };
+
 const RULES = '#acme-token:Acme.Rules:TransferRules';
 const CONFIG = '#acme-token:Acme.Config:InstrumentConfig';
 
@@ -91,6 +93,27 @@ describe('validateDeclarativeRecipe', () => {
     ]);
     // a literal starting with $ is written $$
     expect(() => validateDeclarativeRecipe({ ...base(), contextEntries: [{ ...base().contextEntries[0], match: { code: '$$USD' } }] })).not.toThrow();
+  });
+
+  it('rejects match keys that are not payload paths or $id, and malformed direct rules', () => {
+    expect(problems((c) => (c.contextEntries[0].match = { $receiver: '$admin', 'a..b': 'x' }))).toEqual([
+      'contextEntries[0].match.$receiver: a match key is a payload field path (dot-separated field names, e.g. "instrumentId.id") or "$id" (the contract id)',
+      'contextEntries[0].match.a..b: a match key is a payload field path (dot-separated field names, e.g. "instrumentId.id") or "$id" (the contract id)',
+    ]);
+    expect(problems((c) => (c.transferKind = { direct: 'preapproval' }))).toEqual([
+      'transferKind.direct: expected a rule { templateId | interfaceId, match, key?, endpoints? } or a list of rules',
+    ]);
+    expect(problems((c) => (c.transferKind = { direct: [{ templateId: CONFIG, endpoints: ['allocationFactory.v1'] }] }))[0]).toMatch(
+      /^transferKind\.direct\[0\]\.endpoints\[0\]: .*"transferFactory\.v1"\|"transferFactory\.v2"/,
+    );
+  });
+
+  it('accepts the README example without warnings', () => {
+    const { config, warnings } = validateDeclarativeRecipe(README_EXAMPLE);
+    expect(warnings).toEqual([]);
+    const recipe = new DeclarativeRecipe(config);
+    expect(recipe.indexedInterfaces).toEqual(['#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory']);
+    expect(recipe.cachedTemplates).toContain('#acme-token:Acme.Holding:LockedHolding');
   });
 
   it('rejects endpoints that are unknown or not configured', () => {
