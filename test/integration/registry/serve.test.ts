@@ -1,0 +1,77 @@
+/**
+ * `serve` as an operator runs it: a registry configured from a JSON file, reading a ledger node
+ * over real HTTP with a JWT (the emulator stands in for the participant), health endpoints, and
+ * start-up failing with a clear message on a broken configuration.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
+import { loadRegistryConfig, startRegistry, type RunningRegistry } from '../../../src/serve.js';
+
+const SECRET = 'serve-test-secret';
+const AUDIENCE = 'https://canton.network.global';
+let emu: RunningEmulator;
+let running: RunningRegistry;
+const dir = mkdtempSync(join(tmpdir(), 'tr-serve-'));
+
+function configFile(name: string, config: unknown): string {
+  const p = join(dir, name);
+  writeFileSync(p, JSON.stringify(config));
+  return p;
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ config: { port: 0, logLevel: 'silent', auth: { mode: 'jwt', hs256Secret: SECRET, targetAudience: AUDIENCE } } });
+  const admin = emu.seeded!.parties.find((p) => p.hint === 'token-admin')!.party;
+  const file = configFile('registry.json', {
+    adminParty: admin,
+    ledger: { url: 'http://placeholder.invalid', auth: { kind: 'hs256', secret: SECRET, userId: 'token-admin', audience: AUDIENCE } },
+    instruments: [{ id: 'TT2-USD', name: 'Test Token Two (USD)', symbol: 'TUSD', decimals: 2, recipe: 'splice-test-token-v2' }],
+    port: 0,
+    host: '127.0.0.1',
+  });
+  // LEDGER_URL overrides the file, as in a deployment
+  const config = loadRegistryConfig({ REGISTRY_CONFIG_FILE: file, LEDGER_URL: emu.ledgerUrl, LOG_LEVEL: 'silent' });
+  running = await startRegistry(config, { logger: pino({ level: 'silent' }) });
+});
+afterAll(async () => {
+  await running?.close();
+  await emu?.close();
+});
+
+describe('serve', () => {
+  it('answers health and registry requests from the configured ledger', async () => {
+    expect((await fetch(`${running.url}/livez`)).status).toBe(200);
+    expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
+    const inst = (await (await fetch(`${running.url}/registry/metadata/v1/instruments/TT2-USD`)).json()) as Record<string, unknown>;
+    expect(inst).toMatchObject({ id: 'TT2-USD', decimals: 2, totalSupply: '1000.0000000000' });
+  });
+
+  it('refuses a broken configuration with a message that says what is wrong', () => {
+    expect(() => loadRegistryConfig({})).toThrow(/REGISTRY_CONFIG_FILE is not set/);
+    const bad = configFile('bad.json', { adminParty: 'a', ledger: { url: 'not a url' }, instruments: [] });
+    expect(() => loadRegistryConfig({ REGISTRY_CONFIG_FILE: bad })).toThrow(/instruments[\s\S]*Invalid URL[\s\S]*ledger\.url/);
+    const dup = configFile('dup.json', {
+      adminParty: 'a',
+      ledger: { url: 'http://x' },
+      instruments: [
+        { id: 'A', name: 'a', symbol: 'A', recipe: 'splice-test-token-v1' },
+        { id: 'A', name: 'a', symbol: 'A', recipe: 'splice-test-token-v1' },
+      ],
+    });
+    expect(() => loadRegistryConfig({ REGISTRY_CONFIG_FILE: dup })).toThrow(/duplicate instrument id "A"/);
+  });
+
+  it('refuses an instrument whose recipe does not exist, and a broken declarative recipe', async () => {
+    const base = { adminParty: 'a', ledger: { url: emu.ledgerUrl }, port: 0, host: '127.0.0.1', logLevel: 'silent' as const };
+    const unknown = loadRegistryConfig({ REGISTRY_CONFIG_FILE: configFile('u.json', { ...base, instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'nope' }] }) });
+    await expect(startRegistry(unknown, { logger: pino({ level: 'silent' }) })).rejects.toThrow(/unknown recipe "nope"/);
+    const broken = loadRegistryConfig({
+      REGISTRY_CONFIG_FILE: configFile('b.json', { ...base, instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'acme' }], recipes: [{ name: 'acme', factories: { 'transferFactory.v1': { templateId: 'Acme.Rules:TransferRules' } } }] }),
+    });
+    await expect(startRegistry(broken, { logger: pino({ level: 'silent' }) })).rejects.toThrow(/templateId/);
+  });
+});
