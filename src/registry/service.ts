@@ -224,7 +224,8 @@ export class RegistryService implements RegistryApi {
     checkLimit(parties.size, V2_LIMITS.parties, 'parties');
     for (const l of a.transferLegs) this.checkAmount(l.amount, l.instrumentId, `transferLegs[${l.transferLegId}].amount`);
     const recipe = this.recipeOfInstruments([...ids]);
-    const parts = await this.guard(() => recipe.settlementFactory(req.choiceArguments, this.env));
+    const cids = a.allocations.map((x) => x.allocationCid);
+    const parts = await this.guard(() => recipe.settlementFactory(req.choiceArguments, this.env), `allocationCid ${cids.join(', ')}`);
     return { factoryId: parts.factory.contractId, choiceContext: this.context(parts, req.excludeDebugFields) };
   }
 
@@ -251,7 +252,7 @@ export class RegistryService implements RegistryApi {
   /** Looks a contract up by id (index, then ledger) and checks it is one of this admin's. */
   private async perContract(cid: string, kind: ContractKind, what: string): Promise<{ recipe: Recipe; contract: IndexedContract }> {
     if (!/^[0-9a-f]{2,}$/.test(cid)) throw badRequest(`${what} id "${cid}" is not a contract id`);
-    const contract = await this.guard(() => this.opts.index.getById(cid));
+    const contract = await this.guard(() => this.opts.index.getById(cid), `${what} id "${cid}"`);
     if (!contract) throw notFound(`${what} ${cid} not found: it does not exist, is archived, or is not visible to the registry admin`);
     for (const recipe of this.recipes.values()) {
       const k = recipe.kindOf(contract);
@@ -349,8 +350,14 @@ export class RegistryService implements RegistryApi {
     if (time(t, field) <= now) throw badRequest(`${field} ${t} is in the past: it must be in the future`);
   }
 
-  /** Runs ledger-backed work, mapping ledger failures to the registry's errors in one place. */
-  private async guard<T>(f: () => Promise<T>): Promise<T> {
+  /**
+   * Runs ledger-backed work, mapping ledger failures to the registry's errors in one place.
+   * `clientIds` names the contract ids from the request that `f` looks up on the ledger: the only
+   * client input the registry forwards to its node. A node that rejects such a lookup as malformed
+   * (400: Canton validates the contract id field, INVALID_FIELD / INVALID_ARGUMENT) rejects the
+   * client's id, so that is a 400 naming it, not a 503 (never a 5xx for bad input).
+   */
+  private async guard<T>(f: () => Promise<T>, clientIds?: string): Promise<T> {
     try {
       return await f();
     } catch (e) {
@@ -358,6 +365,9 @@ export class RegistryService implements RegistryApi {
       if (e instanceof UnsupportedOperation) throw badRequest(e.message);
       if (e instanceof LedgerUnavailableError) {
         throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node is unavailable (${e.message}); retry shortly`, 1);
+      }
+      if (e instanceof LedgerError && e.status === 400 && clientIds !== undefined) {
+        throw badRequest(`${clientIds}: not a contract id the ledger node accepts (${e.code}: ${e.cause})`);
       }
       if (e instanceof LedgerError) {
         this.opts.logger?.error({ code: e.code, status: e.status }, 'ledger node refused a registry read');
