@@ -1,11 +1,13 @@
-/** Runs the benchmarks: `npm run bench [-- ledger]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry]`. Exits non-zero when a target is missed. */
 import { report, runLedgerBench } from './ledger.js';
+import { runRegistryBench } from './registry.js';
 
+const benches = { ledger: runLedgerBench, registry: runRegistryBench } as const;
 const which = process.argv[2] ?? 'ledger';
-if (which !== 'ledger') {
-  console.error(`unknown benchmark "${which}" (available: ledger)`);
+if (!(which in benches)) {
+  console.error(`unknown benchmark "${which}" (available: ${Object.keys(benches).join(', ')})`);
   process.exit(2);
 }
-const results = await runLedgerBench();
+const results = await benches[which as keyof typeof benches]();
 report(results, which);
 process.exit(results.every((r) => r.pass) ? 0 : 1);

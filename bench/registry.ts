@@ -1,0 +1,413 @@
+/**
+ * Benchmarks of the registry (issue 4, "Performance"), on loopback only, bounded in count and time:
+ *  1. Warm `POST /registry/transfer-instruction/v1/transfer-factory` throughput with 50 concurrent
+ *     keep-alive connections against the registry served by @hono/node-server, in its own process
+ *     (`node dist/main.js emulate`: the demo world's registry, in-memory cache, beside the emulated
+ *     ledger it tails), compared in the same run with a bare `node:http` server, also in its own
+ *     process, that returns the same response bytes (captured from one real response). Targets:
+ *     ratio >= 0.5, registry p99 < 10 ms.
+ *  2. Ledger calls, counted in process (the registry's LedgerClient fetch wrapped with a counter,
+ *     the index's update tail stopped so that background polling is not counted): a warm factory
+ *     request makes 0 calls; a per-contract context of a contract the index has not cached yet
+ *     (a cold request) makes at most 1 (events-by-contract-id), and 0 once warm.
+ *
+ * The request is the one the wallet SDK sends (research/peers-clients.md §0-§6: now-60 s,
+ * now+24 h, a reason in meta, `excludeDebugFields: true`), with a real holding of the sender.
+ *
+ * Load: bench/load-client.ts (raw sockets, one request in flight per connection) in
+ * BENCH_LOAD_PROCS worker processes (default 1), the 50 connections split between them. On a
+ * 2-core machine the server under test gets one core and the load the other; the CPU time each
+ * side used is printed so that a client-bound measurement is visible.
+ *
+ * Run: `npm run build && npm run bench -- registry` (prints a table, writes .bench-out/registry.json).
+ * BENCH_DURATION_MS (default 5000) and BENCH_CONNECTIONS (default 50) override the load;
+ * BENCH_REGISTRY_NODE_ARGS passes node flags (e.g. `--cpu-prof`) to the registry's process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { MemoryCache } from '../src/cache/memory-cache.js';
+import { buildEmulator } from '../src/emulator/index.js';
+import { noAuth } from '../src/ledger/auth.js';
+import { LedgerClient } from '../src/ledger/client.js';
+import { createRegistry } from '../src/registry/index.js';
+import { builtInRecipes } from '../src/registry/recipes/index.js';
+import { percentile } from './http-client.js';
+import { mergeResults, type LoadOptions, type LoadResult } from './load-client.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const FACTORY_PATH = '/registry/transfer-instruction/v1/transfer-factory';
+const TRANSFER_FACTORY_V1 = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5000);
+const WARMUP_MS = 1000;
+const LOAD_PROCS = Math.max(1, Number(process.env.BENCH_LOAD_PROCS ?? 1));
+/** Per load process; far above what loopback can do in DURATION_MS, it only bounds a runaway. */
+const MAX_REQUESTS = 2_000_000;
+
+interface Result {
+  name: string;
+  value: number;
+  unit: string;
+  target: string;
+  pass: boolean;
+  detail?: Record<string, unknown>;
+}
+
+// ---- processes ------------------------------------------------------------------------------------
+
+/** Waits for a child's stdout to match; resolves with the match. */
+function waitForOutput(child: ChildProcess, re: RegExp, what: string, timeoutMs = 10_000): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = re.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code}`));
+    });
+  });
+}
+
+async function startEmulatedStack(): Promise<{ child: ChildProcess; ledgerUrl: string; registryUrl: string }> {
+  // e.g. BENCH_REGISTRY_NODE_ARGS='--cpu-prof --cpu-prof-dir=.bench-out/prof' to profile the server
+  const nodeArgs = (process.env.BENCH_REGISTRY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js'), 'emulate'], {
+    env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const m = await waitForOutput(child, /ledger JSON API v2\s+(http:\/\/\S+)[\s\S]*token-standard registry\s+(http:\/\/\S+)/, 'the emulated stack');
+  return { child, ledgerUrl: m[1]!, registryUrl: m[2]! };
+}
+
+/** A bare node:http server in its own process answering every request with the given bytes. */
+async function startBareServer(status: number, contentType: string, body: Buffer): Promise<{ child: ChildProcess; port: number }> {
+  // Reads the request body before answering, as the registry must; same status, headers and bytes.
+  const script = `
+    const http = require('node:http');
+    const body = Buffer.from(process.env.BARE_BODY, 'base64');
+    const headers = { 'content-type': process.env.BARE_CT, 'content-length': body.length };
+    const server = http.createServer((req, res) => {
+      req.on('data', () => {});
+      req.on('end', () => { res.writeHead(${status}, headers); res.end(body); });
+    });
+    server.listen(0, '127.0.0.1', () => console.log('bare http://127.0.0.1:' + server.address().port));
+  `;
+  const child = spawn(process.execPath, ['-e', script], {
+    env: { ...process.env, BARE_BODY: body.toString('base64'), BARE_CT: contentType },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const m = await waitForOutput(child, /bare http:\/\/127\.0\.0\.1:(\d+)/, 'the bare node:http server');
+  return { child, port: Number(m[1]) };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU time (user + system) of a process so far, ms; undefined where /proc is not available. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11], fields[12]: utime, stime in clock ticks (USER_HZ = 100 on Linux)
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the load in LOAD_PROCS worker processes over the same window; measures the server's CPU too. */
+async function load(port: number, serverPid: number | undefined, request: { body: string; expectStatus: number; expectBody: Buffer }): Promise<LoadResult & { serverCpuMs?: number }> {
+  const startAt = Date.now() + 1500; // time for the workers to start (tsx) before the warm-up
+  const perProc = Array.from({ length: LOAD_PROCS }, (_, i) => Math.floor(CONNECTIONS / LOAD_PROCS) + (i < CONNECTIONS % LOAD_PROCS ? 1 : 0));
+  let cpuStart: number | undefined;
+  const sample = setTimeout(() => (cpuStart = processCpuMs(serverPid)), startAt + WARMUP_MS - Date.now());
+  const results = await Promise.all(
+    perProc.map(async (connections) => {
+      const opts: LoadOptions = {
+        port,
+        method: 'POST',
+        path: FACTORY_PATH,
+        body: request.body,
+        connections,
+        warmupMs: WARMUP_MS,
+        durationMs: DURATION_MS,
+        maxRequests: MAX_REQUESTS,
+        expectStatus: request.expectStatus,
+        expectBodyBase64: request.expectBody.toString('base64'),
+        startAt,
+      };
+      const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/load-client.ts'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      const code = await new Promise<number | null>((r) => child.once('exit', r));
+      if (code !== 0) throw new Error(`load worker exited with ${code}`);
+      return JSON.parse(out) as LoadResult;
+    }),
+  );
+  clearTimeout(sample);
+  const cpuEnd = processCpuMs(serverPid);
+  const merged = mergeResults(results);
+  return { ...merged, ...(cpuStart !== undefined && cpuEnd !== undefined ? { serverCpuMs: cpuEnd - cpuStart } : {}) };
+}
+
+// ---- 1. throughput ------------------------------------------------------------------------------
+
+/** The wallet SDK's transfer-factory request for `amount` TT1 from alice to bob. */
+function factoryRequest(admin: string, sender: string, receiver: string, holdings: string[]) {
+  const now = Date.now();
+  return {
+    choiceArguments: {
+      expectedAdmin: admin,
+      transfer: {
+        sender,
+        receiver,
+        amount: '10',
+        instrumentId: { admin, id: 'TT1' },
+        requestedAt: new Date(now - 60_000).toISOString(),
+        executeBefore: new Date(now + 24 * 3600_000).toISOString(),
+        inputHoldingCids: holdings,
+        meta: { values: { 'splice.lfdecentralizedtrust.org/reason': 'bench' } },
+      },
+      extraArgs: { context: { values: {} }, meta: { values: {} } },
+    },
+    excludeDebugFields: true,
+  };
+}
+
+async function json(url: string, init?: RequestInit): Promise<any> {
+  const r = await fetch(url, init);
+  if (r.status !== 200) throw new Error(`${init?.method ?? 'GET'} ${url}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+async function benchThroughput(): Promise<Result[]> {
+  const stack = await startEmulatedStack();
+  let bare: { child: ChildProcess; port: number } | undefined;
+  try {
+    const { adminId: admin } = await json(`${stack.registryUrl}/registry/metadata/v1/info`);
+    const parties: string[] = (await json(`${stack.ledgerUrl}/v2/parties`)).partyDetails.map((p: { party: string }) => p.party);
+    const alice = parties.find((p) => p.startsWith('alice::'))!;
+    const bob = parties.find((p) => p.startsWith('bob::'))!;
+    const { offset } = await json(`${stack.ledgerUrl}/v2/state/ledger-end`);
+    const acs: any[] = await json(`${stack.ledgerUrl}/v2/state/active-contracts`, {
+      method: 'POST',
+      body: JSON.stringify({ eventFormat: { filtersByParty: { [alice]: { cumulative: [] } }, verbose: false }, activeAtOffset: offset }),
+    });
+    const holdings = acs
+      .map((e) => e.contractEntry?.JsActiveContract?.createdEvent)
+      .filter((ev) => ev?.createArgument?.holding?.instrumentId?.id === 'TT1' && ev.createArgument.holding.owner === alice)
+      .map((ev) => ev.contractId as string);
+    if (holdings.length === 0) throw new Error('no TT1 holding of alice in the demo world');
+    const body = JSON.stringify(factoryRequest(admin, alice, bob, holdings.slice(0, 1)));
+
+    // one real response: its status, content type and exact bytes
+    const real = await fetch(`${stack.registryUrl}${FACTORY_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const bytes = Buffer.from(await real.arrayBuffer());
+    if (real.status !== 200) throw new Error(`transfer-factory answered ${real.status}: ${bytes.toString()}`);
+    const contentType = real.headers.get('content-type') ?? 'application/json';
+    bare = await startBareServer(real.status, contentType, bytes);
+
+    const registryPort = Number(new URL(stack.registryUrl).port);
+    const expect = { body, expectStatus: 200, expectBody: bytes };
+    const bareRun = await load(bare.port, bare.child.pid, expect);
+    const regRun = await load(registryPort, stack.child.pid, expect);
+
+    const rate = (r: LoadResult) => r.completed / r.elapsedS;
+    const describe = (r: LoadResult & { serverCpuMs?: number }) => ({
+      requests: r.completed,
+      req_per_s: Math.round(rate(r)),
+      p50_ms: round2(percentile(r.latenciesMs, 50)),
+      p90_ms: round2(percentile(r.latenciesMs, 90)),
+      p99_ms: round2(percentile(r.latenciesMs, 99)),
+      max_ms: round2(r.latenciesMs[r.latenciesMs.length - 1] ?? NaN),
+      mismatches: r.mismatches,
+      socket_errors: r.errors,
+      // share of one core each side used over the window
+      server_cpu: r.serverCpuMs !== undefined ? round2(r.serverCpuMs / (r.elapsedS * 1000)) : 'n/a',
+      load_cpu: round2(r.cpuMs / (r.elapsedS * 1000)),
+    });
+    const ratio = rate(regRun) / rate(bareRun);
+    const p99 = percentile(regRun.latenciesMs, 99);
+    const clean = (r: LoadResult) => r.mismatches === 0 && r.errors === 0 && r.completed > 0;
+    const setup = { connections: CONNECTIONS, load_processes: LOAD_PROCS, warmup_ms: WARMUP_MS, duration_ms: DURATION_MS, response_bytes: bytes.length, cores: (await import('node:os')).availableParallelism() };
+    return [
+      {
+        name: `bare node:http, same ${bytes.length} response bytes (reference)`,
+        value: Math.round(rate(bareRun)),
+        unit: 'req/s',
+        target: 'reference',
+        pass: clean(bareRun),
+        detail: describe(bareRun),
+      },
+      {
+        name: `registry warm transfer-factory (${CONNECTIONS} keep-alive connections)`,
+        value: Math.round(rate(regRun)),
+        unit: 'req/s',
+        target: 'every answer 200 and identical',
+        pass: clean(regRun),
+        detail: { ...describe(regRun), setup },
+      },
+      { name: 'registry / bare node:http throughput', value: round2(ratio), unit: 'x', target: '>= 0.5', pass: ratio >= 0.5 },
+      {
+        name: 'registry transfer-factory p99 latency',
+        value: round2(p99),
+        unit: 'ms',
+        target: '< 10 ms',
+        pass: p99 < 10,
+        detail: { p50_ms: round2(percentile(regRun.latenciesMs, 50)), bare_p99_ms: round2(percentile(bareRun.latenciesMs, 99)) },
+      },
+    ];
+  } finally {
+    if (bare) await stopChild(bare.child);
+    await stopChild(stack.child);
+  }
+}
+
+// ---- 2. ledger calls ------------------------------------------------------------------------------
+
+async function benchLedgerCalls(): Promise<Result[]> {
+  const logger = pino({ level: 'silent' });
+  const emu = buildEmulator({ config: { logLevel: 'silent' } });
+  const seeded = emu.seeded!;
+  const partyOf = (hint: string) => seeded.parties.find((p) => p.hint === hint)!.party;
+  const admin = seeded.instruments.find((i) => i.id === 'TT1')!.adminParty;
+  const alice = partyOf('alice');
+  const bob = partyOf('bob');
+  const calls: string[] = [];
+  const ledger = new LedgerClient({
+    baseUrl: 'http://emulated-ledger',
+    tokenProvider: noAuth,
+    fetch: ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input);
+      calls.push(new URL(url).pathname);
+      return emu.app.request(input instanceof Request ? input : url, init);
+    }) as typeof fetch,
+  });
+  const registry = createRegistry({
+    admin,
+    instruments: seeded.instruments
+      .filter((i) => i.adminParty === admin)
+      .map((i) => ({ id: i.id, name: i.name, symbol: i.symbol, decimals: i.decimals, recipe: i.token })),
+    recipes: builtInRecipes(),
+    ledger,
+    cache: new MemoryCache({ defaultTtlSeconds: 3600, logger }),
+    clock: emu.engine.clock,
+    logger,
+    pollIdleMs: 20,
+  });
+  const post = async (path: string, body: unknown) => {
+    const r = await registry.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+  const counting = async <T>(fn: () => Promise<T>): Promise<{ value: T; calls: string[] }> => {
+    const from = calls.length;
+    const value = await fn();
+    return { value, calls: calls.slice(from) };
+  };
+  try {
+    await registry.start();
+    // Stop following the ledger: from here every counted call is one a request made.
+    await registry.stop();
+
+    const end = emu.engine.ledgerEnd();
+    const holding = emu.engine.contracts
+      .activeAt(end, end, new Set([alice]))
+      .find((c) => (c.payload as { holding?: { owner?: string; instrumentId?: { id?: string } } }).holding?.instrumentId?.id === 'TT1');
+    if (!holding) throw new Error('no TT1 holding of alice in the demo world');
+    const holdings = [holding.contractId];
+    const req = factoryRequest(admin, alice, bob, holdings);
+    const N = 1000;
+    const warm = await counting(async () => {
+      let ok = 0;
+      for (let i = 0; i < N; i++) if ((await post(FACTORY_PATH, req)).status === 200) ok++;
+      return ok;
+    });
+
+    // A transfer offer created on the ledger now: the (stopped) index has not seen it.
+    const f = (await post(FACTORY_PATH, req)).body;
+    const submitted = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
+      method: 'POST',
+      body: JSON.stringify({
+        commands: {
+          commands: [
+            {
+              ExerciseCommand: {
+                templateId: TRANSFER_FACTORY_V1,
+                contractId: f.factoryId,
+                choice: 'TransferFactory_Transfer',
+                choiceArgument: { ...req.choiceArguments, extraArgs: { context: f.choiceContext.choiceContextData, meta: { values: {} } } },
+              },
+            },
+          ],
+          commandId: 'bench-cold-offer',
+          actAs: [alice],
+          userId: 'alice',
+          disclosedContracts: f.choiceContext.disclosedContracts,
+        },
+      }),
+    });
+    const tx = (await submitted.json()) as any;
+    if (submitted.status !== 200) throw new Error(`creating the offer failed: ${JSON.stringify(tx)}`);
+    const offer = tx.transaction.events.map((e: any) => e.CreatedEvent).find((e: any) => e?.templateId.endsWith(':TokenTransferOffer'));
+    if (!offer) throw new Error('the transfer created no TokenTransferOffer');
+    const acceptPath = `/registry/transfer-instruction/v1/${offer.contractId}/choice-contexts/accept`;
+    const cold = await counting(() => post(acceptPath, { excludeDebugFields: true }));
+    const warmCtx = await counting(() => post(acceptPath, { excludeDebugFields: true }));
+
+    return [
+      {
+        name: `ledger calls of ${N} warm transfer-factory requests`,
+        value: warm.calls.length,
+        unit: 'calls',
+        target: '0',
+        pass: warm.calls.length === 0 && warm.value === N,
+        detail: { ok: warm.value },
+      },
+      {
+        name: 'ledger calls of a cold accept context (contract not yet cached)',
+        value: cold.calls.length,
+        unit: 'calls',
+        target: '<= 1',
+        pass: cold.calls.length <= 1 && cold.value.status === 200,
+        detail: { status: cold.value.status, calls: cold.calls },
+      },
+      {
+        name: 'ledger calls of the same accept context, warm',
+        value: warmCtx.calls.length,
+        unit: 'calls',
+        target: '0',
+        pass: warmCtx.calls.length === 0 && warmCtx.value.status === 200,
+      },
+    ];
+  } finally {
+    await registry.stop();
+  }
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+export async function runRegistryBench(): Promise<Result[]> {
+  const results: Result[] = [];
+  results.push(...(await benchLedgerCalls()));
+  results.push(...(await benchThroughput()));
+  return results;
+}
