@@ -4,9 +4,7 @@
  * set. Health: `/livez` (process up) and `/readyz` (the contract index has loaded its snapshot),
  * beside the registry paths.
  */
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { serve as serveHttp, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import pino, { type Logger } from 'pino';
 import { z } from 'zod';
@@ -18,6 +16,7 @@ import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type Tok
 import { LedgerClient } from './ledger/client.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
+import { listenRegistry } from './registry/server.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -88,25 +87,20 @@ export async function startRegistry(config: RegistryConfig, deps: { logger?: Log
     cacheTtlSeconds: config.cacheTtlSeconds,
   });
   let ready = false;
-  const app = new Hono();
-  app.get('/livez', (c) => c.body(null, 200));
-  app.get('/readyz', (c) => (ready ? c.text('ready\n', 200) : c.text('loading the admin\'s contracts from the ledger\n', 503)));
-  app.route('/', registry.app);
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serveHttp({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-    s.once('error', reject);
-  });
+  const health = new Hono();
+  health.get('/livez', (c) => c.body(null, 200));
+  health.get('/readyz', (c) => (ready ? c.text('ready\n', 200) : c.text("loading the admin's contracts from the ledger\n", 503)));
+  health.route('/', registry.app);
   // Listen first (liveness), then load the index; until then /readyz says 503.
+  const listening = await listenRegistry(registry.http, config.port, config.host, health);
   await registry.start();
   ready = true;
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     registry,
-    url: `http://${host}:${port}`,
+    url: listening.url,
     close: async () => {
       await registry.stop();
-      await new Promise<void>((r) => server.close(() => r()));
+      await listening.close();
     },
   };
 }

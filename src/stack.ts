@@ -18,6 +18,7 @@ import { LedgerClient } from './ledger/client.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes } from './registry/recipes/index.js';
 import type { InstrumentConfig } from './registry/service.js';
+import { listenRegistry } from './registry/server.js';
 
 export interface StackOptions extends StartEmulatorOptions {
   /** Registry port (default 7576; 0 picks a free one). */
@@ -73,7 +74,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const ledgerUrl = urlOf(ledgerServer, config.host);
 
   let registry: Registry | undefined;
-  let registryServer: ServerType | undefined;
+  let registryServer: Awaited<ReturnType<typeof listenRegistry>> | undefined;
   const seeded = built.seeded;
   const first = seeded?.instruments[0];
   if (seeded && first) {
@@ -101,18 +102,18 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       pollIdleMs: 50,
     });
     await registry.start();
-    registryServer = await listen(registry.app.fetch, opts.registryPort ?? 7576, config.host);
+    registryServer = await listenRegistry(registry.http, opts.registryPort ?? 7576, config.host);
   }
 
   return {
     engine,
     ledgerUrl,
-    registryUrl: registryServer ? urlOf(registryServer, config.host) : undefined,
+    registryUrl: registryServer?.url,
     registry,
     seeded,
     close: async () => {
       await registry?.stop();
-      if (registryServer) await closeServer(registryServer);
+      await registryServer?.close();
       await closeServer(ledgerServer);
     },
   };

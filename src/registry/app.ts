@@ -1,23 +1,26 @@
 /**
  * The registry's HTTP app: every token-standard registry endpoint (v1 and v2) at its official
- * path, optionally under a base path (e.g. behind a gateway). Thin routes over `RegistryApi`.
+ * path, optionally under a base path (e.g. behind a gateway).
+ *
+ * GET endpoints are thin zod-openapi routes. POST endpoints (factories and choice contexts, the
+ * wallet's hot path) are documented from the endpoint table in routes/ and executed by the
+ * PostDispatcher, which the Node server's fast path (server.ts) shares.
  *
  * Edges (research/registry.md §8.3): unknown fields ignored, an empty or missing body on context
  * calls is `{}`, a Content-Type on GETs and an Authorization header on these public endpoints are
- * fine. Every error is `{"error": string}`: validation failures through `defaultHook`, malformed
- * JSON, unknown paths, and unexpected failures (500, logged, message not leaked).
+ * fine. Every error is `{"error": string}`: validation failures, malformed JSON, unknown paths,
+ * and unexpected failures (500, logged, message not leaked).
  */
-import type { IncomingMessage } from 'node:http';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import type { RegistryApi } from './api.js';
-import { RegistryError, statusOf } from './errors.js';
-import { registerAllocationInstructionV1, registerAllocationInstructionV2 } from './routes/allocation-instruction.js';
-import { registerAllocationV1, registerAllocationV2 } from './routes/allocation.js';
-import type { RegistryEnv } from './routes/common.js';
+import { errorAnswer, PostDispatcher, validationMessage, type Answer } from './dispatch.js';
+import { allocationInstructionV1Endpoints, allocationInstructionV2Endpoints } from './routes/allocation-instruction.js';
+import { allocationV1Endpoints, allocationV2Endpoints } from './routes/allocation.js';
+import type { PostEndpoint, RegistryEnv } from './routes/common.js';
 import { registerMetadataV1 } from './routes/metadata-v1.js';
-import { registerTransferInstructionV1, registerTransferInstructionV2 } from './routes/transfer-instruction.js';
+import { transferInstructionV1Endpoints, transferInstructionV2Endpoints } from './routes/transfer-instruction.js';
 
 export interface RegistryAppDeps {
   registry: RegistryApi;
@@ -26,96 +29,74 @@ export interface RegistryAppDeps {
   basePath?: string;
 }
 
-export function createRegistryApp(deps: RegistryAppDeps): OpenAPIHono<RegistryEnv> {
-  const app = new OpenAPIHono<RegistryEnv>({
-    defaultHook: (result, c) => {
-      if (!result.success) {
-        const issue = result.error.issues[0];
-        const where = issue && issue.path.length > 0 ? ` at '${issue.path.join('.')}'` : '';
-        return c.json({ error: `Invalid request${where}: ${issue?.message ?? 'malformed input'}` }, 400);
-      }
-    },
-  });
+/** Every POST endpoint of the registry, in spec-file order. */
+export function registryPostEndpoints(): PostEndpoint[] {
+  return [
+    ...transferInstructionV1Endpoints(),
+    ...transferInstructionV2Endpoints(),
+    ...allocationInstructionV1Endpoints(),
+    ...allocationInstructionV2Endpoints(),
+    ...allocationV1Endpoints(),
+    ...allocationV2Endpoints(),
+  ];
+}
 
-  // An empty (or absent) body on a POST is `{}`: clients send nothing on context calls.
-  // The body is read once, here, into hono's body cache, which the JSON validators parse from.
-  // Served by @hono/node-server it is read straight from the Node request: asking the Web
-  // Request for it would build an undici Request with a web stream body, the largest cost of a
-  // warm request in the profile (bench/registry.ts); a clone of it (tee) was the next one.
+export interface RegistryHttp {
+  app: OpenAPIHono<RegistryEnv>;
+  dispatcher: PostDispatcher;
+  basePath: string;
+}
+
+export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
+  const basePath = deps.basePath && deps.basePath !== '/' ? deps.basePath.replace(/\/$/, '') : '';
+  const endpoints = registryPostEndpoints();
+  const dispatcher = new PostDispatcher(endpoints, deps.registry, deps.logger);
+  const defaultHook: ConstructorParameters<typeof OpenAPIHono<RegistryEnv>>[0] = {
+    defaultHook: (result, c) => {
+      if (!result.success) return c.json({ error: validationMessage(result.error) }, 400);
+    },
+  };
+  const app = new OpenAPIHono<RegistryEnv>(defaultHook);
+
   app.use('*', async (c, next) => {
     if (c.req.method === 'POST') {
-      const text = await requestText(c.env as NodeBindings | undefined, c.req);
-      const empty = text.trim() === '';
-      if (empty || !isJson(c.req.header('content-type'))) {
-        const headers = new Headers(c.req.raw.headers);
-        headers.set('content-type', 'application/json');
-        const body = empty ? '{}' : text;
-        c.req.raw = new Request(c.req.url, { method: 'POST', body, headers });
-        cacheText(c.req, body, true);
-      } else {
-        cacheText(c.req, text, false);
+      const path = stripBase(c.req.path, basePath);
+      if (path !== undefined && dispatcher.matches(path)) {
+        const answer = await dispatcher.answer(path, await c.req.text());
+        return toResponse(answer!);
       }
     }
     c.set('registry', deps.registry);
     await next();
   });
 
-  registerMetadataV1(app);
-  registerTransferInstructionV1(app);
-  registerTransferInstructionV2(app);
-  registerAllocationInstructionV1(app);
-  registerAllocationInstructionV2(app);
-  registerAllocationV1(app);
-  registerAllocationV2(app);
+  const inner = new OpenAPIHono<RegistryEnv>(defaultHook);
+  registerMetadataV1(inner);
+  // POSTs are executed by the dispatcher above; the table documents them here.
+  for (const e of endpoints) inner.openAPIRegistry.registerPath(e.route as never);
+  app.route(basePath === '' ? '/' : basePath, inner);
 
   app.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
-    if (err instanceof RegistryError) {
-      if (err.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.retryAfterSeconds));
-      return c.json({ error: err.message }, statusOf(err.code));
-    }
-    if (err instanceof HTTPException && err.status < 500) {
-      // hono's validators: malformed JSON and the like
-      return c.json({ error: err.message || 'bad request' }, err.status);
-    }
-    deps.logger?.error({ err, path: c.req.path }, 'unexpected error in registry');
-    return c.json({ error: 'An unexpected error occurred.' }, 500);
+    if (err instanceof HTTPException && err.status < 500) return c.json({ error: err.message || 'bad request' }, err.status);
+    return toResponse(errorAnswer(err, deps.logger, c.req.path));
   });
-
-  if (deps.basePath && deps.basePath !== '' && deps.basePath !== '/') {
-    const outer = new OpenAPIHono<RegistryEnv>();
-    outer.route(deps.basePath.replace(/\/$/, ''), app);
-    outer.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
-    return outer;
-  }
-  return app;
+  return { app, dispatcher, basePath };
 }
 
-/** What @hono/node-server passes as `c.env`: the Node request (absent under `app.request`). */
-type NodeBindings = { incoming?: IncomingMessage & { rawBody?: unknown } };
-
-/** The request body as text: from the Node request when there is one, else from the Web Request. */
-async function requestText(env: NodeBindings | undefined, req: { text(): Promise<string> }): Promise<string> {
-  const incoming = env?.incoming;
-  if (!incoming || typeof incoming.on !== 'function') return req.text();
-  // Some hosts (e.g. Cloud Functions) have read the body already.
-  if (incoming.rawBody instanceof Buffer) return incoming.rawBody.toString('utf8');
-  const chunks: Buffer[] = [];
-  for await (const chunk of incoming) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** The Hono app alone (in-process use, tests, the OpenAPI document). */
+export function createRegistryApp(deps: RegistryAppDeps): OpenAPIHono<RegistryEnv> {
+  return createRegistryHttp(deps).app;
 }
 
-/**
- * Puts the body text into hono's body cache. At run time the cache holds promises of the bodies
- * (`HonoRequest#cachedBody`), whatever its declared type says.
- */
-function cacheText(req: { bodyCache: object }, text: string, replace: boolean): void {
-  if (replace) req.bodyCache = {};
-  (req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(text);
+export function stripBase(path: string, basePath: string): string | undefined {
+  if (basePath === '') return path;
+  if (path === basePath) return '/';
+  return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
 }
 
-function isJson(contentType: string | undefined): boolean {
-  return contentType !== undefined && /^application\/(.+\+)?json/i.test(contentType);
+function toResponse(a: Answer): Response {
+  return new Response(a.body, { status: a.status, headers: a.headers });
 }
 
 /** The OpenAPI document of the served registry API (checked in as openapi.yaml). */

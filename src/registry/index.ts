@@ -8,7 +8,7 @@ import type { Cache } from '../cache/cache.js';
 import { ContractIndex } from '../contracts/contract-index.js';
 import type { Clock } from '../emulator/shared/clock.js';
 import type { LedgerClient } from '../ledger/client.js';
-import { createRegistryApp } from './app.js';
+import { createRegistryHttp } from './app.js';
 import type { Recipe } from './recipes/recipe.js';
 import { RegistryService, type InstrumentConfig } from './service.js';
 
@@ -49,9 +49,12 @@ export function createRegistry(opts: RegistryOptions) {
     clock: opts.clock,
     logger: opts.logger?.child({ module: 'registry' }),
   });
-  const app = createRegistryApp({ registry: service, logger: opts.logger, basePath: opts.basePath });
+  const http = createRegistryHttp({ registry: service, logger: opts.logger, basePath: opts.basePath });
+  const app = http.app;
   return {
     app,
+    /** The app plus the POST dispatcher, for the Node server's fast path (server.ts). */
+    http,
     service,
     index,
     /** Reads the ACS snapshot and starts following the ledger. */

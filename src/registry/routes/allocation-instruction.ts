@@ -4,44 +4,44 @@
  */
 import type { AllocationInstructionAction, ApiVersion } from '../api.js';
 import { FactoryWithChoiceContextSchema } from '../schemas.js';
-import { contextRoute, factoryRoute, type RegistryApp } from './common.js';
+import { contextRoute, factoryRoute, type PostEndpoint } from './common.js';
 
-function registerFactory(app: RegistryApp, version: ApiVersion, errors: number[]): void {
-  app.openapi(
-    factoryRoute({
+const ERRORS = [400, 404, 409, 503];
+
+function factory(version: ApiVersion): PostEndpoint {
+  return {
+    route: factoryRoute({
       path: `/registry/allocation-instruction/v${version}/allocation-factory`,
       operationId: `getAllocationFactory${version === 2 ? 'V2' : ''}`,
       description: `Get the factory and choice context for creating allocations (AllocationFactory_Allocate, v${version}).`,
       response: FactoryWithChoiceContextSchema,
-      errors,
+      errors: ERRORS,
     }),
-    async (c) => c.json(await c.var.registry.getAllocationFactory(version, c.req.valid('json')), 200),
-  );
+    body: 'factory',
+    call: (api, _params, body) => api.getAllocationFactory(version, body),
+  };
 }
 
-export function registerAllocationInstructionV1(app: RegistryApp): void {
-  registerFactory(app, 1, [400, 404, 409, 503]);
-}
+export const allocationInstructionV1Endpoints = (): PostEndpoint[] => [factory(1)];
 
 const V2_ACTIONS: Array<{ action: AllocationInstructionAction; operationId: string }> = [
   { action: 'accept', operationId: 'getAllocationInstructionAcceptContextV2' },
   { action: 'withdraw', operationId: 'getAllocationInstructionWithdrawContextV2' },
 ];
 
-export function registerAllocationInstructionV2(app: RegistryApp): void {
-  const errors = [400, 404, 409, 503];
-  registerFactory(app, 2, errors);
-  for (const { action, operationId } of V2_ACTIONS) {
-    app.openapi(
-      contextRoute({
+export const allocationInstructionV2Endpoints = (): PostEndpoint[] => [
+  factory(2),
+  ...V2_ACTIONS.map(
+    ({ action, operationId }): PostEndpoint => ({
+      route: contextRoute({
         path: `/registry/allocation-instruction/v2/{allocationInstructionId}/choice-contexts/${action}`,
         param: 'allocationInstructionId',
         operationId,
         description: `Get the choice context to ${action} an allocation instruction (v2).`,
-        errors,
+        errors: ERRORS,
       }),
-      async (c) =>
-        c.json(await c.var.registry.getAllocationInstructionContext(c.req.valid('param').allocationInstructionId as string, action, c.req.valid('json')), 200),
-    );
-  }
-}
+      body: 'context',
+      call: (api, params, body) => api.getAllocationInstructionContext(params.allocationInstructionId!, action, body),
+    }),
+  ),
+];

@@ -15,6 +15,18 @@ import {
 export type RegistryEnv = { Variables: { registry: RegistryApi } };
 export type RegistryApp = OpenAPIHono<RegistryEnv>;
 
+/**
+ * One POST endpoint: its OpenAPI route (the documentation and the path template) and the service
+ * call it makes. The same table drives the OpenAPI document and execution (src/registry/dispatch.ts),
+ * for both transports (Hono, and the Node fast path of the server), so they cannot diverge.
+ */
+export interface PostEndpoint {
+  route: { path: string; method: 'post' };
+  /** Which request schema the body is validated against. */
+  body: 'factory' | 'context';
+  call(api: RegistryApi, params: Record<string, string>, body: any): Promise<unknown>;
+}
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'bad request',
   404: 'not found',
