@@ -1,0 +1,220 @@
+/**
+ * A small Canton Coin world for the scan tests, built from STAND-INS of the Amulet templates:
+ * declared templates (payload field paths for signatories/observers, only `Archive` as choice)
+ * under the real package name and module/entity names, with the payloads and signatories of
+ * research/scan-validator.md §4. Scan reads by template name key, so the native templates of
+ * src/emulator/templates/amulet/ behave the same for it.
+ */
+import { createHash } from 'node:crypto';
+import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import type { QualifiedId } from '../../../../src/emulator/ledger/types.js';
+import type { TransactionRecord } from '../../../../src/emulator/ledger/updates.js';
+import { ManualClock } from '../../../../src/emulator/shared/clock.js';
+import { createScanApp, ScanService } from '../../../../src/emulator/scan/index.js';
+
+export const STANDIN_PKG = createHash('sha256').update('scan-test/splice-amulet-standin').digest('hex');
+
+const id = (moduleName: string, entityName: string): QualifiedId => ({ packageId: STANDIN_PKG, packageName: 'splice-amulet', moduleName, entityName });
+
+export const IDS = {
+  Amulet: id('Splice.Amulet', 'Amulet'),
+  LockedAmulet: id('Splice.Amulet', 'LockedAmulet'),
+  FeaturedAppRight: id('Splice.Amulet', 'FeaturedAppRight'),
+  AmuletRules: id('Splice.AmuletRules', 'AmuletRules'),
+  TransferPreapproval: id('Splice.AmuletRules', 'TransferPreapproval'),
+  OpenMiningRound: id('Splice.Round', 'OpenMiningRound'),
+  IssuingMiningRound: id('Splice.Round', 'IssuingMiningRound'),
+  ExternalPartyAmuletRules: id('Splice.ExternalPartyAmuletRules', 'ExternalPartyAmuletRules'),
+  /** A template the DSO is not a stakeholder of: scan must not see it. */
+  Other: { packageId: 'e'.repeat(64), packageName: 'other-app', moduleName: 'Main', entityName: 'Note' } as QualifiedId,
+};
+
+export interface World {
+  clock: ManualClock;
+  engine: LedgerEngine;
+  dso: string;
+  alice: string;
+  bob: string;
+  validator: string;
+  provider: string;
+  scan: ScanService;
+  app: ReturnType<typeof createScanApp>;
+  submit(actAs: string[], commands: Array<{ template: QualifiedId; createArguments?: unknown; contractId?: string; choice?: string }>): TransactionRecord;
+  create(template: QualifiedId, payload: unknown, actAs: string[]): string;
+  archive(template: QualifiedId, contractId: string, actAs: string[]): TransactionRecord;
+  amulet(owner: string, amount: string, round?: string): string;
+  lockedAmulet(owner: string, amount: string): string;
+  openRound(round: number, extra?: Record<string, unknown>): string;
+  amuletRules(): string;
+  post(path: string, body: unknown): Promise<Response>;
+  get(path: string): Promise<Response>;
+}
+
+export function buildWorld(opts: { start?: string; enableForcedSnapshots?: boolean } = {}): World {
+  const clock = new ManualClock(opts.start ?? '2026-05-01T01:00:00Z');
+  const engine = new LedgerEngine({ clock, seed: 'scan-test' });
+  const dso = engine.parties.allocate('DSO').party;
+  const alice = engine.parties.allocate('alice').party;
+  const bob = engine.parties.allocate('bob').party;
+  const validator = engine.parties.allocate('aliceValidator').party;
+  const provider = engine.parties.allocate('app_provider').party;
+
+  const t = engine.templates;
+  t.declare({ id: IDS.Amulet, signatories: ['dso', 'owner'] });
+  t.declare({ id: IDS.LockedAmulet, signatories: ['lock.holders', 'amulet.dso', 'amulet.owner'] });
+  t.declare({ id: IDS.FeaturedAppRight, signatories: ['dso'], observers: ['provider'] });
+  t.declare({ id: IDS.AmuletRules, signatories: ['dso'] });
+  t.declare({ id: IDS.TransferPreapproval, signatories: ['receiver', 'provider', 'dso'] });
+  t.declare({ id: IDS.OpenMiningRound, signatories: ['dso'] });
+  t.declare({ id: IDS.IssuingMiningRound, signatories: ['dso'] });
+  t.declare({ id: IDS.ExternalPartyAmuletRules, signatories: ['dso'] });
+  t.declare({ id: IDS.Other, signatories: ['owner'] });
+
+  const scan = new ScanService({ engine, dsoParty: dso, clock, enableForcedSnapshots: opts.enableForcedSnapshots ?? true });
+  const app = createScanApp({ service: scan });
+
+  let n = 0;
+  const submit: World['submit'] = (actAs, commands) =>
+    engine.commands.submit({
+      userId: 'scan-test',
+      actAs,
+      readAs: [],
+      commandId: `cmd-${++n}`,
+      workflowId: '',
+      submissionId: `sub-${n}`,
+      disclosedContracts: [],
+      commands: commands.map((c) => {
+        const template = { package: { name: c.template.packageName }, moduleName: c.template.moduleName, entityName: c.template.entityName };
+        return c.contractId
+          ? { kind: 'exercise' as const, template, contractId: c.contractId, choice: c.choice ?? 'Archive', choiceArgument: {} }
+          : { kind: 'create' as const, template, createArguments: c.createArguments };
+      }),
+    });
+  const create: World['create'] = (template, payload, actAs) => {
+    const tx = submit(actAs, [{ template, createArguments: payload }]);
+    const node = tx.nodes[0]!;
+    if (node.kind !== 'create') throw new Error('expected a create');
+    return node.contract.contractId;
+  };
+
+  const amuletPayload = (owner: string, amount: string, round = '1') => ({
+    dso,
+    owner,
+    amount: { initialAmount: amount, createdAt: { number: round }, ratePerRound: { rate: '0.0038051800' } },
+  });
+
+  const world: World = {
+    clock,
+    engine,
+    dso,
+    alice,
+    bob,
+    validator,
+    provider,
+    scan,
+    app,
+    submit,
+    create,
+    archive: (template, contractId, actAs) => submit(actAs, [{ template, contractId }]),
+    amulet: (owner, amount, round) => create(IDS.Amulet, amuletPayload(owner, amount, round), [dso, owner]),
+    lockedAmulet: (owner, amount) =>
+      create(
+        IDS.LockedAmulet,
+        { amulet: amuletPayload(owner, amount), lock: { holders: [dso], expiresAt: '2026-06-01T00:00:00Z', optContext: `transfer to '${bob}'` } },
+        [dso, owner],
+      ),
+    openRound: (round, extra = {}) => create(IDS.OpenMiningRound, openRoundPayload(dso, round, clock.nowMicros(), extra), [dso]),
+    amuletRules: () => create(IDS.AmuletRules, amuletRulesPayload(dso, engine.synchronizerId), [dso]),
+    post: (path, body) =>
+      Promise.resolve(
+        app.request(`http://scan.local${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      ),
+    get: (path) => Promise.resolve(app.request(`http://scan.local${path}`)),
+  };
+  return world;
+}
+
+/** The OpenMiningRound payload of research §4 (LocalNet round 20), with a 10-minute tick. */
+export function openRoundPayload(dso: string, round: number, nowMicros: bigint, extra: Record<string, unknown> = {}) {
+  const iso = (m: bigint) => new Date(Number(m / 1000n)).toISOString().replace('Z', '000Z');
+  const tick = 600_000_000n;
+  return {
+    dso,
+    round: { number: String(round) },
+    amuletPrice: '0.005',
+    opensAt: iso(nowMicros + tick),
+    targetClosesAt: iso(nowMicros + 3n * tick),
+    issuingFor: { microseconds: '12000000000' },
+    tickDuration: { microseconds: String(tick) },
+    transferConfigUsd: {
+      createFee: { fee: '0.0' },
+      holdingFee: { rate: '0.0000190259' },
+      transferFee: { initialRate: '0.01', steps: [{ _1: '100.0', _2: '0.001' }, { _1: '1000.0', _2: '0.0001' }] },
+      lockHolderFee: { fee: '0.005' },
+      extraFeaturedAppRewardAmount: '1.0',
+      maxNumInputs: '100',
+      maxNumOutputs: '100',
+      maxNumLockHolders: '50',
+    },
+    issuanceConfig: {
+      amuletToIssuePerYear: '40000000000.0',
+      validatorRewardPercentage: '0.05',
+      appRewardPercentage: '0.15',
+      validatorRewardCap: '0.2',
+      featuredAppRewardCap: '100.0',
+      unfeaturedAppRewardCap: '0.6',
+      optValidatorFaucetCap: '2.85',
+      optDevelopmentFundPercentage: null,
+    },
+    ...extra,
+  };
+}
+
+export function amuletRulesPayload(dso: string, synchronizerId: string) {
+  return {
+    dso,
+    configSchedule: {
+      initialValue: {
+        transferConfig: {
+          createFee: { fee: '0.0' },
+          holdingFee: { rate: '0.0000190259' },
+          transferFee: { initialRate: '0.0', steps: [] },
+          lockHolderFee: { fee: '0.0' },
+          extraFeaturedAppRewardAmount: '1.0',
+          maxNumInputs: '100',
+          maxNumOutputs: '100',
+          maxNumLockHolders: '50',
+        },
+        issuanceCurve: { initialValue: { amuletToIssuePerYear: '40000000000.0' }, futureValues: [] },
+        decentralizedSynchronizer: {
+          requiredSynchronizers: { map: [[synchronizerId, {}]] },
+          activeSynchronizer: synchronizerId,
+          fees: {
+            baseRateTrafficLimits: { burstAmount: '400000', burstWindow: { microseconds: '1200000000' } },
+            extraTrafficPrice: '16.67',
+            readVsWriteScalingFactor: '4',
+            minTopupAmount: '200000',
+          },
+        },
+        tickDuration: { microseconds: '600000000' },
+        packageConfig: {
+          amulet: '0.1.22',
+          amuletNameService: '0.1.23',
+          dsoGovernance: '0.1.28',
+          validatorLifecycle: '0.1.5',
+          wallet: '0.1.23',
+          walletPayments: '0.1.14',
+        },
+      },
+      futureValues: [],
+    },
+    isDevNet: true,
+  };
+}
+
+/** Reads a JSON response body with its status. */
+export async function json(res: Response | Promise<Response>): Promise<{ status: number; body: any }> {
+  const r = await res;
+  const text = await r.text();
+  return { status: r.status, body: text === '' ? undefined : JSON.parse(text) };
+}
