@@ -76,6 +76,8 @@ export class CommandService {
   /** Interprets and commits a submission; returns the committed transaction or throws. */
   submit(s: Submission): TransactionRecord {
     const engine = this.engine;
+    // Background automation first (automations.ts): the command sees what it would have left.
+    engine.automations.run();
     const now = engine.clock.nowMicros();
     for (const p of s.actAs) {
       if (!engine.parties.has(p)) {

@@ -14,6 +14,7 @@ import { TemplateRegistry } from './templates.js';
 import { UpdateLog } from './updates.js';
 import { UserStore } from './users.js';
 import { CommandService } from './commands.js';
+import { EngineAutomations } from './automations.js';
 
 export interface LedgerEngineOptions {
   clock?: Clock;
@@ -47,6 +48,8 @@ export class LedgerEngine {
   readonly contracts: ContractStore;
   readonly updates: UpdateLog;
   readonly commands: CommandService;
+  /** Background automation run lazily before each submission (automations.ts). */
+  readonly automations: EngineAutomations;
 
   constructor(opts: LedgerEngineOptions = {}) {
     this.clock = opts.clock ?? systemClock;
@@ -65,6 +68,7 @@ export class LedgerEngine {
     this.contracts = new ContractStore();
     this.updates = new UpdateLog();
     this.commands = new CommandService(this);
+    this.automations = new EngineAutomations(this);
   }
 
   /** The ledger end: offset of the last update, 0 on an empty ledger. */

@@ -1,0 +1,446 @@
+/**
+ * A Canton Coin (Amulet) world in the emulated ledger (issue 5 §1): the Splice templates of
+ * `splice-amulet` 0.1.22 and `splice-wallet` 0.1.23 as native templates under their real package
+ * names and ids (./values.ts), rounds that open and advance with the injectable clock, and the
+ * seeding helpers the demo world and tests use (all through `engine.commands.submit`).
+ *
+ * Behaviour follows the Daml code of canton-network/splice (obsidiansystems fork @f819bd6f and its
+ * history; research/registry.md §3, §4.4; research/scan-validator.md §4). The token-standard
+ * implementation is the one Scan's registry of research/registry.md §3.3 pairs with: factory =
+ * ExternalPartyAmuletRules, choice-context keys `amulet-rules`, `open-round`,
+ * `transfer-preapproval`, `featured-app-right`, `expire-lock`.
+ *
+ * LIMITATIONS (deviations from splice-amulet 0.1.22, and why):
+ *  1. Context generation: the factories and the two-step transfers read `amulet-rules` and
+ *     `open-round` from the choice context and unlock with `LockedAmulet_Unlock {openRoundCid}`
+ *     (the splice-amulet ≤ 0.1.17 token-standard code, which Scan's older registry releases
+ *     serve), with 0.1.22's actor rule (`[sender]` or `[sender, receiver]`; with the receiver
+ *     among the actors the transfer completes at once). 0.1.22 reads an
+ *     `external-party-config-state` instead (ExternalPartyConfigState is not modelled); not
+ *     checked here: `executeBefore - requestedAt <= tokenStandardMaxTTL` and account metadata in
+ *     V1 `transfer.meta`. Both `LockedAmulet_Unlock` and
+ *     `LockedAmulet_UnlockV2` (and the OwnerExpireLock pair) exist, with the V1 semantics
+ *     (0.1.22 marks the V1 ones deprecated).
+ *  2. Fees: the round's `transferConfigUsd` is honoured (create fee, lock-holder fee, stepped
+ *     transfer fee, scaled by 1/amuletPrice; pre-CIP-78 math), whereas 0.1.22's `ensure` rejects
+ *     non-zero fees. The seeded config has zero fees, as on today's networks. Holding fees accrue
+ *     per round (`amount.ratePerRound`, see `amuletValueAtRound`) but are charged on transfer only
+ *     with `registerAmulet(templates, { holdingFeesOnTransfer: true })` (pre-2025-09 behaviour).
+ *  3. Rewards are not issued: no AppRewardCoupon / ValidatorRewardCoupon / FeaturedAppActivityMarker
+ *     is created, reward-coupon transfer inputs are rejected, and `beneficiaries` are ignored.
+ *     Of the V2 token standard, TransferFactory V2 (basic accounts only, the V1 body with the
+ *     actors, as `transferFactoryV2_transferDefaultImplUsingV1`) and TransferInstruction V2 (the
+ *     actor-checked V1 choices) are implemented; HoldingV2 views are served. Not implemented:
+ *     TransferEventsV2.EventLog, AllocationFactory V2, SettlementFactory V2, Allocation V2,
+ *     AmuletAllocationV2, TransferCommand, ExternalPartySetupProposal, member traffic, and the
+ *     TransferPreapproval_SendV2/_Renew and AmuletRules_CreateTransferPreapproval choices
+ *     (pre-approvals are created directly by `createTransferPreapproval`).
+ *  4. Rounds: `AmuletRules_AdvanceOpenMiningRounds` creates a SummarizingMiningRound as Splice
+ *     does, but the issuing/closed round life cycle is not modelled: the round automation archives
+ *     the previous SummarizingMiningRound when it advances again. After a large clock jump the
+ *     automation advances as far as the Daml preconditions allow at the current time (so round
+ *     numbers advance by at most one per pass after the newest round, as a live SV automation that
+ *     had been paused would), not one round per elapsed tick.
+ *  5. Failure messages: message texts, error ids and categories follow the Daml code; where they
+ *     print a Daml `show` of a whole record (checked-fetch mismatches) the record is abbreviated to
+ *     the contract id.
+ *  6. AmuletAllocation.expiresAt is set to `settlement.settleBefore` (0.1.22 computes it from the
+ *     ExternalPartyConfigState's maximum TTL). The allocation lock context is
+ *     `allocation for transfer leg "<id>" to '<receiver>'` (the ≤ 0.1.17 text).
+ *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_MergeTransferInputs,
+ *     CO_Tap and CO_TransferPreapprovalSend; the other wallet operations fail saying so.
+ */
+import type { DisclosedInput, EngineCommand, Submission } from '../../ledger/commands.js';
+import type { LedgerEngine } from '../../ledger/engine.js';
+import type { TemplateRegistry } from '../../ledger/templates.js';
+import type { ContractRecord, LfValue, QualifiedId } from '../../ledger/types.js';
+import { nameKey } from '../../ledger/types.js';
+import { formatTime, parseTime } from '../lf.js';
+import { registerTokenStandardInterfaces } from '../token-standard.js';
+import { amuletTemplates, SummarizingMiningRoundId } from './templates.js';
+import type { AmuletBehaviour } from './transfer.js';
+import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayload } from './values.js';
+import { walletTemplates } from './wallet.js';
+
+export * from './values.js';
+export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
+export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
+
+/**
+ * Registers the token-standard interfaces and the Amulet and wallet templates. Idempotent (a
+ * second call on the same registry does nothing, whatever its options).
+ */
+export function registerAmulet(templates: TemplateRegistry, behaviour: Partial<AmuletBehaviour> = {}): void {
+  if (templates.templateByNameKey(nameKey(AmuletIds.Amulet))) return;
+  registerTokenStandardInterfaces(templates);
+  const b: AmuletBehaviour = { holdingFeesOnTransfer: behaviour.holdingFeesOnTransfer ?? false };
+  for (const def of [...amuletTemplates(templates, b), ...walletTemplates()]) templates.register(def);
+}
+
+// ---- configuration ---------------------------------------------------------------------------------
+
+export interface AmuletConfigOptions {
+  /** Tick duration (half a round) in microseconds; LocalNet: 10 minutes. */
+  tickMicros?: bigint;
+  /** Fees in USD (zero except the holding fee, as since CIP-78). */
+  createFeeUsd?: string;
+  holdingFeeRateUsd?: string;
+  lockHolderFeeUsd?: string;
+  /** Stepped transfer fee: initial rate and `[threshold (USD), rate]` steps. */
+  transferFee?: { initialRate: string; steps: Array<[string, string]> };
+  maxNumInputs?: number;
+  maxNumOutputs?: number;
+  maxNumLockHolders?: number;
+}
+
+/** An AmuletConfig USD as a LocalNet SV sets it up (research/scan-validator.md §4), for `synchronizerId`. */
+export function defaultAmuletConfig(synchronizerId: string, o: AmuletConfigOptions = {}): AmuletConfigV {
+  const d = (v: string) => decText(dec(v));
+  const tick = (o.tickMicros ?? 600_000_000n).toString();
+  const steps = o.transferFee?.steps ?? [
+    ['100', '0'],
+    ['1000', '0'],
+    ['1000000', '0'],
+  ];
+  return {
+    transferConfig: {
+      createFee: { fee: d(o.createFeeUsd ?? '0') },
+      holdingFee: { rate: d(o.holdingFeeRateUsd ?? '0.0000190259') },
+      transferFee: { initialRate: d(o.transferFee?.initialRate ?? '0'), steps: steps.map(([a, b]) => ({ _1: d(a), _2: d(b) })) },
+      lockHolderFee: { fee: d(o.lockHolderFeeUsd ?? '0') },
+      extraFeaturedAppRewardAmount: d('1'),
+      maxNumInputs: String(o.maxNumInputs ?? 100),
+      maxNumOutputs: String(o.maxNumOutputs ?? 100),
+      maxNumLockHolders: String(o.maxNumLockHolders ?? 50),
+      tokenStandardMaxTTL: null,
+    },
+    issuanceCurve: {
+      initialValue: {
+        amuletToIssuePerYear: d('40000000000'),
+        validatorRewardPercentage: d('0.05'),
+        appRewardPercentage: d('0.15'),
+        validatorRewardCap: d('0.2'),
+        featuredAppRewardCap: d('100'),
+        unfeaturedAppRewardCap: d('0.6'),
+        optValidatorFaucetCap: d('2.85'),
+        optDevelopmentFundPercentage: null,
+      },
+      futureValues: [],
+    },
+    decentralizedSynchronizer: {
+      requiredSynchronizers: { map: [[synchronizerId, {}]] },
+      activeSynchronizer: synchronizerId,
+      fees: {
+        baseRateTrafficLimits: { burstAmount: '400000', burstWindow: { microseconds: '1200000000' } },
+        extraTrafficPrice: d('16.67'),
+        readVsWriteScalingFactor: '4',
+        minTopupAmount: '200000',
+      },
+    },
+    tickDuration: { microseconds: tick },
+    packageConfig: {
+      amulet: '0.1.22',
+      amuletNameService: '0.1.23',
+      dsoGovernance: '0.1.28',
+      validatorLifecycle: '0.1.6',
+      wallet: '0.1.23',
+      walletPayments: '0.1.22',
+    },
+    transferPreapprovalFee: null,
+    featuredAppActivityMarkerAmount: d('1'),
+    optDevelopmentFundManager: null,
+    externalPartyConfigStateTickDuration: null,
+    rewardConfig: null,
+    transferPreapprovalBaseDuration: null,
+  };
+}
+
+// ---- submission plumbing ---------------------------------------------------------------------------
+
+export interface AmuletSubmitOptions {
+  /** User id recorded on the transactions (default `amulet-seed`). */
+  userId?: string;
+}
+
+const byName = (id: QualifiedId) => ({ package: { name: id.packageName }, moduleName: id.moduleName, entityName: id.entityName });
+
+function submit(engine: LedgerEngine, actAs: string[], commands: EngineCommand[], disclosed: DisclosedInput[] = [], opts: AmuletSubmitOptions = {}) {
+  const s: Submission = {
+    userId: opts.userId ?? 'amulet-seed',
+    actAs: [...new Set(actAs)],
+    readAs: [],
+    commandId: engine.ids.uuid(),
+    workflowId: '',
+    submissionId: engine.ids.uuid(),
+    commands,
+    disclosedContracts: disclosed,
+  };
+  return engine.commands.submit(s);
+}
+
+const create = (id: QualifiedId, createArguments: LfValue): EngineCommand => ({ kind: 'create', template: byName(id), createArguments });
+const exercise = (id: QualifiedId, contractId: string, choice: string, choiceArgument: LfValue): EngineCommand => ({
+  kind: 'exercise',
+  template: byName(id),
+  contractId,
+  choice,
+  choiceArgument,
+});
+
+function createdOf(tx: ReturnType<typeof submit>, id: QualifiedId): string[] {
+  const out: string[] = [];
+  for (const n of tx.nodes) if (n.kind === 'create' && nameKey(n.contract.templateId) === nameKey(id)) out.push(n.contract.contractId);
+  return out;
+}
+
+/** A contract as a wallet passes it in `disclosedContracts`. */
+export function disclosedOf(c: ContractRecord): DisclosedInput {
+  return {
+    templateId: `${c.templateId.packageId}:${c.templateId.moduleName}:${c.templateId.entityName}`,
+    contractId: c.contractId,
+    createdEventBlob: c.blob,
+    synchronizerId: c.synchronizerId,
+  };
+}
+
+function active(engine: LedgerEngine, id: QualifiedId, party: string): ContractRecord[] {
+  const end = engine.ledgerEnd();
+  return engine.contracts.activeAt(end, end, new Set([party]), new Set([nameKey(id)]));
+}
+
+// ---- reads -----------------------------------------------------------------------------------------
+
+/** The DSO's active OpenMiningRounds, by round number. */
+export function openMiningRounds(engine: LedgerEngine, dso: string): Array<ContractRecord & { payload: OpenMiningRoundPayload }> {
+  return (active(engine, AmuletIds.OpenMiningRound, dso) as Array<ContractRecord & { payload: OpenMiningRoundPayload }>)
+    .filter((c) => c.payload.dso === dso)
+    .sort((a, b) => Number(BigInt(a.payload.round.number) - BigInt(b.payload.round.number)));
+}
+
+/**
+ * Scan's `lookupLatestUsableOpenMiningRound(now)`: with exactly three consecutive open rounds,
+ * the newest whose `opensAt` has come; undefined otherwise (research/registry.md §3.3: the
+ * registry then answers 404 "No open usable OpenMiningRound found.").
+ */
+export function latestUsableOpenRound(engine: LedgerEngine, dso: string, nowMicros = engine.clock.nowMicros()): ContractRecord | undefined {
+  const rounds = openMiningRounds(engine, dso);
+  if (rounds.length !== 3) return undefined;
+  const [a, b, c] = rounds.map((r) => BigInt(r.payload.round.number));
+  if (a! + 1n !== b || b! + 1n !== c) return undefined;
+  return [...rounds].reverse().find((r) => parseTime(r.payload.opensAt) <= nowMicros);
+}
+
+export function amuletRulesOf(engine: LedgerEngine, dso: string): ContractRecord | undefined {
+  return active(engine, AmuletIds.AmuletRules, dso).find((c) => (c.payload as { dso: string }).dso === dso);
+}
+export function externalPartyAmuletRulesOf(engine: LedgerEngine, dso: string): ContractRecord | undefined {
+  return active(engine, AmuletIds.ExternalPartyAmuletRules, dso).find((c) => (c.payload as { dso: string }).dso === dso);
+}
+
+/**
+ * The disclosed contracts a wallet needs to use the DSO's rules: AmuletRules, the latest usable
+ * OpenMiningRound and ExternalPartyAmuletRules (what the registry hands out), with their ids.
+ */
+export function amuletContext(engine: LedgerEngine, dso: string) {
+  engine.automations.run();
+  const rules = amuletRulesOf(engine, dso);
+  const round = latestUsableOpenRound(engine, dso);
+  const factory = externalPartyAmuletRulesOf(engine, dso);
+  if (!rules || !round || !factory) throw new Error(`no Amulet world for ${dso}: seed it with seedAmuletWorld first (or no usable open round)`);
+  return {
+    amuletRulesCid: rules.contractId,
+    openRoundCid: round.contractId,
+    externalPartyAmuletRulesCid: factory.contractId,
+    disclosed: [disclosedOf(rules), disclosedOf(round), disclosedOf(factory)],
+  };
+}
+
+// ---- rounds automation --------------------------------------------------------------------------------
+
+/**
+ * What the SV automation does with rounds: while the Daml preconditions of
+ * `AmuletRules_AdvanceOpenMiningRounds` hold at the current time (oldest round past
+ * targetClosesAt, newest open, middle open for a tick), advance (archive the oldest, open the
+ * next one tick after the newest), as the DSO, through the command service. Returns how many
+ * rounds were advanced.
+ */
+export function advanceAmuletRounds(engine: LedgerEngine, dso: string): number {
+  let advanced = 0;
+  for (let guard = 0; guard < 1000; guard++) {
+    const rules = amuletRulesOf(engine, dso);
+    const rounds = openMiningRounds(engine, dso);
+    if (!rules || rounds.length !== 3) return advanced;
+    const [r0, r1, r2] = rounds as [(typeof rounds)[0], (typeof rounds)[0], (typeof rounds)[0]];
+    const now = engine.clock.nowMicros();
+    const due =
+      parseTime(r0.payload.targetClosesAt) <= now &&
+      parseTime(r2.payload.opensAt) <= now &&
+      parseTime(r1.payload.opensAt) + BigInt(r1.payload.tickDuration.microseconds) <= now;
+    if (!due) return advanced;
+    const previous = active(engine, SummarizingMiningRoundId, dso).map((c) => exercise(SummarizingMiningRoundId, c.contractId, 'Archive', {}));
+    submit(engine, [dso], [
+      ...previous,
+      exercise(AmuletIds.AmuletRules, rules.contractId, 'AmuletRules_AdvanceOpenMiningRounds', {
+        amuletPrice: r2.payload.amuletPrice,
+        roundToArchiveCid: r0.contractId,
+        middleRoundCid: r1.contractId,
+        latestRoundCid: r2.contractId,
+      }),
+    ], [], { userId: 'amulet-round-automation' });
+    advanced++;
+  }
+  return advanced;
+}
+
+/** Name of the round automation of `dso` on `engine.automations`. */
+export const roundAutomationName = (dso: string) => `amulet-rounds:${dso}`;
+
+// ---- seeding ----------------------------------------------------------------------------------------
+
+export interface SeedAmuletWorldOptions extends AmuletConfigOptions, AmuletSubmitOptions {
+  /** Party hint of the DSO party to allocate (default `DSO`). */
+  dsoHint?: string;
+  /** Use this existing party as the DSO instead of allocating one. */
+  dso?: string;
+  /** Amulet price in USD (default 0.005, LocalNet's). */
+  amuletPrice?: string;
+  /** Number of the first round (default 0). */
+  initialRound?: number;
+  isDevNet?: boolean;
+  /** Advance rounds automatically with the clock (default true). */
+  automateRounds?: boolean;
+  behaviour?: Partial<AmuletBehaviour>;
+}
+
+export interface AmuletWorld {
+  dso: string;
+  amuletRulesCid: string;
+  externalPartyAmuletRulesCid: string;
+}
+
+/**
+ * Allocates the DSO party, creates AmuletRules (DevNet: tap enabled), ExternalPartyAmuletRules and
+ * the first three OpenMiningRounds (`AmuletRules_Bootstrap_Rounds`, round 0 lasting one tick), and
+ * registers the round automation on `engine.automations`.
+ */
+export function seedAmuletWorld(engine: LedgerEngine, opts: SeedAmuletWorldOptions = {}): AmuletWorld {
+  registerAmulet(engine.templates, opts.behaviour);
+  const dso = opts.dso ?? partyFor(engine, opts.dsoHint ?? 'DSO');
+  const config = defaultAmuletConfig(engine.synchronizerId, opts);
+  const tx = submit(
+    engine,
+    [dso],
+    [
+      create(AmuletIds.AmuletRules, { dso, configSchedule: { initialValue: config, futureValues: [] }, isDevNet: opts.isDevNet ?? true, contractStateSchemaVersion: null } as never),
+      create(AmuletIds.ExternalPartyAmuletRules, { dso }),
+    ],
+    [],
+    opts,
+  );
+  const amuletRulesCid = createdOf(tx, AmuletIds.AmuletRules)[0]!;
+  const externalPartyAmuletRulesCid = createdOf(tx, AmuletIds.ExternalPartyAmuletRules)[0]!;
+  submit(
+    engine,
+    [dso],
+    [
+      exercise(AmuletIds.AmuletRules, amuletRulesCid, 'AmuletRules_Bootstrap_Rounds', {
+        amuletPrice: opts.amuletPrice ?? '0.005',
+        round0Duration: config.tickDuration,
+        initialRound: opts.initialRound === undefined ? null : String(opts.initialRound),
+      }),
+    ],
+    [],
+    opts,
+  );
+  if (opts.automateRounds ?? true) engine.automations.register(roundAutomationName(dso), (e) => void advanceAmuletRounds(e, dso));
+  return { dso, amuletRulesCid, externalPartyAmuletRulesCid };
+}
+
+/** The party with this hint on the engine's participant, allocated when missing. */
+function partyFor(engine: LedgerEngine, hint: string): string {
+  const id = `${hint}::${engine.namespace}`;
+  return engine.parties.has(id) ? id : engine.parties.allocate(hint).party;
+}
+
+export interface TapAmulet {
+  dso: string;
+  receiver: string;
+  /** Decimal, e.g. "100" or "12.5". */
+  amount: string;
+}
+
+/** Mints Amulet for `receiver` with `AmuletRules_DevNet_Tap` (acting as the receiver, rules disclosed); returns the Amulet's contract id. */
+export function tapAmulet(engine: LedgerEngine, args: TapAmulet, opts: AmuletSubmitOptions = {}): string {
+  const ctx = amuletContext(engine, args.dso);
+  const tx = submit(
+    engine,
+    [args.receiver],
+    [exercise(AmuletIds.AmuletRules, ctx.amuletRulesCid, 'AmuletRules_DevNet_Tap', { receiver: args.receiver, amount: args.amount, openRound: ctx.openRoundCid })],
+    ctx.disclosed.slice(0, 2),
+    opts,
+  );
+  return createdOf(tx, AmuletIds.Amulet)[0]!;
+}
+
+export interface CreateTransferPreapproval {
+  dso: string;
+  receiver: string;
+  /** The app provider managing the pre-approval (default: the receiver, self-managed). */
+  provider?: string;
+  /** Default: 90 days from now. */
+  expiresAt?: string;
+}
+
+/** Creates a TransferPreapproval (signed by receiver, provider and DSO, all hosted here); returns its contract id. */
+export function createTransferPreapproval(engine: LedgerEngine, args: CreateTransferPreapproval, opts: AmuletSubmitOptions = {}): string {
+  registerAmulet(engine.templates);
+  const now = formatTime(engine.clock.nowMicros());
+  const provider = args.provider ?? args.receiver;
+  const expiresAt = args.expiresAt ?? formatTime(parseTime(now) + 90n * 24n * 3600n * 1_000_000n);
+  const tx = submit(
+    engine,
+    [args.receiver, provider, args.dso],
+    [create(AmuletIds.TransferPreapproval, { dso: args.dso, receiver: args.receiver, provider, validFrom: now, lastRenewedAt: now, expiresAt })],
+    [],
+    opts,
+  );
+  return createdOf(tx, AmuletIds.TransferPreapproval)[0]!;
+}
+
+export interface CreateFeaturedAppRight {
+  dso: string;
+  provider: string;
+  activityWeight?: string;
+}
+
+/** Grants a FeaturedAppRight (as the DSO); returns its contract id. */
+export function createFeaturedAppRight(engine: LedgerEngine, args: CreateFeaturedAppRight, opts: AmuletSubmitOptions = {}): string {
+  registerAmulet(engine.templates);
+  const tx = submit(engine, [args.dso], [create(AmuletIds.FeaturedAppRight, { dso: args.dso, provider: args.provider, activityWeight: args.activityWeight ?? null })], [], opts);
+  return createdOf(tx, AmuletIds.FeaturedAppRight)[0]!;
+}
+
+export interface InstallWallet {
+  dso: string;
+  /** The end user's primary party. */
+  user: string;
+  /** The validator operator party (default: the party with hint `validator`, allocated when missing). */
+  validator?: string;
+  /** The participant user name of the end user (default: the party hint). */
+  endUserName?: string;
+}
+
+/** Creates the end user's WalletAppInstall (signed by the user and the validator); returns its contract id. */
+export function installWallet(engine: LedgerEngine, args: InstallWallet, opts: AmuletSubmitOptions = {}): string {
+  registerAmulet(engine.templates);
+  const validator = args.validator ?? partyFor(engine, 'validator');
+  const endUserName = args.endUserName ?? args.user.split('::')[0]!;
+  const tx = submit(
+    engine,
+    [args.user, validator],
+    [create(AmuletIds.WalletAppInstall, { dsoParty: args.dso, validatorParty: validator, endUserName, endUserParty: args.user })],
+    [],
+    opts,
+  );
+  return createdOf(tx, AmuletIds.WalletAppInstall)[0]!;
+}

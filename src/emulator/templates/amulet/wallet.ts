@@ -1,0 +1,311 @@
+/**
+ * The wallet templates of `splice-wallet` that the validator's wallet API works with, as native
+ * emulator templates (Splice.Wallet.TransferOffer, Splice.Wallet.Install):
+ *  - TransferOffer (signatory sender, observer receiver): accept → AcceptedTransferOffer,
+ *    reject, withdraw, expire;
+ *  - AcceptedTransferOffer (signatories sender and receiver): `AcceptedTransferOffer_Complete`
+ *    turns it into an Amulet transfer (what the sender's wallet automation does), withdraw,
+ *    abort, expire;
+ *  - WalletAppInstall (signatories endUserParty and validatorParty): the validator operates the
+ *    end user's wallet through it: create/accept/reject/withdraw/expire transfer offers, abort or
+ *    withdraw accepted ones, and `WalletAppInstall_ExecuteBatch` with the Amulet operations the
+ *    emulator models (CO_CompleteAcceptedTransfer, CO_MergeTransferInputs, CO_Tap,
+ *    CO_TransferPreapprovalSend; the others fail saying so).
+ */
+import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
+import { parseTime } from '../lf.js';
+import { list, opt, rec, recordParser, type LfT } from './lf-types.js';
+import { exercisePaymentTransfer } from './transfer.js';
+import {
+  AmuletIds,
+  META,
+  T,
+  dec,
+  decText,
+  divDec,
+  failError,
+  failGeneral,
+  require,
+  type AcceptedTransferOfferPayload,
+  type PaymentAmountV,
+  type PaymentTransferContextV,
+  type TransferInputV,
+  type TransferOfferPayload,
+  type WalletAppInstallPayload,
+} from './values.js';
+
+function choice<P, A>(
+  name: string,
+  argT: LfT,
+  def: { consuming: boolean; controllers: (p: P, a: A) => string[]; body: (ctx: UpdateContext, self: { contractId: string; payload: P }, a: A) => unknown },
+): ChoiceDef<P, A> {
+  return { name, consuming: def.consuming, controllers: def.controllers, parseArgument: recordParser<A>(argT, 'choiceArgument'), body: def.body as ChoiceDef<P, A>['body'] };
+}
+
+const trackingInfo = (p: { trackingId: string; sender: string; receiver: string }) => ({ trackingId: p.trackingId, sender: p.sender, receiver: p.receiver });
+
+/** `paymentAmountToAmulet`. */
+function paymentAmountToAmulet(ctx: UpdateContext, dso: string, round: { dso: string; amuletPrice: string }, amount: PaymentAmountV): string {
+  switch (amount.unit) {
+    case 'USDUnit':
+      require(ctx, 'matching DSO party', round.dso === dso);
+      return decText(divDec(dec(amount.amount), dec(round.amuletPrice)));
+    case 'AmuletUnit':
+      return amount.amount;
+    default:
+      return failError(ctx, 'ExtUnit: bare extension constructors are not allowed at runtime');
+  }
+}
+
+export function walletTemplates(): TemplateDef[] {
+  // -- TransferOffer -----------------------------------------------------------------------------------
+  const transferOffer: TemplateDef<TransferOfferPayload> = {
+    id: AmuletIds.TransferOffer,
+    kind: 'native',
+    signatories: (p) => [p.sender],
+    observers: (p) => [p.receiver],
+    ensure: (p) => ([...p.description].length < 280 && [...p.trackingId].length < 280 ? undefined : 'DA.Text.length description < 280 && DA.Text.length trackingId < 280'),
+    parsePayload: recordParser(T.TransferOffer, 'createArguments'),
+    choices: {
+      TransferOffer_Accept: choice<TransferOfferPayload, Record<string, never>>('TransferOffer_Accept', rec(), {
+        consuming: true,
+        controllers: (p) => [p.receiver],
+        body: (ctx, self) => {
+          const p = self.payload;
+          require(ctx, 'Offer has not expired', ctx.nowMicros < parseTime(p.expiresAt));
+          const acceptedTransferOffer = ctx.create(AmuletIds.AcceptedTransferOffer, {
+            sender: p.sender,
+            receiver: p.receiver,
+            dso: p.dso,
+            amount: p.amount,
+            expiresAt: p.expiresAt,
+            trackingId: p.trackingId,
+          } as never);
+          return { acceptedTransferOffer };
+        },
+      }),
+      TransferOffer_Reject: choice<TransferOfferPayload, Record<string, never>>('TransferOffer_Reject', rec(), {
+        consuming: true,
+        controllers: (p) => [p.receiver],
+        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
+      }),
+      TransferOffer_Withdraw: choice<TransferOfferPayload, { reason: string }>('TransferOffer_Withdraw', rec(['reason', 'text']), {
+        consuming: true,
+        controllers: (p) => [p.sender],
+        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
+      }),
+      TransferOffer_Expire: choice<TransferOfferPayload, { actor: string }>('TransferOffer_Expire', rec(['actor', 'party']), {
+        consuming: true,
+        controllers: (_p, a) => [a.actor],
+        body: (ctx, self, a) => {
+          require(ctx, 'Contract has expired', parseTime(self.payload.expiresAt) <= ctx.nowMicros);
+          require(ctx, 'Actor is a stakeholder', a.actor === self.payload.sender || a.actor === self.payload.receiver);
+          return { trackingInfo: trackingInfo(self.payload) };
+        },
+      }),
+    },
+    implements: [],
+  };
+
+  // -- AcceptedTransferOffer ------------------------------------------------------------------------------
+  interface CompleteArg {
+    inputs: TransferInputV[];
+    transferContext: PaymentTransferContextV;
+    walletProvider: string;
+  }
+  const complete = (ctx: UpdateContext, p: AcceptedTransferOfferPayload, a: CompleteArg) => {
+    require(ctx, 'Offer has not expired', ctx.nowMicros < parseTime(p.expiresAt));
+    // fetchPublicReferenceData (OpenMiningRound_Fetch sender): the round must be the DSO's
+    const round = ctx.exercise(a.transferContext.context.openMiningRound, 'OpenMiningRound_Fetch', { p: p.sender }) as unknown as { dso: string; amuletPrice: string };
+    if (round.dso !== p.dso) failGeneral(ctx, `Contract group identifier mismatch: expected ForDso {dso = '${p.dso}'}, got ForDso {dso = '${round.dso}'} for ${a.transferContext.context.openMiningRound}`);
+    const amount = paymentAmountToAmulet(ctx, p.dso, round, p.amount);
+    const r = exercisePaymentTransfer(ctx, p.dso, a.transferContext, {
+      sender: p.sender,
+      provider: a.walletProvider,
+      inputs: a.inputs,
+      outputs: [{ receiver: p.receiver, receiverFeeRatio: decText(0n), amount, lock: null, meta: { values: { [META.reason]: 'transfer offer accepted' } } }],
+      beneficiaries: null,
+    });
+    return { transferResult: r.result, trackingInfo: trackingInfo(p), senderChangeAmulet: r.senderChangeAmulet };
+  };
+  const acceptedTransferOffer: TemplateDef<AcceptedTransferOfferPayload> = {
+    id: AmuletIds.AcceptedTransferOffer,
+    kind: 'native',
+    signatories: (p) => [p.sender, p.receiver],
+    observers: () => [],
+    parsePayload: recordParser(T.AcceptedTransferOffer, 'createArguments'),
+    choices: {
+      AcceptedTransferOffer_Complete: choice<AcceptedTransferOfferPayload, CompleteArg>(
+        'AcceptedTransferOffer_Complete',
+        rec(['inputs', list(T.TransferInput)], ['transferContext', T.PaymentTransferContext], ['walletProvider', 'party']),
+        { consuming: true, controllers: (p, a) => [p.sender, a.walletProvider], body: (ctx, self, a) => complete(ctx, self.payload, a) },
+      ),
+      AcceptedTransferOffer_Withdraw: choice<AcceptedTransferOfferPayload, { reason: string }>('AcceptedTransferOffer_Withdraw', rec(['reason', 'text']), {
+        consuming: true,
+        controllers: (p) => [p.receiver],
+        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
+      }),
+      AcceptedTransferOffer_Abort: choice<AcceptedTransferOfferPayload, { reason: string }>('AcceptedTransferOffer_Abort', rec(['reason', 'text']), {
+        consuming: true,
+        controllers: (p) => [p.sender],
+        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
+      }),
+      AcceptedTransferOffer_Expire: choice<AcceptedTransferOfferPayload, { actor: string }>('AcceptedTransferOffer_Expire', rec(['actor', 'party']), {
+        consuming: true,
+        controllers: (_p, a) => [a.actor],
+        body: (ctx, self, a) => {
+          require(ctx, 'Contract has expired', parseTime(self.payload.expiresAt) <= ctx.nowMicros);
+          require(ctx, 'Actor is a stakeholder', a.actor === self.payload.sender || a.actor === self.payload.receiver);
+          return { trackingInfo: trackingInfo(self.payload) };
+        },
+      }),
+    },
+    implements: [],
+  };
+
+  // -- WalletAppInstall ---------------------------------------------------------------------------------------
+  const AmuletOperation: LfT = {
+    variant: {
+      CO_AppPayment: 'cid',
+      CO_CompleteAcceptedTransfer: 'cid',
+      CO_SubscriptionAcceptAndMakeInitialPayment: 'cid',
+      CO_SubscriptionMakePayment: 'cid',
+      CO_MergeTransferInputs: 'unit',
+      CO_BuyMemberTraffic: 'any',
+      CO_CompleteBuyTrafficRequest: 'any',
+      CO_Tap: rec(['tapAmount', 'decimal']),
+      ExtAmuletOperation: 'any',
+      CO_CreateExternalPartySetupProposal: 'any',
+      CO_AcceptTransferPreapprovalProposal: 'any',
+      CO_RenewTransferPreapproval: 'any',
+      CO_TransferPreapprovalSend: rec(
+        ['transferPreapprovalCid', 'cid'],
+        ['providerFeaturedAppRightCid', opt('cid')],
+        ['amount', 'decimal'],
+        ['description', opt('text')],
+      ),
+    },
+  };
+  interface BatchArg {
+    context: PaymentTransferContextV;
+    inputs: TransferInputV[];
+    operations: Array<{ tag: string; value: any }>;
+  }
+  const installSignatories = (p: WalletAppInstallPayload) => [p.endUserParty, p.validatorParty];
+  const viaValidator = <A>(name: string, argT: LfT, body: (ctx: UpdateContext, p: WalletAppInstallPayload, a: A) => unknown) =>
+    choice<WalletAppInstallPayload, A>(name, argT, { consuming: false, controllers: (p) => [p.validatorParty], body: (ctx, self, a) => body(ctx, self.payload, a) });
+
+  /** `executeAmuletOperationRec`: operations run in order, each one's change feeding the next. */
+  const executeBatch = (ctx: UpdateContext, p: WalletAppInstallPayload, a: BatchArg) => {
+    let inputs = a.inputs;
+    const outcomes: unknown[] = [];
+    const changeInputs = (cid: string | null): TransferInputV[] => (cid === null ? [] : [{ tag: 'InputAmulet', value: cid }]);
+    for (const op of a.operations) {
+      switch (op.tag) {
+        case 'CO_CompleteAcceptedTransfer': {
+          const r = ctx.exercise(op.value as string, 'AcceptedTransferOffer_Complete', {
+            inputs,
+            transferContext: a.context,
+            walletProvider: p.validatorParty,
+          } as never) as { transferResult: unknown; trackingInfo: unknown; senderChangeAmulet: string | null };
+          outcomes.push({ tag: 'COO_CompleteAcceptedTransfer', value: { _1: r.transferResult, _2: r.trackingInfo } });
+          inputs = changeInputs(r.senderChangeAmulet);
+          break;
+        }
+        case 'CO_MergeTransferInputs': {
+          const r = exercisePaymentTransfer(ctx, p.dsoParty, a.context, { sender: p.endUserParty, provider: p.endUserParty, inputs, outputs: [], beneficiaries: null });
+          outcomes.push({ tag: 'COO_MergeTransferInputs', value: r.senderChangeAmulet });
+          inputs = changeInputs(r.senderChangeAmulet);
+          break;
+        }
+        case 'CO_Tap': {
+          const r = ctx.exercise(a.context.amuletRules, 'AmuletRules_DevNet_Tap', {
+            receiver: p.endUserParty,
+            amount: op.value.tapAmount,
+            openRound: a.context.context.openMiningRound,
+          } as never) as { amuletSum: { amulet: string } };
+          outcomes.push({ tag: 'COO_Tap', value: r.amuletSum.amulet });
+          inputs = [{ tag: 'InputAmulet', value: r.amuletSum.amulet }, ...inputs];
+          break;
+        }
+        case 'CO_TransferPreapprovalSend': {
+          const v = op.value as { transferPreapprovalCid: string; providerFeaturedAppRightCid: string | null; amount: string; description: string | null };
+          const context = { ...a.context, context: { ...a.context.context, featuredAppRight: v.providerFeaturedAppRightCid } };
+          const r = ctx.exercise(v.transferPreapprovalCid, 'TransferPreapproval_Send', {
+            sender: p.endUserParty,
+            context,
+            inputs,
+            amount: v.amount,
+            description: v.description,
+          } as never) as { result: { senderChangeAmulet: string | null } };
+          outcomes.push({ tag: 'COO_TransferPreapprovalSend', value: r.result.senderChangeAmulet });
+          inputs = changeInputs(r.result.senderChangeAmulet);
+          break;
+        }
+        default:
+          failGeneral(ctx, `${op.tag}: this wallet operation is not modelled by the emulator`);
+      }
+    }
+    return { endUserName: p.endUserName, outcomes, optEndUserParty: p.endUserParty };
+  };
+  const walletAppInstall: TemplateDef<WalletAppInstallPayload> = {
+    id: AmuletIds.WalletAppInstall,
+    kind: 'native',
+    signatories: installSignatories,
+    observers: () => [],
+    parsePayload: recordParser(T.WalletAppInstall, 'createArguments'),
+    choices: {
+      WalletAppInstall_ExecuteBatch: viaValidator<BatchArg>(
+        'WalletAppInstall_ExecuteBatch',
+        rec(['context', T.PaymentTransferContext], ['inputs', list(T.TransferInput)], ['operations', list(AmuletOperation)]),
+        executeBatch,
+      ),
+      WalletAppInstall_CreateTransferOffer: viaValidator<{ receiver: string; amount: PaymentAmountV; description: string; expiresAt: string; trackingId: string }>(
+        'WalletAppInstall_CreateTransferOffer',
+        rec(['receiver', 'party'], ['amount', T.PaymentAmount], ['description', 'text'], ['expiresAt', 'time'], ['trackingId', 'text']),
+        (ctx, p, a) => ({
+          transferOffer: ctx.create(AmuletIds.TransferOffer, {
+            sender: p.endUserParty,
+            receiver: a.receiver,
+            dso: p.dsoParty,
+            amount: a.amount,
+            description: a.description,
+            expiresAt: a.expiresAt,
+            trackingId: a.trackingId,
+          } as never),
+        }),
+      ),
+      WalletAppInstall_TransferOffer_Accept: viaValidator<{ cid: string }>('WalletAppInstall_TransferOffer_Accept', rec(['cid', 'cid']), (ctx, _p, a) => {
+        const r = ctx.exercise(a.cid, 'TransferOffer_Accept', {}) as { acceptedTransferOffer: string };
+        return { acceptedTransferOffer: r.acceptedTransferOffer };
+      }),
+      WalletAppInstall_TransferOffer_Reject: viaValidator<{ cid: string }>('WalletAppInstall_TransferOffer_Reject', rec(['cid', 'cid']), (ctx, _p, a) => ({
+        trackingInfo: (ctx.exercise(a.cid, 'TransferOffer_Reject', {}) as { trackingInfo: unknown }).trackingInfo,
+      })),
+      WalletAppInstall_TransferOffer_Withdraw: viaValidator<{ cid: string; reason: string }>(
+        'WalletAppInstall_TransferOffer_Withdraw',
+        rec(['cid', 'cid'], ['reason', 'text']),
+        (ctx, _p, a) => ({ trackingInfo: (ctx.exercise(a.cid, 'TransferOffer_Withdraw', { reason: a.reason }) as { trackingInfo: unknown }).trackingInfo }),
+      ),
+      WalletAppInstall_TransferOffer_Expire: viaValidator<{ cid: string }>('WalletAppInstall_TransferOffer_Expire', rec(['cid', 'cid']), (ctx, p, a) => ({
+        trackingInfo: (ctx.exercise(a.cid, 'TransferOffer_Expire', { actor: p.endUserParty }) as { trackingInfo: unknown }).trackingInfo,
+      })),
+      WalletAppInstall_AcceptedTransferOffer_Abort: viaValidator<{ cid: string; reason: string }>(
+        'WalletAppInstall_AcceptedTransferOffer_Abort',
+        rec(['cid', 'cid'], ['reason', 'text']),
+        (ctx, _p, a) => ({ trackingInfo: (ctx.exercise(a.cid, 'AcceptedTransferOffer_Abort', { reason: a.reason }) as { trackingInfo: unknown }).trackingInfo }),
+      ),
+      WalletAppInstall_AcceptedTransferOffer_Withdraw: viaValidator<{ cid: string; reason: string }>(
+        'WalletAppInstall_AcceptedTransferOffer_Withdraw',
+        rec(['cid', 'cid'], ['reason', 'text']),
+        (ctx, _p, a) => ({ trackingInfo: (ctx.exercise(a.cid, 'AcceptedTransferOffer_Withdraw', { reason: a.reason }) as { trackingInfo: unknown }).trackingInfo }),
+      ),
+      WalletAppInstall_AcceptedTransferOffer_Expire: viaValidator<{ cid: string }>('WalletAppInstall_AcceptedTransferOffer_Expire', rec(['cid', 'cid']), (ctx, p, a) => ({
+        trackingInfo: (ctx.exercise(a.cid, 'AcceptedTransferOffer_Expire', { actor: p.endUserParty }) as { trackingInfo: unknown }).trackingInfo,
+      })),
+    },
+    implements: [],
+  };
+
+  return [transferOffer, acceptedTransferOffer, walletAppInstall] as TemplateDef[];
+}

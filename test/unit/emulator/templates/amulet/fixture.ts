@@ -1,0 +1,183 @@
+/**
+ * An in-process ledger with the Amulet world seeded (DSO, AmuletRules, ExternalPartyAmuletRules,
+ * three open rounds), a few parties, and a wallet-like client over the JSON Ledger API
+ * (`app.request`, or real HTTP with `fetch` in the integration tests).
+ */
+import { expect } from 'vitest';
+import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
+import { ManualClock } from '../../../../../src/emulator/shared/clock.js';
+import { formatTime } from '../../../../../src/emulator/templates/lf.js';
+import {
+  amuletContext,
+  disclosedOf,
+  seedAmuletWorld,
+  tapAmulet,
+  type SeedAmuletWorldOptions,
+} from '../../../../../src/emulator/templates/amulet/index.js';
+
+export type Requester = (path: string, init?: RequestInit) => Promise<Response>;
+
+export const IFACE = {
+  HoldingV1: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
+  HoldingV2: '#splice-api-token-holding-v2:Splice.Api.Token.HoldingV2:Holding',
+  TransferFactoryV1: '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory',
+  TransferInstructionV1: '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction',
+  AllocationFactoryV1: '#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory',
+  AllocationV1: '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation',
+} as const;
+
+export const AMULET = {
+  AmuletRules: '#splice-amulet:Splice.AmuletRules:AmuletRules',
+  TransferPreapproval: '#splice-amulet:Splice.AmuletRules:TransferPreapproval',
+  Amulet: '#splice-amulet:Splice.Amulet:Amulet',
+  LockedAmulet: '#splice-amulet:Splice.Amulet:LockedAmulet',
+  OpenMiningRound: '#splice-amulet:Splice.Round:OpenMiningRound',
+  TransferOffer: '#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer',
+  AcceptedTransferOffer: '#splice-wallet:Splice.Wallet.TransferOffer:AcceptedTransferOffer',
+  WalletAppInstall: '#splice-wallet:Splice.Wallet.Install:WalletAppInstall',
+} as const;
+
+export interface Disclosed {
+  templateId?: string;
+  contractId?: string;
+  createdEventBlob: string;
+  synchronizerId?: string;
+}
+
+export const exercise = (templateId: string, contractId: string, choice: string, choiceArgument: unknown) => ({
+  ExerciseCommand: { templateId, contractId, choice, choiceArgument },
+});
+export const create = (templateId: string, createArguments: unknown) => ({ CreateCommand: { templateId, createArguments } });
+
+const cidValue = (cid: string) => ({ tag: 'AV_ContractId', value: cid });
+
+let counter = 0;
+
+export class AmuletClient {
+  constructor(private readonly request: Requester) {}
+
+  async post(path: string, body: unknown): Promise<{ status: number; body: any }> {
+    const r = await this.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const text = await r.text();
+    return { status: r.status, body: text === '' ? null : JSON.parse(text) };
+  }
+
+  /** `readAs`: as the validator app submits for a user it hosts (actAs validator, readAs user). */
+  async submit(actAs: string[], commands: unknown[], disclosedContracts: Disclosed[] = [], readAs: string[] = []) {
+    return this.post('/v2/commands/submit-and-wait-for-transaction', {
+      commands: { commands, commandId: `amulet-${++counter}`, actAs, readAs, userId: 'tester', disclosedContracts },
+      transactionFormat: {
+        eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
+        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+      },
+    });
+  }
+
+  async ok(actAs: string[], commands: unknown[], disclosed: Disclosed[] = [], readAs: string[] = []): Promise<{ result: any; events: any[]; offset: number }> {
+    const r = await this.submit(actAs, commands, disclosed, readAs);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const events = r.body.transaction.events as any[];
+    return { result: events[0]?.ExercisedEvent?.exerciseResult, events, offset: r.body.transaction.offset };
+  }
+
+  async ledgerEnd(): Promise<number> {
+    const r = await this.request('/v2/state/ledger-end');
+    return ((await r.json()) as { offset: number }).offset;
+  }
+
+  async acs(party: string, identifierFilter: unknown): Promise<any[]> {
+    const r = await this.post('/v2/state/active-contracts', {
+      eventFormat: { filtersByParty: { [party]: { cumulative: [{ identifierFilter }] } }, verbose: true },
+      activeAtOffset: await this.ledgerEnd(),
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return (r.body as any[]).map((e) => e.contractEntry.JsActiveContract.createdEvent);
+  }
+
+  /** HoldingV1 views of the party's holdings (interface filter with views). */
+  async holdings(party: string): Promise<Array<{ contractId: string; templateId: string; view: any }>> {
+    const events = await this.acs(party, {
+      InterfaceFilter: { value: { interfaceId: IFACE.HoldingV1, includeInterfaceView: true, includeCreatedEventBlob: false } },
+    });
+    return events
+      .map((e) => ({ contractId: e.contractId, templateId: e.templateId, view: e.interfaceViews[0].viewValue }))
+      .filter((h) => h.view.owner === party);
+  }
+
+  /** Sum of the party's holdings (unlocked, locked, or all) as a Decimal string. */
+  async balance(party: string, locked?: boolean): Promise<string> {
+    const hs = await this.holdings(party);
+    let total = 0n;
+    for (const h of hs) {
+      if (locked !== undefined && (h.view.lock !== null) !== locked) continue;
+      const [i, f = ''] = (h.view.amount as string).split('.');
+      total += BigInt(i!) * 10n ** 10n + BigInt(f.padEnd(10, '0'));
+    }
+    const s = total.toString().padStart(11, '0');
+    return `${s.slice(0, -10)}.${s.slice(-10)}`;
+  }
+
+  async updates(party: string, beginExclusive: number): Promise<any[]> {
+    const r = await this.post(`/v2/updates?stream_idle_timeout_ms=10`, {
+      beginExclusive,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersByParty: { [party]: { cumulative: [] } }, verbose: true },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return (r.body as any[]).filter((u) => u.update.Transaction).map((u) => u.update.Transaction.value);
+  }
+}
+
+/** A compact trace of a transaction's events. */
+export function trace(events: any[]): string[] {
+  return events.map((e) => {
+    if (e.CreatedEvent) return `create ${e.CreatedEvent.templateId.split(':').pop()}`;
+    if (e.ExercisedEvent) {
+      const x = e.ExercisedEvent;
+      return `${x.consuming ? 'consume' : 'exercise'} ${x.templateId.split(':').pop()}.${x.choice}`;
+    }
+    if (e.ArchivedEvent) return `archive ${e.ArchivedEvent.templateId.split(':').pop()}`;
+    return Object.keys(e)[0]!;
+  });
+}
+
+export const START = '2026-05-01T10:00:00Z';
+export const TICK_MS = 600_000;
+
+/** The Amulet world on an in-process ledger, with alice, bob, carol, a provider and an executor. */
+export function amuletLedger(opts: SeedAmuletWorldOptions = {}) {
+  const clock = new ManualClock(START);
+  const engine = new LedgerEngine({ seed: 'amulet', clock });
+  const app = createLedgerApiApp({ engine }, ledgerApiRoutes);
+  const client = new AmuletClient((path, init) => Promise.resolve(app.request(path, init)));
+  const world = seedAmuletWorld(engine, opts);
+  const { dso } = world;
+  const party = (hint: string) => engine.parties.allocate(hint).party;
+  const alice = party('alice');
+  const bob = party('bob');
+  const carol = party('carol');
+  const provider = party('provider');
+  const executor = party('executor');
+  const tap = (receiver: string, amount: string) => tapAmulet(engine, { dso, receiver, amount });
+  /** Ledger time shifted by `ms`. */
+  const at = (ms: number) => formatTime(clock.nowMicros() + BigInt(ms) * 1000n);
+  /** The registry-style choice context and disclosures (amulet-rules, open-round [, extra]). */
+  const ctx = (extra: Record<string, { tag: string; value: unknown }> = {}) => {
+    const c = amuletContext(engine, dso);
+    return {
+      ...c,
+      context: { values: { 'amulet-rules': cidValue(c.amuletRulesCid), 'open-round': cidValue(c.openRoundCid), ...extra } },
+    };
+  };
+  const disclose = (cid: string): Disclosed => disclosedOf(engine.contracts.get(cid)!);
+  const instrument = { admin: dso, id: 'Amulet' };
+  return { clock, engine, app, client, world, dso, alice, bob, carol, provider, executor, party, tap, at, ctx, disclose, instrument, cidValue };
+}
+export type AmuletLedger = ReturnType<typeof amuletLedger>;
+
+export { cidValue };

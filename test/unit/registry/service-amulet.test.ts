@@ -1,0 +1,268 @@
+/**
+ * The Amulet registry (Scan's, research/registry.md §3.3) over the emulated ledger, in process:
+ * a wallet transfers Canton Coin with exactly what the registry hands out — offer then accept,
+ * direct when the receiver has a pre-approval, self — and the registry answers Scan's 404s.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { buildEmulator } from '../../../src/emulator/index.js';
+import { ManualClock } from '../../../src/emulator/shared/clock.js';
+import { formatTime } from '../../../src/emulator/templates/lf.js';
+import { createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../../src/emulator/templates/amulet/index.js';
+import { MemoryCache } from '../../../src/cache/memory-cache.js';
+import { LedgerClient } from '../../../src/ledger/client.js';
+import { noAuth } from '../../../src/ledger/auth.js';
+import { createRegistry, type Registry } from '../../../src/registry/index.js';
+import { AmuletRecipe, amuletInstrumentConfig } from '../../../src/registry/recipes/amulet.js';
+
+const logger = pino({ level: 'silent' });
+const clock = new ManualClock('2026-05-01T10:00:00Z');
+const emu = buildEmulator({ config: { demoWorld: false, logLevel: 'silent' }, clock });
+const engine = emu.engine;
+const world = seedAmuletWorld(engine);
+const dso = world.dso;
+const alice = engine.parties.allocate('alice').party;
+const bob = engine.parties.allocate('bob').party;
+const carol = engine.parties.allocate('carol').party;
+const provider = engine.parties.allocate('provider').party;
+let registry: Registry;
+
+const TF = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
+const TI = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
+const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
+
+const inProcessFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+  emu.app.request(input instanceof Request ? input : String(input), init)) as typeof fetch;
+
+async function post(path: string, body: unknown) {
+  const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+async function ledger(path: string, body: unknown) {
+  const r = await emu.app.request(path, { method: 'POST', body: JSON.stringify(body) });
+  return { status: r.status, body: (await r.json()) as any };
+}
+
+const at = (ms: number) => formatTime(clock.nowMicros() + BigInt(ms) * 1000n);
+
+function transferArgs(sender: string, receiver: string, amount: string, inputs: string[]) {
+  return {
+    expectedAdmin: dso,
+    transfer: {
+      sender,
+      receiver,
+      amount,
+      instrumentId: { admin: dso, id: 'Amulet' },
+      requestedAt: at(-60_000),
+      executeBefore: at(24 * 3600_000),
+      inputHoldingCids: inputs,
+      meta: { values: {} },
+    },
+    extraArgs: { context: { values: {} }, meta: { values: {} } },
+  };
+}
+
+let cmd = 0;
+async function submit(actAs: string, templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosedContracts: unknown[]) {
+  return ledger('/v2/commands/submit-and-wait-for-transaction', {
+    commands: { commands: [{ ExerciseCommand: { templateId, contractId, choice, choiceArgument } }], commandId: `amulet-reg-${++cmd}`, actAs: [actAs], userId: 'wallet', disclosedContracts },
+    transactionFormat: { eventFormat: { filtersByParty: { [actAs]: { cumulative: [] } }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
+  });
+}
+
+/** What a wallet does: ask for the factory, put the context in extraArgs, submit with the disclosures. */
+async function walletTransfer(sender: string, receiver: string, amount: string, inputs: string[]) {
+  const f = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(sender, receiver, amount, inputs) });
+  expect(f.status, JSON.stringify(f.body)).toBe(200);
+  const args = transferArgs(sender, receiver, amount, inputs);
+  args.extraArgs.context = f.body.choiceContext.choiceContextData;
+  const tx = await submit(sender, TF, f.body.factoryId, 'TransferFactory_Transfer', args, f.body.choiceContext.disclosedContracts);
+  expect(tx.status, JSON.stringify(tx.body)).toBe(200);
+  return { factory: f.body, result: tx.body.transaction.events[0].ExercisedEvent.exerciseResult };
+}
+
+async function balance(party: string): Promise<number> {
+  const end = (await (await emu.app.request('/v2/state/ledger-end')).json()) as { offset: number };
+  const r = await ledger('/v2/state/active-contracts', {
+    eventFormat: { filtersByParty: { [party]: { cumulative: [{ identifierFilter: { InterfaceFilter: { value: { interfaceId: HOLDING, includeInterfaceView: true } } } }] } }, verbose: true },
+    activeAtOffset: end.offset,
+  });
+  return (r.body as any[])
+    .map((e) => e.contractEntry.JsActiveContract.createdEvent.interfaceViews[0].viewValue)
+    .filter((v) => v.owner === party && v.lock === null)
+    .reduce((s, v) => s + Number(v.amount), 0);
+}
+
+beforeAll(async () => {
+  const ledgerClient = new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch });
+  registry = createRegistry({
+    admin: dso,
+    instruments: [amuletInstrumentConfig()],
+    recipes: [new AmuletRecipe()],
+    ledger: ledgerClient,
+    cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+    clock,
+    logger,
+    pollIdleMs: 20,
+  });
+  await registry.start();
+});
+afterAll(async () => registry.stop());
+
+describe('Amulet registry over the emulated ledger', () => {
+  it('serves Canton Coin metadata with the DSO as admin', async () => {
+    const info = (await (await registry.app.request('/registry/metadata/v1/info')).json()) as any;
+    expect(info.adminId).toBe(dso);
+    const inst = (await (await registry.app.request('/registry/metadata/v1/instruments/Amulet')).json()) as any;
+    expect(inst).toMatchObject({ id: 'Amulet', name: 'Canton Coin', symbol: 'CC', decimals: 10 });
+  });
+
+  it('offer then accept: factory context as Scan builds it, then the accept context with the LockedAmulet', async () => {
+    const h = tapAmulet(engine, { dso, receiver: alice, amount: '100' });
+    const { factory, result } = await walletTransfer(alice, bob, '40', [h]);
+    expect(factory.transferKind).toBe('offer');
+    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+    expect(factory.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').slice(1).join(':'))).toEqual([
+      'Splice.AmuletRules:AmuletRules',
+      'Splice.Round:OpenMiningRound',
+      'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
+    ]);
+    expect(factory.choiceContext.disclosedContracts[0].debugPackageName).toBe('splice-amulet');
+    expect(factory.choiceContext.disclosedContracts[0].synchronizerId).toBe(engine.synchronizerId);
+    expect(result.output.tag).toBe('TransferInstructionResult_Pending');
+    const instr = result.output.value.transferInstructionCid;
+
+    const ctx = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
+    expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+    expect(ctx.body.choiceContextData.values['expire-lock']).toEqual({ tag: 'AV_Bool', value: true });
+    expect(ctx.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['AmuletRules', 'OpenMiningRound', 'LockedAmulet']);
+    const acc = await submit(bob, TI, instr, 'TransferInstruction_Accept', { extraArgs: { context: ctx.body.choiceContextData, meta: { values: {} } } }, ctx.body.disclosedContracts);
+    expect(acc.status, JSON.stringify(acc.body)).toBe(200);
+    expect(await balance(bob)).toBe(40);
+    expect(await balance(alice)).toBe(60);
+  });
+
+  it('direct when the receiver has a pre-approval (with the provider featured); self transfers complete at once', async () => {
+    createTransferPreapproval(engine, { dso, receiver: carol, provider });
+    createFeaturedAppRight(engine, { dso, provider });
+    await registry.index.catchUp();
+    const h = tapAmulet(engine, { dso, receiver: alice, amount: '10' });
+    const { factory, result } = await walletTransfer(alice, carol, '4', [h]);
+    expect(factory.transferKind).toBe('direct');
+    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'featured-app-right', 'open-round', 'transfer-preapproval']);
+    expect(factory.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual([
+      'AmuletRules',
+      'OpenMiningRound',
+      'FeaturedAppRight',
+      'TransferPreapproval',
+      'ExternalPartyAmuletRules',
+    ]);
+    expect(result.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(await balance(carol)).toBe(4);
+
+    const h2 = tapAmulet(engine, { dso, receiver: carol, amount: '3' });
+    const self = await walletTransfer(carol, carol, '1', [h2]);
+    expect(self.factory.transferKind).toBe('self');
+    expect(self.result.output.tag).toBe('TransferInstructionResult_Completed');
+  });
+
+  it('once the lock is gone: accept 404s, reject gets only expire-lock false and no disclosures', async () => {
+    const h = tapAmulet(engine, { dso, receiver: alice, amount: '5' });
+    const args = transferArgs(alice, bob, '5', [h]);
+    args.transfer.executeBefore = at(3600_000);
+    const f = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args });
+    args.extraArgs.context = f.body.choiceContext.choiceContextData;
+    const tx = await submit(alice, TF, f.body.factoryId, 'TransferFactory_Transfer', args, f.body.choiceContext.disclosedContracts);
+    const instr = tx.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const locked = (engine.contracts.get(instr)!.payload as any).lockedAmulet;
+    // the deadline passes; the sender spends the expired LockedAmulet (self transfer), which unlocks it
+    clock.advance(2 * 3600_000);
+    await walletTransfer(alice, alice, '5', [locked]);
+    const acc = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
+    expect(acc.status).toBe(404);
+    expect(acc.body.error).toBe(`LockedAmulet 'Some(ContractId(${locked}))' not found for AmuletTransferInstruction '${instr}', which expires on Some(${args.transfer.executeBefore})`);
+    const rej = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/reject`, {});
+    expect(rej.status).toBe(200);
+    expect(rej.body).toEqual({ choiceContextData: { values: { 'expire-lock': { tag: 'AV_Bool', value: false } } }, disclosedContracts: [] });
+    const r = await submit(bob, TI, instr, 'TransferInstruction_Reject', { extraArgs: { context: rej.body.choiceContextData, meta: { values: {} } } }, []);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  });
+
+  it('v2: the transfer factory and instruction contexts work the same; V2 allocations are refused with 400', async () => {
+    const h = tapAmulet(engine, { dso, receiver: alice, amount: '8' });
+    const acct = (owner: string) => ({ owner, provider: null, id: '' });
+    const v2Args = (context: unknown) => ({
+      transfer: {
+        sender: acct(alice),
+        receiver: acct(bob),
+        amount: '8',
+        instrumentId: { admin: dso, id: 'Amulet' },
+        requestedAt: at(-1000),
+        executeBefore: at(3600_000),
+        inputHoldingCids: [h],
+        meta: { values: {} },
+      },
+      actors: [alice],
+      extraArgs: { context, meta: { values: {} } },
+    });
+    const f = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args({ values: {} }) });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    expect(f.body.transferKind).toBe('offer');
+    const TF2 = '#splice-api-token-transfer-instruction-v2:Splice.Api.Token.TransferInstructionV2:TransferFactory';
+    const TI2 = '#splice-api-token-transfer-instruction-v2:Splice.Api.Token.TransferInstructionV2:TransferInstruction';
+    const tx = await submit(alice, TF2, f.body.factoryId, 'TransferFactory_Transfer', v2Args(f.body.choiceContext.choiceContextData), f.body.choiceContext.disclosedContracts);
+    expect(tx.status, JSON.stringify(tx.body)).toBe(200);
+    const res = tx.body.transaction.events[0].ExercisedEvent.exerciseResult;
+    expect(res.meta.values['splice.lfdecentralizedtrust.org/tx-kind']).toBe('transfer');
+    const instr = res.output.value.transferInstructionCid;
+    const ctx = await post(`/registry/transfer-instruction/v2/${instr}/choice-contexts/accept`, {});
+    expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+    const before = await balance(bob);
+    const acc = await submit(bob, TI2, instr, 'TransferInstruction_Accept', { actors: [bob], extraArgs: { context: ctx.body.choiceContextData, meta: { values: {} } } }, ctx.body.disclosedContracts);
+    expect(acc.status, JSON.stringify(acc.body)).toBe(200);
+    expect(await balance(bob)).toBe(before + 8);
+
+    const settle = await post('/registry/allocation/v2/settlement-factory', {
+      choiceArguments: {
+        settlement: { executors: [bob], settlementRef: { id: 'x', cid: null }, settlementDeadline: null, meta: { values: {} } },
+        transferLegs: [{ transferLegId: 'l', sender: acct(alice), receiver: acct(bob), amount: '1', instrumentId: 'Amulet', meta: { values: {} } }],
+        allocations: [],
+        actors: [bob],
+        extraArgs: { context: { values: {} }, meta: { values: {} } },
+      },
+    });
+    expect(settle.status, JSON.stringify(settle.body)).toBe(400);
+  });
+
+  it('404 "No open usable OpenMiningRound found." without a usable round triple', async () => {
+    // the DSO archives its newest round: no triple of consecutive rounds is left
+    const rounds = engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([dso])).filter((c) => c.templateId.entityName === 'OpenMiningRound');
+    const newest = rounds.sort((a, b) => Number((b.payload as any).round.number) - Number((a.payload as any).round.number))[0]!;
+    const r = await ledger('/v2/commands/submit-and-wait', {
+      commands: [{ ExerciseCommand: { templateId: '#splice-amulet:Splice.Round:OpenMiningRound', contractId: newest.contractId, choice: 'Archive', choiceArgument: {} } }],
+      commandId: 'archive-round',
+      actAs: [dso],
+      userId: 'dso',
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    await registry.index.catchUp();
+    const f = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, bob, '1', ['00aa']) });
+    expect(f.status).toBe(404);
+    expect(f.body).toEqual({ error: 'No open usable OpenMiningRound found.' });
+    const a = await post('/registry/allocation-instruction/v1/allocation-factory', {
+      choiceArguments: {
+        expectedAdmin: dso,
+        allocation: {
+          settlement: { executor: bob, settlementRef: { id: 'x', cid: null }, requestedAt: at(-1000), allocateBefore: at(3600_000), settleBefore: at(7200_000), meta: { values: {} } },
+          transferLegId: 'l',
+          transferLeg: { sender: alice, receiver: bob, amount: '1', instrumentId: { admin: dso, id: 'Amulet' }, meta: { values: {} } },
+        },
+        requestedAt: at(-1000),
+        inputHoldingCids: ['00aa'],
+        extraArgs: { context: { values: {} }, meta: { values: {} } },
+      },
+    });
+    expect(a.status).toBe(404);
+  });
+});
