@@ -16,12 +16,10 @@ import { list, opt, rec, recordParser, type LfT } from './lf-types.js';
 import {
   abortTwoStepTransfer,
   amuletInstrument,
-  contextCid,
   copyOnlyBurnMeta,
   executeTransfer,
   executeTwoStepTransfer,
   exercisePaymentTransfer,
-  fetchForDso,
   fetchOpenRound,
   holdingToTransferInputs,
   holdingTxMeta,
