@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
 import { startStack } from './stack.js';
+import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
 import { loadRegistryConfig, startRegistry } from './serve.js';
 import { mintDevToken } from './emulator/ledger-api/auth.js';
 
@@ -23,7 +24,8 @@ commands:
   config schema      print the configuration's JSON Schema
   config show        print the effective configuration (from the environment)
 
-environment (emulate): PORT (7575), REGISTRY_PORT (7576), HOST (127.0.0.1), REDIS_URL, LEDGER_AUTH (none|jwt),
+environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), HOST (127.0.0.1),
+  SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
   LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL`;
 
@@ -52,7 +54,11 @@ async function main(argv: string[]): Promise<number> {
 
 async function emulate(): Promise<number> {
   const config = loadEmulatorConfig();
-  const stack = await startStack({ config, registryPort: config.registryPort, redisUrl: config.redisUrl });
+  const upstreams = loadUpstreamsConfig();
+  if (upstreams.ledger.mode === 'proxy') {
+    throw new ConfigError('LEDGER_UPSTREAM=proxy is for `serve`: `emulate` runs its own ledger node (set LEDGER_URL for serve)');
+  }
+  const stack = await startStack({ config, redisUrl: config.redisUrl, upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
   const rows = [
     ['service', 'url'],
     ['ledger JSON API v2', stack.ledgerUrl],
@@ -60,6 +66,11 @@ async function emulate(): Promise<number> {
   ];
   if (stack.registryUrl) {
     rows.push(['token-standard registry', stack.registryUrl], ['registry info', `${stack.registryUrl}/registry/metadata/v1/info`]);
+  }
+  if (stack.scanUrl) {
+    const how = upstreams.scan.mode === 'proxy' ? ` (${describeUpstream(upstreams.scan)})` : '';
+    rows.push([`scan${how}`, `${stack.scanUrl}/api/scan`]);
+    if (stack.amuletRegistry) rows.push(['Amulet registry (admin: DSO)', stack.scanUrl]);
   }
   const lines = [`token-registry emulator ready (auth: ${config.auth.mode}, participant: ${stack.engine.participantId})`, '', table(rows)];
   if (stack.seeded) {

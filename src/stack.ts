@@ -1,30 +1,41 @@
 /**
- * The emulated stack: the ledger node (JSON Ledger API v2) and the instrument admin's registry,
- * each at the root of its own port, so clients configured for a participant and a registry work
- * by changing only host and port. The registry reads the emulated ledger through the same JSON
- * API client it uses against a real participant (in process, through `app.request`), so every
- * run of the stack exercises the production code path (DESIGN.md).
+ * The emulated stack: the ledger node (JSON Ledger API v2), the instrument admin's registry,
+ * Splice scan (with the Amulet registry at the root of the scan host) and the validator, each at
+ * the root of its own port, so clients configured for LocalNet work by changing only host and
+ * port. Registries read the emulated ledger through the same JSON API client they use against a
+ * real participant (in process, through `app.request`), so every run exercises the production
+ * code path (DESIGN.md). Scan and validator can each be proxied to a real upstream instead.
  */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import { Hono } from 'hono';
 import pino, { type Logger } from 'pino';
 import { createCache } from './cache/index.js';
 import type { EmulatorConfig } from './config/schema.js';
+import type { UpstreamMode } from './config/upstreams.js';
 import { buildEmulator, type StartEmulatorOptions } from './emulator/index.js';
 import type { LedgerEngine } from './emulator/ledger/engine.js';
+import type { LedgerApp } from './emulator/ledger-api/app.js';
+import { createScanApp, ScanService } from './emulator/scan/index.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
+import { createProxyApp } from './proxy/index.js';
 import { createRegistry, type Registry } from './registry/index.js';
+import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
-import type { InstrumentConfig } from './registry/service.js';
 import { listenRegistry } from './registry/server.js';
+import type { InstrumentConfig } from './registry/service.js';
 
 export interface StackOptions extends StartEmulatorOptions {
   /** Registry port (default 7576; 0 picks a free one). */
   registryPort?: number;
-  /** Redis for the registry's cache; in memory when absent. */
+  scanPort?: number;
+  validatorPort?: number;
+  /** Redis for the registries' caches; in memory when absent. */
   redisUrl?: string;
+  /** Emulate (default) or proxy scan and validator. */
+  upstreams?: { scan?: UpstreamMode; validator?: UpstreamMode };
 }
 
 export interface RunningStack {
@@ -33,88 +44,133 @@ export interface RunningStack {
   /** The demo admin's registry, when the demo world has instruments. */
   registryUrl?: string;
   registry?: Registry;
+  /** Scan base URL: `/api/scan/...` and the Amulet registry `/registry/...` live under it. */
+  scanUrl?: string;
+  scan?: ScanService;
+  amuletRegistry?: Registry;
   seeded?: SeededWorld;
   close(): Promise<void>;
 }
 
-async function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, host: string): Promise<ServerType> {
-  return new Promise((resolve, reject) => {
+async function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch, port, hostname: host }, () => resolve(s));
     s.once('error', reject);
   });
-}
-
-function urlOf(server: ServerType, host: string): string {
-  const { port } = server.address() as AddressInfo;
+  const { port: bound } = server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+  return {
+    url: `http://${h.includes(':') ? `[${h}]` : h}:${bound}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
 }
 
-function closeServer(s: ServerType): Promise<void> {
-  return new Promise((resolve) => {
-    s.close(() => resolve());
-    (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
-}
-
-/** The token the registry reads the emulated ledger with (the admin's own user). */
-function registryTokenProvider(config: EmulatorConfig, adminUser: string): TokenProvider {
+/** The token a registry reads the emulated ledger with (the admin's own user). */
+function tokenFor(config: EmulatorConfig, user: string): TokenProvider {
   if (config.auth.mode === 'none') return noAuth;
   if (config.auth.hs256Secret) {
-    return selfSignedHs256({ secret: config.auth.hs256Secret, userId: adminUser, audience: config.auth.targetAudience, scope: config.auth.targetScope });
+    return selfSignedHs256({ secret: config.auth.hs256Secret, userId: user, audience: config.auth.targetAudience, scope: config.auth.targetScope });
   }
-  throw new Error('the emulated registry needs an HS256 secret to read a JWT-protected emulated ledger (set LEDGER_AUTH_HS256_SECRET)');
+  throw new Error('the emulated registries need an HS256 secret to read a JWT-protected emulated ledger (set LEDGER_AUTH_HS256_SECRET)');
+}
+
+/** A ledger client reading the emulated ledger in process. */
+function inProcessLedger(app: LedgerApp, tokenProvider: TokenProvider, logger: Logger): LedgerClient {
+  return new LedgerClient({
+    baseUrl: 'http://emulated-ledger',
+    tokenProvider,
+    fetch: ((input: Parameters<typeof fetch>[0], init?: RequestInit) => app.request(input instanceof Request ? input : String(input), init)) as typeof fetch,
+    logger: logger.child({ module: 'ledger-client' }),
+  });
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<RunningStack> {
   const built = buildEmulator(opts);
   const { config, engine } = built;
   const logger: Logger = opts.logger ?? pino({ level: config.logLevel });
-  const ledgerServer = await listen(built.app.fetch, config.port, config.host);
-  const ledgerUrl = urlOf(ledgerServer, config.host);
-
-  let registry: Registry | undefined;
-  let registryServer: Awaited<ReturnType<typeof listenRegistry>> | undefined;
-  const seeded = built.seeded;
-  const first = seeded?.instruments[0];
-  if (seeded && first) {
-    const adminParty = first.adminParty;
-    const adminUser = seeded.parties.find((p) => p.party === adminParty)!.userId;
-    const instruments: InstrumentConfig[] = seeded.instruments
-      .filter((i) => i.adminParty === adminParty)
-      .map((i) => ({ id: i.id, name: i.name, symbol: i.symbol, decimals: i.decimals, recipe: i.token, totalSupply: 'ledger' }));
-    const ledger = new LedgerClient({
-      baseUrl: 'http://emulated-ledger',
-      tokenProvider: registryTokenProvider(config, adminUser),
-      // in process: the same client and wire format as against a participant, without a socket
-      fetch: ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-        built.app.request(input instanceof Request ? input : String(input), init)) as typeof fetch,
-      logger: logger.child({ module: 'ledger-client' }),
-    });
-    registry = createRegistry({
-      admin: adminParty,
+  const closers: Array<() => Promise<void>> = [];
+  const registries: Registry[] = [];
+  const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[]) => {
+    const r = createRegistry({
+      admin,
       instruments,
       recipes: builtInRecipes(),
-      ledger,
-      cache: createCache({ redisUrl: opts.redisUrl, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) }),
+      ledger: inProcessLedger(built.app, tokenFor(config, user), logger),
+      cache: createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) }),
       clock: engine.clock,
       logger,
       pollIdleMs: 50,
     });
-    await registry.start();
-    registryServer = await listenRegistry(registry.http, opts.registryPort ?? 7576, config.host);
+    await r.start();
+    registries.push(r);
+    return r;
+  };
+
+  const ledger = await listen(built.app.fetch, config.port, config.host);
+  closers.push(ledger.close);
+  const seeded = built.seeded;
+  const userOf = (party: string) => seeded!.parties.find((p) => p.party === party)!.userId;
+
+  // The demo admin's token-standard registry.
+  let registry: Registry | undefined;
+  let registryUrl: string | undefined;
+  const first = seeded?.instruments[0];
+  if (seeded && first) {
+    const admin = first.adminParty;
+    const instruments: InstrumentConfig[] = seeded.instruments
+      .filter((i) => i.adminParty === admin)
+      .map((i) => ({ id: i.id, name: i.name, symbol: i.symbol, decimals: i.decimals, recipe: i.token, totalSupply: 'ledger' }));
+    registry = await newRegistry(admin, userOf(admin), instruments);
+    const server = await listenRegistry(registry.http, opts.registryPort ?? config.registryPort, config.host);
+    closers.push(server.close);
+    registryUrl = server.url;
+  }
+
+  // Scan (and the Amulet registry at the root of its host), emulated or proxied.
+  let scan: ScanService | undefined;
+  let amuletRegistry: Registry | undefined;
+  let scanUrl: string | undefined;
+  const scanMode = opts.upstreams?.scan ?? { mode: 'emulate' };
+  const scanPort = opts.scanPort ?? config.scanPort;
+  if (scanMode.mode === 'proxy') {
+    const proxy = createProxyApp({ upstream: scanMode, api: 'scan', mountPath: '/api/scan', logger });
+    const s = await listen(proxy.fetch, scanPort, config.host);
+    closers.push(s.close);
+    scanUrl = s.url;
+  } else if (seeded?.amulet) {
+    const dso = seeded.amulet.dso;
+    scan = new ScanService({ engine, dsoParty: dso, logger: logger.child({ module: 'scan' }) });
+    const scanApp = createScanApp({ service: scan, logger });
+    amuletRegistry = await newRegistry(dso, userOf(dso), [{ ...amuletInstrumentConfig(), totalSupply: 'ledger' }]);
+    const host = new Hono();
+    host.route('/', scanApp);
+    host.route('/', amuletRegistry.app);
+    host.notFound((c) =>
+      c.req.path.startsWith('/api/scan')
+        ? c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404)
+        : c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404),
+    );
+    const s = await listenRegistry(amuletRegistry.http, scanPort, config.host, host);
+    closers.push(s.close);
+    scanUrl = s.url;
   }
 
   return {
     engine,
-    ledgerUrl,
-    registryUrl: registryServer?.url,
+    ledgerUrl: ledger.url,
+    registryUrl,
     registry,
+    scanUrl,
+    scan,
+    amuletRegistry,
     seeded,
     close: async () => {
-      await registry?.stop();
-      await registryServer?.close();
-      await closeServer(ledgerServer);
+      for (const r of registries) await r.stop();
+      for (const c of closers.reverse()) await c();
     },
   };
 }

@@ -20,6 +20,8 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   };
   raw.port = num('PORT');
   raw.registryPort = num('REGISTRY_PORT');
+  raw.scanPort = num('SCAN_PORT');
+  raw.validatorPort = num('VALIDATOR_PORT');
   raw.redisUrl = env.REDIS_URL || undefined;
   raw.host = env.HOST || undefined;
   raw.seed = env.EMULATOR_SEED || undefined;

@@ -33,6 +33,10 @@ export const EmulatorConfigSchema = z.object({
   port: z.number().int().min(0).max(65535).default(7575).describe('PORT: ledger JSON API port'),
   /** Port of the demo admin's token-standard registry. */
   registryPort: z.number().int().min(0).max(65535).default(7576).describe('REGISTRY_PORT'),
+  /** Port of the emulated Splice scan (`/api/scan`, and the Amulet registry at `/registry`). */
+  scanPort: z.number().int().min(0).max(65535).default(7577).describe('SCAN_PORT'),
+  /** Port of the emulated Splice validator (`/api/validator`). */
+  validatorPort: z.number().int().min(0).max(65535).default(7578).describe('VALIDATOR_PORT'),
   /** Redis for the registry's cache of disclosed contracts; in memory when unset. */
   redisUrl: z.string().optional().describe('REDIS_URL'),
   /** Interface to listen on. 127.0.0.1 by default; 0.0.0.0 inside containers. */

@@ -10,6 +10,7 @@ import type { LedgerEngine } from './ledger/engine.js';
 import type { Right } from './ledger/types.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
 import { createTestTokenV2Rules, findTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from './templates/test-token-v2/index.js';
+import { createFeaturedAppRight, installWallet, seedAmuletWorld, tapAmulet } from './templates/amulet/index.js';
 
 export type TokenImplementation = 'splice-test-token-v1' | 'splice-test-token-v2';
 
@@ -25,10 +26,25 @@ export interface DemoInstrument {
   holdings: Array<{ owner: string; amount: string }>;
 }
 
+export interface DemoAmulet {
+  /** Hint of the DSO party (created, with a user of the same name). */
+  dso: string;
+  /** Hint of the validator operator party (hosts the wallets, like a LocalNet validator). */
+  validator: string;
+  /** Canton Coin tapped at start (DevNet tap). */
+  holdings: Array<{ owner: string; amount: string }>;
+  /** Parties with a wallet (WalletAppInstall) on the validator. */
+  wallets: string[];
+  /** Parties with a FeaturedAppRight. */
+  featuredApps: string[];
+}
+
 export interface DemoWorld {
   /** Party hints; each becomes `hint::<participant namespace>` and a user `hint`. */
   parties: Array<{ hint: string; role: string }>;
   instruments: DemoInstrument[];
+  /** A Canton Coin world (DSO, rules, rounds, tapped coin, wallets); absent: none. */
+  amulet?: DemoAmulet;
 }
 
 /** The demo world as configuration (DEMO_WORLD_FILE), validated with clear messages. */
@@ -50,10 +66,29 @@ export const DemoWorldSchema = z
           .strict(),
       )
       .default([]),
+    amulet: z
+      .object({
+        dso: z.string().min(1),
+        validator: z.string().min(1),
+        holdings: z.array(z.object({ owner: z.string().min(1), amount: z.string().regex(/^\d+(\.\d{1,10})?$/) }).strict()).default([]),
+        wallets: z.array(z.string().min(1)).default([]),
+        featuredApps: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((w, ctx) => {
     const hints = new Set(w.parties.map((p) => p.hint));
+    if (w.amulet) {
+      const a = w.amulet;
+      for (const [path, hint] of [['dso', a.dso], ['validator', a.validator]] as const) {
+        if (!hints.has(hint)) ctx.addIssue({ code: 'custom', path: ['amulet', path], message: `unknown party hint "${hint}"` });
+      }
+      for (const h of [...a.holdings.map((x) => x.owner), ...a.wallets, ...a.featuredApps]) {
+        if (!hints.has(h)) ctx.addIssue({ code: 'custom', path: ['amulet'], message: `unknown party hint "${h}"` });
+      }
+    }
     w.instruments.forEach((i, n) => {
       if (!hints.has(i.admin)) ctx.addIssue({ code: 'custom', path: ['instruments', n, 'admin'], message: `unknown party hint "${i.admin}"` });
       i.holdings.forEach((h, m) => {
@@ -68,7 +103,19 @@ export const DEFAULT_DEMO_WORLD: DemoWorld = {
     { hint: 'alice', role: 'holder' },
     { hint: 'bob', role: 'holder' },
     { hint: 'executor', role: 'settlement executor' },
+    { hint: 'DSO', role: 'Canton Coin DSO (admin of Amulet)' },
+    { hint: 'validator', role: 'validator operator (hosts the wallets)' },
   ],
+  amulet: {
+    dso: 'DSO',
+    validator: 'validator',
+    holdings: [
+      { owner: 'alice', amount: '1000' },
+      { owner: 'bob', amount: '500' },
+    ],
+    wallets: ['alice', 'bob'],
+    featuredApps: ['validator'],
+  },
   instruments: [
     {
       token: 'splice-test-token-v1',
@@ -116,6 +163,7 @@ export interface SeededParty {
 export interface SeededWorld {
   parties: SeededParty[];
   instruments: Array<DemoInstrument & { adminParty: string }>;
+  amulet?: { dso: string; validator: string; amuletRulesCid: string; externalPartyAmuletRulesCid: string };
 }
 
 export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD): SeededWorld {
@@ -146,5 +194,16 @@ export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_D
     rulesDone.add(key);
     return { ...inst, adminParty: admin };
   });
-  return { parties, instruments };
+  let amulet: SeededWorld['amulet'];
+  if (world.amulet) {
+    const a = world.amulet;
+    const dso = partyOf(a.dso);
+    const validator = partyOf(a.validator);
+    const w = seedAmuletWorld(engine, { dso });
+    for (const h of a.holdings) tapAmulet(engine, { dso, receiver: partyOf(h.owner), amount: h.amount });
+    for (const hint of a.wallets) installWallet(engine, { dso, user: partyOf(hint), validator });
+    for (const hint of a.featuredApps) createFeaturedAppRight(engine, { dso, provider: partyOf(hint) });
+    amulet = { ...w, validator };
+  }
+  return { parties, instruments, amulet };
 }

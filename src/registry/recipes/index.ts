@@ -1,12 +1,13 @@
-/** The recipes that ship with the registry (Splice's reference test tokens) and configured ones. */
+/** The recipes that ship with the registry (Splice's reference test tokens, Amulet) and configured ones. */
 import type { Logger } from 'pino';
 import type { Recipe } from './recipe.js';
 import { TestTokenV1Recipe } from './test-token-v1.js';
 import { TestTokenV2Recipe } from './test-token-v2.js';
 import { DeclarativeRecipe } from './declarative.js';
+import { AmuletRecipe } from './amulet.js';
 
 export function builtInRecipes(): Recipe[] {
-  return [new TestTokenV1Recipe(), new TestTokenV2Recipe()];
+  return [new TestTokenV1Recipe(), new TestTokenV2Recipe(), new AmuletRecipe()];
 }
 
 /**

@@ -54,7 +54,7 @@ const createAsset = (i: number, owner = admin) => ({
 beforeAll(async () => {
   emu = await startEmulator({
     // the demo parties, without token instruments: these tests count contracts
-    world: { ...DEFAULT_DEMO_WORLD, instruments: [] },
+    world: { ...DEFAULT_DEMO_WORLD, instruments: [], amulet: undefined },
     config: {
       port: 0,
       logLevel: 'silent',

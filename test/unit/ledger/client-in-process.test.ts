@@ -8,7 +8,7 @@ import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
 describe('LedgerClient in-process', () => {
   it('reads the emulator through app.request', async () => {
     const emu = buildEmulator({
-      world: { ...DEFAULT_DEMO_WORLD, instruments: [] },
+      world: { ...DEFAULT_DEMO_WORLD, instruments: [], amulet: undefined },
       config: {
         logLevel: 'silent',
         declaredTemplates: [{ packageName: 'acme', moduleName: 'M', entityName: 'T', signatories: ['owner'], observers: [], implements: [] }],
