@@ -75,6 +75,12 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
   // POSTs are executed by the dispatcher above; the table documents them here.
   for (const e of endpoints) inner.openAPIRegistry.registerPath(e.route as never);
   app.route(basePath === '' ? '/' : basePath, inner);
+  // The OpenAPI document of exactly these endpoints (the same document as openapi.yaml).
+  let served: string | undefined;
+  app.get(`${basePath}/openapi.json`, (c) => {
+    served ??= JSON.stringify(registryOpenApiDocument(app));
+    return c.body(served, 200, { 'content-type': 'application/json' });
+  });
 
   app.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -35,3 +35,18 @@ describe('openapi.yaml', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('the served OpenAPI document', () => {
+  it('is the same document as openapi.yaml, served at /openapi.json (and under a base path)', async () => {
+    const { createRegistryApp } = await import('../../../src/registry/app.js');
+    const committed = parse(readFileSync(OPENAPI_PATH, 'utf8'));
+    for (const basePath of ['', '/api/token-standard']) {
+      const app = createRegistryApp({ registry: {} as never, basePath });
+      const r = await app.request(`${basePath}/openapi.json`);
+      expect(r.status).toBe(200);
+      const doc = (await r.json()) as { paths: Record<string, unknown> };
+      // under a base path the served document names the paths as they are served
+      expect(Object.keys(doc.paths).sort()).toEqual(Object.keys(committed.paths).map((p) => `${basePath}${p}`).sort());
+    }
+  });
+});
