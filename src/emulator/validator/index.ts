@@ -1,0 +1,18 @@
+/**
+ * The emulated Splice validator app (issue 5 §3): `createValidatorApp` serves the validator's
+ * wallet, scan-proxy and public endpoints under `/api/validator` over the emulated ledger, with
+ * the validator's JWT auth; `ValidatorWallets` is the wallet backend without HTTP.
+ */
+export { createValidatorApp, VALIDATOR_BASE_PATH, walletAutomationName, type RegistryAppLike, type ValidatorAppOptions } from './app.js';
+export { ValidatorWallets, type UserWallet, type TransferOfferStatus, type ValidatorWalletsOptions } from './wallet.js';
+export {
+  createTokenAuthenticator,
+  bearerToken,
+  ledgerApiUser,
+  DEFAULT_VALIDATOR_AUDIENCE,
+  DEFAULT_VALIDATOR_SECRET,
+  REALMS,
+  SPLICE_CLAIM_KEY,
+  type ValidatorAuthConfig,
+} from './auth.js';
+export { ValidatorError } from './errors.js';
