@@ -72,6 +72,11 @@ async function emulate(): Promise<number> {
     rows.push([`scan${how}`, `${stack.scanUrl}/api/scan`]);
     if (stack.amuletRegistry) rows.push(['Amulet registry (admin: DSO)', stack.scanUrl]);
   }
+  if (stack.validatorUrl) {
+    const how = upstreams.validator.mode === 'proxy' ? ` (${describeUpstream(upstreams.validator)})` : '';
+    rows.push([`validator${how}`, `${stack.validatorUrl}/api/validator`]);
+    if (upstreams.validator.mode === 'emulate') rows.push(['scan-proxy registry', `${stack.validatorUrl}/api/validator/v0/scan-proxy`]);
+  }
   const lines = [`token-registry emulator ready (auth: ${config.auth.mode}, participant: ${stack.engine.participantId})`, '', table(rows)];
   if (stack.seeded) {
     lines.push('', table([['party', 'user', 'role'], ...stack.seeded.parties.map((p) => [p.party, p.userId, p.role])]));

@@ -17,6 +17,7 @@ import { buildEmulator, type StartEmulatorOptions } from './emulator/index.js';
 import type { LedgerEngine } from './emulator/ledger/engine.js';
 import type { LedgerApp } from './emulator/ledger-api/app.js';
 import { createScanApp, ScanService } from './emulator/scan/index.js';
+import { createValidatorApp } from './emulator/validator/index.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
@@ -48,6 +49,8 @@ export interface RunningStack {
   scanUrl?: string;
   scan?: ScanService;
   amuletRegistry?: Registry;
+  /** Validator base URL: `/api/validator/...` lives under it. */
+  validatorUrl?: string;
   seeded?: SeededWorld;
   close(): Promise<void>;
 }
@@ -159,9 +162,34 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     scanUrl = s.url;
   }
 
+  // The validator (wallet, scan-proxy with the Amulet registry), emulated or proxied.
+  let validatorUrl: string | undefined;
+  const validatorMode = opts.upstreams?.validator ?? { mode: 'emulate' };
+  const validatorPort = opts.validatorPort ?? config.validatorPort;
+  if (validatorMode.mode === 'proxy') {
+    const proxy = createProxyApp({ upstream: validatorMode, api: 'validator', mountPath: '/api/validator', logger });
+    const s = await listen(proxy.fetch, validatorPort, config.host);
+    closers.push(s.close);
+    validatorUrl = s.url;
+  } else if (seeded?.amulet && scan) {
+    const validatorApp = createValidatorApp({
+      engine,
+      dso: seeded.amulet.dso,
+      scan,
+      registryApp: amuletRegistry?.app,
+      validatorParty: seeded.amulet.validator,
+      auth: config.validatorAuth,
+      logger: logger.child({ module: 'validator' }),
+    });
+    const s = await listen(validatorApp.fetch, validatorPort, config.host);
+    closers.push(s.close);
+    validatorUrl = s.url;
+  }
+
   return {
     engine,
     ledgerUrl: ledger.url,
+    validatorUrl,
     registryUrl,
     registry,
     scanUrl,

@@ -22,6 +22,13 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   raw.registryPort = num('REGISTRY_PORT');
   raw.scanPort = num('SCAN_PORT');
   raw.validatorPort = num('VALIDATOR_PORT');
+  if (env.VALIDATOR_AUTH_SECRET || env.VALIDATOR_AUTH_AUDIENCE || env.VALIDATOR_AUTH_JWKS_URL) {
+    raw.validatorAuth = {
+      secret: env.VALIDATOR_AUTH_SECRET || undefined,
+      audience: env.VALIDATOR_AUTH_AUDIENCE || undefined,
+      jwksUrl: env.VALIDATOR_AUTH_JWKS_URL || undefined,
+    };
+  }
   raw.redisUrl = env.REDIS_URL || undefined;
   raw.host = env.HOST || undefined;
   raw.seed = env.EMULATOR_SEED || undefined;

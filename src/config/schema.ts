@@ -37,6 +37,15 @@ export const EmulatorConfigSchema = z.object({
   scanPort: z.number().int().min(0).max(65535).default(7577).describe('SCAN_PORT'),
   /** Port of the emulated Splice validator (`/api/validator`). */
   validatorPort: z.number().int().min(0).max(65535).default(7578).describe('VALIDATOR_PORT'),
+  /** JWT verification of the emulated validator (LocalNet: HS256 secret `unsafe`, this audience). */
+  validatorAuth: z
+    .object({
+      secret: z.string().min(1).default('unsafe'),
+      audience: z.string().min(1).default('https://canton.network.global'),
+      jwksUrl: z.url().optional(),
+    })
+    .default({ secret: 'unsafe', audience: 'https://canton.network.global' })
+    .describe('VALIDATOR_AUTH_SECRET, VALIDATOR_AUTH_AUDIENCE, VALIDATOR_AUTH_JWKS_URL'),
   /** Redis for the registry's cache of disclosed contracts; in memory when unset. */
   redisUrl: z.string().optional().describe('REDIS_URL'),
   /** Interface to listen on. 127.0.0.1 by default; 0.0.0.0 inside containers. */
