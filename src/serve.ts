@@ -17,6 +17,8 @@ import { LedgerClient } from './ledger/client.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
 import { listenRegistry } from './registry/server.js';
+import { createProxyApp } from './proxy/index.js';
+import type { UpstreamsConfig } from './config/upstreams.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -65,7 +67,10 @@ export interface RunningRegistry {
   close(): Promise<void>;
 }
 
-export async function startRegistry(config: RegistryConfig, deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch } = {}): Promise<RunningRegistry> {
+export async function startRegistry(
+  config: RegistryConfig,
+  deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch; upstreams?: Partial<Pick<UpstreamsConfig, 'scan' | 'validator'>> } = {},
+): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const recipes = [...builtInRecipes(), ...declarativeRecipes(config.recipes, logger)];
   const ledger = new LedgerClient({
@@ -90,6 +95,11 @@ export async function startRegistry(config: RegistryConfig, deps: { logger?: Log
   const health = new Hono();
   health.get('/livez', (c) => c.body(null, 200));
   health.get('/readyz', (c) => (ready ? c.text('ready\n', 200) : c.text("loading the admin's contracts from the ledger\n", 503)));
+  // Scan and validator proxied to the admin's real ones (SCAN_UPSTREAM / VALIDATOR_UPSTREAM).
+  for (const [api, mode] of [['scan', deps.upstreams?.scan], ['validator', deps.upstreams?.validator]] as const) {
+    if (mode?.mode !== 'proxy') continue;
+    health.route(`/api/${api}`, createProxyApp({ upstream: mode, api, mountPath: `/api/${api}`, logger }));
+  }
   health.route('/', registry.app);
   // Listen first (liveness), then load the index; until then /readyz says 503.
   const listening = await listenRegistry(registry.http, config.port, config.host, health);
