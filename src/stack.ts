@@ -21,6 +21,7 @@ import { createValidatorApp } from './emulator/validator/index.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
+import { inProcessFetch } from './ledger/in-process.js';
 import { createProxyApp } from './proxy/index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
@@ -86,7 +87,7 @@ function inProcessLedger(app: LedgerApp, tokenProvider: TokenProvider, logger: L
   return new LedgerClient({
     baseUrl: 'http://emulated-ledger',
     tokenProvider,
-    fetch: ((input: Parameters<typeof fetch>[0], init?: RequestInit) => app.request(input instanceof Request ? input : String(input), init)) as typeof fetch,
+    fetch: inProcessFetch(app),
     logger: logger.child({ module: 'ledger-client' }),
   });
 }

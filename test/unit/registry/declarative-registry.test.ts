@@ -14,6 +14,7 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
+import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -120,8 +121,7 @@ let registry: Registry;
 const cids: Record<string, string> = {};
 let n = 0;
 
-const inProcessFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-  emu.app.request(input instanceof Request ? input : String(input), init)) as typeof fetch;
+const inProcessFetch = inProcess(emu.app);
 
 async function create(entity: string, args: Record<string, unknown>, actAs = admin): Promise<string> {
   const r = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {

@@ -14,6 +14,7 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { AmuletRecipe, amuletInstrumentConfig } from '../../../src/registry/recipes/amulet.js';
+import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -31,8 +32,7 @@ const TF = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferI
 const TI = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
 const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
 
-const inProcessFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
-  emu.app.request(input instanceof Request ? input : String(input), init)) as typeof fetch;
+const inProcessFetch = inProcess(emu.app);
 
 async function post(path: string, body: unknown) {
   const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });

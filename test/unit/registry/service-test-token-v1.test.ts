@@ -12,6 +12,7 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV1Recipe } from '../../../src/registry/recipes/test-token-v1.js';
+import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -24,10 +25,7 @@ const bob = engine.parties.allocate('bob').party;
 let registry: Registry;
 let ledgerCalls = 0;
 
-const inProcessFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-  ledgerCalls++;
-  return emu.app.request(input instanceof Request ? input : String(input), init);
-}) as typeof fetch;
+const inProcessFetch = inProcess(emu.app, () => ledgerCalls++);
 
 async function post(path: string, body: unknown) {
   const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
