@@ -108,6 +108,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       clock: engine.clock,
       logger,
       pollIdleMs: 50,
+      ledgerEndHint: () => engine.ledgerEnd(),
     });
     await r.start();
     registries.push(r);
@@ -141,8 +142,14 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const scanMode = opts.upstreams?.scan ?? { mode: 'emulate' };
   const scanPort = opts.scanPort ?? config.scanPort;
   if (scanMode.mode === 'proxy') {
-    const proxy = createProxyApp({ upstream: scanMode, api: 'scan', mountPath: '/api/scan', logger });
-    const s = await listen(proxy.fetch, scanPort, config.host);
+    const host = new Hono();
+    host.route('/api/scan', createProxyApp({ upstream: scanMode, api: 'scan', mountPath: '/api/scan', logger }));
+    // Scan serves the Amulet registry at the root of its host: forward /registry/... there too.
+    const root = scanMode.url.replace(/\/api\/scan$/, '');
+    if (root !== scanMode.url) {
+      host.route('/', createProxyApp({ upstream: { ...scanMode, url: root }, api: 'scan', mountPath: '', logger }));
+    }
+    const s = await listen(host.fetch, scanPort, config.host);
     closers.push(s.close);
     scanUrl = s.url;
   } else if (seeded?.amulet) {
@@ -172,7 +179,10 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     const s = await listen(proxy.fetch, validatorPort, config.host);
     closers.push(s.close);
     validatorUrl = s.url;
-  } else if (seeded?.amulet && scan) {
+  } else if (seeded?.amulet) {
+    if (!scan) {
+      throw new Error('an emulated validator needs the emulated scan: set VALIDATOR_UPSTREAM=proxy:<url> too when scan is proxied');
+    }
     const validatorApp = createValidatorApp({
       engine,
       dso: seeded.amulet.dso,

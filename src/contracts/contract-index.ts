@@ -18,7 +18,7 @@
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
 import type { LedgerClient } from '../ledger/client.js';
-import type { CreatedEvent } from '../ledger/schemas/events.js';
+import { offsetOfUpdate, type CreatedEvent } from '../ledger/schemas/events.js';
 
 export const CONTRACT_NS = 'contract';
 
@@ -64,6 +64,11 @@ export interface ContractIndexOptions {
   pollIdleMs?: number;
   /** TTL of cache entries (safety net; archives delete them). */
   cacheTtlSeconds?: number;
+  /**
+   * The ledger end without a ledger call, when the registry runs in process with the ledger
+   * (the emulated stack); catchUp then asks the ledger only when the index is behind.
+   */
+  ledgerEndHint?: () => number;
 }
 
 export class ContractIndex {
@@ -72,6 +77,8 @@ export class ContractIndex {
   /** Indexed interface key (`package-name:Module:Entity`) → `:Module:Entity` suffix of its ids. */
   private readonly interfaceSuffixes: Map<string, string>;
   private offset = 0;
+  /** When catchUp last asked the ledger (epoch ms), to rate-limit speculative catch-ups. */
+  private lastCatchUp = 0;
   private running = false;
   private loop?: Promise<void>;
   private abort?: AbortController;
@@ -109,28 +116,40 @@ export class ContractIndex {
   }
 
   /**
-   * Brings the index up to the ledger end now (one ledger-end call, then the tail's progress or
-   * one update read): for a lookup that may concern a contract created a moment ago. Bounded:
-   * gives up quietly after `maxWaitMs`.
+   * Brings the index up to the ledger end now (a ledger-end call and one update read): for a
+   * lookup that may concern a contract created a moment ago.
    */
-  async catchUp(maxWaitMs = 2000): Promise<void> {
-    const end = await this.opts.ledger.ledgerEnd();
+  async catchUp(opts: { skipIfCaughtUpWithinMs?: number } = {}): Promise<void> {
+    let end: number;
+    if (this.opts.ledgerEndHint) {
+      // In process with the ledger: its end is known without a call, so this costs nothing
+      // unless the index is actually behind.
+      end = this.opts.ledgerEndHint();
+    } else {
+      const now = Date.now();
+      if (opts.skipIfCaughtUpWithinMs !== undefined && now - this.lastCatchUp < opts.skipIfCaughtUpWithinMs) return;
+      this.lastCatchUp = now;
+      end = await this.opts.ledger.ledgerEnd();
+    }
     if (this.offset >= end) return;
-    if (!this.running) {
+    // Read the gap directly, whether or not the tail is running: applying an update twice is
+    // harmless (adds and removes are idempotent), and the tail may be waiting on updates this
+    // index does not see (the offset only moves on visible ones).
+    let from = this.offset;
+    while (from < end) {
       const updates = await this.opts.ledger.updates({
-        beginExclusive: this.offset,
+        beginExclusive: from,
         endInclusive: end,
         parties: [this.opts.admin],
         ...this.filter(),
         includeCreatedEventBlob: true,
         shape: 'ACS_DELTA',
       });
+      if (updates.length === 0) break;
       for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
-      this.offset = Math.max(this.offset, end);
-      return;
+      from = Math.max(from, ...updates.map((u) => offsetOfUpdate(u) ?? from));
     }
-    const deadline = Date.now() + maxWaitMs;
-    while (this.offset < end && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    this.offset = Math.max(this.offset, end);
   }
 
   /** Active contracts of an indexed template or interface (`packageName:Module:Entity`), optionally filtered. */

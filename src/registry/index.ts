@@ -24,6 +24,8 @@ export interface RegistryOptions {
   cacheTtlSeconds?: number;
   /** Idle time of one poll of the ledger's update stream (ms). */
   pollIdleMs?: number;
+  /** The ledger end without a ledger call (in process with the ledger: the emulated stack). */
+  ledgerEndHint?: () => number;
 }
 
 export function createRegistry(opts: RegistryOptions) {
@@ -39,6 +41,7 @@ export function createRegistry(opts: RegistryOptions) {
     logger: opts.logger?.child({ module: 'contract-index' }),
     cacheTtlSeconds: opts.cacheTtlSeconds,
     pollIdleMs: opts.pollIdleMs,
+    ledgerEndHint: opts.ledgerEndHint,
   });
   const service = new RegistryService({
     admin: opts.admin,

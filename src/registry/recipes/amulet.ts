@@ -50,6 +50,9 @@ const T = {
 
 export const AMULET_RECIPE_NAME = PKG;
 
+/** Minimum interval between the catch-ups an `offer` answer triggers (see transferFactory). */
+const PREAPPROVAL_CATCH_UP_MS = 250;
+
 /** The registry's instrument for Canton Coin, as Scan lists it (research/registry.md §3.3 metadata). */
 export function amuletInstrumentConfig(overrides: Partial<InstrumentConfig> = {}): InstrumentConfig {
   return { id: 'Amulet', name: 'Canton Coin', symbol: 'CC', decimals: 10, recipe: PKG, ...overrides };
@@ -102,7 +105,18 @@ export class AmuletRecipe implements Recipe {
       return { factory, values: base.values, disclose: [...base.disclose, factory], transferKind: 'self' };
     }
     const receiver = typeof transfer.receiver === 'string' ? transfer.receiver : transfer.receiver.owner;
-    const preapproval = receiver === null ? undefined : this.preapprovalOf(env, receiver);
+    let preapproval = receiver === null ? undefined : this.preapprovalOf(env, receiver);
+    if (!preapproval && receiver !== null) {
+      // The pre-approval may have been created a moment ago: a wallet creates it, waits until
+      // scan's `/v0/transfer-preapprovals/by-party` shows it (wallet-sdk `preapproval.fetchStatus`),
+      // then transfers. In Splice, scan and its registry read one store, so the registry sees it
+      // too; here the emulated scan reads the ledger directly while this index follows it with a
+      // poll. Catch up (one ledger-end call and one update read) before answering `offer`, so
+      // the two do not disagree; at most once per PREAPPROVAL_CATCH_UP_MS, so that a stream of
+      // offer requests stays (almost) free of ledger calls.
+      await env.index.catchUp({ skipIfCaughtUpWithinMs: PREAPPROVAL_CATCH_UP_MS });
+      preapproval = this.preapprovalOf(env, receiver);
+    }
     if (!preapproval) return { factory, values: base.values, disclose: [...base.disclose, factory], transferKind: 'offer' };
     const featured = this.featuredAppRightOf(env, (preapproval.payload as Payload).provider!);
     const values: Record<string, AnyValue> = { ...base.values, 'transfer-preapproval': contractIdValue(preapproval.contractId) };
