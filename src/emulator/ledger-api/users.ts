@@ -12,7 +12,8 @@
  * a participant configured with `max-identity-provider-configs = 0` does: a clear, real Canton
  * error rather than a half-supported IDP (tokens of other issuers are not verified here).
  */
-import type { RouteModule } from './app.js';
+import type { Context } from 'hono';
+import type { LedgerEnv, RouteModule } from './app.js';
 import { decodeBody, queryInt } from './decode.js';
 import { callerOf, matchIdentityProviderId, requireAdminOrIdpAdminClaims } from './parties.js';
 import type { Claims } from '../ledger/claims.js';
@@ -114,29 +115,20 @@ export const usersRoutes: RouteModule = (app) => {
     return c.json({ rights: engine.users.listRights(id, idp).map(rightJson) });
   });
 
-  app.post('/v2/users/:userId/rights', async (c) => {
+  // Grant (POST) and revoke (PATCH) take the same request and answer with the rights that changed.
+  const rightsChange = (op: 'grant' | 'revoke', field: 'newlyGrantedRights' | 'newlyRevokedRights') => async (c: Context<LedgerEnv>) => {
     const engine = c.get('engine');
-    const path = c.req.param('userId');
+    const path = c.req.param('userId')!;
     const req = await decodeBody(c, UserRightsRequestSchema);
     if (req.userId !== path) throw unmatchedUserId(path, req.userId);
     const claims = c.get('claims');
     requireManageRights(claims, req.rights);
     const idp = matchIdentityProviderId(claims, req.identityProviderId);
-    const granted = engine.users.grant(req.userId, req.rights.map(fromWireRight), idp, callerOf(claims));
-    return c.json({ newlyGrantedRights: granted.map(rightJson) });
-  });
-
-  app.patch('/v2/users/:userId/rights', async (c) => {
-    const engine = c.get('engine');
-    const path = c.req.param('userId');
-    const req = await decodeBody(c, UserRightsRequestSchema);
-    if (req.userId !== path) throw unmatchedUserId(path, req.userId);
-    const claims = c.get('claims');
-    requireManageRights(claims, req.rights);
-    const idp = matchIdentityProviderId(claims, req.identityProviderId);
-    const revoked = engine.users.revoke(req.userId, req.rights.map(fromWireRight), idp, callerOf(claims));
-    return c.json({ newlyRevokedRights: revoked.map(rightJson) });
-  });
+    const changed = engine.users[op](req.userId, req.rights.map(fromWireRight), idp, callerOf(claims));
+    return c.json({ [field]: changed.map(rightJson) });
+  };
+  app.post('/v2/users/:userId/rights', rightsChange('grant', 'newlyGrantedRights'));
+  app.patch('/v2/users/:userId/rights', rightsChange('revoke', 'newlyRevokedRights'));
 
   app.patch('/v2/users/:userId/identity-provider-id', async (c) => {
     const engine = c.get('engine');
