@@ -34,7 +34,7 @@ import { notFound } from '../errors.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import type { InstrumentConfig } from '../service.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
-import { contractIdValue, UnsupportedOperation } from './recipe.js';
+import { contractIdValue, UnsupportedOperation, TOKEN_STANDARD_V1_APIS } from './recipe.js';
 
 const PKG = 'splice-amulet';
 const T = {
@@ -71,13 +71,7 @@ interface Payload {
 
 export class AmuletRecipe implements Recipe {
   readonly name = PKG;
-  readonly supportedApis = {
-    'splice-api-token-metadata-v1': 1,
-    'splice-api-token-holding-v1': 1,
-    'splice-api-token-transfer-instruction-v1': 1,
-    'splice-api-token-allocation-v1': 1,
-    'splice-api-token-allocation-instruction-v1': 1,
-  };
+  readonly supportedApis = TOKEN_STANDARD_V1_APIS;
   // (Scan's metadata lists only the V1 APIs too; transfer-instruction V2 endpoints still work.)
   readonly indexedTemplates = [T.AmuletRules, T.ExternalPartyAmuletRules, T.OpenMiningRound, T.TransferPreapproval, T.FeaturedAppRight].map((t) => `#${t}`);
   readonly cachedTemplates = [T.AmuletTransferInstruction, T.AmuletAllocation, T.LockedAmulet].map((t) => `#${t}`);

@@ -67,3 +67,12 @@ export interface Recipe {
 export class UnsupportedOperation extends Error {}
 
 export const contractIdValue = (cid: string): AnyValue => ({ tag: 'AV_ContractId', value: cid });
+
+/** The registry and holding APIs of the V1 token standard (CIP-0056), at minor version 1. */
+export const TOKEN_STANDARD_V1_APIS: Readonly<Record<string, number>> = {
+  'splice-api-token-metadata-v1': 1,
+  'splice-api-token-holding-v1': 1,
+  'splice-api-token-transfer-instruction-v1': 1,
+  'splice-api-token-allocation-v1': 1,
+  'splice-api-token-allocation-instruction-v1': 1,
+};

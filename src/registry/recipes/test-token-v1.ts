@@ -11,7 +11,7 @@
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
 import { notFound, RegistryError } from '../errors.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
-import { UnsupportedOperation } from './recipe.js';
+import { UnsupportedOperation, TOKEN_STANDARD_V1_APIS } from './recipe.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 
 const PKG = 'splice-test-token-v1';
@@ -24,13 +24,7 @@ const EMPTY: ContextParts = { values: {}, disclose: [] };
 
 export class TestTokenV1Recipe implements Recipe {
   readonly name = PKG;
-  readonly supportedApis = {
-    'splice-api-token-metadata-v1': 1,
-    'splice-api-token-holding-v1': 1,
-    'splice-api-token-transfer-instruction-v1': 1,
-    'splice-api-token-allocation-v1': 1,
-    'splice-api-token-allocation-instruction-v1': 1,
-  };
+  readonly supportedApis = TOKEN_STANDARD_V1_APIS;
   readonly indexedTemplates = [`#${RULES}`];
   readonly cachedTemplates = [`#${OFFER}`, `#${ALLOCATION}`];
 
