@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { formatInstant } from '../shared/clock.js';
 import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
-import { compileEventFormat, invalidIdentifier, shapeOf, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
+import { compileEventFormat, invalidIdentifier, shapeOf, transactionEnvelope, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
 import { collectOpenEnded, listParams } from './lists.js';
 import { requireActAs, requireReadAs, userIdOf, type Claims } from '../ledger/claims.js';
 import type { Deduplication, EngineCommand, Submission } from '../ledger/commands.js';
@@ -107,20 +107,9 @@ export const commandRoutes: RouteModule = (app) => {
   });
 };
 
+/** The submitted transaction when the requested format shows none of its events. */
 function emptyTransaction(tx: TransactionRecord): Record<string, unknown> {
-  return {
-    updateId: tx.updateId,
-    commandId: tx.commandId,
-    workflowId: tx.workflowId,
-    effectiveAt: formatInstant(tx.effectiveAtMicros),
-    events: [],
-    offset: tx.offset,
-    synchronizerId: tx.synchronizerId,
-    traceContext: null,
-    recordTime: formatInstant(tx.recordTimeMicros),
-    externalTransactionHash: null,
-    paidTrafficCost: null,
-  };
+  return transactionEnvelope(tx, tx.commandId, []);
 }
 
 /** The submitting user: the token's user, or the body's `userId` when auth is off (§6). */

@@ -301,12 +301,17 @@ function commandIdFor(tx: TransactionRecord, f: EventFilter): string {
 export function transactionJson(engine: LedgerEngine, tx: TransactionRecord, f: EventFilter, shape: Shape): Record<string, unknown> | undefined {
   const events = transactionEvents(engine, tx, f, shape);
   if (events.length === 0) return undefined;
+  return transactionEnvelope(tx, commandIdFor(tx, f), events.map((e) => e.event));
+}
+
+/** The `JsTransaction` fields around a list of events (every field emitted, as Canton does). */
+export function transactionEnvelope(tx: TransactionRecord, commandId: string, events: unknown[]): Record<string, unknown> {
   return {
     updateId: tx.updateId,
-    commandId: commandIdFor(tx, f),
+    commandId,
     workflowId: tx.workflowId,
     effectiveAt: formatInstant(tx.effectiveAtMicros),
-    events: events.map((e) => e.event),
+    events,
     offset: tx.offset,
     synchronizerId: tx.synchronizerId,
     traceContext: null,

@@ -14,7 +14,8 @@ import { z } from 'zod';
 import { parseRequestTime, type RequestTime } from './encode.js';
 import { badRequest } from './errors.js';
 
-const int64 = z.union([z.number(), z.string()]).transform((v, ctx) => {
+/** circe's `Decoder[Long]`: a JSON number, or a string holding one. */
+export const int64 = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const n = typeof v === 'number' ? v : /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n)) {
     ctx.addIssue({ code: 'custom', message: `Got value '${JSON.stringify(v)}' with wrong type, expecting number` });

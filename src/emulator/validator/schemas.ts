@@ -12,16 +12,8 @@ import { partyIdError } from '../scan/encode.js';
 import { badRequest } from './errors.js';
 
 export { decodeBody } from '../scan/schemas.js';
+import { int64 } from '../scan/schemas.js';
 
-/** circe's `Decoder[Long]`: a JSON number, or a string holding one. */
-const int64 = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  const n = typeof v === 'number' ? v : /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n)) {
-    ctx.addIssue({ code: 'custom', message: `Got value '${JSON.stringify(v)}' with wrong type, expecting number` });
-    return z.NEVER;
-  }
-  return n;
-});
 
 const opt = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
 
