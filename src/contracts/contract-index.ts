@@ -77,6 +77,8 @@ export class ContractIndex {
   /** Indexed interface key (`package-name:Module:Entity`) → `:Module:Entity` suffix of its ids. */
   private readonly interfaceSuffixes: Map<string, string>;
   private offset = 0;
+  /** Archived contracts whose cache entry is still to be deleted (see flushDeletes). */
+  private readonly pendingDeletes = new Set<string>();
   /** When catchUp last asked the ledger (epoch ms), to rate-limit speculative catch-ups. */
   private lastCatchUp = 0;
   private running = false;
@@ -163,6 +165,8 @@ export class ContractIndex {
    * ledger does not know it, it is archived, or the admin cannot see it.
    */
   async getById(contractId: string): Promise<IndexedContract | undefined> {
+    // archived, but its cache entry could not be deleted yet
+    if (this.pendingDeletes.has(contractId)) return undefined;
     const hit = await this.opts.cache.get<IndexedContract>(CONTRACT_NS, contractId);
     if (hit) return hit;
     const events = await this.opts.ledger.eventsByContractId(contractId, [this.opts.admin], { includeBlob: true });
@@ -193,7 +197,23 @@ export class ContractIndex {
 
   private async removed(contractId: string): Promise<void> {
     for (const m of this.byTemplate.values()) m.delete(contractId);
-    await this.opts.cache.delete(CONTRACT_NS, contractId);
+    this.pendingDeletes.add(contractId);
+    await this.flushDeletes();
+  }
+
+  /**
+   * Deletes the cache entries of archived contracts. A delete that fails (Redis unreachable: the
+   * cache never throws, it counts the error and reports itself unhealthy) stays pending and is
+   * retried on every poll of the update stream, so that a Redis that kept its data through an
+   * outage does not go on serving archived contracts to every replica until the TTL.
+   */
+  private async flushDeletes(): Promise<void> {
+    if (this.pendingDeletes.size === 0) return;
+    const cache = this.opts.cache;
+    const ids = [...this.pendingDeletes];
+    const errorsBefore = cache.stats().errors;
+    await cache.deleteMany(CONTRACT_NS, ids);
+    if (cache.stats().errors === errorsBefore && cache.health().ok) for (const id of ids) this.pendingDeletes.delete(id);
   }
 
   private async loadSnapshot(): Promise<void> {
@@ -233,6 +253,7 @@ export class ContractIndex {
           signal: this.abort.signal,
         });
         for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
+        await this.flushDeletes();
         backoff = 100;
       } catch (err) {
         if (!this.running) return;
