@@ -47,11 +47,6 @@ const UNSERVED: Array<{ method: string; pathTemplate: string; reason: string }> 
     reason: 'one synchronizer: there is nothing to reassign',
   },
   { method: 'post', pathTemplate: '/v2/commands/async/submit-reassignment', reason: 'one synchronizer: there is nothing to reassign' },
-  {
-    method: 'post',
-    pathTemplate: '/v2/commands/command-completions',
-    reason: '3.5.7 addition not used by the clients we emulate for; /v2/commands/completions is served',
-  },
   { method: 'get', pathTemplate: '/v2/package-vetting', reason: 'deprecated form; POST /v2/package-vetting/list is served' },
   { method: 'post', pathTemplate: '/v2/package-vetting', reason: 'deprecated form; packages are vetted on upload' },
   {
@@ -378,6 +373,18 @@ describe('command submission', () => {
       body: { userId: 'tester', parties: [alice], beginExclusive: 10_000 },
     });
     await checkError('POST', '/v2/commands/completions', 400, PLAIN, { body: { userId: 'tester', parties: [alice], beginExclusive: 'zero' } });
+  });
+
+  it('POST /v2/commands/command-completions (3.5.7: every user; parties optional)', async () => {
+    const all = await check('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 200, { body: {} });
+    const mine = await check('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 200, { body: { parties: [alice] } });
+    expect(all.length).toBeGreaterThan(mine.length);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const m of mine) expect(m.completionResponse.Completion.value.actAs).toEqual([alice]);
+    await checkError('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 400, 'OFFSET_AFTER_LEDGER_END', {
+      body: { beginExclusive: 10_000 },
+    });
+    await checkError('POST', '/v2/commands/command-completions', 400, PLAIN, { body: { parties: 'alice' } });
   });
 });
 

@@ -12,7 +12,7 @@ import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 import { compileEventFormat, invalidIdentifier, shapeOf, transactionEnvelope, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
 import { collectOpenEnded, listParams } from './lists.js';
-import { requireActAs, requireReadAs, userIdOf, type Claims } from '../ledger/claims.js';
+import { requireActAs, requireReadAs, requireReadAsAnyParty, userIdOf, type Claims } from '../ledger/claims.js';
 import type { Deduplication, EngineCommand, Submission } from '../ledger/commands.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { errors, LedgerApiError } from '../ledger/errors.js';
@@ -20,6 +20,7 @@ import { parseIdRef, type IdRef } from '../ledger/identifiers.js';
 import type { TransactionRecord } from '../ledger/updates.js';
 import {
   CompletionStreamRequestSchema,
+  GetCompletionsRequestSchema,
   JsCommandsSchema,
   JsSubmitAndWaitForTransactionRequestSchema,
   type JsCommands,
@@ -61,53 +62,66 @@ export const commandRoutes: RouteModule = (app) => {
   });
 
   app.post('/v2/commands/completions', async (c) => {
-    const engine = c.get('engine');
     const claims = c.get('claims');
     const req = await decodeBody(c, CompletionStreamRequestSchema);
     const userId = resolveUserId(claims, req.userId);
     if (req.parties.length === 0) throw errors.missingField('parties');
     requireReadAs(claims, req.parties);
-    if (req.beginExclusive < 0) throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${req.beginExclusive} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
-    const end = engine.ledgerEnd();
-    if (req.beginExclusive > end) throw errors.offsetAfterLedgerEnd('Begin', req.beginExclusive, end);
-    const parties = new Set(req.parties);
-    const completionOf = (tx: TransactionRecord) => {
-      if (tx.userId !== userId) return [];
-      const actAs = tx.actAs.filter((p) => parties.has(p));
-      if (actAs.length === 0) return [];
-      return [
-        {
-          completionResponse: {
-            Completion: {
-              value: {
-                commandId: tx.commandId,
-                status: { code: 0, message: '', details: [] },
-                updateId: tx.updateId,
-                userId: tx.userId,
-                actAs,
-                submissionId: tx.submissionId,
-                deduplicationPeriod: { Empty: {} },
-                traceContext: null,
-                offset: tx.offset,
-                synchronizerTime: { synchronizerId: tx.synchronizerId, recordTime: formatInstant(tx.recordTimeMicros) },
-                paidTrafficCost: 0,
-              },
-            },
-          },
-        },
-      ];
-    };
-    const out = await collectOpenEnded(
-      engine,
-      listParams(c),
-      (e) => engine.updates.range(req.beginExclusive, e).flatMap(completionOf),
-      (offset) => completionOf(engine.updates.atOffset(offset)!),
-    );
-    return c.json(out);
+    return c.json(await completions(c, { userId, parties: new Set(req.parties), beginExclusive: req.beginExclusive }));
+  });
+
+  // 3.5.7: completions of every user; `parties` optional (none = every party, for ReadAsAnyParty).
+  app.post('/v2/commands/command-completions', async (c) => {
+    const claims = c.get('claims');
+    const req = await decodeBody(c, GetCompletionsRequestSchema);
+    if (req.parties.length === 0) requireReadAsAnyParty(claims);
+    else requireReadAs(claims, req.parties);
+    return c.json(await completions(c, { parties: req.parties.length === 0 ? undefined : new Set(req.parties), beginExclusive: req.beginExclusive }));
   });
 };
 
-/** The submitted transaction when the requested format shows none of its events. */
+/** The completions of committed commands after `beginExclusive`, as a list (open-ended stream). */
+async function completions(c: Context, q: { userId?: string; parties?: ReadonlySet<string>; beginExclusive: number }): Promise<unknown[]> {
+  const engine: LedgerEngine = c.get('engine');
+  if (q.beginExclusive < 0) {
+    throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${q.beginExclusive} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
+  }
+  const end = engine.ledgerEnd();
+  if (q.beginExclusive > end) throw errors.offsetAfterLedgerEnd('Begin', q.beginExclusive, end);
+  const completionOf = (tx: TransactionRecord) => {
+    if (q.userId !== undefined && tx.userId !== q.userId) return [];
+    const actAs = q.parties ? tx.actAs.filter((p) => q.parties!.has(p)) : tx.actAs;
+    if (actAs.length === 0) return [];
+    return [
+      {
+        completionResponse: {
+          Completion: {
+            value: {
+              commandId: tx.commandId,
+              status: { code: 0, message: '', details: [] },
+              updateId: tx.updateId,
+              userId: tx.userId,
+              actAs,
+              submissionId: tx.submissionId,
+              deduplicationPeriod: { Empty: {} },
+              traceContext: null,
+              offset: tx.offset,
+              synchronizerTime: { synchronizerId: tx.synchronizerId, recordTime: formatInstant(tx.recordTimeMicros) },
+              paidTrafficCost: 0,
+            },
+          },
+        },
+      },
+    ];
+  };
+  return collectOpenEnded(
+    engine,
+    listParams(c),
+    (e) => engine.updates.range(q.beginExclusive, e).flatMap(completionOf),
+    (offset) => completionOf(engine.updates.atOffset(offset)!),
+  );
+}
+
 function emptyTransaction(tx: TransactionRecord): Record<string, unknown> {
   return transactionEnvelope(tx, tx.commandId, []);
 }

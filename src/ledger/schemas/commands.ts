@@ -80,3 +80,9 @@ export const CompletionStreamRequestSchema = z.object({
   parties: z.array(z.string()).default([]),
   beginExclusive: Int64Schema.default(0),
 });
+
+/** 3.5.7 `GetCompletionsRequest` (command-completions): no user id, parties optional. */
+export const GetCompletionsRequestSchema = z.object({
+  parties: z.array(z.string()).default([]),
+  beginExclusive: Int64Schema.default(0),
+});
