@@ -1,8 +1,28 @@
 /** Library API of token-registry. */
+// The emulated stack (ledger + registries + scan + validator) and its parts
+export { startStack, type StackOptions, type RunningStack } from './stack.js';
 export { startEmulator, buildEmulator, type RunningEmulator, type StartEmulatorOptions } from './emulator/index.js';
 export { LedgerEngine, type LedgerEngineOptions } from './emulator/ledger/engine.js';
 export { ManualClock, systemClock, type Clock } from './emulator/shared/clock.js';
 export { TemplateRegistry, type TemplateDef, type InterfaceDef, type ChoiceDef, type DeclaredTemplateSpec } from './emulator/ledger/templates.js';
 export { createLedgerApiApp, ledgerApiRoutes } from './emulator/ledger-api/index.js';
 export { mintDevToken } from './emulator/ledger-api/auth.js';
-export { DEFAULT_DEMO_WORLD, type DemoWorld } from './emulator/seed.js';
+export { DEFAULT_DEMO_WORLD, DemoWorldSchema, type DemoWorld } from './emulator/seed.js';
+export { registerTestTokenV1, mintTestTokenV1, createTestTokenV1Rules } from './emulator/templates/test-token-v1/index.js';
+export { registerTestTokenV2, mintTestTokenV2, createTestTokenV2Rules, createTestTokenV2Account } from './emulator/templates/test-token-v2/index.js';
+export { seedAmuletWorld, tapAmulet, createTransferPreapproval, createFeaturedAppRight, installWallet } from './emulator/templates/amulet/index.js';
+export { createScanApp, ScanService } from './emulator/scan/index.js';
+export { createValidatorApp } from './emulator/validator/index.js';
+// The registry service (what `serve` runs)
+export { startRegistry, loadRegistryConfig, type RunningRegistry } from './serve.js';
+export { createRegistry, type Registry, type RegistryOptions } from './registry/index.js';
+export { createRegistryApp } from './registry/app.js';
+export { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
+export type { Recipe } from './registry/recipes/recipe.js';
+export { RegistryConfigSchema, type RegistryConfig } from './config/registry.js';
+// Clients and building blocks
+export { LedgerClient, type LedgerClientOptions } from './ledger/client.js';
+export { noAuth, staticToken, oauth2ClientCredentials, selfSignedHs256, type TokenProvider } from './ledger/auth.js';
+export { inProcessFetch } from './ledger/in-process.js';
+export { createCache, type Cache } from './cache/index.js';
+export { createProxyApp } from './proxy/index.js';
