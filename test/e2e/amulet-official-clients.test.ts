@@ -12,17 +12,15 @@
  *  - `ScanProxyClient` and `ValidatorInternalClient` at `<validator>/api/validator`, with a
  *    validator JWT (HS256 `unsafe`, LocalNet);
  *  - the wallet SDK (@canton-network/wallet-sdk@1.4.0): its `amulet` namespace (tap and
- *    tapInternal, featured app rights, pre-approval status and cancel) and its `token` namespace against the Amulet registry (transfer
- *    offer then accept; direct transfer when the receiver has a pre-approval). Commands the SDK
- *    builds are submitted unchanged with its own `ledger.internal.submit`.
+ *    tapInternal, featured app rights, pre-approval create, status and cancel) and its `token`
+ *    namespace against the Amulet registry (transfer offer then accept; direct transfer when the
+ *    receiver has a pre-approval). Commands the SDK builds are submitted unchanged with its own
+ *    `ledger.internal.submit`.
  *
- * Client limitation (not an emulator bug): `amulet.preapproval.command.create` builds a
- * CreateCommand for `splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal`,
- * which the validator's automation accepts in Splice (the provider pays the fee). The emulated
- * Canton Coin world has no TransferPreapprovalProposal template and no such automation, so the
- * pre-approval is created with the emulator's `createTransferPreapproval` helper instead (same
- * TransferPreapproval contract, provider = the validator); everything after it (scan lookup, the
- * SDK's `preapproval.fetchStatus`, the registry's `direct` transfer) goes through the clients.
+ * The pre-approval is bought as on Splice: `amulet.preapproval.command.create` builds a
+ * TransferPreapprovalProposal (receiver bob, provider the validator), bob submits it, the
+ * validator's automation accepts it (AmuletRules_CreateTransferPreapproval, free within the 90-day
+ * base duration), and `preapproval.fetchStatus` then finds the TransferPreapproval.
  *
  * The steps share one stack and run in order; balances are read from scan at a fresh forced
  * snapshot after each step.
@@ -30,7 +28,6 @@
 import { ScanClient, ScanProxyClient, ValidatorInternalClient } from '@canton-network/core-splice-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
-import { createTransferPreapproval } from '../../src/emulator/templates/amulet/index.js';
 import {
   amuletUrls,
   createAmuletSdk,
@@ -270,23 +267,30 @@ describe('official Splice clients and the wallet SDK amulet path against the emu
       expect(await bobSdk.token.transfer.pending(bob)).toEqual([]);
     });
 
-    it('direct: with a pre-approval for bob (provider = validator), alice → bob 30 CC completes in one step', async () => {
-      // See the file comment: the SDK's own proposal needs a template the emulator does not have.
+    it('direct: bob asks for a pre-approval with the SDK, the validator accepts it; alice → bob 30 CC completes in one step', async () => {
+      // The SDK's proposal (provider defaults to the validator party, read from validator-user), submitted by bob.
       const proposal = await aliceSdk.amulet.preapproval.command.create({ parties: { receiver: bob } });
       expect(proposal.CreateCommand).toMatchObject({
         templateId: '#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal',
         createArguments: { provider: validator, receiver: bob, expectedDso: dso },
       });
-      const preapprovalCid = createTransferPreapproval(stack.engine, { dso, receiver: bob, provider: validator });
+      const submitted = await bobSdk.ledger.internal.submit({ commands: [proposal], actAs: [bob] });
+      expect(submitted.completionOffset).toBeGreaterThan(0);
 
-      // Scan, the scan-proxy and the SDK (both amulet services) see it.
+      // The validator's automation accepts it; the SDK's status poll (scan-proxy) finds the pre-approval at once.
+      const status = await aliceSdk.amulet.preapproval.fetchStatus(bob, { timeoutMs: 2_000, intervalMs: 100 });
+      expect(status).toMatchObject({ dso, templateId: expect.stringMatching(/:Splice\.AmuletRules:TransferPreapproval$/) });
+      const preapprovalCid = status!.contractId;
+      // validator's default lifetime: 90 days (free: within transferPreapprovalBaseDuration)
+      expect(status!.expiresAt.getTime() - Date.now()).toBeGreaterThan(89 * 24 * 3600_000);
+      expect(status!.expiresAt.getTime() - Date.now()).toBeLessThanOrEqual(90 * 24 * 3600_000);
+
+      // Scan and the scan-proxy see it, with provider = the validator.
       const viaScan = (await scan.get('/v0/transfer-preapprovals/by-party/{party}', { path: { party: bob } })) as PreapprovalJson;
       expect(viaScan.transfer_preapproval.contract.contract_id).toBe(preapprovalCid);
+      expect(viaScan.transfer_preapproval.contract.payload).toMatchObject({ receiver: bob, provider: validator, dso });
       const viaProxy = (await scanProxy.get('/v0/scan-proxy/transfer-preapprovals/by-party/{party}', { path: { party: bob } })) as PreapprovalJson;
       expect(viaProxy.transfer_preapproval.contract.contract_id).toBe(preapprovalCid);
-      const status = await aliceSdk.amulet.preapproval.fetchStatus(bob, { timeoutMs: 2_000, intervalMs: 100 });
-      expect(status).toMatchObject({ contractId: preapprovalCid, dso });
-      expect(status!.expiresAt.getTime()).toBeGreaterThan(Date.now());
       expect((await bobSdk.amulet.preapproval.fetchQuick(bob))?.contract.contract_id).toBe(preapprovalCid);
 
       // The registry now answers `direct`, with the pre-approval and the provider's featured app right.

@@ -22,7 +22,11 @@
  *
  * The wallet automation (completing accepted transfer offers, expiring offers) is registered on
  * `engine.automations` and run before and after each wallet request, so an accepted offer is
- * completed as soon as the accept returns (the real automation does it moments later).
+ * completed as soon as the accept returns (the real automation does it moments later). So is the
+ * validator's pre-approval automation (`AcceptTransferPreapprovalProposalTrigger`): a
+ * TransferPreapprovalProposal naming this validator as provider (what the wallet SDK's
+ * `preapproval.command.create` submits, or `POST /v0/wallet/transfer-preapproval`) becomes a
+ * TransferPreapproval at the next ledger activity.
  */
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
@@ -33,7 +37,7 @@ import { ScanError } from '../scan/errors.js';
 import type { ScanService } from '../scan/service.js';
 import { createTokenAuthenticator, REALMS, unauthorized, type Realm, type ValidatorAuthConfig } from './auth.js';
 import { fromLedgerError, ValidatorError } from './errors.js';
-import { CreateTransferOfferRequest, decodeBody, TapRequest } from './schemas.js';
+import { CreateTransferOfferRequest, decodeBody, TapRequest, TransferPreapprovalSendRequest } from './schemas.js';
 import { ValidatorWallets, type UserWallet } from './wallet.js';
 
 export const VALIDATOR_BASE_PATH = '/api/validator';
@@ -61,6 +65,13 @@ export interface ValidatorAppOptions {
   version?: string;
   /** Register the wallet automation on engine.automations (default true). */
   walletAutomation?: boolean;
+  /**
+   * Register the automation accepting TransferPreapprovalProposals whose provider is the validator
+   * (`AcceptTransferPreapprovalProposalTrigger`) on engine.automations (default: as walletAutomation).
+   */
+  preapprovalAutomation?: boolean;
+  /** Lifetime of the pre-approvals the validator buys, in microseconds (default 90 days). */
+  preapprovalLifetimeMicros?: bigint;
 }
 
 type Auth = 'public' | { realm: Realm; wallet: false } | { realm: Realm; wallet: true; operationId: string };
@@ -74,12 +85,24 @@ interface Route {
 
 /** Name of a validator's wallet automation on engine.automations. */
 export const walletAutomationName = (validatorParty: string) => `validator-wallet:${validatorParty}`;
+/** Name of a validator's pre-approval proposal automation on engine.automations. */
+export const preapprovalAutomationName = (validatorParty: string) => `validator-preapprovals:${validatorParty}`;
 
 export function createValidatorApp(opts: ValidatorAppOptions): Hono {
   const { engine, scan, logger } = opts;
   const validatorUser = opts.validatorUser ?? 'ledger-api-user';
-  const wallets = new ValidatorWallets({ engine, dso: opts.dso, validatorParty: opts.validatorParty, validatorUser, logger });
+  const wallets = new ValidatorWallets({
+    engine,
+    dso: opts.dso,
+    validatorParty: opts.validatorParty,
+    validatorUser,
+    logger,
+    ...(opts.preapprovalLifetimeMicros !== undefined ? { preapprovalLifetimeMicros: opts.preapprovalLifetimeMicros } : {}),
+  });
   if (opts.walletAutomation ?? true) engine.automations.register(walletAutomationName(opts.validatorParty), () => wallets.runAutomation());
+  if (opts.preapprovalAutomation ?? opts.walletAutomation ?? true) {
+    engine.automations.register(preapprovalAutomationName(opts.validatorParty), () => wallets.runPreapprovalAutomation());
+  }
   const authenticate = createTokenAuthenticator(opts.auth ?? {}, engine.clock);
   const startedAtMicros = engine.clock.nowMicros();
   const body = async <S extends Parameters<typeof decodeBody>[1]>(c: Context, schema: S) => decodeBody(await c.req.text(), schema);
@@ -155,6 +178,25 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono {
     { method: 'GET', path: '/v0/wallet/balance', auth: walletRoute('getBalance'), handler: (_c, u) => wallets.balance(w(u)) },
     { method: 'GET', path: '/v0/wallet/amulets', auth: walletRoute('list'), handler: (_c, u) => wallets.listAmulets(w(u)) },
     { method: 'POST', path: '/v0/wallet/tap', auth: walletRoute('tap'), handler: async (c, u) => wallets.tap(w(u), await body(c, TapRequest)) },
+    {
+      method: 'POST',
+      path: '/v0/wallet/transfer-preapproval',
+      auth: walletRoute('createTransferPreapproval'),
+      // 409 carries the existing pre-approval's id (CreateTransferPreapprovalResponse), not an ErrorResponse
+      handler: (c, u) => {
+        const r = wallets.createTransferPreapproval(w(u));
+        return c.json(r.body, r.status);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v0/wallet/transfer-preapproval/send',
+      auth: walletRoute('transferPreapprovalSend'),
+      handler: async (c, u) => {
+        wallets.transferPreapprovalSend(w(u), await body(c, TransferPreapprovalSendRequest));
+        return c.body(null, 200);
+      },
+    },
 
     // scan-proxy (scan-proxy.yaml), answered by the emulated scan
     { method: 'GET', path: '/v0/scan-proxy/dso-party-id', auth: scanProxy, handler: () => scan.dsoPartyId() },

@@ -3,8 +3,8 @@
  * wallet, scan-proxy and public endpoints under `/api/validator` over the emulated ledger, with
  * the validator's JWT auth; `ValidatorWallets` is the wallet backend without HTTP.
  */
-export { createValidatorApp, VALIDATOR_BASE_PATH, walletAutomationName, type RegistryAppLike, type ValidatorAppOptions } from './app.js';
-export { ValidatorWallets, type UserWallet, type TransferOfferStatus, type ValidatorWalletsOptions } from './wallet.js';
+export { createValidatorApp, VALIDATOR_BASE_PATH, walletAutomationName, preapprovalAutomationName, type RegistryAppLike, type ValidatorAppOptions } from './app.js';
+export { ValidatorWallets, DEFAULT_PREAPPROVAL_LIFETIME_MICROS, type UserWallet, type TransferOfferStatus, type ValidatorWalletsOptions } from './wallet.js';
 export {
   createTokenAuthenticator,
   bearerToken,

@@ -34,6 +34,15 @@ export const TapRequest = z.object({
 });
 export type TapRequest = z.infer<typeof TapRequest>;
 
+/** `TransferPreapprovalSendRequest` (receiver_party_id, amount, deduplication_id required). */
+export const TransferPreapprovalSendRequest = z.object({
+  receiver_party_id: z.string(),
+  amount: z.string(),
+  deduplication_id: z.string(),
+  description: opt(z.string()),
+});
+export type TransferPreapprovalSendRequest = z.infer<typeof TransferPreapprovalSendRequest>;
+
 // ---- Codec.tryDecode -------------------------------------------------------------------------
 
 /** Daml `Numeric.fromString` (the form `Codec.JavaBigDecimal` accepts): optional sign, digits, optional fraction. */

@@ -19,11 +19,13 @@
  * - The wallet automation (`AcceptedTransferOfferTrigger`, `ExpireTransferOfferTrigger`,
  *   `ExpireAcceptedTransferOfferTrigger`) runs as an engine automation (engine.automations), so it
  *   happens lazily before each submission and whenever the validator answers a request
- *   (see `runAutomation`).
+ *   (see `runAutomation`); so does the validator's `AcceptTransferPreapprovalProposalTrigger`
+ *   (`runPreapprovalAutomation`), which buys the pre-approvals that `POST
+ *   /v0/wallet/transfer-preapproval` and the wallet SDK ask for.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { DisclosedInput, EngineCommand } from '../ledger/commands.js';
+import type { Deduplication, DisclosedInput, EngineCommand } from '../ledger/commands.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { LedgerApiError } from '../ledger/errors.js';
 import type { ContractRecord, QualifiedId } from '../ledger/types.js';
@@ -37,16 +39,20 @@ import {
   amuletValueAtRound,
   dec,
   decText,
+  disclosedOf,
   latestUsableOpenRound,
   openMiningRounds,
+  TransferPreapprovalProposalId,
   type AcceptedTransferOfferPayload,
   type AmuletPayload,
   type LockedAmuletPayload,
   type TransferOfferPayload,
+  type TransferPreapprovalPayload,
+  type TransferPreapprovalProposalPayload,
   type WalletAppInstallPayload,
 } from '../templates/amulet/index.js';
-import { conflict, fromLedgerError, notFound, ValidatorError } from './errors.js';
-import { decodeNumeric, decodeParty, decodeTimestampMicros, type CreateTransferOfferRequest, type TapRequest } from './schemas.js';
+import { badRequest, conflict, fromLedgerError, notFound, ValidatorError } from './errors.js';
+import { decodeNumeric, decodeParty, decodeTimestampMicros, type CreateTransferOfferRequest, type TapRequest, type TransferPreapprovalSendRequest } from './schemas.js';
 
 export interface ValidatorWalletsOptions {
   engine: LedgerEngine;
@@ -55,6 +61,13 @@ export interface ValidatorWalletsOptions {
   /** The validator's ledger API user: submissions are made as this user. */
   validatorUser: string;
   logger?: Logger;
+  /**
+   * `TransferPreapprovalConfig.preapprovalLifetime`: how long the pre-approvals the validator
+   * buys when accepting proposals last, in microseconds (default 90 days, Splice's default).
+   */
+  preapprovalLifetimeMicros?: bigint;
+  /** `acceptNonHostedPreapprovalProposals` (default false: only receivers hosted on this participant). */
+  acceptNonHostedPreapprovalProposals?: boolean;
 }
 
 /** A user's wallet: the install and its end-user party. */
@@ -79,12 +92,31 @@ const KEY = {
   amulet: nameKey(AmuletIds.Amulet),
   locked: nameKey(AmuletIds.LockedAmulet),
   featured: nameKey(AmuletIds.FeaturedAppRight),
+  preapproval: nameKey(AmuletIds.TransferPreapproval),
+  proposal: nameKey(TransferPreapprovalProposalId),
 };
+
+/** `TransferPreapprovalConfig.preapprovalLifetime` default: 90 days. */
+export const DEFAULT_PREAPPROVAL_LIFETIME_MICROS = 90n * 24n * 3600n * 1_000_000n;
+/** The wallet's `dedupDuration` for pre-approval sends (the spec: one success per id within 24h). */
+const SEND_DEDUP_MICROS = 24n * 3600n * 1_000_000n;
+const PREAPPROVAL_TIMEOUT_MESSAGE =
+  'Transfer preapproval creation request timed out because validator automation did not complete it in time. ' +
+  'This is most likely because the validator has insufficient funds to cover the transfer preapproval creation fee. ' +
+  'Please contact your validator administrator or retry in some time.';
 
 /** `SpliceLedgerConnection.CommandId`: a stable command id from a method name, parties and a discriminator. */
 function commandId(method: string, parties: string[], discriminator: string): string {
   const h = createHash('sha256').update(`${parties.join(',')}\u0000${discriminator}`).digest('hex');
   return `${method}_${h}`;
+}
+
+interface SubmitOpts {
+  commandId?: string;
+  disclosed?: DisclosedInput[];
+  deduplication?: Deduplication;
+  /** Act as the wallet party too (not only read as it). */
+  actAsUser?: boolean;
 }
 
 export class ValidatorWallets {
@@ -95,6 +127,10 @@ export class ValidatorWallets {
   private readonly logger?: Logger;
   /** Accepted offers whose completion failed unexpectedly: not retried on every pass. */
   private readonly failedCompletions = new Set<string>();
+  /** Pre-approval proposals whose acceptance failed for another reason than funds: not retried. */
+  private readonly failedProposals = new Set<string>();
+  private readonly preapprovalLifetimeMicros: bigint;
+  private readonly acceptNonHosted: boolean;
 
   constructor(opts: ValidatorWalletsOptions) {
     this.engine = opts.engine;
@@ -102,6 +138,8 @@ export class ValidatorWallets {
     this.validatorParty = opts.validatorParty;
     this.validatorUser = opts.validatorUser;
     this.logger = opts.logger;
+    this.preapprovalLifetimeMicros = opts.preapprovalLifetimeMicros ?? DEFAULT_PREAPPROVAL_LIFETIME_MICROS;
+    this.acceptNonHosted = opts.acceptNonHostedPreapprovalProposals ?? false;
   }
 
   // ---- lookups ---------------------------------------------------------------------------------
@@ -323,17 +361,18 @@ export class ValidatorWallets {
   // ---- actions ---------------------------------------------------------------------------------
 
   /** Submits through the user's install as the validator (readAs the user); ledger failures → the validator's answer. */
-  private submitAsValidator(party: string, commands: EngineCommand[], opts: { commandId?: string; disclosed?: DisclosedInput[] } = {}): TransactionRecord {
+  private submitAsValidator(party: string, commands: EngineCommand[], opts: SubmitOpts = {}): TransactionRecord {
     try {
       return this.engine.commands.submit({
         userId: this.validatorUser,
-        actAs: [this.validatorParty],
-        readAs: party === this.validatorParty ? [] : [party],
+        actAs: opts.actAsUser && party !== this.validatorParty ? [this.validatorParty, party] : [this.validatorParty],
+        readAs: party === this.validatorParty || opts.actAsUser ? [] : [party],
         commandId: opts.commandId ?? this.engine.ids.uuid(),
         workflowId: '',
         submissionId: this.engine.ids.uuid(),
         commands,
         disclosedContracts: opts.disclosed ?? [],
+        ...(opts.deduplication ? { deduplication: opts.deduplication } : {}),
       });
     } catch (e) {
       if (e instanceof LedgerApiError) throw fromLedgerError(e);
@@ -341,7 +380,7 @@ export class ValidatorWallets {
     }
   }
 
-  private exerciseInstall(w: Pick<UserWallet, 'party' | 'install'>, choice: string, choiceArgument: unknown, opts: { commandId?: string; disclosed?: DisclosedInput[] } = {}) {
+  private exerciseInstall(w: Pick<UserWallet, 'party' | 'install'>, choice: string, choiceArgument: unknown, opts: SubmitOpts = {}) {
     const cmd: EngineCommand = { kind: 'exercise', template: byName(AmuletIds.WalletAppInstall), contractId: w.install.contractId, choice, choiceArgument };
     const tx = this.submitAsValidator(w.party, [cmd], opts);
     const root = tx.nodes[0] as ExerciseNode;
@@ -441,6 +480,190 @@ export class ValidatorWallets {
     };
   }
 
+  // ---- transfer pre-approvals ---------------------------------------------------------------------
+
+  /** `UserWalletStore.lookupTransferPreapproval`: an active TransferPreapproval with the party as receiver (any provider). */
+  private preapprovalOf(party: string): (ContractRecord & { payload: TransferPreapprovalPayload }) | undefined {
+    return this.active(KEY.preapproval, party).find((c) => {
+      const p = c.payload as TransferPreapprovalPayload;
+      return p.receiver === party && p.dso === this.dso;
+    }) as (ContractRecord & { payload: TransferPreapprovalPayload }) | undefined;
+  }
+
+  /** `UserWalletStore.lookupTransferPreapprovalProposal`. */
+  private proposalOf(party: string): ContractRecord | undefined {
+    return this.active(KEY.proposal, party).find((c) => (c.payload as TransferPreapprovalProposalPayload).receiver === party);
+  }
+
+  /**
+   * `POST /v0/wallet/transfer-preapproval` (`HttpWalletHandler.createTransferPreapproval`): 409
+   * with the existing pre-approval's id when the user has one; else a TransferPreapprovalProposal
+   * (receiver = the user, provider = this validator, expectedDso = the DSO; submitted acting as
+   * both, deduplicated on (user, validator) since the lookup's offset, an accepted duplicate
+   * counting as success) unless one is pending, then the validator's automation accepts it and the
+   * new pre-approval's id is returned. When the automation could not create it (e.g. the validator
+   * cannot pay the fee): 429 with Splice's "timed out" message.
+   */
+  createTransferPreapproval(w: UserWallet): { status: 200 | 409; body: JsonObject } {
+    const existing = this.preapprovalOf(w.party);
+    if (existing) return { status: 409, body: { transfer_preapproval_contract_id: existing.contractId } };
+    if (!this.proposalOf(w.party)) {
+      const offset = this.engine.ledgerEnd();
+      try {
+        this.submitAsValidator(
+          w.party,
+          [
+            {
+              kind: 'create',
+              template: byName(TransferPreapprovalProposalId),
+              createArguments: { receiver: w.party, provider: this.validatorParty, expectedDso: this.dso },
+            },
+          ],
+          {
+            actAsUser: true,
+            commandId: commandId('org.lfdecentralizedtrust.splice.wallet.createTransferPreapprovalProposal', [w.party, this.validatorParty], ''),
+            deduplication: { kind: 'offset', offset },
+          },
+        );
+      } catch (e) {
+        // `.recoveringAcceptedDuplicates()`: an accepted earlier submission is as good as this one
+        if (!(e instanceof ValidatorError && e.message.startsWith('DUPLICATE_COMMAND'))) throw e;
+      }
+    }
+    // Splice polls its store until the validator automation has accepted the proposal.
+    this.engine.automations.run();
+    const created = this.preapprovalOf(w.party);
+    if (!created) throw new ValidatorError(429, PREAPPROVAL_TIMEOUT_MESSAGE);
+    return { status: 200, body: { transfer_preapproval_contract_id: created.contractId } };
+  }
+
+  /**
+   * `POST /v0/wallet/transfer-preapproval/send` (`HttpWalletHandler.transferPreapprovalSend`): the
+   * receiver's pre-approval as scan reports it (none → 400 `Receiver <r> does not have a
+   * TransferPreapproval`) and its provider's FeaturedAppRight, then
+   * `WalletAppInstall_ExecuteBatch [CO_TransferPreapprovalSend]` with the user's amulets as inputs
+   * and both contracts disclosed, deduplicated on (sender, deduplication_id) for 24 hours; a
+   * duplicate of an accepted send answers 200 again without sending (recoverAcceptedDuplicates).
+   * Insufficient funds: the treasury's COO_Error, answered 400 (FAILED_PRECONDITION).
+   */
+  transferPreapprovalSend(w: UserWallet, req: TransferPreapprovalSendRequest): void {
+    const receiver = decodeParty(req.receiver_party_id);
+    const amount = decodeNumeric(req.amount).text;
+    const preapproval = this.active(KEY.preapproval, this.dso).find((c) => {
+      const p = c.payload as TransferPreapprovalPayload;
+      return p.receiver === receiver && p.dso === this.dso;
+    });
+    if (!preapproval) throw badRequest(`Receiver ${receiver} does not have a TransferPreapproval`);
+    const provider = (preapproval.payload as TransferPreapprovalPayload).provider;
+    const featured = this.active(KEY.featured, this.dso).find((c) => (c.payload as { provider: string; dso: string }).provider === provider);
+    const ctx = this.paymentContext();
+    const inputs = this.amuletsOf(w.party)
+      .slice(0, 100)
+      .map((c) => ({ tag: 'InputAmulet', value: c.contractId }));
+    const operation = {
+      tag: 'CO_TransferPreapprovalSend',
+      value: { transferPreapprovalCid: preapproval.contractId, providerFeaturedAppRightCid: featured?.contractId ?? null, amount, description: req.description ?? null },
+    };
+    try {
+      this.exerciseInstall(
+        w,
+        'WalletAppInstall_ExecuteBatch',
+        { context: ctx.payment, inputs, operations: [operation] },
+        {
+          commandId: commandId('transferPreapprovalSend', [w.party], req.deduplication_id),
+          deduplication: { kind: 'duration', micros: SEND_DEDUP_MICROS },
+          disclosed: [...ctx.disclosed, disclosedOf(preapproval), ...(featured ? [disclosedOf(featured)] : [])],
+        },
+      );
+    } catch (e) {
+      if (e instanceof ValidatorError && e.message.startsWith('DUPLICATE_COMMAND')) return;
+      const missing = insufficientFunds(e);
+      if (missing !== undefined) throw badRequest(`the amulet operation failed with a Daml exception: COO_Error(ITR_InsufficientFunds(${missing})).`);
+      throw e;
+    }
+  }
+
+  /**
+   * One pass of `AcceptTransferPreapprovalProposalTrigger`: every TransferPreapprovalProposal whose
+   * provider is this validator and whose receiver is hosted here (unless
+   * `acceptNonHostedPreapprovalProposals`) is accepted, unless the receiver already has an
+   * unexpired pre-approval from this validator (then the proposal is left alone, as Splice does).
+   * Acceptance: through the validator's own WalletAppInstall when it has one
+   * (`WalletAppInstall_ExecuteBatch [CO_AcceptTransferPreapprovalProposal]`, the validator's
+   * amulets as inputs), else `TransferPreapprovalProposal_Accept` directly as the validator; the
+   * pre-approval lasts `preapprovalLifetime`; deduplicated on (receiver, validator) since the
+   * lookup's offset. Insufficient funds are retried on later passes; other failures are not.
+   * Registered on engine.automations by createValidatorApp.
+   */
+  runPreapprovalAutomation(): void {
+    const proposals = this.active(KEY.proposal, this.validatorParty).filter((c) => (c.payload as TransferPreapprovalProposalPayload).provider === this.validatorParty);
+    for (const proposal of proposals) {
+      if (this.failedProposals.has(proposal.contractId) || !this.engine.contracts.getActive(proposal.contractId)) continue;
+      const receiver = (proposal.payload as TransferPreapprovalProposalPayload).receiver;
+      if (!this.acceptNonHosted && !this.engine.parties.has(receiver)) continue;
+      const offset = this.engine.ledgerEnd();
+      const now = this.engine.clock.nowMicros();
+      const existing = this.active(KEY.preapproval, this.validatorParty).find((c) => {
+        const p = c.payload as TransferPreapprovalPayload;
+        return p.receiver === receiver && p.provider === this.validatorParty;
+      });
+      if (existing && parseTime((existing.payload as TransferPreapprovalPayload).expiresAt) > now) continue;
+      this.acceptProposal(proposal.contractId, receiver, offset, now);
+    }
+  }
+
+  private acceptProposal(proposalCid: string, receiver: string, offset: number, now: bigint): void {
+    let ctx: ReturnType<ValidatorWallets['paymentContext']>;
+    try {
+      ctx = this.paymentContext();
+    } catch {
+      return; // no usable open round yet: retried on a later pass
+    }
+    const expiresAt = formatTime(now + this.preapprovalLifetimeMicros);
+    const inputs = this.amuletsOf(this.validatorParty)
+      .slice(0, 100)
+      .map((c) => ({ tag: 'InputAmulet', value: c.contractId }));
+    const opts: SubmitOpts = {
+      commandId: commandId('org.lfdecentralizedtrust.splice.validator.acceptTransferPreapprovalProposal', [receiver, this.validatorParty], ''),
+      deduplication: { kind: 'offset', offset },
+      disclosed: ctx.disclosed,
+    };
+    const own = this.installOfParty(this.validatorParty);
+    try {
+      if (own) {
+        this.exerciseInstall(
+          { party: this.validatorParty, install: own },
+          'WalletAppInstall_ExecuteBatch',
+          { context: ctx.payment, inputs, operations: [{ tag: 'CO_AcceptTransferPreapprovalProposal', value: { preapprovalProposalCid: proposalCid, expiresAt } }] },
+          opts,
+        );
+      } else {
+        this.submitAsValidator(
+          this.validatorParty,
+          [
+            {
+              kind: 'exercise',
+              template: byName(TransferPreapprovalProposalId),
+              contractId: proposalCid,
+              choice: 'TransferPreapprovalProposal_Accept',
+              choiceArgument: { context: ctx.payment, inputs, expiresAt },
+            },
+          ],
+          opts,
+        );
+      }
+    } catch (e) {
+      if (e instanceof ValidatorError && e.message.startsWith('DUPLICATE_COMMAND')) return;
+      const missing = insufficientFunds(e);
+      if (missing !== undefined) {
+        this.logger?.info(`Insufficient funds to create transfer pre-approval (missing ${missing} CC)`);
+        return;
+      }
+      this.failedProposals.add(proposalCid);
+      this.logger?.warn({ err: e }, `Unexpectedly failed to create transfer pre-approval for ${receiver}`);
+    }
+  }
+
   // ---- wallet automation -------------------------------------------------------------------------
 
   /**
@@ -527,4 +750,10 @@ export class ValidatorWallets {
       this.logger?.warn({ err: e }, `wallet automation: ${what} failed`);
     }
   }
+}
+
+/** The missing amount of an `ITR_InsufficientFunds` transfer failure, if that is what `e` is. */
+function insufficientFunds(e: unknown): string | undefined {
+  const missing = /ITR_InsufficientFunds \{missingAmount = ([0-9.]+)\}/.exec((e as Error)?.message ?? '')?.[1];
+  return missing === undefined ? undefined : decText(dec(missing));
 }

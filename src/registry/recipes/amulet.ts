@@ -16,21 +16,31 @@
  *    execute-transfer). When the LockedAmulet is gone (its lock expired and it was unlocked):
  *    accept / execute-transfer → 404 "LockedAmulet '…' not found for …, which expires on …";
  *    reject / withdraw / cancel → only `{"expire-lock": false}` and no disclosures;
- *  - allocation factory: the base context; Amulet creates no allocation instructions (400).
+ *  - allocation factory (v1 and v2): the base context, ExternalPartyAmuletRules disclosed too;
+ *    Amulet creates no allocation instructions (their contexts: 400);
+ *  - allocations v2 withdraw/cancel: the AmuletAllocationV2's LockedAmulet is optional (an
+ *    allocation that needed no funding has none): with it `{"expire-lock": true}` and the
+ *    LockedAmulet disclosed; without it, or when it is gone, only `{"expire-lock": false}`; no
+ *    featuring (Scan: FARs will go with CIP-104);
+ *  - settlement factory (v2): the base context, ExternalPartyAmuletRules (the factory) and every
+ *    LockedAmulet backing the referenced allocations disclosed (the executor archives them but is
+ *    not their stakeholder); only AmuletAllocationV2s are looked up: 404 for an unknown one.
  * Like Scan, the recipe does not check amounts, deadlines or holdings (the service pre-checks the
  * token-standard arguments; the Daml choice does the rest). Transfer instructions are served on
  * V1 and V2 alike (v2: sender and receiver compared as whole accounts, the pre-approval looked up
- * by the receiver's owner); the emulated Amulet has no V2 allocations, so the V2 allocation and
- * settlement endpoints answer 400 saying so (see LIMITATIONS in
- * src/emulator/templates/amulet/index.ts).
+ * by the receiver's owner). A V1 AmuletAllocation answers only on /v1, an AmuletAllocationV2 only
+ * on /v2 (each is the other's 404, as Scan looks up one template per version).
  *
- * Scan omits `external-party-config-state` here because the emulated Amulet has no
- * ExternalPartyConfigState (the ≤ 0.1.17 token-standard code reads amulet-rules and open-round).
+ * The context key `external-party-config-state` of splice-amulet 0.1.22 is never served: the
+ * emulated Amulet has no ExternalPartyConfigState, and its Daml reads `amulet-rules` and
+ * `open-round` instead (the ≤ 0.1.17 token-standard code; LIMITATIONS 1 in
+ * src/emulator/templates/amulet/index.ts), so wherever Scan would put the config state (the V2
+ * allocation and settlement factories) the base context stands in for it.
  */
 import { formatInstant, parseInstant } from '../../emulator/shared/clock.js';
 import type { AnyValue } from '../../emulator/templates/lf.js';
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import type { InstrumentConfig } from '../service.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
@@ -46,6 +56,7 @@ const T = {
   LockedAmulet: `${PKG}:Splice.Amulet:LockedAmulet`,
   AmuletTransferInstruction: `${PKG}:Splice.AmuletTransferInstruction:AmuletTransferInstruction`,
   AmuletAllocation: `${PKG}:Splice.AmuletAllocation:AmuletAllocation`,
+  AmuletAllocationV2: `${PKG}:Splice.AmuletAllocationV2:AmuletAllocationV2`,
 } as const;
 
 export const AMULET_RECIPE_NAME = PKG;
@@ -71,20 +82,35 @@ interface Payload {
 
 export class AmuletRecipe implements Recipe {
   readonly name = PKG;
-  readonly supportedApis = TOKEN_STANDARD_V1_APIS;
-  // (Scan's metadata lists only the V1 APIs too; transfer-instruction V2 endpoints still work.)
+  /**
+   * The V1 APIs plus the V2 ones the emulated Amulet implements: HoldingV2 views, TransferFactory
+   * and TransferInstruction V2, AllocationFactory V2 (Amulet has no allocation instructions) and
+   * Allocation / SettlementFactory V2. (Scan's 0.5 metadata listed only the V1 APIs.)
+   */
+  readonly supportedApis = {
+    ...TOKEN_STANDARD_V1_APIS,
+    'splice-api-token-holding-v2': 1,
+    'splice-api-token-transfer-instruction-v2': 1,
+    'splice-api-token-allocation-v2': 1,
+    'splice-api-token-allocation-instruction-v2': 1,
+  };
   readonly indexedTemplates = [T.AmuletRules, T.ExternalPartyAmuletRules, T.OpenMiningRound, T.TransferPreapproval, T.FeaturedAppRight].map((t) => `#${t}`);
-  readonly cachedTemplates = [T.AmuletTransferInstruction, T.AmuletAllocation, T.LockedAmulet].map((t) => `#${t}`);
+  readonly cachedTemplates = [T.AmuletTransferInstruction, T.AmuletAllocation, T.AmuletAllocationV2, T.LockedAmulet].map((t) => `#${t}`);
 
   kindOf(c: IndexedContract): ContractKind | undefined {
     const key = templateKey(c.packageName, c.templateId);
     if (key === T.AmuletTransferInstruction) return 'transfer-instruction';
-    if (key === T.AmuletAllocation) return 'allocation';
+    if (key === T.AmuletAllocation || key === T.AmuletAllocationV2) return 'allocation';
     return undefined;
   }
 
   instrumentOf(c: IndexedContract): { admin: string; id: string } | undefined {
-    const p = c.payload as { transfer?: { instrumentId?: { admin: string; id: string } }; allocation?: { transferLeg?: { instrumentId?: { admin: string; id: string } } } };
+    const p = c.payload as {
+      transfer?: { instrumentId?: { admin: string; id: string } };
+      allocation?: { transferLeg?: { instrumentId?: { admin: string; id: string } }; admin?: string };
+    };
+    // a V2 allocation names only its admin: its legs are all of the one instrument Amulet has
+    if (templateKey(c.packageName, c.templateId) === T.AmuletAllocationV2) return p.allocation?.admin === undefined ? undefined : { admin: p.allocation.admin, id: 'Amulet' };
     return p.transfer?.instrumentId ?? p.allocation?.transferLeg?.instrumentId;
   }
 
@@ -128,8 +154,7 @@ export class AmuletRecipe implements Recipe {
     return this.twoStepContext(env, `AmuletTransferInstruction '${req.contract.contractId}'`, p.lockedAmulet, p.transfer.executeBefore, req.action === 'accept', undefined);
   }
 
-  async allocationFactory(version: ApiVersion, _args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
-    v1Only(version, 'allocation instruction');
+  async allocationFactory(_version: ApiVersion, _args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
     const base = this.base(env);
     const factory = this.factory(env);
     return { factory, values: base.values, disclose: [...base.disclose, factory] };
@@ -140,7 +165,13 @@ export class AmuletRecipe implements Recipe {
   }
 
   async allocationContext(req: ContractRequest<AllocationAction>, env: RecipeEnv): Promise<ContextParts> {
-    v1Only(req.version, 'allocation');
+    const isV2 = templateKey(req.contract.packageName, req.contract.templateId) === T.AmuletAllocationV2;
+    if (req.version === 2) {
+      if (!isV2) throw notFound(`AmuletAllocationV2 '${req.contract.contractId}' not found.`);
+      if (req.action === 'execute-transfer') throw new UnsupportedOperation('execute-transfer is a V1 allocation choice; V2 allocations settle through the settlement factory');
+      return this.unlockV2Context(env, (req.contract.payload as { lockedAmulet: string | null }).lockedAmulet);
+    }
+    if (isV2) throw notFound(`AmuletAllocation '${req.contract.contractId}' not found.`);
     const p = req.contract.payload as { lockedAmulet: string; allocation: { settlement: { settleBefore: string; executor: string } } };
     const execute = req.action === 'execute-transfer';
     return this.twoStepContext(
@@ -153,8 +184,25 @@ export class AmuletRecipe implements Recipe {
     );
   }
 
-  async settlementFactory(): Promise<FactoryParts> {
-    throw new UnsupportedOperation(`${PKG} (emulated) implements only the V1 token standard: it has no settlement factory`);
+  async settlementFactory(args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
+    const base = this.base(env);
+    const factory = this.factory(env);
+    const locked: IndexedContract[] = [];
+    for (const { allocationCid } of (args.allocations as Array<{ allocationCid: string }> | undefined) ?? []) {
+      if (!/^[0-9a-f]{2,}$/.test(allocationCid)) throw badRequest(`allocations: "${allocationCid}" is not a contract id`);
+      const c = await env.index.getById(allocationCid);
+      if (!c || templateKey(c.packageName, c.templateId) !== T.AmuletAllocationV2) throw notFound(`AmuletAllocationV2 '${allocationCid}' not found.`);
+      const p = c.payload as { lockedAmulet: string | null; expiresAt: string; allocation: { admin: string } };
+      if (p.allocation.admin !== env.admin) throw notFound(`AmuletAllocationV2 '${allocationCid}' not found.`);
+      if (p.lockedAmulet === null) continue;
+      const l = await env.index.getById(p.lockedAmulet);
+      if (!l || templateKey(l.packageName, l.templateId) !== T.LockedAmulet) {
+        const at = parseInstant(p.expiresAt);
+        throw notFound(`LockedAmulet 'Some(ContractId(${p.lockedAmulet}))' not found for AmuletAllocationV2 '${allocationCid}', which expires on ${at === undefined ? 'None' : `Some(${formatInstant(at)})`}`);
+      }
+      locked.push(l);
+    }
+    return { factory, values: base.values, disclose: [...base.disclose, factory, ...locked] };
   }
 
   // ---- lookups -------------------------------------------------------------------------------------
@@ -207,6 +255,13 @@ export class AmuletRecipe implements Recipe {
     return env.index.find(T.FeaturedAppRight, (c) => (c.payload as Payload).dso === env.admin && (c.payload as Payload).provider === provider)[0];
   }
 
+  /** V2 allocation withdraw/cancel: the optional LockedAmulet, released when still there. */
+  private async unlockV2Context(env: RecipeEnv, lockedAmuletCid: string | null): Promise<ContextParts> {
+    const locked = lockedAmuletCid === null ? undefined : await env.index.getById(lockedAmuletCid);
+    if (!locked || templateKey(locked.packageName, locked.templateId) !== T.LockedAmulet) return { values: { 'expire-lock': boolValue(false) }, disclose: [] };
+    return { values: { 'expire-lock': boolValue(true) }, disclose: [locked] };
+  }
+
   /** `ChoiceContextBuilder.getTwoStepTransferContext`. */
   private async twoStepContext(
     env: RecipeEnv,
@@ -232,9 +287,5 @@ export class AmuletRecipe implements Recipe {
     if (featured) values['featured-app-right'] = contractIdValue(featured.contractId);
     return { values, disclose: [...base.disclose, locked, ...(featured ? [featured] : [])] };
   }
-}
-
-function v1Only(version: ApiVersion, api: string): void {
-  if (version !== 1) throw new UnsupportedOperation(`${PKG} (emulated) implements only the V1 ${api} API; use /v1`);
 }
 

@@ -26,11 +26,15 @@ const alice = engine.parties.allocate('alice').party;
 const bob = engine.parties.allocate('bob').party;
 const carol = engine.parties.allocate('carol').party;
 const provider = engine.parties.allocate('provider').party;
+const executor = engine.parties.allocate('executor').party;
 let registry: Registry;
 
 const TF = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
 const TI = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
 const HOLDING = '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding';
+const AF2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
+const AL2 = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:Allocation';
+const SF2 = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
 
 const inProcessFetch = inProcess(emu.app);
 
@@ -189,7 +193,7 @@ describe('Amulet registry over the emulated ledger', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
 
-  it('v2: the transfer factory and instruction contexts work the same; V2 allocations are refused with 400', async () => {
+  it('v2: the transfer factory and instruction contexts work the same', async () => {
     const h = tapAmulet(engine, { dso, receiver: alice, amount: '8' });
     const acct = (owner: string) => ({ owner, provider: null, id: '' });
     const v2Args = (context: unknown) => ({
@@ -223,16 +227,154 @@ describe('Amulet registry over the emulated ledger', () => {
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
     expect(await balance(bob)).toBe(before + 8);
 
-    const settle = await post('/registry/allocation/v2/settlement-factory', {
-      choiceArguments: {
-        settlement: { executors: [bob], settlementRef: { id: 'x', cid: null }, settlementDeadline: null, meta: { values: {} } },
-        transferLegs: [{ transferLegId: 'l', sender: acct(alice), receiver: acct(bob), amount: '1', instrumentId: 'Amulet', meta: { values: {} } }],
-        allocations: [],
-        actors: [bob],
-        extraArgs: { context: { values: {} }, meta: { values: {} } },
-      },
+  });
+
+  describe('v2 allocations: allocate through the allocation factory, settle through the settlement factory', () => {
+    const acct = (owner: string) => ({ owner, provider: null, id: '' });
+    const noMeta = { values: {} };
+    const settlementInfo = (id: string) => ({ executors: [executor], id, cid: null, meta: noMeta });
+    const side = (id: string, s: 'SenderSide' | 'ReceiverSide', other: string, amount: string) => ({
+      transferLegId: id,
+      side: s,
+      otherside: acct(other),
+      amount,
+      instrumentId: 'Amulet',
+      meta: noMeta,
     });
-    expect(settle.status, JSON.stringify(settle.body)).toBe(400);
+    const allocateArgs = (trade: string, authorizer: string, sides: unknown[], inputs: string[], context: unknown = { values: {} }) => ({
+      settlement: settlementInfo(trade),
+      allocation: { admin: dso, authorizer: acct(authorizer), transferLegSides: sides, settlementDeadline: at(2 * 3600_000), nextIterationFunding: null, committed: false, meta: noMeta },
+      requestedAt: at(-1000),
+      inputHoldingCids: inputs,
+      extraArgs: { context, meta: noMeta },
+      actors: [authorizer],
+    });
+    /** A wallet allocating with only what the registry returned. */
+    async function walletAllocate(trade: string, authorizer: string, sides: unknown[], inputs: string[]) {
+      const f = await post('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: allocateArgs(trade, authorizer, sides, inputs) });
+      expect(f.status, JSON.stringify(f.body)).toBe(200);
+      const tx = await submit(authorizer, AF2, f.body.factoryId, 'AllocationFactory_Allocate', allocateArgs(trade, authorizer, sides, inputs, f.body.choiceContext.choiceContextData), f.body.choiceContext.disclosedContracts);
+      expect(tx.status, JSON.stringify(tx.body)).toBe(200);
+      const result = tx.body.transaction.events[0].ExercisedEvent.exerciseResult;
+      expect(result.output.tag).toBe('AllocationInstructionResult_Completed');
+      return { factory: f.body, allocationCid: result.output.value.allocationCid as string };
+    }
+    const legs = (trade: string) => [
+      { transferLegId: `${trade}-a`, sender: acct(alice), receiver: acct(bob), amount: '30', instrumentId: 'Amulet', meta: noMeta },
+      { transferLegId: `${trade}-b`, sender: acct(bob), receiver: acct(alice), amount: '10', instrumentId: 'Amulet', meta: noMeta },
+    ];
+    const settleArgs = (trade: string, cids: string[], context: unknown = { values: {} }) => ({
+      settlement: settlementInfo(trade),
+      transferLegs: legs(trade),
+      allocations: cids.map((allocationCid) => ({ allocationCid, extraTransferLegSides: [], nextIterationFunding: null })),
+      actors: [executor],
+      extraArgs: { context, meta: noMeta },
+    });
+    const names = (ds: any[]) => ds.map((d) => d.templateId.split(':').slice(1).join(':'));
+
+    it('lists the V2 APIs it implements', async () => {
+      const inst = (await (await registry.app.request('/registry/metadata/v1/instruments/Amulet')).json()) as any;
+      expect(inst.supportedApis).toMatchObject({
+        'splice-api-token-holding-v1': 1,
+        'splice-api-token-allocation-v1': 1,
+        'splice-api-token-holding-v2': 1,
+        'splice-api-token-transfer-instruction-v2': 1,
+        'splice-api-token-allocation-v2': 1,
+        'splice-api-token-allocation-instruction-v2': 1,
+      });
+    });
+
+    it('a DvP of Canton Coin: alice 30 for bob 10, settled by the executor in one batch', async () => {
+      const ha = tapAmulet(engine, { dso, receiver: alice, amount: '100' });
+      const hb = tapAmulet(engine, { dso, receiver: bob, amount: '50' });
+      // unlocked balances after the taps
+      const [alice0, bob0] = [await balance(alice), await balance(bob)];
+      const a = await walletAllocate('dvp-1', alice, [side('dvp-1-a', 'SenderSide', bob, '30'), side('dvp-1-b', 'ReceiverSide', bob, '10')], [ha]);
+      expect(Object.keys(a.factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+      expect(names(a.factory.choiceContext.disclosedContracts)).toEqual([
+        'Splice.AmuletRules:AmuletRules',
+        'Splice.Round:OpenMiningRound',
+        'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
+      ]);
+      expect(a.factory.factoryId).toBe(world.externalPartyAmuletRulesCid);
+      // bob receives more than he pays: his allocation locks nothing
+      const b = await walletAllocate('dvp-1', bob, [side('dvp-1-a', 'ReceiverSide', alice, '30'), side('dvp-1-b', 'SenderSide', alice, '10')], [hb]);
+      expect(await balance(alice)).toBe(alice0 - 20);
+
+      const f = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('dvp-1', [a.allocationCid, b.allocationCid]) });
+      expect(f.status, JSON.stringify(f.body)).toBe(200);
+      expect(f.body.factoryId).toBe(world.externalPartyAmuletRulesCid);
+      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+      const lockedA = (engine.contracts.get(a.allocationCid)!.payload as any).lockedAmulet;
+      expect(names(f.body.choiceContext.disclosedContracts)).toEqual([
+        'Splice.AmuletRules:AmuletRules',
+        'Splice.Round:OpenMiningRound',
+        'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
+        'Splice.Amulet:LockedAmulet',
+      ]);
+      expect(f.body.choiceContext.disclosedContracts[3].contractId).toBe(lockedA);
+      const tx = await submit(executor, SF2, f.body.factoryId, 'SettlementFactory_SettleBatch', settleArgs('dvp-1', [a.allocationCid, b.allocationCid], f.body.choiceContext.choiceContextData), f.body.choiceContext.disclosedContracts);
+      expect(tx.status, JSON.stringify(tx.body)).toBe(200);
+      expect(tx.body.transaction.events[0].ExercisedEvent.exerciseResult.allocationSettleResults).toHaveLength(2);
+      expect(await balance(alice)).toBe(alice0 - 20);
+      expect(await balance(bob)).toBe(bob0 + 20);
+
+      // the settled allocations are gone: 404
+      await registry.index.catchUp();
+      const again = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('dvp-1', [a.allocationCid, b.allocationCid]) });
+      expect(again.status).toBe(404);
+      expect(again.body.error).toBe(`AmuletAllocationV2 '${a.allocationCid}' not found.`);
+    });
+
+    it('settlement factory: 404 for an unknown allocation, 400 for a malformed id', async () => {
+      const unknown = `00${'ab'.repeat(34)}`;
+      const r = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('x', [unknown]) });
+      expect(r.status).toBe(404);
+      expect(r.body.error).toBe(`AmuletAllocationV2 '${unknown}' not found.`);
+      const bad = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('x', ['not-a-cid']) });
+      expect(bad.status).toBe(400);
+    });
+
+    it('withdraw and cancel contexts: expire-lock with the LockedAmulet, or false without one', async () => {
+      const h = tapAmulet(engine, { dso, receiver: alice, amount: '20' });
+      const a1 = await walletAllocate('wc-1', alice, [side('wc-1-a', 'SenderSide', bob, '5')], [h]);
+      const change = (engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([alice])) as any[]).find(
+        (c) => c.templateId.entityName === 'Amulet' && c.payload.owner === alice && c.payload.amount.initialAmount === '15.0000000000',
+      ).contractId;
+      const a2 = await walletAllocate('wc-2', alice, [side('wc-2-a', 'SenderSide', bob, '5')], [change]);
+      const unfunded = await walletAllocate('wc-3', bob, [side('wc-3-a', 'ReceiverSide', alice, '5')], []);
+      const before = await balance(alice);
+
+      const w = await post(`/registry/allocations/v2/${a1.allocationCid}/choice-contexts/withdraw`, {});
+      expect(w.status, JSON.stringify(w.body)).toBe(200);
+      expect(w.body.choiceContextData).toEqual({ values: { 'expire-lock': { tag: 'AV_Bool', value: true } } });
+      expect(names(w.body.disclosedContracts)).toEqual(['Splice.Amulet:LockedAmulet']);
+      const wt = await submit(alice, AL2, a1.allocationCid, 'Allocation_Withdraw', { actors: [alice], extraArgs: { context: w.body.choiceContextData, meta: noMeta } }, w.body.disclosedContracts);
+      expect(wt.status, JSON.stringify(wt.body)).toBe(200);
+
+      // the executor cancels: the LockedAmulet it is not a stakeholder of comes disclosed
+      const c = await post(`/registry/allocations/v2/${a2.allocationCid}/choice-contexts/cancel`, {});
+      expect(c.status, JSON.stringify(c.body)).toBe(200);
+      expect(names(c.body.disclosedContracts)).toEqual(['Splice.Amulet:LockedAmulet']);
+      const ct = await submit(executor, AL2, a2.allocationCid, 'Allocation_Cancel', { actors: [executor], extraArgs: { context: c.body.choiceContextData, meta: noMeta } }, c.body.disclosedContracts);
+      expect(ct.status, JSON.stringify(ct.body)).toBe(200);
+      expect(await balance(alice)).toBe(before + 10);
+
+      // an unfunded allocation has no lock
+      const u = await post(`/registry/allocations/v2/${unfunded.allocationCid}/choice-contexts/withdraw`, {});
+      expect(u.body).toEqual({ choiceContextData: { values: { 'expire-lock': { tag: 'AV_Bool', value: false } } }, disclosedContracts: [] });
+      const ut = await submit(bob, AL2, unfunded.allocationCid, 'Allocation_Withdraw', { actors: [bob], extraArgs: { context: u.body.choiceContextData, meta: noMeta } }, []);
+      expect(ut.status, JSON.stringify(ut.body)).toBe(200);
+
+      // each version answers for its own template only; v2 has no execute-transfer
+      const h2 = tapAmulet(engine, { dso, receiver: alice, amount: '5' });
+      const a4 = await walletAllocate('wc-4', alice, [side('wc-4-a', 'SenderSide', bob, '1')], [h2]);
+      const v1 = await post(`/registry/allocations/v1/${a4.allocationCid}/choice-contexts/withdraw`, {});
+      expect(v1.status).toBe(404);
+      expect(v1.body.error).toBe(`AmuletAllocation '${a4.allocationCid}' not found.`);
+      const exec = await post(`/registry/allocations/v2/${a4.allocationCid}/choice-contexts/execute-transfer`, {});
+      expect(exec.status).toBe(404);
+    });
   });
 
   it('404 "No open usable OpenMiningRound found." without a usable round triple', async () => {

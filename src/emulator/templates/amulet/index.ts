@@ -16,11 +16,14 @@
  *     (the splice-amulet ≤ 0.1.17 token-standard code, which Scan's older registry releases
  *     serve), with 0.1.22's actor rule (`[sender]` or `[sender, receiver]`; with the receiver
  *     among the actors the transfer completes at once). 0.1.22 reads an
- *     `external-party-config-state` instead (ExternalPartyConfigState is not modelled); not
+ *     `external-party-config-state` instead (ExternalPartyConfigState is not modelled); the V2
+ *     allocation factory and `Allocation_Settle` read `amulet-rules` / `open-round` in its place
+ *     (the payout's round and holding-fee rate, and the maximum TTL of `computeAllocationExpiry`,
+ *     come from the open round's `transferConfigUsd`; unset TTL = 90 days, as Splice). Not
  *     checked here: `executeBefore - requestedAt <= tokenStandardMaxTTL` and account metadata in
- *     V1 `transfer.meta`. Both `LockedAmulet_Unlock` and
- *     `LockedAmulet_UnlockV2` (and the OwnerExpireLock pair) exist, with the V1 semantics
- *     (0.1.22 marks the V1 ones deprecated).
+ *     V1 `transfer.meta`. Both `LockedAmulet_Unlock` and `LockedAmulet_UnlockV2` (and the
+ *     OwnerExpireLock pair) exist, with the V1 semantics (0.1.22 marks the V1 ones deprecated);
+ *     the V2 allocations unlock with `LockedAmulet_UnlockV2`, as 0.1.22 does.
  *  2. Fees: the round's `transferConfigUsd` is honoured (create fee, lock-holder fee, stepped
  *     transfer fee, scaled by 1/amuletPrice; pre-CIP-78 math), whereas 0.1.22's `ensure` rejects
  *     non-zero fees. The seeded config has zero fees, as on today's networks. Holding fees accrue
@@ -29,12 +32,18 @@
  *  3. Rewards are not issued: no AppRewardCoupon / ValidatorRewardCoupon / FeaturedAppActivityMarker
  *     is created, reward-coupon transfer inputs are rejected, and `beneficiaries` are ignored.
  *     Of the V2 token standard, TransferFactory V2 (basic accounts only, the V1 body with the
- *     actors, as `transferFactoryV2_transferDefaultImplUsingV1`) and TransferInstruction V2 (the
- *     actor-checked V1 choices) are implemented; HoldingV2 views are served. Not implemented:
- *     TransferEventsV2.EventLog, AllocationFactory V2, SettlementFactory V2, Allocation V2,
- *     AmuletAllocationV2, TransferCommand, ExternalPartySetupProposal, member traffic, and the
- *     TransferPreapproval_SendV2/_Renew and AmuletRules_CreateTransferPreapproval choices
- *     (pre-approvals are created directly by `createTransferPreapproval`).
+ *     actors, as `transferFactoryV2_transferDefaultImplUsingV1`), TransferInstruction V2 (the
+ *     actor-checked V1 choices), AllocationFactory V2, SettlementFactory V2 and AmuletAllocationV2
+ *     (Allocation V2: settle, cancel, withdraw; iterated settlement; the DSO's
+ *     `ExternalPartyAmuletRules_ExpireAmuletAllocationsV2`) are implemented (./allocation-v2.ts);
+ *     HoldingV2 views are served. `SettlementFactory_SettleBatch` fails on an empty
+ *     `transferLegs` (the interface's MUST; Splice's default implementation does not check it).
+ *     Not implemented: TransferEventsV2.EventLog (so no `EventLog_HoldingsChange` is logged by
+ *     allocation settlement), the V1 AllocationFactory creating V2-shaped allocations (V1
+ *     allocations stay `AmuletAllocation`), TransferCommand, ExternalPartySetupProposal, member
+ *     traffic, and TransferPreapproval_SendV2. Pre-approvals are bought as Splice does
+ *     (./preapproval.ts: TransferPreapprovalProposal, AmuletRules_CreateTransferPreapproval,
+ *     TransferPreapproval_Renew) or created directly by `createTransferPreapproval`.
  *  4. Rounds: `AmuletRules_AdvanceOpenMiningRounds` creates a SummarizingMiningRound as Splice
  *     does, but the issuing/closed round life cycle is not modelled: the round automation archives
  *     the previous SummarizingMiningRound when it advances again. After a large clock jump the
@@ -44,11 +53,13 @@
  *  5. Failure messages: message texts, error ids and categories follow the Daml code; where they
  *     print a Daml `show` of a whole record (checked-fetch mismatches) the record is abbreviated to
  *     the contract id.
- *  6. AmuletAllocation.expiresAt is set to `settlement.settleBefore` (0.1.22 computes it from the
- *     ExternalPartyConfigState's maximum TTL). The allocation lock context is
- *     `allocation for transfer leg "<id>" to '<receiver>'` (the ≤ 0.1.17 text).
+ *  6. The V1 AmuletAllocation.expiresAt is set to `settlement.settleBefore` (0.1.22 computes it
+ *     from the ExternalPartyConfigState's maximum TTL, as the V2 allocations here do). The V1
+ *     allocation lock context is `allocation for transfer leg "<id>" to '<receiver>'` (the
+ *     ≤ 0.1.17 text; V2 locks use 0.1.22's `allocation for settlement of <id>`).
  *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_MergeTransferInputs,
- *     CO_Tap and CO_TransferPreapprovalSend; the other wallet operations fail saying so.
+ *     CO_Tap, CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal and
+ *     CO_RenewTransferPreapproval; the other wallet operations fail saying so.
  */
 import type { DisclosedInput, EngineCommand, Submission } from '../../ledger/commands.js';
 import type { LedgerEngine } from '../../ledger/engine.js';
@@ -61,10 +72,12 @@ import { amuletTemplates, SummarizingMiningRoundId } from './templates.js';
 import type { AmuletBehaviour } from './transfer.js';
 import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayload } from './values.js';
 import { walletTemplates } from './wallet.js';
+import { registerTransferPreapprovals } from './preapproval.js';
 
 export * from './values.js';
 export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
 export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
+export { TransferPreapprovalProposalId, payForTransferPreapproval, type TransferPreapprovalProposalPayload } from './preapproval.js';
 
 /**
  * Registers the token-standard interfaces and the Amulet and wallet templates. Idempotent (a
@@ -75,6 +88,7 @@ export function registerAmulet(templates: TemplateRegistry, behaviour: Partial<A
   registerTokenStandardInterfaces(templates);
   const b: AmuletBehaviour = { holdingFeesOnTransfer: behaviour.holdingFeesOnTransfer ?? false };
   for (const def of [...amuletTemplates(templates, b), ...walletTemplates()]) templates.register(def);
+  registerTransferPreapprovals(templates, b);
 }
 
 // ---- configuration ---------------------------------------------------------------------------------

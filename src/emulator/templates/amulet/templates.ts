@@ -2,9 +2,10 @@
  * The Amulet templates of `splice-amulet` as native emulator templates: AmuletRules (transfer,
  * DevNet tap and mint, featured-app self-grant, round bootstrap and advance), OpenMiningRound,
  * SummarizingMiningRound, Amulet and LockedAmulet (HoldingV1/V2), FeaturedAppRight,
- * TransferPreapproval, ExternalPartyAmuletRules (the token-standard TransferFactory and
- * AllocationFactory), AmuletTransferInstruction (TransferInstruction V1) and AmuletAllocation
- * (Allocation V1). Choice by choice as the Daml code does it, with its checks, results and
+ * TransferPreapproval, ExternalPartyAmuletRules (the token-standard TransferFactory V1/V2,
+ * AllocationFactory V1/V2 and SettlementFactory V2), AmuletTransferInstruction (TransferInstruction
+ * V1/V2), AmuletAllocation (Allocation V1) and AmuletAllocationV2 (Allocation V2, in
+ * ./allocation-v2.ts). Choice by choice as the Daml code does it, with its checks, results and
  * failure messages; see LIMITATIONS in ./index.ts for the deviations.
  */
 import type { ChoiceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
@@ -12,6 +13,7 @@ import { archiveChoice } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
 import { TS } from '../token-standard.js';
+import { amuletAllocationV2Template, externalPartyAmuletRulesV2 } from './allocation-v2.js';
 import { list, opt, rec, recordParser, type LfT } from './lf-types.js';
 import {
   abortTwoStepTransfer,
@@ -808,14 +810,15 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       Archive: archiveChoice(epSignatories),
     },
   };
+  const v2 = externalPartyAmuletRulesV2(templates, epSignatories);
   const externalPartyAmuletRules: TemplateDef<{ dso: string }> = {
     id: AmuletIds.ExternalPartyAmuletRules,
     kind: 'native',
     signatories: epSignatories,
     observers: () => [],
     parsePayload: recordParser(T.ExternalPartyAmuletRules, 'createArguments'),
-    choices: {},
-    implements: [transferFactoryV1, transferFactoryV2, allocationFactoryV1],
+    choices: { ExternalPartyAmuletRules_ExpireAmuletAllocationsV2: v2.expireAllocationsV2 },
+    implements: [transferFactoryV1, transferFactoryV2, allocationFactoryV1, v2.allocationFactoryV2, v2.settlementFactoryV2],
   };
 
   // -- AmuletTransferInstruction ------------------------------------------------------------------------------
@@ -956,6 +959,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     transferPreapproval,
     amuletTransferInstruction,
     amuletAllocation,
+    amuletAllocationV2Template(),
   ] as TemplateDef[];
 }
 

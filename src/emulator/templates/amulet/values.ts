@@ -46,6 +46,7 @@ export const AmuletIds = {
   FeaturedAppRight: amuletId('Splice.Amulet', 'FeaturedAppRight'),
   AmuletTransferInstruction: amuletId('Splice.AmuletTransferInstruction', 'AmuletTransferInstruction'),
   AmuletAllocation: amuletId('Splice.AmuletAllocation', 'AmuletAllocation'),
+  AmuletAllocationV2: amuletId('Splice.AmuletAllocationV2', 'AmuletAllocationV2'),
   TransferOffer: walletId('Splice.Wallet.TransferOffer', 'TransferOffer'),
   AcceptedTransferOffer: walletId('Splice.Wallet.TransferOffer', 'AcceptedTransferOffer'),
   WalletAppInstall: walletId('Splice.Wallet.Install', 'WalletAppInstall'),
@@ -222,6 +223,28 @@ export const T = (() => {
     ['beneficiaries', opt(list(AppRewardBeneficiary))],
   );
   const PaymentAmount = rec(['amount', 'decimal'], ['unit', { enum: ['USDUnit', 'AmuletUnit', 'ExtUnit'] }]);
+  // token-standard V2 (splice-api-token-holding-v2 / -allocation-v2 1.0.0, the versions splice-amulet 0.1.22 depends on)
+  const AccountV2 = rec(['owner', opt('party')], ['provider', opt('party')], ['id', 'text']);
+  const SettlementInfoV2 = rec(['executors', list('party')], ['id', 'text'], ['cid', opt('cid')], ['meta', Metadata]);
+  const TransferLegV2 = rec(['transferLegId', 'text'], ['sender', AccountV2], ['receiver', AccountV2], ['amount', 'decimal'], ['instrumentId', 'text'], ['meta', Metadata]);
+  const TransferLegSideV2 = rec(
+    ['transferLegId', 'text'],
+    ['side', { enum: ['SenderSide', 'ReceiverSide'] }],
+    ['otherside', AccountV2],
+    ['amount', 'decimal'],
+    ['instrumentId', 'text'],
+    ['meta', Metadata],
+  );
+  const AllocationSpecificationV2 = rec(
+    ['admin', 'party'],
+    ['authorizer', AccountV2],
+    ['transferLegSides', list(TransferLegSideV2)],
+    ['settlementDeadline', opt('time')],
+    ['nextIterationFunding', opt({ textMap: 'decimal' })],
+    ['committed', 'bool'],
+    ['meta', Metadata],
+  );
+  const FinalizedAllocation = rec(['allocationCid', 'cid'], ['extraTransferLegSides', list(TransferLegSideV2)], ['nextIterationFunding', opt({ textMap: 'decimal' })]);
   return {
     Round,
     RelTime,
@@ -243,6 +266,20 @@ export const T = (() => {
     AllocationSpecificationV1,
     AmuletTransferInstruction: rec(['lockedAmulet', 'cid'], ['transfer', TransferV1]),
     AmuletAllocation: rec(['lockedAmulet', 'cid'], ['allocation', AllocationSpecificationV1], ['expiresAt', opt('time')]),
+    AccountV2,
+    SettlementInfoV2,
+    TransferLegV2,
+    TransferLegSideV2,
+    AllocationSpecificationV2,
+    FinalizedAllocation,
+    AmuletAllocationV2: rec(
+      ['lockedAmulet', opt('cid')],
+      ['settlement', SettlementInfoV2],
+      ['allocation', AllocationSpecificationV2],
+      ['expiresAt', 'time'],
+      ['numIterations', 'int'],
+      ['createdAt', 'time'],
+    ),
     ExtraArgs,
     TransferContext,
     PaymentTransferContext,
@@ -384,6 +421,56 @@ export interface AmuletAllocationPayload {
   lockedAmulet: string;
   allocation: AllocationSpecificationV1;
   expiresAt: string | null;
+}
+/** HoldingV2.Account (`owner = None`: the admin's special accounts). */
+export interface AccountV {
+  owner: string | null;
+  provider: string | null;
+  id: string;
+}
+export interface SettlementInfoV2 {
+  executors: string[];
+  id: string;
+  cid: string | null;
+  meta: MetadataV;
+}
+export interface TransferLegV2 {
+  transferLegId: string;
+  sender: AccountV;
+  receiver: AccountV;
+  amount: string;
+  instrumentId: string;
+  meta: MetadataV;
+}
+export interface TransferLegSideV2 {
+  transferLegId: string;
+  side: 'SenderSide' | 'ReceiverSide';
+  otherside: AccountV;
+  amount: string;
+  instrumentId: string;
+  meta: MetadataV;
+}
+export interface AllocationSpecificationV2 {
+  admin: string;
+  authorizer: AccountV;
+  transferLegSides: TransferLegSideV2[];
+  settlementDeadline: string | null;
+  nextIterationFunding: Record<string, string> | null;
+  committed: boolean;
+  meta: MetadataV;
+}
+export interface FinalizedAllocationV {
+  allocationCid: string;
+  extraTransferLegSides: TransferLegSideV2[];
+  nextIterationFunding: Record<string, string> | null;
+}
+export interface AmuletAllocationV2Payload {
+  lockedAmulet: string | null;
+  settlement: SettlementInfoV2;
+  allocation: AllocationSpecificationV2;
+  expiresAt: string;
+  numIterations: string;
+  createdAt: string;
 }
 export interface AnyValueV {
   tag: string;
@@ -548,6 +635,29 @@ export function amuletExpiresAtRound(amount: ExpiringAmountV): bigint | undefine
   const rounds = (initial + rate - 1n) / rate;
   return BigInt(amount.createdAt.number) + rounds;
 }
+
+/**
+ * Splice.Util `require'`: "'<d1>' <what> '<d2>'." and the two values shown on their own lines
+ * (`T.unlines`, hence the trailing newline).
+ */
+export function requireR(ctx: UpdateContext, ok: boolean, d1: string, shown1: string, what: string, d2: string, shown2: string): void {
+  if (!ok) failGeneral(ctx, `'${d1}' ${what} '${d2}'.\n${d1}: ${shown1}\n${d2}: ${shown2}\n`);
+}
+
+const showOptionalParty = (p: string | null) => (p === null ? 'None' : `Some ${showParty(p)}`);
+/** Derived `Show` of a HoldingV2.Account. */
+export const showAccount = (a: AccountV): string => `Account {owner = ${showOptionalParty(a.owner)}, provider = ${showOptionalParty(a.provider)}, id = ${showText(a.id)}}`;
+export const basicAccount = (owner: string): AccountV => ({ owner, provider: null, id: '' });
+export const isBasicAccount = (a: AccountV): boolean => a.owner !== null && a.provider === null && a.id === '';
+export const sameAccount = (a: AccountV, b: AccountV): boolean => a.owner === b.owner && a.provider === b.provider && a.id === b.id;
+/** `accountParties admin acc`: the principal (owner, or the admin for special accounts) and a distinct provider. */
+export function accountParties(admin: string, a: AccountV): string[] {
+  const principal = a.owner ?? admin;
+  return a.provider !== null && a.provider !== principal ? [principal, a.provider] : [principal];
+}
+/** The special accounts of splice-token-standard-utils (`cip-112/` namespace). */
+export const mintAccount = (): AccountV => ({ owner: null, provider: null, id: 'cip-112/mint' });
+export const burnAccount = (): AccountV => ({ owner: null, provider: null, id: 'cip-112/burn' });
 
 /** `show` of a list of parties. */
 const showParties = (ps: readonly string[]) => `[${ps.map(showParty).join(',')}]`;

@@ -10,7 +10,8 @@
  *    end user's wallet through it: create/accept/reject/withdraw/expire transfer offers, abort or
  *    withdraw accepted ones, and `WalletAppInstall_ExecuteBatch` with the Amulet operations the
  *    emulator models (CO_CompleteAcceptedTransfer, CO_MergeTransferInputs, CO_Tap,
- *    CO_TransferPreapprovalSend; the others fail saying so).
+ *    CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal, CO_RenewTransferPreapproval;
+ *    the others fail saying so).
  */
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
 import { parseTime } from '../lf.js';
@@ -176,8 +177,8 @@ export function walletTemplates(): TemplateDef[] {
       CO_Tap: rec(['tapAmount', 'decimal']),
       ExtAmuletOperation: 'any',
       CO_CreateExternalPartySetupProposal: 'any',
-      CO_AcceptTransferPreapprovalProposal: 'any',
-      CO_RenewTransferPreapproval: 'any',
+      CO_AcceptTransferPreapprovalProposal: rec(['preapprovalProposalCid', 'cid'], ['expiresAt', 'time']),
+      CO_RenewTransferPreapproval: rec(['previousApprovalCid', 'cid'], ['newExpiresAt', 'time']),
       CO_TransferPreapprovalSend: rec(
         ['transferPreapprovalCid', 'cid'],
         ['providerFeaturedAppRightCid', opt('cid')],
@@ -195,6 +196,10 @@ export function walletTemplates(): TemplateDef[] {
   const viaValidator = <A>(name: string, argT: LfT, body: (ctx: UpdateContext, p: WalletAppInstallPayload, a: A) => unknown) =>
     choice<WalletAppInstallPayload, A>(name, argT, { consuming: false, controllers: (p) => [p.validatorParty], body: (ctx, self, a) => body(ctx, self.payload, a) });
 
+  type PreapprovalOutcome = { transferPreapprovalCid: string; amuletPaid: string; transferResult: { senderChangeAmulet: string | null } };
+  /** `inputsFromPreapprovalOperation`: unchanged when nothing was paid, else the change. */
+  const inputsAfterPreapprovalPayment = (inputs: TransferInputV[], r: PreapprovalOutcome): TransferInputV[] =>
+    dec(r.amuletPaid) <= 0n ? inputs : r.transferResult.senderChangeAmulet === null ? [] : [{ tag: 'InputAmulet', value: r.transferResult.senderChangeAmulet }];
   /** `executeAmuletOperationRec`: operations run in order, each one's change feeding the next. */
   const executeBatch = (ctx: UpdateContext, p: WalletAppInstallPayload, a: BatchArg) => {
     let inputs = a.inputs;
@@ -226,6 +231,22 @@ export function walletTemplates(): TemplateDef[] {
           } as never) as { amuletSum: { amulet: string } };
           outcomes.push({ tag: 'COO_Tap', value: r.amuletSum.amulet });
           inputs = [{ tag: 'InputAmulet', value: r.amuletSum.amulet }, ...inputs];
+          break;
+        }
+        case 'CO_AcceptTransferPreapprovalProposal': {
+          // handleAcceptTransferPreapprovalProposal: only the validator's own wallet accepts
+          require(ctx, 'Only a validator can accept a proposal to create a transfer preapproval', p.endUserParty === p.validatorParty);
+          const v = op.value as { preapprovalProposalCid: string; expiresAt: string };
+          const r = ctx.exercise(v.preapprovalProposalCid, 'TransferPreapprovalProposal_Accept', { context: a.context, inputs, expiresAt: v.expiresAt } as never) as PreapprovalOutcome;
+          outcomes.push({ tag: 'COO_AcceptTransferPreapprovalProposal', value: r.transferPreapprovalCid });
+          inputs = inputsAfterPreapprovalPayment(inputs, r);
+          break;
+        }
+        case 'CO_RenewTransferPreapproval': {
+          const v = op.value as { previousApprovalCid: string; newExpiresAt: string };
+          const r = ctx.exercise(v.previousApprovalCid, 'TransferPreapproval_Renew', { context: a.context, inputs, newExpiresAt: v.newExpiresAt } as never) as PreapprovalOutcome;
+          outcomes.push({ tag: 'COO_RenewTransferPreapproval', value: r.transferPreapprovalCid });
+          inputs = inputsAfterPreapprovalPayment(inputs, r);
           break;
         }
         case 'CO_TransferPreapprovalSend': {

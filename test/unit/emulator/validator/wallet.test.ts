@@ -205,6 +205,8 @@ describe('wallet auth', () => {
     ['GET', '/v0/wallet/balance', 'getBalance'],
     ['GET', '/v0/wallet/amulets', 'list'],
     ['POST', '/v0/wallet/tap', 'tap', {}],
+    ['POST', '/v0/wallet/transfer-preapproval', 'createTransferPreapproval'],
+    ['POST', '/v0/wallet/transfer-preapproval/send', 'transferPreapprovalSend', {}],
   ];
 
   it('401 without a token (before the body is read), 404 without a wallet, 403 when not authorized', async () => {

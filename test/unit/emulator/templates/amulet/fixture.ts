@@ -25,6 +25,9 @@ export const IFACE = {
   TransferInstructionV1: '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction',
   AllocationFactoryV1: '#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory',
   AllocationV1: '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation',
+  AllocationFactoryV2: '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory',
+  AllocationV2: '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:Allocation',
+  SettlementFactoryV2: '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory',
 } as const;
 
 export const AMULET = {
@@ -32,6 +35,8 @@ export const AMULET = {
   TransferPreapproval: '#splice-amulet:Splice.AmuletRules:TransferPreapproval',
   Amulet: '#splice-amulet:Splice.Amulet:Amulet',
   LockedAmulet: '#splice-amulet:Splice.Amulet:LockedAmulet',
+  ExternalPartyAmuletRules: '#splice-amulet:Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
+  AmuletAllocationV2: '#splice-amulet:Splice.AmuletAllocationV2:AmuletAllocationV2',
   OpenMiningRound: '#splice-amulet:Splice.Round:OpenMiningRound',
   TransferOffer: '#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer',
   AcceptedTransferOffer: '#splice-wallet:Splice.Wallet.TransferOffer:AcceptedTransferOffer',
