@@ -13,6 +13,7 @@ import { startStack } from './stack.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
 import { loadRegistryConfig, startRegistry } from './serve.js';
 import { mintDevToken } from './emulator/ledger-api/auth.js';
+import { redactRedisUrl } from './cache/redis-cache.js';
 
 const USAGE = `usage: token-registry <command>
 
@@ -166,12 +167,19 @@ function config(args: string[]): number {
   }
   if (args[0] === 'show') {
     const c = loadEmulatorConfig();
-    const redacted = c.auth.mode === 'jwt' && c.auth.hs256Secret ? { ...c, auth: { ...c.auth, hs256Secret: '<redacted>' } } : c;
-    console.log(JSON.stringify(redacted, null, 2));
+    console.log(JSON.stringify(c, redactSecrets, 2));
     return 0;
   }
   console.error('usage: token-registry config schema|show');
   return 2;
+}
+
+/** JSON.stringify replacer that keeps secrets (shared secrets, passwords in URLs) out of the output. */
+function redactSecrets(key: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (/secret|password|token/i.test(key)) return '<redacted>';
+  if (/^rediss?:\/\//.test(value)) return redactRedisUrl(value);
+  return value;
 }
 
 function table(rows: string[][]): string {
