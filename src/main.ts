@@ -103,21 +103,21 @@ async function emulate(): Promise<number> {
 async function serveRegistry(): Promise<number> {
   const config = loadRegistryConfig();
   const upstreams = loadUpstreamsConfig();
-  for (const api of ['scan', 'validator'] as const) {
+  for (const api of ['ledger', 'scan', 'validator'] as const) {
     if (upstreams[api].mode === 'emulate' && process.env[`${api.toUpperCase()}_UPSTREAM`]) {
       throw new ConfigError(`${api.toUpperCase()}_UPSTREAM=emulate is for \`emulate\`; serve only proxies (proxy:<url>)`);
     }
   }
-  const running = await startRegistry(config, { upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
+  const running = await startRegistry(config, { upstreams });
   process.stdout.write(
     `token-registry serving the registry of ${config.adminParty}\n${table([
       ['service', 'url'],
       ['token-standard registry', `${running.url}${config.basePath}`],
       ['ledger node', config.ledger.url],
       ['cache', config.redisUrl ? 'redis' : 'memory'],
-      ...(['scan', 'validator'] as const)
+      ...(['ledger', 'scan', 'validator'] as const)
         .filter((api) => upstreams[api].mode === 'proxy')
-        .map((api) => [`${api} (${describeUpstream(upstreams[api])})`, `${running.url}/api/${api}`]),
+        .map((api) => [`${api} (${describeUpstream(upstreams[api])})`, api === 'ledger' ? `${running.url}/v2` : `${running.url}/api/${api}`]),
     ])}\n`,
   );
   const stop = () => {

@@ -69,7 +69,7 @@ export interface RunningRegistry {
 
 export async function startRegistry(
   config: RegistryConfig,
-  deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch; upstreams?: Partial<Pick<UpstreamsConfig, 'scan' | 'validator'>> } = {},
+  deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch; upstreams?: Partial<UpstreamsConfig> } = {},
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const recipes = [...builtInRecipes(), ...declarativeRecipes(config.recipes, logger)];
@@ -100,6 +100,10 @@ export async function startRegistry(
     if (mode?.mode !== 'proxy') continue;
     health.route(`/api/${api}`, createProxyApp({ upstream: mode, api, mountPath: `/api/${api}`, logger }));
   }
+  // The ledger's JSON API (/v2/...) forwarded to the participant (LEDGER_UPSTREAM=proxy:<url>),
+  // so one host serves all a wallet needs. The registry itself reads the ledger at ledger.url.
+  const ledgerMode = deps.upstreams?.ledger;
+  if (ledgerMode?.mode === 'proxy') health.route('/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger }));
   health.route('/', registry.app);
   // Listen first (liveness), then load the index; until then /readyz says 503.
   const listening = await listenRegistry(registry.http, config.port, config.host, health);

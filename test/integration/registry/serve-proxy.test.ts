@@ -25,6 +25,7 @@ beforeAll(async () => {
   running = await startRegistry(config, {
     logger: pino({ level: 'silent' }),
     upstreams: {
+      ledger: { mode: 'proxy', url: upstream.ledgerUrl, timeoutMs: 2000 },
       scan: { mode: 'proxy', url: `${upstream.scanUrl}/api/scan`, timeoutMs: 2000 },
       validator: { mode: 'proxy', url: `${upstream.validatorUrl}/api/validator`, timeoutMs: 2000 },
     },
@@ -35,7 +36,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-describe('serve proxying scan and validator', () => {
+describe('serve proxying the ledger, scan and validator', () => {
   it('answers the registry itself and forwards scan and validator reads unchanged', async () => {
     expect((await fetch(`${running.url}/registry/metadata/v1/instruments/TT1`)).status).toBe(200);
     const direct = await (await fetch(`${upstream.scanUrl}/api/scan/v0/dso-party-id`)).text();
@@ -44,6 +45,10 @@ describe('serve proxying scan and validator', () => {
     expect(await proxied.text()).toBe(direct);
     const v = await fetch(`${running.url}/api/validator/v0/validator-user`);
     expect(v.status).toBe(200);
+    // the ledger's JSON API through the same host
+    const end = await fetch(`${running.url}/v2/state/ledger-end`);
+    expect(end.status).toBe(200);
+    expect(await end.json()).toEqual({ offset: upstream.engine.ledgerEnd() });
     // an upstream error passes through as the upstream wrote it
     const notFound = await fetch(`${running.url}/api/scan/v0/transfer-preapprovals/by-party/nobody::1220${'0'.repeat(64)}`);
     expect(notFound.status).toBe(404);
