@@ -8,6 +8,7 @@
  */
 import type { InterfaceDef, TemplateRegistry } from '../ledger/templates.js';
 import type { QualifiedId } from '../ledger/types.js';
+import { list, opt, rec, type LfT } from './lf-types.js';
 
 export const TOKEN_STANDARD_PACKAGES = {
   'splice-api-token-metadata-v1': { id: '4ded6b668cb3b64f7a88a30874cd41c75829f5e064b3fbbadf41ec7e8363354f', module: 'Splice.Api.Token.MetadataV1' },
@@ -76,4 +77,34 @@ export const TS = {
 /** Registers every token-standard interface, so filters on them resolve even before any token exists. */
 export function registerTokenStandardInterfaces(templates: TemplateRegistry): void {
   for (const def of Object.values(TS)) templates.registerInterface(def);
+}
+
+/**
+ * LF type descriptors (lf-types.ts) of the token-standard V1 records that token payloads and
+ * choice arguments carry, over the token's `Metadata` descriptor (Amulet reads it as transcode
+ * does, TestTokenV1 with lf.ts `parseMetadata`).
+ */
+export function tokenStandardV1Types(Metadata: LfT) {
+  const InstrumentId = rec(['admin', 'party'], ['id', 'text']);
+  const TransferV1 = rec(
+    ['sender', 'party'],
+    ['receiver', 'party'],
+    ['amount', 'decimal'],
+    ['instrumentId', InstrumentId],
+    ['requestedAt', 'time'],
+    ['executeBefore', 'time'],
+    ['inputHoldingCids', list('cid')],
+    ['meta', Metadata],
+  );
+  const SettlementInfoV1 = rec(
+    ['executor', 'party'],
+    ['settlementRef', rec(['id', 'text'], ['cid', opt('cid')])],
+    ['requestedAt', 'time'],
+    ['allocateBefore', 'time'],
+    ['settleBefore', 'time'],
+    ['meta', Metadata],
+  );
+  const TransferLegV1 = rec(['sender', 'party'], ['receiver', 'party'], ['amount', 'decimal'], ['instrumentId', InstrumentId], ['meta', Metadata]);
+  const AllocationSpecificationV1 = rec(['settlement', SettlementInfoV1], ['transferLegId', 'text'], ['transferLeg', TransferLegV1]);
+  return { InstrumentId, TransferV1, SettlementInfoV1, TransferLegV1, AllocationSpecificationV1 };
 }

@@ -27,7 +27,7 @@ import { archiveChoice } from '../../ledger/templates.js';
 import { nameKey } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
 import { TS } from '../token-standard.js';
-import { list, opt, rec, recordParser, tuple2, type LfT } from './lf-types.js';
+import { list, opt, rec, recordParser, tuple2, type LfT } from '../lf-types.js';
 import { contextCid, fetchOpenRound, optionalContextBool, paymentFromChoiceContext, prepareTwoStepTransfer, transferConfigAmulet, type TwoStepTransfer } from './transfer.js';
 import {
   AMULET_INSTRUMENT_ID,

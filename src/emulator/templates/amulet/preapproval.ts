@@ -27,7 +27,7 @@
 import type { ChoiceDef, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
-import { list, opt, rec, recordParser, type LfT } from './lf-types.js';
+import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
 import { executeTransfer, fetchForDso, holdingTxMeta, type AmuletBehaviour } from './transfer.js';
 import {
   AmuletIds,

@@ -14,7 +14,7 @@ import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
 import { TS } from '../token-standard.js';
 import { amuletAllocationV2Template, externalPartyAmuletRulesV2 } from './allocation-v2.js';
-import { list, opt, rec, recordParser, type LfT } from './lf-types.js';
+import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
 import {
   abortTwoStepTransfer,
   amuletInstrument,

@@ -13,7 +13,8 @@ import { formatInstant } from '../../shared/clock.js';
 import type { UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { formatDecimal, parseDecimal, parseTime } from '../lf.js';
-import { list, opt, rec, tuple2, type LfT } from './lf-types.js';
+import { list, opt, rec, tuple2, type LfT } from '../lf-types.js';
+import { tokenStandardV1Types } from '../token-standard.js';
 
 export const SPLICE_AMULET_PACKAGE_ID = 'fb10433a48c24f30076a7aee03a3e314b7ab02fe9a22e2069e3af92d2b6ac88a';
 export const SPLICE_AMULET_PACKAGE_NAME = 'splice-amulet';
@@ -171,27 +172,7 @@ export const T = (() => {
   );
   const AmuletRules = rec(['dso', 'party'], ['configSchedule', schedule('time', AmuletConfig)], ['isDevNet', 'bool'], ['contractStateSchemaVersion', opt('int')]);
   const Metadata = rec(['values', { textMap: 'text' }]);
-  const InstrumentId = rec(['admin', 'party'], ['id', 'text']);
-  const TransferV1 = rec(
-    ['sender', 'party'],
-    ['receiver', 'party'],
-    ['amount', 'decimal'],
-    ['instrumentId', InstrumentId],
-    ['requestedAt', 'time'],
-    ['executeBefore', 'time'],
-    ['inputHoldingCids', list('cid')],
-    ['meta', Metadata],
-  );
-  const SettlementInfoV1 = rec(
-    ['executor', 'party'],
-    ['settlementRef', rec(['id', 'text'], ['cid', opt('cid')])],
-    ['requestedAt', 'time'],
-    ['allocateBefore', 'time'],
-    ['settleBefore', 'time'],
-    ['meta', Metadata],
-  );
-  const TransferLegV1 = rec(['sender', 'party'], ['receiver', 'party'], ['amount', 'decimal'], ['instrumentId', InstrumentId], ['meta', Metadata]);
-  const AllocationSpecificationV1 = rec(['settlement', SettlementInfoV1], ['transferLegId', 'text'], ['transferLeg', TransferLegV1]);
+  const { InstrumentId, TransferV1, AllocationSpecificationV1 } = tokenStandardV1Types(Metadata);
   const AnyValue: LfT = 'any';
   const ExtraArgs = rec(['context', rec(['values', { textMap: AnyValue }])], ['meta', Metadata]);
   const TransferContext = rec(

@@ -15,7 +15,7 @@
  */
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
 import { parseTime } from '../lf.js';
-import { list, opt, rec, recordParser, type LfT } from './lf-types.js';
+import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
 import { exercisePaymentTransfer } from './transfer.js';
 import {
   AmuletIds,

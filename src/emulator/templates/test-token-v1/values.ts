@@ -9,23 +9,9 @@
  *    records `R {f = v}`; daml-lf `SBToText`/`Numeric.toUnscaledString`, derived Show).
  */
 import { formatInstant } from '../../shared/clock.js';
-import {
-  expectContractId,
-  expectList,
-  expectParty,
-  expectRecord,
-  expectText,
-  formatDecimal,
-  formatTime,
-  optional,
-  parseDecimal,
-  parseExtraArgs,
-  parseMetadata,
-  parseRelTime,
-  parseTime,
-  type ExtraArgs,
-  type Metadata,
-} from '../lf.js';
+import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../lf.js';
+import { fieldPath, list, normalize, opt, rec, type LfT, type RecordRules } from '../lf-types.js';
+import { tokenStandardV1Types } from '../token-standard.js';
 import { ArgumentError } from '../../ledger/templates.js';
 
 // ---- types (LF JSON shapes) ----------------------------------------------------------------
@@ -99,13 +85,23 @@ export interface AllocationSpecification {
 
 // ---- parsers ------------------------------------------------------------------------------
 
+/**
+ * How TestTokenV1 reads records: a missing field is `Missing non-optional field: a.b`, a null field
+ * goes to the field's type (which words its own error) and fields the type does not declare are
+ * ignored, as these parsers always did (transcode proper, `TRANSCODE_RECORDS`, is stricter).
+ */
+const V1_RECORDS: RecordRules = {
+  rejectUnknown: false,
+  nullIsMissing: false,
+  missing: (path, name) => `Missing non-optional field: ${fieldPath(path, name)}`,
+};
+
 /** A required record field: Canton's transcode rejects a record without it. */
 function field(r: Record<string, unknown>, name: string, path: string): unknown {
   const v = r[name];
-  if (v === undefined) throw new ArgumentError(`Missing non-optional field: ${path ? `${path}.` : ''}${name}`);
+  if (v === undefined) throw new ArgumentError(V1_RECORDS.missing(path, name));
   return v;
 }
-const join = (path: string, name: string) => (path ? `${path}.${name}` : name);
 
 export function decimalText(value: unknown, path: string): string {
   return formatDecimal(parseDecimal(value, path));
@@ -114,84 +110,30 @@ export function timeText(value: unknown, path: string): string {
   return formatTime(parseTime(value, path));
 }
 
-export function parseInstrumentId(value: unknown, path: string): InstrumentId {
-  const r = expectRecord(value, path);
-  return {
-    admin: expectParty(field(r, 'admin', path), join(path, 'admin')),
-    id: expectText(field(r, 'id', path), join(path, 'id')),
-  };
+function parserOf<T>(t: LfT): (value: unknown, path: string) => T {
+  return (value, path) => normalize(t, value, path, V1_RECORDS) as T;
 }
 
-export function parseLock(value: unknown, path: string): Lock {
-  const r = expectRecord(value, path);
-  return {
-    holders: expectList(field(r, 'holders', path), join(path, 'holders'), expectParty),
-    expiresAt: optional(r.expiresAt, join(path, 'expiresAt'), timeText),
-    expiresAfter: optional(r.expiresAfter, join(path, 'expiresAfter'), (v, f) => ({ microseconds: parseRelTime(v, f).toString() })),
-    context: optional(r.context, join(path, 'context'), expectText),
-  };
-}
+// `Metadata` and `RelTime` keep lf.ts's readings (metadata keys in the client's order, `values` may be left out).
+const MetadataT: LfT = { custom: parseMetadata };
+const RelTimeT: LfT = { custom: (v, f) => ({ microseconds: parseRelTime(v, f).toString() }) };
+const { InstrumentId: InstrumentIdT, TransferV1: TransferT, SettlementInfoV1: SettlementInfoT, TransferLegV1: TransferLegT } = tokenStandardV1Types(MetadataT);
+const LockT = rec(['holders', list('party')], ['expiresAt', opt('time')], ['expiresAfter', opt(RelTimeT)], ['context', opt('text')]);
+const HoldingViewT = rec(['owner', 'party'], ['instrumentId', InstrumentIdT], ['amount', 'decimal'], ['lock', opt(LockT)], ['meta', MetadataT]);
+// `settlement` goes through parseSettlementInfo, which checks its reference first.
+const AllocationSpecificationT = rec(['settlement', { custom: parseSettlementInfo }], ['transferLegId', 'text'], ['transferLeg', TransferLegT]);
 
-export function parseHoldingView(value: unknown, path: string): HoldingView {
-  const r = expectRecord(value, path);
-  return {
-    owner: expectParty(field(r, 'owner', path), join(path, 'owner')),
-    instrumentId: parseInstrumentId(field(r, 'instrumentId', path), join(path, 'instrumentId')),
-    amount: decimalText(field(r, 'amount', path), join(path, 'amount')),
-    lock: optional(r.lock, join(path, 'lock'), parseLock),
-    meta: parseMetadata(field(r, 'meta', path), join(path, 'meta')),
-  };
-}
-
-export function parseTransfer(value: unknown, path: string): Transfer {
-  const r = expectRecord(value, path);
-  return {
-    sender: expectParty(field(r, 'sender', path), join(path, 'sender')),
-    receiver: expectParty(field(r, 'receiver', path), join(path, 'receiver')),
-    amount: decimalText(field(r, 'amount', path), join(path, 'amount')),
-    instrumentId: parseInstrumentId(field(r, 'instrumentId', path), join(path, 'instrumentId')),
-    requestedAt: timeText(field(r, 'requestedAt', path), join(path, 'requestedAt')),
-    executeBefore: timeText(field(r, 'executeBefore', path), join(path, 'executeBefore')),
-    inputHoldingCids: expectList(field(r, 'inputHoldingCids', path), join(path, 'inputHoldingCids'), expectContractId),
-    meta: parseMetadata(field(r, 'meta', path), join(path, 'meta')),
-  };
-}
+export const parseInstrumentId = parserOf<InstrumentId>(InstrumentIdT);
+export const parseLock = parserOf<Lock>(LockT);
+export const parseHoldingView = parserOf<HoldingView>(HoldingViewT);
+export const parseTransfer = parserOf<Transfer>(TransferT);
+export const parseTransferLeg = parserOf<TransferLeg>(TransferLegT);
+export const parseAllocationSpecification = parserOf<AllocationSpecification>(AllocationSpecificationT);
 
 export function parseSettlementInfo(value: unknown, path: string): SettlementInfo {
-  const r = expectRecord(value, path);
-  const refPath = join(path, 'settlementRef');
-  const ref = expectRecord(field(r, 'settlementRef', path), refPath);
-  return {
-    executor: expectParty(field(r, 'executor', path), join(path, 'executor')),
-    settlementRef: {
-      id: expectText(field(ref, 'id', refPath), join(refPath, 'id')),
-      cid: optional(ref.cid, join(refPath, 'cid'), expectContractId),
-    },
-    requestedAt: timeText(field(r, 'requestedAt', path), join(path, 'requestedAt')),
-    allocateBefore: timeText(field(r, 'allocateBefore', path), join(path, 'allocateBefore')),
-    settleBefore: timeText(field(r, 'settleBefore', path), join(path, 'settleBefore')),
-    meta: parseMetadata(field(r, 'meta', path), join(path, 'meta')),
-  };
-}
-
-export function parseTransferLeg(value: unknown, path: string): TransferLeg {
-  const r = expectRecord(value, path);
-  return {
-    sender: expectParty(field(r, 'sender', path), join(path, 'sender')),
-    receiver: expectParty(field(r, 'receiver', path), join(path, 'receiver')),
-    amount: decimalText(field(r, 'amount', path), join(path, 'amount')),
-    instrumentId: parseInstrumentId(field(r, 'instrumentId', path), join(path, 'instrumentId')),
-    meta: parseMetadata(field(r, 'meta', path), join(path, 'meta')),
-  };
-}
-
-export function parseAllocationSpecification(value: unknown, path: string): AllocationSpecification {
-  const r = expectRecord(value, path);
-  return {
-    settlement: parseSettlementInfo(field(r, 'settlement', path), join(path, 'settlement')),
-    transferLegId: expectText(field(r, 'transferLegId', path), join(path, 'transferLegId')),
-    transferLeg: parseTransferLeg(field(r, 'transferLeg', path), join(path, 'transferLeg')),
-  };
+  // The settlement reference is checked (present, a record) before the other fields, as before.
+  expectRecord(field(expectRecord(value, path), 'settlementRef', path), fieldPath(path, 'settlementRef'));
+  return normalize(SettlementInfoT, value, path, V1_RECORDS) as SettlementInfo;
 }
 
 /** A choice argument record: must be a JSON object. */

@@ -178,9 +178,13 @@ export const pHoldingView: Parser<HoldingView> = (v, f) => {
 
 // ---- TransferInstructionV2 ----------------------------------------------------------------------
 
-export interface TransferV2 {
-  sender: Account;
-  receiver: Account;
+/**
+ * `Transfer` of TransferInstructionV2 (sender and receiver are `Account`s) and of
+ * TransferInstructionV1 (they are parties): otherwise the same record.
+ */
+interface TransferOf<S> {
+  sender: S;
+  receiver: S;
   amount: string;
   instrumentId: InstrumentId;
   requestedAt: string;
@@ -188,19 +192,23 @@ export interface TransferV2 {
   inputHoldingCids: string[];
   meta: Metadata;
 }
-export const pTransferV2: Parser<TransferV2> = (v, f) => {
-  const r = rec(v, f, ['sender', 'receiver', 'amount', 'instrumentId', 'requestedAt', 'executeBefore', 'inputHoldingCids', 'meta']);
-  return {
-    sender: req(r, 'sender', f, pAccount),
-    receiver: req(r, 'receiver', f, pAccount),
-    amount: req(r, 'amount', f, pDecimal),
-    instrumentId: req(r, 'instrumentId', f, pInstrumentId),
-    requestedAt: req(r, 'requestedAt', f, pTime),
-    executeBefore: req(r, 'executeBefore', f, pTime),
-    inputHoldingCids: req(r, 'inputHoldingCids', f, pList(pCid)),
-    meta: req(r, 'meta', f, pMetadata),
+function pTransferOf<S>(pSide: Parser<S>): Parser<TransferOf<S>> {
+  return (v, f) => {
+    const r = rec(v, f, ['sender', 'receiver', 'amount', 'instrumentId', 'requestedAt', 'executeBefore', 'inputHoldingCids', 'meta']);
+    return {
+      sender: req(r, 'sender', f, pSide),
+      receiver: req(r, 'receiver', f, pSide),
+      amount: req(r, 'amount', f, pDecimal),
+      instrumentId: req(r, 'instrumentId', f, pInstrumentId),
+      requestedAt: req(r, 'requestedAt', f, pTime),
+      executeBefore: req(r, 'executeBefore', f, pTime),
+      inputHoldingCids: req(r, 'inputHoldingCids', f, pList(pCid)),
+      meta: req(r, 'meta', f, pMetadata),
+    };
   };
-};
+}
+export type TransferV2 = TransferOf<Account>;
+export const pTransferV2: Parser<TransferV2> = pTransferOf(pAccount);
 
 /**
  * An action variant of an authorization state machine (`TIA_*`, `AIA_*`, `AA_*`): unit
@@ -352,29 +360,8 @@ export const pFinalizedAllocation: Parser<FinalizedAllocation> = (v, f) => {
 
 // ---- V1 records (adapters) ----------------------------------------------------------------------
 
-export interface TransferV1 {
-  sender: string;
-  receiver: string;
-  amount: string;
-  instrumentId: InstrumentId;
-  requestedAt: string;
-  executeBefore: string;
-  inputHoldingCids: string[];
-  meta: Metadata;
-}
-export const pTransferV1: Parser<TransferV1> = (v, f) => {
-  const r = rec(v, f, ['sender', 'receiver', 'amount', 'instrumentId', 'requestedAt', 'executeBefore', 'inputHoldingCids', 'meta']);
-  return {
-    sender: req(r, 'sender', f, pParty),
-    receiver: req(r, 'receiver', f, pParty),
-    amount: req(r, 'amount', f, pDecimal),
-    instrumentId: req(r, 'instrumentId', f, pInstrumentId),
-    requestedAt: req(r, 'requestedAt', f, pTime),
-    executeBefore: req(r, 'executeBefore', f, pTime),
-    inputHoldingCids: req(r, 'inputHoldingCids', f, pList(pCid)),
-    meta: req(r, 'meta', f, pMetadata),
-  };
-};
+export type TransferV1 = TransferOf<string>;
+export const pTransferV1: Parser<TransferV1> = pTransferOf(pParty);
 
 export interface SettlementInfoV1 {
   executor: string;
