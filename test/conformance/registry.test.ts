@@ -41,6 +41,7 @@ import { createRegistry, type Registry } from '../../src/registry/index.js';
 import { TestTokenV1Recipe } from '../../src/registry/recipes/test-token-v1.js';
 import { TestTokenV2Recipe, TestTokenV2Templates } from '../../src/registry/recipes/test-token-v2.js';
 import { SPECS, createSpecValidator, specPath, type SpecValidator } from '../support/openapi-conformance.js';
+import { walletExercise } from '../support/wallet-submit.js';
 
 // ---- the official files, and the statuses they do not document -----------------------------------
 
@@ -298,29 +299,8 @@ function settleArgs(allocationCids: string[], instrument = 'X2') {
   };
 }
 
-let commandCounter = 0;
 /** Submits one exercise as a wallet does, with the registry's disclosed contracts; returns the root result. */
-async function exercise(actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosedContracts: unknown[]) {
-  const r = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
-    method: 'POST',
-    body: JSON.stringify({
-      commands: {
-        commands: [{ ExerciseCommand: { templateId, contractId, choice, choiceArgument } }],
-        commandId: `conformance-${++commandCounter}`,
-        actAs,
-        userId: 'wallet',
-        disclosedContracts,
-      },
-      transactionFormat: {
-        eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
-        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-      },
-    }),
-  });
-  const body = (await r.json()) as any;
-  expect(r.status, JSON.stringify(body)).toBe(200);
-  return body.transaction.events[0].ExercisedEvent.exerciseResult;
-}
+const exercise = walletExercise(emu.app, 'conformance');
 
 /** Factory call through the registry (conformance-checked), then the wallet's submission. */
 async function throughFactory(path: string, actAs: string[], iface: string, choice: string, args: any) {

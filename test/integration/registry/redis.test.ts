@@ -26,6 +26,7 @@ import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { walletExercise } from '../../support/wallet-submit.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -99,21 +100,7 @@ async function counted(rep: Replica, path: string, body: unknown = {}) {
   return { ...r, ledgerCalls: rep.ledgerCalls - before };
 }
 
-async function exercise(actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosedContracts: unknown[]) {
-  const r = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
-    method: 'POST',
-    body: JSON.stringify({
-      commands: { commands: [{ ExerciseCommand: { templateId, contractId, choice, choiceArgument } }], commandId: `redis-it-${++counter}`, actAs, userId: 'wallet', disclosedContracts },
-      transactionFormat: {
-        eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
-        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-      },
-    }),
-  });
-  const body = (await r.json()) as any;
-  expect(r.status, JSON.stringify(body)).toBe(200);
-  return body.transaction.events[0].ExercisedEvent.exerciseResult;
-}
+const exercise = walletExercise(emu.app, 'redis-it');
 
 /** alice offers bob `amount` of X2 through replica 1's factory; returns the offer's contract id. */
 async function offer(alice: string, bob: string, amount: string): Promise<string> {

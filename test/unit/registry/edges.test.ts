@@ -26,6 +26,7 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import type { InstrumentConfig } from '../../../src/registry/service.js';
 import { TestTokenV2Recipe, TestTokenV2Templates } from '../../../src/registry/recipes/test-token-v2.js';
+import { walletExercise } from '../../support/wallet-submit.js';
 
 // ---- the world ------------------------------------------------------------------------------------
 
@@ -275,22 +276,7 @@ let accountConfig: string;
 const post = (path: string, body?: unknown, headers?: Record<string, string>) => req(app, 'POST', path, { body, headers });
 const get = (path: string, headers?: Record<string, string>) => req(app, 'GET', path, { headers });
 
-let commandCounter = 0;
-async function exercise(actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosedContracts: unknown[]) {
-  const r = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
-    method: 'POST',
-    body: JSON.stringify({
-      commands: { commands: [{ ExerciseCommand: { templateId, contractId, choice, choiceArgument } }], commandId: `edges-${++commandCounter}`, actAs, userId: 'wallet', disclosedContracts },
-      transactionFormat: {
-        eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
-        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-      },
-    }),
-  });
-  const body = (await r.json()) as any;
-  expect(r.status, JSON.stringify(body)).toBe(200);
-  return body.transaction.events[0].ExercisedEvent.exerciseResult;
-}
+const exercise = walletExercise(emu.app, 'edges');
 
 beforeAll(async () => {
   rules = createTestTokenV2Rules(engine, admin);

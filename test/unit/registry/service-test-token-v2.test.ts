@@ -20,6 +20,7 @@ import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
+import { walletExercise } from '../../support/wallet-submit.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -68,29 +69,8 @@ async function ok(path: string, body: unknown = {}) {
   return r.body;
 }
 
-let commandCounter = 0;
 /** Submits one exercise as a wallet would: with the registry's disclosed contracts; returns the root result. */
-async function exercise(actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosedContracts: unknown[]) {
-  const r = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
-    method: 'POST',
-    body: JSON.stringify({
-      commands: {
-        commands: [{ ExerciseCommand: { templateId, contractId, choice, choiceArgument } }],
-        commandId: `tt2-registry-${++commandCounter}`,
-        actAs,
-        userId: 'wallet',
-        disclosedContracts,
-      },
-      transactionFormat: {
-        eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
-        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-      },
-    }),
-  });
-  const body = (await r.json()) as any;
-  expect(r.status, JSON.stringify(body)).toBe(200);
-  return body.transaction.events[0].ExercisedEvent.exerciseResult;
-}
+const exercise = walletExercise(emu.app, 'tt2-registry');
 
 /** The owner's holdings through the HoldingV2 interface: unlocked and locked sums. */
 async function balance(owner: string): Promise<{ unlocked: number; locked: number }> {
