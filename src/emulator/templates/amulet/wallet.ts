@@ -45,6 +45,30 @@ function choice<P, A>(
 
 const trackingInfo = (p: { trackingId: string; sender: string; receiver: string }) => ({ trackingId: p.trackingId, sender: p.sender, receiver: p.receiver });
 
+type Offer = { trackingId: string; sender: string; receiver: string; expiresAt: string };
+
+/** A consuming choice that only archives the offer and reports its tracking info (Reject/Withdraw/Abort). */
+function closeChoice<P extends Offer>(name: string, by: 'sender' | 'receiver', withReason: boolean): ChoiceDef<P, unknown> {
+  return choice<P, unknown>(name, withReason ? rec(['reason', 'text']) : rec(), {
+    consuming: true,
+    controllers: (p) => [p[by]],
+    body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
+  });
+}
+
+/** `*_Expire`: any stakeholder archives the offer once `expiresAt` has passed. */
+function expireChoice<P extends Offer>(name: string): ChoiceDef<P, { actor: string }> {
+  return choice<P, { actor: string }>(name, rec(['actor', 'party']), {
+    consuming: true,
+    controllers: (_p, a) => [a.actor],
+    body: (ctx, self, a) => {
+      require(ctx, 'Contract has expired', parseTime(self.payload.expiresAt) <= ctx.nowMicros);
+      require(ctx, 'Actor is a stakeholder', a.actor === self.payload.sender || a.actor === self.payload.receiver);
+      return { trackingInfo: trackingInfo(self.payload) };
+    },
+  });
+}
+
 /** `paymentAmountToAmulet`. */
 function paymentAmountToAmulet(ctx: UpdateContext, dso: string, round: { dso: string; amuletPrice: string }, amount: PaymentAmountV): string {
   switch (amount.unit) {
@@ -85,25 +109,9 @@ export function walletTemplates(): TemplateDef[] {
           return { acceptedTransferOffer };
         },
       }),
-      TransferOffer_Reject: choice<TransferOfferPayload, Record<string, never>>('TransferOffer_Reject', rec(), {
-        consuming: true,
-        controllers: (p) => [p.receiver],
-        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
-      }),
-      TransferOffer_Withdraw: choice<TransferOfferPayload, { reason: string }>('TransferOffer_Withdraw', rec(['reason', 'text']), {
-        consuming: true,
-        controllers: (p) => [p.sender],
-        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
-      }),
-      TransferOffer_Expire: choice<TransferOfferPayload, { actor: string }>('TransferOffer_Expire', rec(['actor', 'party']), {
-        consuming: true,
-        controllers: (_p, a) => [a.actor],
-        body: (ctx, self, a) => {
-          require(ctx, 'Contract has expired', parseTime(self.payload.expiresAt) <= ctx.nowMicros);
-          require(ctx, 'Actor is a stakeholder', a.actor === self.payload.sender || a.actor === self.payload.receiver);
-          return { trackingInfo: trackingInfo(self.payload) };
-        },
-      }),
+      TransferOffer_Reject: closeChoice('TransferOffer_Reject', 'receiver', false),
+      TransferOffer_Withdraw: closeChoice('TransferOffer_Withdraw', 'sender', true),
+      TransferOffer_Expire: expireChoice('TransferOffer_Expire'),
     },
     implements: [],
   };
@@ -141,25 +149,9 @@ export function walletTemplates(): TemplateDef[] {
         rec(['inputs', list(T.TransferInput)], ['transferContext', T.PaymentTransferContext], ['walletProvider', 'party']),
         { consuming: true, controllers: (p, a) => [p.sender, a.walletProvider], body: (ctx, self, a) => complete(ctx, self.payload, a) },
       ),
-      AcceptedTransferOffer_Withdraw: choice<AcceptedTransferOfferPayload, { reason: string }>('AcceptedTransferOffer_Withdraw', rec(['reason', 'text']), {
-        consuming: true,
-        controllers: (p) => [p.receiver],
-        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
-      }),
-      AcceptedTransferOffer_Abort: choice<AcceptedTransferOfferPayload, { reason: string }>('AcceptedTransferOffer_Abort', rec(['reason', 'text']), {
-        consuming: true,
-        controllers: (p) => [p.sender],
-        body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
-      }),
-      AcceptedTransferOffer_Expire: choice<AcceptedTransferOfferPayload, { actor: string }>('AcceptedTransferOffer_Expire', rec(['actor', 'party']), {
-        consuming: true,
-        controllers: (_p, a) => [a.actor],
-        body: (ctx, self, a) => {
-          require(ctx, 'Contract has expired', parseTime(self.payload.expiresAt) <= ctx.nowMicros);
-          require(ctx, 'Actor is a stakeholder', a.actor === self.payload.sender || a.actor === self.payload.receiver);
-          return { trackingInfo: trackingInfo(self.payload) };
-        },
-      }),
+      AcceptedTransferOffer_Withdraw: closeChoice('AcceptedTransferOffer_Withdraw', 'receiver', true),
+      AcceptedTransferOffer_Abort: closeChoice('AcceptedTransferOffer_Abort', 'sender', true),
+      AcceptedTransferOffer_Expire: expireChoice('AcceptedTransferOffer_Expire'),
     },
     implements: [],
   };
