@@ -28,6 +28,7 @@ import { nameKey } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
 import { TS } from '../token-standard.js';
 import { list, opt, rec, recordParser, tuple2, type LfT } from '../lf-types.js';
+import { nativeChoice } from '../native-choice.js';
 import { contextCid, fetchOpenRound, optionalContextBool, paymentFromChoiceContext, prepareTwoStepTransfer, transferConfigAmulet, type TwoStepTransfer } from './transfer.js';
 import {
   AMULET_INSTRUMENT_ID,
@@ -73,24 +74,9 @@ type CidMap = Record<string, string[]>;
 
 // ---- plumbing ------------------------------------------------------------------------------------
 
-function choice<P, A>(
-  name: string,
-  argT: LfT,
-  def: {
-    controllers: (p: P, a: A) => string[];
-    observers?: (p: P, a: A) => string[];
-    body: (ctx: UpdateContext, self: { contractId: string; payload: P }, a: A) => unknown;
-  },
-): ChoiceDef<P, A> {
-  return {
-    name,
-    consuming: false,
-    controllers: def.controllers,
-    ...(def.observers ? { observers: def.observers } : {}),
-    parseArgument: recordParser<A>(argT, 'choiceArgument'),
-    body: def.body as ChoiceDef<P, A>['body'],
-  };
-}
+/** The V2 interface choices here are all non-consuming (archiving, where any, happens in the body). */
+const choice = <P, A>(name: string, argT: LfT, def: Omit<Parameters<typeof nativeChoice<P, A>>[2], 'consuming'>): ChoiceDef<P, A> =>
+  nativeChoice<P, A>(name, argT, { ...def, consuming: false });
 
 const ACTORS_ARGS = rec(['actors', list('party')], ['extraArgs', T.ExtraArgs]);
 const SETTLE_ARGS = rec(

@@ -24,10 +24,11 @@
  *  3. `AmuletRules_CreateExternalPartySetupProposal` and `TransferPreapproval_SendV2` are not
  *     implemented (ExternalPartyConfigState and external-party setup are not modelled).
  */
-import type { ChoiceDef, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
+import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
-import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
+import { list, opt, rec, recordParser } from '../lf-types.js';
+import { nativeChoice } from '../native-choice.js';
 import { executeTransfer, fetchForDso, holdingTxMeta, type AmuletBehaviour } from './transfer.js';
 import {
   AmuletIds,
@@ -74,13 +75,6 @@ const MICROS_PER_DAY = 24n * 3600n * 1_000_000n;
 
 const ProposalT = rec(['receiver', 'party'], ['provider', 'party'], ['expectedDso', opt('party')]);
 
-function choice<P, A>(
-  name: string,
-  argT: LfT,
-  def: { consuming: boolean; controllers: (p: P, a: A) => string[]; body: (ctx: UpdateContext, self: { contractId: string; payload: P }, a: A) => unknown },
-): ChoiceDef<P, A> {
-  return { name, consuming: def.consuming, controllers: def.controllers, parseArgument: recordParser<A>(argT, 'choiceArgument'), body: def.body as ChoiceDef<P, A>['body'] };
-}
 
 /** `checkExpectedDso` (Splice.AmuletRules). */
 function checkExpectedDso(ctx: UpdateContext, dso: string, expected: string | null): void {
@@ -225,7 +219,7 @@ export function registerTransferPreapprovals(templates: TemplateRegistry, behavi
   const preapproval = templates.templateById(AmuletIds.TransferPreapproval) as TemplateDef<TransferPreapprovalPayload> | undefined;
   if (!rules || !preapproval) throw new Error('registerTransferPreapprovals: register the Amulet templates first');
 
-  rules.choices.AmuletRules_CreateTransferPreapproval ??= choice<AmuletRulesPayload, CreatePreapprovalArg>(
+  rules.choices.AmuletRules_CreateTransferPreapproval ??= nativeChoice<AmuletRulesPayload, CreatePreapprovalArg>(
     'AmuletRules_CreateTransferPreapproval',
     rec(
       ['context', T.PaymentTransferContext],
@@ -258,7 +252,7 @@ export function registerTransferPreapprovals(templates: TemplateRegistry, behavi
     },
   );
 
-  preapproval.choices.TransferPreapproval_Renew ??= choice<TransferPreapprovalPayload, { context: PaymentTransferContextV; inputs: TransferInputV[]; newExpiresAt: string }>(
+  preapproval.choices.TransferPreapproval_Renew ??= nativeChoice<TransferPreapprovalPayload, { context: PaymentTransferContextV; inputs: TransferInputV[]; newExpiresAt: string }>(
     'TransferPreapproval_Renew',
     rec(['context', T.PaymentTransferContext], ['inputs', list(T.TransferInput)], ['newExpiresAt', 'time']),
     {
@@ -283,7 +277,7 @@ export function registerTransferPreapprovals(templates: TemplateRegistry, behavi
     observers: (p) => [p.provider],
     parsePayload: recordParser(ProposalT, 'createArguments'),
     choices: {
-      TransferPreapprovalProposal_Accept: choice<TransferPreapprovalProposalPayload, { context: PaymentTransferContextV; inputs: TransferInputV[]; expiresAt: string }>(
+      TransferPreapprovalProposal_Accept: nativeChoice<TransferPreapprovalProposalPayload, { context: PaymentTransferContextV; inputs: TransferInputV[]; expiresAt: string }>(
         'TransferPreapprovalProposal_Accept',
         rec(['context', T.PaymentTransferContext], ['inputs', list(T.TransferInput)], ['expiresAt', 'time']),
         {

@@ -8,13 +8,14 @@
  * ./allocation-v2.ts). Choice by choice as the Daml code does it, with its checks, results and
  * failure messages; see LIMITATIONS in ./index.ts for the deviations.
  */
-import type { ChoiceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
+import type { InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import { archiveChoice } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
 import { TS } from '../token-standard.js';
 import { amuletAllocationV2Template, externalPartyAmuletRulesV2 } from './allocation-v2.js';
-import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
+import { list, opt, rec, recordParser } from '../lf-types.js';
+import { nativeChoice } from '../native-choice.js';
 import {
   abortTwoStepTransfer,
   amuletInstrument,
@@ -98,27 +99,6 @@ const SummarizingMiningRoundT = rec(
   ['rewardConfig', opt('any')],
 );
 
-// ---- choice plumbing ----------------------------------------------------------------------------
-
-function choice<P, A>(
-  name: string,
-  argT: LfT,
-  def: {
-    consuming: boolean;
-    controllers: (p: P, a: A) => string[];
-    observers?: (p: P, a: A) => string[];
-    body: (ctx: UpdateContext, self: { contractId: string; payload: P }, a: A) => unknown;
-  },
-): ChoiceDef<P, A> {
-  return {
-    name,
-    consuming: def.consuming,
-    controllers: def.controllers,
-    ...(def.observers ? { observers: def.observers } : {}),
-    parseArgument: recordParser<A>(argT, 'choiceArgument'),
-    body: def.body as ChoiceDef<P, A>['body'],
-  };
-}
 
 const NO_ARGS = rec();
 const P_ARG = rec(['p', 'party']);
@@ -200,7 +180,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     ensure: (p) => (BigInt(p.round.number) >= 0n ? undefined : 'isDefinedRound round'),
     parsePayload: recordParser(T.OpenMiningRound, 'createArguments'),
     choices: {
-      OpenMiningRound_Fetch: choice<OpenMiningRoundPayload, { p: string }>('OpenMiningRound_Fetch', P_ARG, {
+      OpenMiningRound_Fetch: nativeChoice<OpenMiningRoundPayload, { p: string }>('OpenMiningRound_Fetch', P_ARG, {
         consuming: false,
         controllers: (_p, a) => [a.p],
         body: (_ctx, self) => self.payload,
@@ -240,7 +220,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       dec(p.amount.initialAmount) > 0n && dec(p.amount.ratePerRound.rate) >= 0n && BigInt(p.amount.createdAt.number) >= 0n ? undefined : 'validExpiringAmount amount',
     parsePayload: recordParser(T.Amulet, 'createArguments'),
     choices: {
-      Amulet_Expire: choice<AmuletPayload, { roundCid: string }>('Amulet_Expire', rec(['roundCid', 'cid']), {
+      Amulet_Expire: nativeChoice<AmuletPayload, { roundCid: string }>('Amulet_Expire', rec(['roundCid', 'cid']), {
         consuming: true,
         controllers: (p) => [p.dso],
         body: (ctx, self, a) => {
@@ -268,12 +248,12 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     observers: () => [],
     parsePayload: recordParser(T.LockedAmulet, 'createArguments'),
     choices: {
-      LockedAmulet_Unlock: choice<LockedAmuletPayload, { openRoundCid: string }>('LockedAmulet_Unlock', rec(['openRoundCid', 'cid']), {
+      LockedAmulet_Unlock: nativeChoice<LockedAmuletPayload, { openRoundCid: string }>('LockedAmulet_Unlock', rec(['openRoundCid', 'cid']), {
         consuming: true,
         controllers: (p) => [p.amulet.owner, ...p.lock.holders],
         body: (ctx, self, a) => unlockResult(ctx, self.payload, fetchOpenRound(ctx, self.payload.amulet.dso, a.openRoundCid), 'holders released lock'),
       }),
-      LockedAmulet_OwnerExpireLock: choice<LockedAmuletPayload, { openRoundCid: string }>('LockedAmulet_OwnerExpireLock', rec(['openRoundCid', 'cid']), {
+      LockedAmulet_OwnerExpireLock: nativeChoice<LockedAmuletPayload, { openRoundCid: string }>('LockedAmulet_OwnerExpireLock', rec(['openRoundCid', 'cid']), {
         consuming: true,
         controllers: (p) => [p.amulet.owner],
         body: (ctx, self, a) => {
@@ -282,7 +262,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           return unlockResult(ctx, self.payload, round, 'lock expired');
         },
       }),
-      LockedAmulet_UnlockV2: choice<LockedAmuletPayload, Record<string, never>>('LockedAmulet_UnlockV2', NO_ARGS, {
+      LockedAmulet_UnlockV2: nativeChoice<LockedAmuletPayload, Record<string, never>>('LockedAmulet_UnlockV2', NO_ARGS, {
         consuming: true,
         controllers: (p) => [p.amulet.owner, ...p.lock.holders],
         body: (ctx, self) => ({
@@ -290,7 +270,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           meta: holdingTxMeta('unlock', 'holders released lock', null, 0n),
         }),
       }),
-      LockedAmulet_OwnerExpireLockV2: choice<LockedAmuletPayload, Record<string, never>>('LockedAmulet_OwnerExpireLockV2', NO_ARGS, {
+      LockedAmulet_OwnerExpireLockV2: nativeChoice<LockedAmuletPayload, Record<string, never>>('LockedAmulet_OwnerExpireLockV2', NO_ARGS, {
         consuming: true,
         controllers: (p) => [p.amulet.owner],
         body: (ctx, self) => {
@@ -298,7 +278,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           return { amuletCid: ctx.create(AmuletIds.Amulet, self.payload.amulet as never), meta: holdingTxMeta('unlock', 'lock expired', null, 0n) };
         },
       }),
-      LockedAmulet_ExpireAmulet: choice<LockedAmuletPayload, { roundCid: string }>('LockedAmulet_ExpireAmulet', rec(['roundCid', 'cid']), {
+      LockedAmulet_ExpireAmulet: nativeChoice<LockedAmuletPayload, { roundCid: string }>('LockedAmulet_ExpireAmulet', rec(['roundCid', 'cid']), {
         consuming: true,
         controllers: (p) => [p.amulet.dso],
         body: (ctx, self, a) => {
@@ -326,12 +306,12 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     ensure: (p) => (p.activityWeight === null || dec(p.activityWeight) >= 0n ? undefined : '0.0 <= fromOptional defaultAppActivityWeight activityWeight'),
     parsePayload: recordParser(T.FeaturedAppRight, 'createArguments'),
     choices: {
-      FeaturedAppRight_Withdraw: choice<FeaturedAppRightPayload, { reason: string }>('FeaturedAppRight_Withdraw', rec(['reason', 'text']), {
+      FeaturedAppRight_Withdraw: nativeChoice<FeaturedAppRightPayload, { reason: string }>('FeaturedAppRight_Withdraw', rec(['reason', 'text']), {
         consuming: true,
         controllers: (p) => [p.dso],
         body: () => ({}),
       }),
-      FeaturedAppRight_Cancel: choice<FeaturedAppRightPayload, Record<string, never>>('FeaturedAppRight_Cancel', NO_ARGS, {
+      FeaturedAppRight_Cancel: nativeChoice<FeaturedAppRightPayload, Record<string, never>>('FeaturedAppRight_Cancel', NO_ARGS, {
         consuming: true,
         controllers: (p) => [p.provider],
         body: () => ({}),
@@ -359,12 +339,12 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
         : '(expiresAt > validFrom) && (lastRenewedAt >= validFrom)',
     parsePayload: recordParser(T.TransferPreapproval, 'createArguments'),
     choices: {
-      TransferPreapproval_Fetch: choice<TransferPreapprovalPayload, { p: string }>('TransferPreapproval_Fetch', P_ARG, {
+      TransferPreapproval_Fetch: nativeChoice<TransferPreapprovalPayload, { p: string }>('TransferPreapproval_Fetch', P_ARG, {
         consuming: false,
         controllers: (_p, a) => [a.p],
         body: (_ctx, self) => self.payload,
       }),
-      TransferPreapproval_Send: choice<TransferPreapprovalPayload, SendArg>(
+      TransferPreapproval_Send: nativeChoice<TransferPreapprovalPayload, SendArg>(
         'TransferPreapproval_Send',
         rec(['context', T.PaymentTransferContext], ['inputs', list(T.TransferInput)], ['amount', 'decimal'], ['sender', 'party'], ['description', opt('text')]),
         {
@@ -386,7 +366,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      TransferPreapproval_Cancel: choice<TransferPreapprovalPayload, { p: string }>('TransferPreapproval_Cancel', P_ARG, {
+      TransferPreapproval_Cancel: nativeChoice<TransferPreapprovalPayload, { p: string }>('TransferPreapproval_Cancel', P_ARG, {
         consuming: true,
         controllers: (_p, a) => [a.p],
         body: (ctx, self, a) => {
@@ -395,7 +375,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           return {};
         },
       }),
-      TransferPreapproval_Expire: choice<TransferPreapprovalPayload, Record<string, never>>('TransferPreapproval_Expire', NO_ARGS, {
+      TransferPreapproval_Expire: nativeChoice<TransferPreapprovalPayload, Record<string, never>>('TransferPreapproval_Expire', NO_ARGS, {
         consuming: true,
         controllers: (p) => [p.dso],
         body: (ctx, self) => {
@@ -477,7 +457,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     },
     parsePayload: recordParser(T.AmuletRules, 'createArguments'),
     choices: {
-      AmuletRules_Transfer: choice<AmuletRulesPayload, TransferChoiceArg>(
+      AmuletRules_Transfer: nativeChoice<AmuletRulesPayload, TransferChoiceArg>(
         'AmuletRules_Transfer',
         rec(['transfer', T.Transfer], ['context', T.TransferContext], ['expectedDso', opt('party')]),
         {
@@ -489,7 +469,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      AmuletRules_Mint: choice<AmuletRulesPayload, MintArg>(
+      AmuletRules_Mint: nativeChoice<AmuletRulesPayload, MintArg>(
         'AmuletRules_Mint',
         rec(['receiver', 'party'], ['amount', 'decimal'], ['openRound', 'cid'], ['reason', opt('text')]),
         {
@@ -509,7 +489,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      AmuletRules_DevNet_Tap: choice<AmuletRulesPayload, Omit<MintArg, 'reason'>>(
+      AmuletRules_DevNet_Tap: nativeChoice<AmuletRulesPayload, Omit<MintArg, 'reason'>>(
         'AmuletRules_DevNet_Tap',
         rec(['receiver', 'party'], ['amount', 'decimal'], ['openRound', 'cid']),
         {
@@ -524,7 +504,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      AmuletRules_DevNet_FeatureApp: choice<AmuletRulesPayload, { provider: string; activityWeight: string | null }>(
+      AmuletRules_DevNet_FeatureApp: nativeChoice<AmuletRulesPayload, { provider: string; activityWeight: string | null }>(
         'AmuletRules_DevNet_FeatureApp',
         rec(['provider', 'party'], ['activityWeight', opt('decimal')]),
         {
@@ -537,7 +517,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      AmuletRules_Bootstrap_Rounds: choice<AmuletRulesPayload, BootstrapArg>(
+      AmuletRules_Bootstrap_Rounds: nativeChoice<AmuletRulesPayload, BootstrapArg>(
         'AmuletRules_Bootstrap_Rounds',
         rec(['amuletPrice', 'decimal'], ['round0Duration', T.RelTime], ['initialRound', opt('int')]),
         {
@@ -561,7 +541,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      AmuletRules_AdvanceOpenMiningRounds: choice<AmuletRulesPayload, AdvanceArg>(
+      AmuletRules_AdvanceOpenMiningRounds: nativeChoice<AmuletRulesPayload, AdvanceArg>(
         'AmuletRules_AdvanceOpenMiningRounds',
         rec(['amuletPrice', 'decimal'], ['roundToArchiveCid', 'cid'], ['middleRoundCid', 'cid'], ['latestRoundCid', 'cid']),
         {
@@ -601,7 +581,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      AmuletRules_Fetch: choice<AmuletRulesPayload, { p: string }>('AmuletRules_Fetch', P_ARG, {
+      AmuletRules_Fetch: nativeChoice<AmuletRulesPayload, { p: string }>('AmuletRules_Fetch', P_ARG, {
         consuming: false,
         controllers: (_p, a) => [a.p],
         body: (_ctx, self) => self.payload,
@@ -636,7 +616,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
   const epSignatories = (p: { dso: string }) => [p.dso];
   const factoryView = (p: { dso: string }) => ({ admin: p.dso, meta: emptyMeta() });
   const publicFetch = (name: string) =>
-    choice<{ dso: string }, { expectedAdmin: string; actor: string }>(name, rec(['expectedAdmin', 'party'], ['actor', 'party']), {
+    nativeChoice<{ dso: string }, { expectedAdmin: string; actor: string }>(name, rec(['expectedAdmin', 'party'], ['actor', 'party']), {
       consuming: false,
       controllers: (_p, a) => [a.actor],
       body: (ctx, self, a) => {
@@ -751,7 +731,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     interface: TS.TransferFactoryV1,
     view: factoryView,
     choices: {
-      TransferFactory_Transfer: choice<{ dso: string }, TransferFactoryArg>(
+      TransferFactory_Transfer: nativeChoice<{ dso: string }, TransferFactoryArg>(
         'TransferFactory_Transfer',
         rec(['expectedAdmin', 'party'], ['transfer', T.TransferV1], ['extraArgs', T.ExtraArgs]),
         { consuming: false, controllers: (_p, a) => [a.transfer.sender], body: (ctx, self, a) => transferImpl(ctx, self.payload.dso, [a.transfer.sender], a) },
@@ -764,7 +744,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     interface: TS.AllocationFactoryV1,
     view: factoryView,
     choices: {
-      AllocationFactory_Allocate: choice<{ dso: string }, AllocateArg>(
+      AllocationFactory_Allocate: nativeChoice<{ dso: string }, AllocateArg>(
         'AllocationFactory_Allocate',
         rec(
           ['expectedAdmin', 'party'],
@@ -784,7 +764,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     interface: TS.TransferFactoryV2,
     view: factoryView,
     choices: {
-      TransferFactory_Transfer: choice<{ dso: string }, TransferFactoryV2Arg>(
+      TransferFactory_Transfer: nativeChoice<{ dso: string }, TransferFactoryV2Arg>(
         'TransferFactory_Transfer',
         rec(['transfer', TransferV2T], ['actors', list('party')], ['extraArgs', T.ExtraArgs]),
         {
@@ -824,7 +804,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
   // -- AmuletTransferInstruction ------------------------------------------------------------------------------
   const instrSignatories = (p: AmuletTransferInstructionPayload) => [p.transfer.instrumentId.admin, p.transfer.sender];
   const abortInstruction = (name: string, controller: (t: TransferV1) => string) =>
-    choice<AmuletTransferInstructionPayload, { extraArgs: ExtraArgsV }>(name, EXTRA_ARGS_ONLY, {
+    nativeChoice<AmuletTransferInstructionPayload, { extraArgs: ExtraArgsV }>(name, EXTRA_ARGS_ONLY, {
       consuming: true,
       controllers: (p) => [controller(p.transfer)],
       body: (ctx, self, a) => {
@@ -836,7 +816,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     interface: TS.TransferInstructionV1,
     view: (p) => ({ originalInstructionCid: null, transfer: p.transfer, status: { tag: 'TransferPendingReceiverAcceptance', value: {} }, meta: emptyMeta() }),
     choices: {
-      TransferInstruction_Accept: choice<AmuletTransferInstructionPayload, { extraArgs: ExtraArgsV }>('TransferInstruction_Accept', EXTRA_ARGS_ONLY, {
+      TransferInstruction_Accept: nativeChoice<AmuletTransferInstructionPayload, { extraArgs: ExtraArgsV }>('TransferInstruction_Accept', EXTRA_ARGS_ONLY, {
         consuming: true,
         controllers: (p) => [p.transfer.receiver],
         body: (ctx, self, a) => {
@@ -846,7 +826,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       }),
       TransferInstruction_Reject: abortInstruction('TransferInstruction_Reject', (t) => t.receiver),
       TransferInstruction_Withdraw: abortInstruction('TransferInstruction_Withdraw', (t) => t.sender),
-      TransferInstruction_Update: choice<AmuletTransferInstructionPayload, { extraActors: string[]; extraArgs: ExtraArgsV }>(
+      TransferInstruction_Update: nativeChoice<AmuletTransferInstructionPayload, { extraActors: string[]; extraArgs: ExtraArgsV }>(
         'TransferInstruction_Update',
         rec(['extraActors', list('party')], ['extraArgs', T.ExtraArgs]),
         {
@@ -861,7 +841,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
   const basicAccount = (owner: string) => ({ owner, provider: null, id: '' });
   /** V2 choices call the consuming V1 choice after checking the actors (…DefaultImplUsingV1). */
   const viaV1 = (name: string, actor: (t: TransferV1) => string) =>
-    choice<AmuletTransferInstructionPayload, { actors: string[]; extraArgs: ExtraArgsV }>(name, rec(['actors', list('party')], ['extraArgs', T.ExtraArgs]), {
+    nativeChoice<AmuletTransferInstructionPayload, { actors: string[]; extraArgs: ExtraArgsV }>(name, rec(['actors', list('party')], ['extraArgs', T.ExtraArgs]), {
       consuming: false,
       controllers: (_p, a) => a.actors,
       observers: (p) => [p.transfer.receiver],
@@ -904,7 +884,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
   const allocSignatories = (p: AmuletAllocationPayload) => [p.allocation.transferLeg.instrumentId.admin, p.allocation.transferLeg.sender];
   const allocControllers = (p: AmuletAllocationPayload) => [p.allocation.settlement.executor, p.allocation.transferLeg.sender, p.allocation.transferLeg.receiver];
   const unlockAllocation = (name: string, controllers: (p: AmuletAllocationPayload) => string[]) =>
-    choice<AmuletAllocationPayload, { extraArgs: ExtraArgsV }>(name, EXTRA_ARGS_ONLY, {
+    nativeChoice<AmuletAllocationPayload, { extraArgs: ExtraArgsV }>(name, EXTRA_ARGS_ONLY, {
       consuming: true,
       controllers,
       body: (ctx, self, a) => ({
@@ -916,7 +896,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     interface: TS.AllocationV1,
     view: (p) => ({ allocation: p.allocation, holdingCids: [p.lockedAmulet], meta: emptyMeta() }),
     choices: {
-      Allocation_ExecuteTransfer: choice<AmuletAllocationPayload, { extraArgs: ExtraArgsV }>('Allocation_ExecuteTransfer', EXTRA_ARGS_ONLY, {
+      Allocation_ExecuteTransfer: nativeChoice<AmuletAllocationPayload, { extraArgs: ExtraArgsV }>('Allocation_ExecuteTransfer', EXTRA_ARGS_ONLY, {
         consuming: true,
         controllers: allocControllers,
         body: (ctx, self, a) => {

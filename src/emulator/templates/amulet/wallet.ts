@@ -16,6 +16,7 @@
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
 import { parseTime } from '../lf.js';
 import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
+import { nativeChoice } from '../native-choice.js';
 import { exercisePaymentTransfer } from './transfer.js';
 import {
   AmuletIds,
@@ -35,13 +36,6 @@ import {
   type WalletAppInstallPayload,
 } from './values.js';
 
-function choice<P, A>(
-  name: string,
-  argT: LfT,
-  def: { consuming: boolean; controllers: (p: P, a: A) => string[]; body: (ctx: UpdateContext, self: { contractId: string; payload: P }, a: A) => unknown },
-): ChoiceDef<P, A> {
-  return { name, consuming: def.consuming, controllers: def.controllers, parseArgument: recordParser<A>(argT, 'choiceArgument'), body: def.body as ChoiceDef<P, A>['body'] };
-}
 
 const trackingInfo = (p: { trackingId: string; sender: string; receiver: string }) => ({ trackingId: p.trackingId, sender: p.sender, receiver: p.receiver });
 
@@ -49,7 +43,7 @@ type Offer = { trackingId: string; sender: string; receiver: string; expiresAt: 
 
 /** A consuming choice that only archives the offer and reports its tracking info (Reject/Withdraw/Abort). */
 function closeChoice<P extends Offer>(name: string, by: 'sender' | 'receiver', withReason: boolean): ChoiceDef<P, unknown> {
-  return choice<P, unknown>(name, withReason ? rec(['reason', 'text']) : rec(), {
+  return nativeChoice<P, unknown>(name, withReason ? rec(['reason', 'text']) : rec(), {
     consuming: true,
     controllers: (p) => [p[by]],
     body: (_ctx, self) => ({ trackingInfo: trackingInfo(self.payload) }),
@@ -58,7 +52,7 @@ function closeChoice<P extends Offer>(name: string, by: 'sender' | 'receiver', w
 
 /** `*_Expire`: any stakeholder archives the offer once `expiresAt` has passed. */
 function expireChoice<P extends Offer>(name: string): ChoiceDef<P, { actor: string }> {
-  return choice<P, { actor: string }>(name, rec(['actor', 'party']), {
+  return nativeChoice<P, { actor: string }>(name, rec(['actor', 'party']), {
     consuming: true,
     controllers: (_p, a) => [a.actor],
     body: (ctx, self, a) => {
@@ -92,7 +86,7 @@ export function walletTemplates(): TemplateDef[] {
     ensure: (p) => ([...p.description].length < 280 && [...p.trackingId].length < 280 ? undefined : 'DA.Text.length description < 280 && DA.Text.length trackingId < 280'),
     parsePayload: recordParser(T.TransferOffer, 'createArguments'),
     choices: {
-      TransferOffer_Accept: choice<TransferOfferPayload, Record<string, never>>('TransferOffer_Accept', rec(), {
+      TransferOffer_Accept: nativeChoice<TransferOfferPayload, Record<string, never>>('TransferOffer_Accept', rec(), {
         consuming: true,
         controllers: (p) => [p.receiver],
         body: (ctx, self) => {
@@ -144,7 +138,7 @@ export function walletTemplates(): TemplateDef[] {
     observers: () => [],
     parsePayload: recordParser(T.AcceptedTransferOffer, 'createArguments'),
     choices: {
-      AcceptedTransferOffer_Complete: choice<AcceptedTransferOfferPayload, CompleteArg>(
+      AcceptedTransferOffer_Complete: nativeChoice<AcceptedTransferOfferPayload, CompleteArg>(
         'AcceptedTransferOffer_Complete',
         rec(['inputs', list(T.TransferInput)], ['transferContext', T.PaymentTransferContext], ['walletProvider', 'party']),
         { consuming: true, controllers: (p, a) => [p.sender, a.walletProvider], body: (ctx, self, a) => complete(ctx, self.payload, a) },
@@ -186,7 +180,7 @@ export function walletTemplates(): TemplateDef[] {
   }
   const installSignatories = (p: WalletAppInstallPayload) => [p.endUserParty, p.validatorParty];
   const viaValidator = <A>(name: string, argT: LfT, body: (ctx: UpdateContext, p: WalletAppInstallPayload, a: A) => unknown) =>
-    choice<WalletAppInstallPayload, A>(name, argT, { consuming: false, controllers: (p) => [p.validatorParty], body: (ctx, self, a) => body(ctx, self.payload, a) });
+    nativeChoice<WalletAppInstallPayload, A>(name, argT, { consuming: false, controllers: (p) => [p.validatorParty], body: (ctx, self, a) => body(ctx, self.payload, a) });
 
   type PreapprovalOutcome = { transferPreapprovalCid: string; amuletPaid: string; transferResult: { senderChangeAmulet: string | null } };
   /** `inputsFromPreapprovalOperation`: unchanged when nothing was paid, else the change. */
