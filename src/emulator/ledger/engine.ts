@@ -15,6 +15,7 @@ import { UpdateLog } from './updates.js';
 import { UserStore } from './users.js';
 import { CommandService } from './commands.js';
 import { EngineAutomations } from './automations.js';
+import { ExternalPartyStore } from './external-parties.js';
 
 export interface LedgerEngineOptions {
   clock?: Clock;
@@ -44,6 +45,8 @@ export class LedgerEngine {
   /** Declared templates read their payload types from the uploaded packages. */
   readonly templates = new TemplateRegistry({ packages: this.packages });
   readonly parties: PartyStore;
+  /** Signing keys and thresholds of the external parties this participant hosts. */
+  readonly externalParties = new ExternalPartyStore();
   readonly users: UserStore;
   readonly contracts: ContractStore;
   readonly updates: UpdateLog;
