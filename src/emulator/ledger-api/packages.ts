@@ -3,7 +3,8 @@
  *  - POST /v2/dars, POST /v2/packages (legacy): upload a DAR given as the raw body (any or no
  *    content type), `{}` back; ParticipantAdmin only;
  *  - POST /v2/dars/validate: the same checks, nothing stored, 200 with an empty body;
- *  - GET /v2/packages, /v2/packages/{id} (the ArchivePayload bytes), /v2/packages/{id}/status;
+ *  - GET /v2/packages, /v2/packages/{id} (the ArchivePayload bytes; a 404 for a built-in package,
+ *    whose bytes the emulator does not have), /v2/packages/{id}/status;
  *  - POST /v2/package-vetting/list: what is vetted where (any authenticated user).
  */
 import type { Context } from 'hono';
@@ -42,9 +43,16 @@ export const packagesRoutes: RouteModule = (app) => {
 
   app.get('/v2/packages/:packageId', (c) => {
     const id = c.req.param('packageId');
-    const payload = c.get('engine').packages.payload(id);
+    const packages = c.get('engine').packages;
+    const payload = packages.payload(id);
     if (!payload) {
-      throw new LedgerApiError('PACKAGE_NOT_FOUND', 'Could not find package.', { resources: [['PACKAGE', id]] });
+      // A built-in package is listed and REGISTERED, but the emulator has only its metadata:
+      // say so rather than serve bytes whose hash is not its id.
+      const builtIn = packages.builtInPackage(id);
+      const cause = builtIn
+        ? `Package ${builtIn.name} ${builtIn.version} is built into the emulated participant without its archive: its bytes are not available.`
+        : 'Could not find package.';
+      throw new LedgerApiError('PACKAGE_NOT_FOUND', cause, { resources: [['PACKAGE', id]] });
     }
     return c.body(new Uint8Array(payload), 200, {
       'Content-Type': 'application/octet-stream',

@@ -4,6 +4,11 @@
  * Upload is all-or-nothing: the whole DAR is decoded and checked before anything is stored, so a
  * bad DAR changes nothing. Uploading the same DAR again is a no-op. Every package of a DAR is
  * vetted on the participant's one synchronizer unless the upload asks not to (`vetAllPackages`).
+ *
+ * A participant also starts with built-in system packages (Canton's admin workflows, e.g.
+ * `canton-builtin-admin-workflow-ping`), which it lists and vets like uploaded ones. The emulator
+ * knows those by id, name and version only (`registerBuiltIn`): their templates are native, and
+ * their archive bytes are not available, so `payload` has nothing for them.
  */
 import { decodeDar, type DecodedDar, type DecodedPackage } from './dar/index.js';
 import type { DecodedDataType, DecodedInterface, DecodedTemplate } from './dar/index.js';
@@ -40,6 +45,13 @@ export interface InterfaceLookup {
   interface: DecodedInterface;
 }
 
+/** What the package service reports about a package: `PackageDescription`'s id, name and version. */
+export interface PackageMetadata {
+  packageId: string;
+  name: string;
+  version: string;
+}
+
 export interface DataTypeLookup {
   id: QualifiedId;
   dataType: DecodedDataType;
@@ -48,24 +60,48 @@ export interface DataTypeLookup {
 export class PackageStore {
   /** By package id, in upload order. */
   private readonly packages = new Map<string, DecodedPackage>();
+  /** Built-in packages known by metadata only, in registration order. */
+  private readonly builtIn = new Map<string, PackageMetadata>();
   private readonly vetted = new Set<string>();
   private serial = 0;
 
   constructor(private readonly opts: PackageStoreOptions = {}) {}
 
   has(packageId: string): boolean {
-    return this.packages.has(packageId);
+    return this.packages.has(packageId) || this.builtIn.has(packageId);
   }
   nameOf(packageId: string): string | undefined {
-    return this.packages.get(packageId)?.name;
+    return this.packages.get(packageId)?.name ?? this.builtIn.get(packageId)?.name;
   }
   idsOf(packageName: string): string[] {
-    return [...this.packages.values()].filter((p) => p.name === packageName).map((p) => p.packageId);
+    return this.all().filter((p) => p.name === packageName).map((p) => p.packageId);
   }
 
-  /** Every stored package id (dependencies included), in upload order. */
+  /** Every package id: the built-in ones, then the uploaded ones (dependencies included) in upload order. */
   list(): string[] {
-    return [...this.packages.keys()];
+    return [...this.builtIn.keys(), ...this.packages.keys()];
+  }
+
+  /**
+   * Registers a package the participant has from the start without a DAR (Canton loads its
+   * admin-workflow DARs at node start-up and vets them): listed, REGISTERED and vetted, with no
+   * archive bytes. Registering the same package again does nothing.
+   */
+  registerBuiltIn(meta: PackageMetadata): void {
+    if (this.has(meta.packageId)) return;
+    this.checkVetting([], [meta]);
+    this.builtIn.set(meta.packageId, { ...meta });
+    this.vetted.add(meta.packageId);
+    this.serial++;
+  }
+  /** Whether the package is a built-in one, known by metadata only. */
+  isBuiltIn(packageId: string): boolean {
+    return this.builtIn.has(packageId);
+  }
+  /** The built-in package's metadata, if `packageId` is one. */
+  builtInPackage(packageId: string): PackageMetadata | undefined {
+    const p = this.builtIn.get(packageId);
+    return p && { ...p };
   }
   get(packageId: string): DecodedPackage | undefined {
     return this.packages.get(packageId);
@@ -78,8 +114,8 @@ export class PackageStore {
     return this.vetted.has(packageId);
   }
   /** The vetted packages, in vetting order, and the serial of the last vetting change (0 = none). */
-  vettedPackages(): { serial: number; packages: DecodedPackage[] } {
-    return { serial: this.serial, packages: [...this.vetted].map((id) => this.packages.get(id)!) };
+  vettedPackages(): { serial: number; packages: PackageMetadata[] } {
+    return { serial: this.serial, packages: [...this.vetted].map((id) => this.metadataOf(id)!) };
   }
 
   /**
@@ -161,6 +197,15 @@ export class PackageStore {
     return { id: qid(pkg, moduleName, entityName), dataType };
   }
 
+  private metadataOf(packageId: string): PackageMetadata | undefined {
+    const p = this.packages.get(packageId) ?? this.builtIn.get(packageId);
+    return p && { packageId: p.packageId, name: p.name, version: p.version };
+  }
+
+  private all(): PackageMetadata[] {
+    return [...this.builtIn.values(), ...this.packages.values()];
+  }
+
   private decode(bytes: Buffer): DecodedDar {
     return decodeDar(bytes, this.opts.maxDarEntrySize === undefined ? {} : { maxEntrySize: this.opts.maxDarEntrySize });
   }
@@ -172,10 +217,11 @@ export class PackageStore {
    * daml-stdlib, ghc-stdlib and their stable per-module packages, daml-script), which Canton
    * requires to be utility packages or pins by id, so DARs built with different SDKs coexist.
    */
-  private checkVetting(incoming: DecodedPackage[]): void {
-    const byNameVersion = new Map<string, DecodedPackage>();
-    const consider = (p: DecodedPackage): void => {
-      if (isUtilityPackage(p) || SDK_PACKAGE.test(p.name)) return;
+  private checkVetting(incoming: DecodedPackage[], incomingBuiltIn: PackageMetadata[] = []): void {
+    const byNameVersion = new Map<string, PackageMetadata>();
+    // Built-in packages have templates: they are never utility packages.
+    const consider = (p: PackageMetadata, utility: boolean): void => {
+      if (utility || SDK_PACKAGE.test(p.name)) return;
       const key = `${p.name}\u0000${p.version}`;
       const other = byNameVersion.get(key);
       if (other && other.packageId !== p.packageId) {
@@ -186,8 +232,13 @@ export class PackageStore {
       }
       if (!other) byNameVersion.set(key, p);
     };
-    for (const id of this.vetted) consider(this.packages.get(id)!);
-    for (const p of incoming) consider(p);
+    for (const id of this.vetted) {
+      const decoded = this.packages.get(id);
+      if (decoded) consider(decoded, isUtilityPackage(decoded));
+      else consider(this.builtIn.get(id)!, false);
+    }
+    for (const p of incomingBuiltIn) consider(p, false);
+    for (const p of incoming) consider(p, isUtilityPackage(p));
   }
 }
 
@@ -196,7 +247,7 @@ function qid(pkg: DecodedPackage, moduleName: string, entityName: string): Quali
 }
 
 /** Canton's `PkgIdWithNameAndVersion` rendering. */
-function describe(p: DecodedPackage): string {
+function describe(p: PackageMetadata): string {
   return `${p.packageId} (${p.name} v${p.version})`;
 }
 

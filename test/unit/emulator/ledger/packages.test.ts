@@ -180,6 +180,39 @@ describe('PackageStore', () => {
   });
 });
 
+describe('PackageStore built-in packages (known by metadata only)', () => {
+  const builtIn = { packageId: 'f'.repeat(64), name: 'canton-builtin-x', version: '3.4.0' };
+
+  it('lists them first, vets them, and has no archive bytes for them', () => {
+    const store = new PackageStore();
+    store.registerBuiltIn(builtIn);
+    const dar = buildDar(tokenSpec('1.0.0'));
+    store.uploadDar(dar.bytes);
+    expect(store.list()).toEqual([builtIn.packageId, ...dar.packageIds]);
+    expect(store.has(builtIn.packageId)).toBe(true);
+    expect(store.isBuiltIn(builtIn.packageId)).toBe(true);
+    expect(store.isBuiltIn(dar.mainPackageId)).toBe(false);
+    expect(store.nameOf(builtIn.packageId)).toBe('canton-builtin-x');
+    expect(store.idsOf('canton-builtin-x')).toEqual([builtIn.packageId]);
+    expect(store.payload(builtIn.packageId)).toBeUndefined();
+    expect(store.get(builtIn.packageId)).toBeUndefined();
+    expect(store.builtInPackage(builtIn.packageId)).toEqual(builtIn);
+    const vetted = store.vettedPackages();
+    expect(vetted.serial).toBe(2);
+    expect(vetted.packages[0]).toEqual(builtIn);
+    expect(vetted.packages.map((p) => p.packageId)).toEqual([builtIn.packageId, ...dar.packageIds]);
+  });
+
+  it('refuses a second built-in with the same name and version but another id', () => {
+    const store = new PackageStore();
+    store.registerBuiltIn(builtIn);
+    store.registerBuiltIn(builtIn);
+    expect(store.vettedPackages().serial).toBe(1);
+    expectCode(() => store.registerBuiltIn({ ...builtIn, packageId: 'e'.repeat(64) }), 'KNOWN_PACKAGE_VERSION');
+    expect(store.list()).toEqual([builtIn.packageId]);
+  });
+});
+
 describe('compareVersions', () => {
   it('orders dotted versions numerically', () => {
     expect(compareVersions('1.10.0', '1.9.0')).toBeGreaterThan(0);
