@@ -53,8 +53,20 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
       targetScope: env.LEDGER_AUTH_TARGET_SCOPE || undefined,
       leewaySeconds: num('LEDGER_AUTH_LEEWAY_SECONDS'),
     };
+  } else if (mode === 'localnet') {
+    // LocalNet's participants take HS256 tokens only: a key source of another kind means `jwt`.
+    for (const name of ['LEDGER_AUTH_JWKS_URL', 'LEDGER_AUTH_PUBLIC_KEY_FILE']) {
+      if (env[name]) throw new ConfigError(`${name} needs LEDGER_AUTH=jwt (LEDGER_AUTH=localnet verifies HS256 tokens only)`);
+    }
+    raw.auth = {
+      mode: 'localnet',
+      hs256Secret: env.LEDGER_AUTH_HS256_SECRET || undefined,
+      targetAudience: env.LEDGER_AUTH_TARGET_AUDIENCE || undefined,
+      targetScope: env.LEDGER_AUTH_TARGET_SCOPE || undefined,
+      leewaySeconds: num('LEDGER_AUTH_LEEWAY_SECONDS'),
+    };
   } else if (mode !== 'none') {
-    throw new ConfigError(`LEDGER_AUTH must be "none" or "jwt", got "${mode}"`);
+    throw new ConfigError(`LEDGER_AUTH must be "none", "jwt" or "localnet", got "${mode}"`);
   }
 
   const parsed = EmulatorConfigSchema.safeParse(raw);

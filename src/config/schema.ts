@@ -28,6 +28,28 @@ export const DeclaredTemplateConfigSchema = DeclaredIdSchema.extend({
 });
 export type DeclaredTemplateConfig = z.infer<typeof DeclaredTemplateConfigSchema>;
 
+/** What LocalNet's participants check (`unsafe-jwt-hmac-256` with secret `unsafe`, `target-audience`). */
+export const LOCALNET_LEDGER_AUTH = { hs256Secret: 'unsafe', targetAudience: 'https://canton.network.global' } as const;
+
+/**
+ * `LEDGER_AUTH=localnet`: the ledger accepts LocalNet's tokens as they are (HS256, secret `unsafe`,
+ * `aud` = `https://canton.network.global`, user in `sub`), which is exactly what the wallet SDK's
+ * `self_signed` auth mints. A preset of `jwt`: secret and audience can still be overridden.
+ */
+const LocalnetAuthConfigSchema = z
+  .object({
+    mode: z.literal('localnet'),
+    hs256Secret: z.string().min(1).default(LOCALNET_LEDGER_AUTH.hs256Secret),
+    targetAudience: z.string().min(1).default(LOCALNET_LEDGER_AUTH.targetAudience),
+    targetScope: z.string().min(1).optional(),
+    leewaySeconds: z.number().int().nonnegative().optional(),
+  })
+  .strict()
+  .transform(({ mode: _preset, ...jwt }) => ({ mode: 'jwt' as const, ...jwt }));
+
+/** The ledger's auth: `none`, `jwt` (any Canton auth service), or the `localnet` preset of `jwt`. */
+export const EmulatorAuthConfigSchema = z.union([AuthConfigSchema, LocalnetAuthConfigSchema]);
+
 export const EmulatorConfigSchema = z.object({
   /** Port of the emulated ledger node's JSON API (Canton's default is 7575). */
   port: z.number().int().min(0).max(65535).default(7575).describe('PORT: ledger JSON API port'),
@@ -55,7 +77,9 @@ export const EmulatorConfigSchema = z.object({
   participantName: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant1').describe('PARTICIPANT_NAME'),
   /** Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`). */
   adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('LEDGER_ADMIN_USERS (comma separated)'),
-  auth: AuthConfigSchema.default({ mode: 'none' }),
+  auth: EmulatorAuthConfigSchema.default({ mode: 'none' }).describe(
+    'LEDGER_AUTH=none|jwt|localnet; LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE, LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, LEDGER_AUTH_LEEWAY_SECONDS',
+  ),
   /** Seed the demo world at start (parties, users, instruments, holdings). */
   demoWorld: z.boolean().default(true).describe('DEMO_WORLD=false turns the demo world off'),
   /** Replace the default demo world (see DemoWorldSchema in src/emulator/seed.ts). */
@@ -67,3 +91,5 @@ export const EmulatorConfigSchema = z.object({
   declaredTemplates: z.array(DeclaredTemplateConfigSchema).default([]).describe('DECLARED_TEMPLATES (JSON) or DECLARED_TEMPLATES_FILE'),
 });
 export type EmulatorConfig = z.infer<typeof EmulatorConfigSchema>;
+/** The configuration as given (defaults optional, `auth` may be the `localnet` preset). */
+export type EmulatorConfigInput = z.input<typeof EmulatorConfigSchema>;

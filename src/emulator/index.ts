@@ -11,17 +11,19 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { createHash } from 'node:crypto';
-import type { DeclaredTemplateConfig, EmulatorConfig } from '../config/schema.js';
+import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
 import type { QualifiedId } from './ledger/types.js';
 import { EmulatorConfigSchema } from '../config/schema.js';
 import { createAuthenticator } from './ledger-api/auth.js';
 import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-api/index.js';
 import { LedgerEngine } from './ledger/engine.js';
+import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
 import type { Clock } from './shared/clock.js';
 
 export interface StartEmulatorOptions {
-  config?: Partial<EmulatorConfig>;
+  /** Parsed with the config schema: defaults fill what is left out (`auth: { mode: 'localnet' }` works). */
+  config?: EmulatorConfigInput;
   clock?: Clock;
   logger?: Logger;
   /** Replace the demo world (ignored when `config.demoWorld` is false). */
@@ -48,6 +50,8 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
     participantName: config.participantName,
     listMaxElements: config.listMaxElements,
   });
+  // What a real participant has from start, demo world or not.
+  installAdminWorkflows(engine);
   for (const id of config.adminUsers) engine.users.addAdminUser(id);
   for (const t of config.declaredTemplates) {
     engine.templates.declare({

@@ -31,9 +31,26 @@ describe('emulator configuration from the environment', () => {
     expect(emu.engine.contracts.activeCount).toBe(2); // TokenRules + carol's Token
   });
 
+  it('LEDGER_AUTH=localnet: LocalNet\'s HS256 secret `unsafe` and audience, each overridable', () => {
+    expect(loadEmulatorConfig({ LEDGER_AUTH: 'localnet' }).auth).toEqual({
+      mode: 'jwt',
+      hs256Secret: 'unsafe',
+      targetAudience: 'https://canton.network.global',
+    });
+    expect(
+      loadEmulatorConfig({ LEDGER_AUTH: 'localnet', LEDGER_AUTH_HS256_SECRET: 's3cret', LEDGER_AUTH_TARGET_AUDIENCE: 'https://ledger.example', LEDGER_AUTH_LEEWAY_SECONDS: '5' }).auth,
+    ).toEqual({ mode: 'jwt', hs256Secret: 's3cret', targetAudience: 'https://ledger.example', leewaySeconds: 5 });
+    expect(() => loadEmulatorConfig({ LEDGER_AUTH: 'localnet', LEDGER_AUTH_JWKS_URL: 'https://idp.example/jwks' })).toThrow(
+      /LEDGER_AUTH_JWKS_URL needs LEDGER_AUTH=jwt/,
+    );
+    // The same preset given as configuration (startStack/startEmulator options).
+    const emu = buildEmulator({ config: { auth: { mode: 'localnet' }, demoWorld: false, logLevel: 'silent' } });
+    expect(emu.config.auth).toEqual({ mode: 'jwt', hs256Secret: 'unsafe', targetAudience: 'https://canton.network.global' });
+  });
+
   it('names the variable and the problem for every mistake', () => {
     expect(() => loadEmulatorConfig({ PORT: 'abc' })).toThrow(/PORT must be a whole number/);
-    expect(() => loadEmulatorConfig({ LEDGER_AUTH: 'magic' })).toThrow(/LEDGER_AUTH must be "none" or "jwt"/);
+    expect(() => loadEmulatorConfig({ LEDGER_AUTH: 'magic' })).toThrow(/LEDGER_AUTH must be "none", "jwt" or "localnet"/);
     expect(() => loadEmulatorConfig({ LEDGER_AUTH: 'jwt' })).toThrow(ConfigError);
     expect(() => loadEmulatorConfig({ DEMO_WORLD_FILE: join(dir, 'missing.json') })).toThrow(/DEMO_WORLD_FILE: cannot read/);
     expect(() => loadEmulatorConfig({ DEMO_WORLD_FILE: file('bad.json', '{not json') })).toThrow(/DEMO_WORLD_FILE: not valid JSON/);
