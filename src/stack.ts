@@ -189,6 +189,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       scan,
       registryApp: amuletRegistry?.app,
       validatorParty: seeded.amulet.validator,
+      validatorUser: seeded.amulet.validatorUser,
       auth: config.validatorAuth,
       logger: logger.child({ module: 'validator' }),
     });

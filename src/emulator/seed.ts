@@ -31,6 +31,12 @@ export interface DemoAmulet {
   dso: string;
   /** Hint of the validator operator party (hosts the wallets, like a LocalNet validator). */
   validator: string;
+  /**
+   * The validator's ledger API user (`GET /api/validator/v0/validator-user` `user_name`): it gets
+   * the validator party as primary party, CanActAs it and ParticipantAdmin, as the Splice validator
+   * sets up its own user. Default `ledger-api-user`, LocalNet's.
+   */
+  validatorUser?: string;
   /** Canton Coin tapped at start (DevNet tap). */
   holdings: Array<{ owner: string; amount: string }>;
   /** Parties with a wallet (WalletAppInstall) on the validator. */
@@ -70,6 +76,7 @@ export const DemoWorldSchema = z
       .object({
         dso: z.string().min(1),
         validator: z.string().min(1),
+        validatorUser: z.string().min(1).optional(),
         holdings: z.array(z.object({ owner: z.string().min(1), amount: z.string().regex(/^\d+(\.\d{1,10})?$/) }).strict()).default([]),
         wallets: z.array(z.string().min(1)).default([]),
         featuredApps: z.array(z.string().min(1)).default([]),
@@ -163,7 +170,26 @@ export interface SeededParty {
 export interface SeededWorld {
   parties: SeededParty[];
   instruments: Array<DemoInstrument & { adminParty: string }>;
-  amulet?: { dso: string; validator: string; amuletRulesCid: string; externalPartyAmuletRulesCid: string };
+  amulet?: { dso: string; validator: string; validatorUser: string; amuletRulesCid: string; externalPartyAmuletRulesCid: string };
+}
+
+/** LocalNet's validator ledger API user (the validator app's `ledger-api-user`). */
+export const DEFAULT_VALIDATOR_USER = 'ledger-api-user';
+
+/**
+ * Sets up the validator's own ledger API user as the Splice validator app does at start-up
+ * (`ValidatorApp` with its `ledger-api-user`): primary party = the validator operator party,
+ * CanActAs it, and ParticipantAdmin (it onboards users and allocates parties). An existing user
+ * (e.g. one of LEDGER_ADMIN_USERS) keeps its other rights.
+ */
+export function setUpValidatorUser(engine: LedgerEngine, userId: string, validatorParty: string): void {
+  const rights: Right[] = [{ kind: 'ParticipantAdmin' }, { kind: 'CanActAs', party: validatorParty }];
+  if (engine.users.has(userId)) {
+    engine.users.update({ id: userId, primaryParty: validatorParty }, ['primary_party']);
+    engine.users.grant(userId, rights);
+  } else {
+    engine.users.create({ id: userId, primaryParty: validatorParty }, rights);
+  }
 }
 
 export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD): SeededWorld {
@@ -199,11 +225,13 @@ export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_D
     const a = world.amulet;
     const dso = partyOf(a.dso);
     const validator = partyOf(a.validator);
+    const validatorUser = a.validatorUser ?? DEFAULT_VALIDATOR_USER;
+    setUpValidatorUser(engine, validatorUser, validator);
     const w = seedAmuletWorld(engine, { dso });
     for (const h of a.holdings) tapAmulet(engine, { dso, receiver: partyOf(h.owner), amount: h.amount });
     for (const hint of a.wallets) installWallet(engine, { dso, user: partyOf(hint), validator });
     for (const hint of a.featuredApps) createFeaturedAppRight(engine, { dso, provider: partyOf(hint) });
-    amulet = { ...w, validator };
+    amulet = { ...w, validator, validatorUser };
   }
   return { parties, instruments, amulet };
 }
