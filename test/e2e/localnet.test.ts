@@ -19,6 +19,17 @@ import { createWalletSdk, selfSignedAuth, type WalletSdk } from './support/walle
 
 const VALIDATOR_USER = 'ledger-api-user';
 
+/** The fields of the JSON API's CreatedEvent read here. */
+interface CreatedEvent {
+  contractId: string;
+  templateId: string;
+  createArgument: unknown;
+}
+/** One `POST /v2/state/active-contracts` entry (an active contract). */
+interface ActiveContractEntry {
+  contractEntry: { JsActiveContract: { createdEvent: CreatedEvent } };
+}
+
 describe('LocalNet conventions: LEDGER_AUTH=localnet, the admin-workflows Ping, the validator user', () => {
   let stack: RunningStack;
   let alice: string;
@@ -28,14 +39,14 @@ describe('LocalNet conventions: LEDGER_AUTH=localnet, the admin-workflows Ping, 
   let bobSdk: WalletSdk;
 
   /** A raw ledger call with a LocalNet token (the SDK's token format) of `user`. */
-  const ledger = async (method: 'GET' | 'POST', path: string, user: string, body?: unknown, secret?: string) => {
+  const ledger = async <T = Record<string, unknown>>(method: 'GET' | 'POST', path: string, user: string, body?: unknown, secret?: string) => {
     const token = await validatorJwt(user, secret === undefined ? {} : { secret });
     const res = await fetch(`${stack.ledgerUrl}${path}`, {
       method,
       headers: { Authorization: `Bearer ${token}` },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: (await res.json()) as T };
   };
 
   beforeAll(async () => {
@@ -56,7 +67,7 @@ describe('LocalNet conventions: LEDGER_AUTH=localnet, the admin-workflows Ping, 
 
   describe('LEDGER_AUTH=localnet', () => {
     it("accepts the SDK's self-signed token as it is: the SDK learns its user from /v2/authenticated-user", async () => {
-      const me = await ledger('GET', '/v2/authenticated-user', 'alice');
+      const me = await ledger<{ user: unknown }>('GET', '/v2/authenticated-user', 'alice');
       expect(me.status).toBe(200);
       expect(me.body.user).toMatchObject({ id: 'alice', primaryParty: alice });
       // The SDK's own requests carry its token: a party read and a submission succeed below.
@@ -79,7 +90,7 @@ describe('LocalNet conventions: LEDGER_AUTH=localnet, the admin-workflows Ping, 
 
   describe('canton-builtin-admin-workflow-ping', () => {
     it('is listed and registered', async () => {
-      const list = await ledger('GET', '/v2/packages', 'alice');
+      const list = await ledger<{ packageIds: string[] }>('GET', '/v2/packages', 'alice');
       expect(list.status).toBe(200);
       expect(list.body.packageIds).toContain(ADMIN_WORKFLOW_PING_PACKAGE_ID);
       const status = await ledger('GET', `/v2/packages/${ADMIN_WORKFLOW_PING_PACKAGE_ID}/status`, 'alice');
@@ -87,25 +98,25 @@ describe('LocalNet conventions: LEDGER_AUTH=localnet, the admin-workflows Ping, 
     });
 
     it("alice pings bob with the SDK's PingService command; bob sees it and responds", async () => {
-      const commands = aliceSdk.party.utils.ping.create([{ initiator: alice, responder: bob, id: 'sdk-ping-1' }]);
+      const commands = aliceSdk.utils.ping.create([{ initiator: alice, responder: bob, id: 'sdk-ping-1' }]);
       expect(commands[0]!.CreateCommand.templateId).toBe(PING_TEMPLATE_REF);
       const created = await aliceSdk.ledger.internal.submit({ commands, actAs: [alice] });
       expect(created.completionOffset).toBeGreaterThan(0);
 
-      const acs = await ledger('POST', '/v2/state/active-contracts', 'bob', {
+      const acs = await ledger<ActiveContractEntry[]>('POST', '/v2/state/active-contracts', 'bob', {
         eventFormat: { filtersByParty: { [bob]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: PING_TEMPLATE_REF, includeCreatedEventBlob: false } } } }] } }, verbose: false },
         activeAtOffset: created.completionOffset,
       });
       expect(acs.status).toBe(200);
-      const pings = acs.body.map((e: { contractEntry: { JsActiveContract: { createdEvent: { contractId: string; createArgument: unknown } } } }) => e.contractEntry.JsActiveContract.createdEvent);
-      expect(pings.map((p: { createArgument: unknown }) => p.createArgument)).toEqual([{ id: 'sdk-ping-1', initiator: alice, responder: bob }]);
+      const pings = acs.body.map((e) => e.contractEntry.JsActiveContract.createdEvent);
+      expect(pings.map((p) => p.createArgument)).toEqual([{ id: 'sdk-ping-1', initiator: alice, responder: bob }]);
 
       const responded = await bobSdk.ledger.internal.submit({
-        commands: [{ ExerciseCommand: { templateId: PING_TEMPLATE_REF, contractId: pings[0].contractId, choice: 'Respond', choiceArgument: {} } }],
+        commands: [{ ExerciseCommand: { templateId: PING_TEMPLATE_REF, contractId: pings[0]!.contractId, choice: 'Respond', choiceArgument: {} } }],
         actAs: [bob],
       });
       expect(responded.completionOffset).toBeGreaterThan(created.completionOffset);
-      expect(stack.engine.contracts.getActive(pings[0].contractId)).toBeUndefined();
+      expect(stack.engine.contracts.getActive(pings[0]!.contractId)).toBeUndefined();
     });
   });
 
@@ -119,9 +130,9 @@ describe('LocalNet conventions: LEDGER_AUTH=localnet, the admin-workflows Ping, 
     it('is ledger-api-user with the validator party as primary party, CanActAs it and ParticipantAdmin', async () => {
       const info = await fetch(`${stack.validatorUrl}/api/validator/v0/validator-user`).then((r) => r.json());
       expect(info).toMatchObject({ party_id: validator, user_name: VALIDATOR_USER });
-      const user = await ledger('GET', `/v2/users/${VALIDATOR_USER}`, VALIDATOR_USER);
+      const user = await ledger<{ user: unknown }>('GET', `/v2/users/${VALIDATOR_USER}`, VALIDATOR_USER);
       expect(user.body.user).toMatchObject({ id: VALIDATOR_USER, primaryParty: validator });
-      const rights = await ledger('GET', `/v2/users/${VALIDATOR_USER}/rights`, VALIDATOR_USER);
+      const rights = await ledger<{ rights: unknown[] }>('GET', `/v2/users/${VALIDATOR_USER}/rights`, VALIDATOR_USER);
       expect(rights.body.rights).toEqual(
         expect.arrayContaining([{ kind: { ParticipantAdmin: { value: {} } } }, { kind: { CanActAs: { value: { party: validator } } } }]),
       );
@@ -132,21 +143,20 @@ describe('LocalNet conventions: LEDGER_AUTH=localnet, the admin-workflows Ping, 
       const before = stack.engine.ledgerEnd();
       const submitted = await validatorSdk.amulet.tapInternal('25');
       expect(submitted.completionOffset).toBeGreaterThan(before);
-      const tx = await ledger('POST', '/v2/updates/transaction-by-offset', VALIDATOR_USER, {
+      const tx = await ledger<{ transaction: { events: Array<{ CreatedEvent?: CreatedEvent }> } }>('POST', '/v2/updates/transaction-by-offset', VALIDATOR_USER, {
         offset: submitted.completionOffset,
         transactionFormat: { eventFormat: { filtersByParty: { [validator]: { cumulative: [] } }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' },
       });
       expect(tx.status).toBe(200);
-      const amulets = tx.body.transaction.events
-        .map((e: { CreatedEvent?: { templateId: string; createArgument: { owner: string; amount: { initialAmount: string } } } }) => e.CreatedEvent)
-        .filter((c: { templateId: string } | undefined) => c?.templateId.endsWith(':Splice.Amulet:Amulet'));
-      expect(amulets.map((c: { createArgument: { owner: string; amount: { initialAmount: string } } }) => [c.createArgument.owner, c.createArgument.amount.initialAmount])).toEqual([
+      const amulets = tx.body.transaction.events.flatMap((e) => (e.CreatedEvent?.templateId.endsWith(':Splice.Amulet:Amulet') ? [e.CreatedEvent] : []));
+      const amuletArgs = amulets.map((c) => c.createArgument as { owner: string; amount: { initialAmount: string } });
+      expect(amuletArgs.map((a) => [a.owner, a.amount.initialAmount])).toEqual([
         [validator, '25.0000000000'],
       ]);
     });
 
     it('another user still may not act as the validator party', async () => {
-      const denied = await ledger('POST', '/v2/commands/submit-and-wait', 'alice', {
+      const denied = await ledger<{ code: string }>('POST', '/v2/commands/submit-and-wait', 'alice', {
         commands: [{ CreateCommand: { templateId: PING_TEMPLATE_REF, createArguments: { id: 'x', initiator: validator, responder: alice } } }],
         commandId: 'alice-as-validator',
         userId: 'alice',
