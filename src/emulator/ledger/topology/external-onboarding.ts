@@ -1,0 +1,515 @@
+/**
+ * External party onboarding on the emulated participant: Canton 3.5's
+ * `ApiPartyManagementService.generateExternalPartyTopology` / `allocateExternalParty`, the
+ * structural checks of `ExternalPartyOnboardingDetails.create`, and the part of the topology
+ * manager's authorization that a fresh party's onboarding needs (signatures valid, the party's
+ * namespace key and every new signing key have signed).
+ *
+ * Generation follows Canton 3.4+: ONE transaction, a PartyToParticipant carrying the party's
+ * signing key with threshold 1 (`party_signing_keys`). Its key is the party's namespace key, so
+ * the mapping authorizes itself ("self-signed", topology.proto) and no NamespaceDelegation or
+ * PartyToKeyMapping is needed. Allocation also accepts the older three-transaction form
+ * (root NamespaceDelegation + PartyToKeyMapping + PartyToParticipant) that Canton still accepts.
+ *
+ * Every function validates fully before it writes: a rejected request changes nothing.
+ */
+import { errors, LedgerApiError } from '../errors.js';
+import type { LedgerEngine } from '../engine.js';
+import { verifySignature, type SigningKeySpec, type SigningPublicKey, type WireSignature } from '../external-parties.js';
+import { partyStringError } from '../object-meta.js';
+import { combinedTopologyHash } from './canton-hash.js';
+import {
+  normalizeSigningKey,
+  SigningKeyError,
+  signingKeyOfTopology,
+  topologySigningKey,
+  type KeyFormat,
+  type NormalizedSigningKey,
+} from './signing-keys.js';
+import {
+  decodeTopologyTransaction,
+  encodeTopologyTransaction,
+  ParticipantPermission,
+  SigningKeyUsage,
+  TopologyChangeOp,
+  TopologyDecodeError,
+  topologyTransactionHash,
+  type HostingParticipant,
+  type TopologyMapping,
+  type TopologyTransaction,
+} from './transactions.js';
+
+// ---- inputs (decoded wire requests) ------------------------------------------------------------
+
+export interface PublicKeyInput {
+  format: string;
+  /** base64 */
+  keyData: string;
+  keySpec: string;
+}
+
+export interface GenerateTopologyInput {
+  synchronizer: string;
+  partyHint: string;
+  publicKey?: PublicKeyInput | null;
+  localParticipantObservationOnly: boolean;
+  otherConfirmingParticipantUids: string[];
+  confirmationThreshold: number;
+  observingParticipantUids: string[];
+}
+
+export interface GeneratedTopology {
+  partyId: string;
+  publicKeyFingerprint: string;
+  /** base64 of each serialized, versioned transaction */
+  topologyTransactions: string[];
+  /** base64 */
+  multiHash: string;
+}
+
+export interface SignedTransactionInput {
+  /** base64 */
+  transaction: string;
+  signatures: WireSignature[];
+}
+
+export interface AllocateExternalInput {
+  synchronizer: string;
+  onboardingTransactions: SignedTransactionInput[];
+  multiHashSignatures: WireSignature[];
+}
+
+export interface AllocateExternalOptions {
+  identityProviderId: string;
+  /**
+   * Runs after the request is validated and before anything is written (Canton's user existence
+   * and quota checks happen there); throwing aborts the allocation with nothing changed.
+   */
+  beforeCommit?: (party: string) => void;
+}
+
+/** The usages Canton gives the key of a generated topology (namespace, proof of ownership, protocol). */
+const GENERATED_KEY_USAGE = [SigningKeyUsage.Namespace, SigningKeyUsage.ProofOfOwnership, SigningKeyUsage.Protocol];
+
+const LAPI_KEY_FORMATS: Record<string, KeyFormat> = {
+  CRYPTO_KEY_FORMAT_RAW: 'raw',
+  CRYPTO_KEY_FORMAT_DER: 'der',
+  CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO: 'spki',
+};
+
+const invalid = (what: string) => errors.invalidArgument(what);
+
+// ---- unique identifiers ------------------------------------------------------------------------
+
+/** `UniqueIdentifier.verifyValidString` + `String185`: the error text, or undefined. */
+function identifierError(s: string): string | undefined {
+  if (s.includes('::')) return 'String contains reserved delimiter `::`.';
+  if (s.length > 185) return `The given string has a maximum length of 185 but a string of length ${s.length} was given`;
+  return partyStringError(s);
+}
+
+/** `Fingerprint.fromProtoPrimitive`: the error text, or undefined. */
+function fingerprintError(s: string): string | undefined {
+  if (s === '') return 'Daml-LF Party is empty';
+  if (s.length > 68) return `Fingerprint ${s} is too long (max: 68)`;
+  if (!/^[A-Za-z0-9]+$/.test(s)) return `Fingerprint ${s} contains invalid characters`;
+  return undefined;
+}
+
+/** `UniqueIdentifier.fromProtoPrimitive_`: `identifier::namespace`. */
+function parseUid(s: string): { identifier: string; namespace: string } | string {
+  const at = s.indexOf('::');
+  if (at < 0) return `Invalid unique identifier \`${s}\` with missing namespace.`;
+  const identifier = s.slice(0, at);
+  const namespace = s.slice(at + 2);
+  if (identifier === '') return `Invalid unique identifier \`${s}\` with empty identifier.`;
+  const err = identifierError(identifier) ?? fingerprintError(namespace);
+  if (err !== undefined) return `Invalid unique identifier \`${s}\`: ${err}`;
+  return { identifier, namespace };
+}
+
+// ---- keys and signatures ---------------------------------------------------------------------
+
+function keyFromWire(pk: PublicKeyInput): NormalizedSigningKey | string {
+  const format = LAPI_KEY_FORMATS[pk.format];
+  if (format === undefined) return 'format: Field `format` is not set';
+  if (pk.keySpec === 'SIGNING_KEY_SPEC_UNSPECIFIED' || pk.keySpec === '') return 'key_spec: Field `key_spec` is not set';
+  if (pk.keyData === '') return 'public_key: Field `public_key` is empty';
+  try {
+    return normalizeSigningKey(format, Buffer.from(pk.keyData, 'base64'), pk.keySpec as SigningKeySpec);
+  } catch (e) {
+    if (e instanceof SigningKeyError) return e.message;
+    throw e;
+  }
+}
+
+function asStoreKey(k: NormalizedSigningKey): SigningPublicKey {
+  return { fingerprint: k.fingerprint, spec: k.spec, key: k.key };
+}
+
+/** `CryptoValidator.validateSignature`: the request-level checks of one signature. */
+function validateSignature(sig: WireSignature, field: string): void {
+  if (sig.format === 'SIGNATURE_FORMAT_UNSPECIFIED' || sig.format === '') throw errors.missingField(`${field}.format`);
+  if (sig.signingAlgorithmSpec === 'SIGNING_ALGORITHM_SPEC_UNSPECIFIED' || sig.signingAlgorithmSpec === '') {
+    throw errors.missingField(`${field}.signing_algorithm_spec`);
+  }
+  if (sig.signature === '') throw errors.invalidField(field, 'signature is empty');
+  const fpErr = fingerprintError(sig.signedBy);
+  if (fpErr !== undefined) throw errors.invalidField(field, fpErr);
+}
+
+// ---- generate-topology ---------------------------------------------------------------------------
+
+export function generateExternalPartyTopology(engine: LedgerEngine, input: GenerateTopologyInput): GeneratedTopology {
+  const participantUid = engine.participantId;
+  const availableConfirmers = (input.localParticipantObservationOnly ? 0 : 1) + input.otherConfirmingParticipantUids.length;
+
+  if (!input.publicKey) throw invalid('Field `public_key` is not set');
+  const key = keyFromWire(input.publicKey);
+  if (typeof key === 'string') throw invalid(key);
+
+  const sync = parseUid(input.synchronizer);
+  if (typeof sync === 'string') throw invalid(sync);
+  if (input.synchronizer !== engine.synchronizerId) throw invalid(`Unknown or not connected synchronizer ${input.synchronizer}`);
+  if (input.partyHint === '') throw invalid('Party hint is empty');
+  const hintErr = identifierError(input.partyHint);
+  if (hintErr !== undefined) throw invalid(`party_hint: ${hintErr}`);
+  if (input.confirmationThreshold < 0) throw invalid('Negative confirmation threshold observed');
+  for (const uid of [...input.otherConfirmingParticipantUids, ...input.observingParticipantUids]) {
+    const parsed = parseUid(uid);
+    if (typeof parsed === 'string') throw invalid(parsed);
+  }
+  if (input.otherConfirmingParticipantUids.includes(participantUid)) {
+    throw invalid(
+      `This participant node (PAR::${participantUid}) is also listed in 'otherConfirmingParticipantUids'. By sending the request to this node, it is de facto a hosting node and must not be listed in 'otherConfirmingParticipantUids'.`,
+    );
+  }
+  if (input.observingParticipantUids.includes(participantUid)) {
+    throw invalid(
+      `This participant node (PAR::${participantUid}) is also listed in 'observingParticipantUids'. By sending the request to this node, it is de facto a hosting node and must not be listed in 'observingParticipantUids'.`,
+    );
+  }
+  const all = [...input.otherConfirmingParticipantUids, ...input.observingParticipantUids];
+  const duplicates = [...new Set(all.filter((uid, i) => all.indexOf(uid) !== i))];
+  if (duplicates.length > 0) {
+    throw invalid(
+      `The following participant IDs are referenced multiple times in the request: ${duplicates.join(', ')}. Please ensure all IDs are referenced only once across 'otherConfirmingParticipantUids' and 'observingParticipantUids' fields.`,
+    );
+  }
+  if (input.confirmationThreshold > availableConfirmers) throw invalid('Confirmation threshold exceeds number of confirming participants');
+  const threshold = input.confirmationThreshold === 0 ? availableConfirmers : input.confirmationThreshold;
+  // Canton's `PositiveInt.tryCreate` would throw here (an internal error); a clear rejection instead.
+  if (threshold < 1) throw invalid('The party needs at least one confirming participant');
+
+  const partyId = `${input.partyHint}::${key.fingerprint}`;
+  const participants: HostingParticipant[] = [
+    {
+      participantUid,
+      permission: input.localParticipantObservationOnly ? ParticipantPermission.Observation : ParticipantPermission.Confirmation,
+      onboarding: false,
+    },
+    ...input.otherConfirmingParticipantUids.map((uid) => ({ participantUid: uid, permission: ParticipantPermission.Confirmation, onboarding: false })),
+    ...input.observingParticipantUids.map((uid) => ({ participantUid: uid, permission: ParticipantPermission.Observation, onboarding: false })),
+  ];
+  const tx: TopologyTransaction = {
+    operation: TopologyChangeOp.Replace,
+    serial: 1,
+    mapping: {
+      kind: 'PartyToParticipant',
+      party: partyId,
+      threshold,
+      participants,
+      partySigningKeys: { keys: [topologySigningKey(key, GENERATED_KEY_USAGE)], threshold: 1 },
+    },
+  };
+  const serialized = encodeTopologyTransaction(tx);
+  return {
+    partyId,
+    publicKeyFingerprint: key.fingerprint,
+    topologyTransactions: [serialized.toString('base64')],
+    multiHash: combinedTopologyHash([topologyTransactionHash(serialized)]).toString('base64'),
+  };
+}
+
+// ---- allocate --------------------------------------------------------------------------------------
+
+interface ParsedOnboardingTx {
+  tx: TopologyTransaction;
+  hash: Buffer;
+  signatures: WireSignature[];
+  /** The keys the mapping carries, normalized (decoding validates them, as Canton's parser does). */
+  keys: NormalizedSigningKey[];
+}
+
+function invalidTransaction(message: string): LedgerApiError {
+  return errors.invalidField('onboarding_transactions.transaction', `Invalid transaction: ${message}`);
+}
+
+function mappingKeys(m: TopologyMapping): NormalizedSigningKey[] {
+  const raw =
+    m.kind === 'NamespaceDelegation'
+      ? m.targetKey
+        ? [m.targetKey]
+        : []
+      : m.kind === 'PartyToKeyMapping'
+        ? m.signingKeys
+        : m.kind === 'PartyToParticipant'
+          ? (m.partySigningKeys?.keys ?? [])
+          : [];
+  return raw.map(signingKeyOfTopology);
+}
+
+/** Mapping invariants `fromProtoV30` enforces (PositiveInt thresholds, ids, key counts). */
+function checkMappingInvariants(m: TopologyMapping): void {
+  if (m.kind === 'NamespaceDelegation') {
+    if (!m.targetKey) throw new TopologyDecodeError('Field `target_key` is not set');
+    const err = fingerprintError(m.namespace);
+    if (err !== undefined) throw new TopologyDecodeError(err);
+  }
+  if (m.kind === 'PartyToKeyMapping' || m.kind === 'PartyToParticipant') {
+    const uid = parseUid(m.party);
+    if (typeof uid === 'string') throw new TopologyDecodeError(uid);
+    if (m.threshold < 1) throw new TopologyDecodeError(`Invalid threshold ${m.threshold}: must be positive`);
+  }
+  if (m.kind === 'PartyToKeyMapping' && (m.signingKeys.length === 0 || m.threshold > m.signingKeys.length)) {
+    throw new TopologyDecodeError(`Party ${m.party} cannot meet threshold of ${m.threshold} signing keys with participants ${m.signingKeys.length} keys`);
+  }
+  if (m.kind === 'PartyToParticipant') {
+    if (m.participants.length === 0) throw new TopologyDecodeError('Field `participants` must not be empty');
+    for (const p of m.participants) {
+      const uid = parseUid(p.participantUid);
+      if (typeof uid === 'string') throw new TopologyDecodeError(uid);
+      if (p.permission < 1 || p.permission > 3) throw new TopologyDecodeError(`Unrecognized enum permission ${p.permission}`);
+    }
+    const uids = m.participants.map((p) => p.participantUid);
+    if (new Set(uids).size !== uids.length) throw new TopologyDecodeError('Participants may only be assigned once');
+    const keys = m.partySigningKeys;
+    if (keys && (keys.keys.length === 0 || keys.threshold < 1 || keys.threshold > keys.keys.length)) {
+      throw new TopologyDecodeError(`Invalid signing keys threshold ${keys.threshold} for ${keys.keys.length} key(s)`);
+    }
+  }
+}
+
+function parseOnboardingTransaction(input: SignedTransactionInput): ParsedOnboardingTx {
+  const serialized = Buffer.from(input.transaction, 'base64');
+  let tx: TopologyTransaction;
+  let keys: NormalizedSigningKey[];
+  try {
+    if (serialized.length === 0) throw new TopologyDecodeError('Field `transaction` is empty');
+    tx = decodeTopologyTransaction(serialized);
+    if (tx.serial < 1) throw new TopologyDecodeError(`Invalid serial ${tx.serial}: must be positive`);
+    checkMappingInvariants(tx.mapping);
+    keys = mappingKeys(tx.mapping);
+  } catch (e) {
+    if (e instanceof TopologyDecodeError || e instanceof SigningKeyError) throw invalidTransaction(e.message);
+    throw e;
+  }
+  if (tx.operation !== TopologyChangeOp.Replace) {
+    throw errors.invalidField('onboarding_transactions.transaction', 'Onboarding topology transactions must be Replace operations');
+  }
+  if (tx.serial !== 1) throw errors.invalidField('onboarding_transactions.transaction.serial', 'Onboarding transaction serial must be 1');
+  for (const sig of input.signatures) validateSignature(sig, 'onboarding_transaction.signatures');
+  return { tx, hash: topologyTransactionHash(serialized), signatures: input.signatures, keys };
+}
+
+type Ptp = Extract<TopologyMapping, { kind: 'PartyToParticipant' }>;
+type Ptk = Extract<TopologyMapping, { kind: 'PartyToKeyMapping' }>;
+type Nsd = Extract<TopologyMapping, { kind: 'NamespaceDelegation' }>;
+
+function namespaceOf(party: string): string {
+  return party.slice(party.indexOf('::') + 2);
+}
+
+/** A signature together with the bytes it must cover (the tx hash, or the multi-hash). */
+interface CoveringSignature {
+  sig: WireSignature;
+  data: Buffer;
+}
+
+/**
+ * `ExternalPartyOnboardingDetails.parseTransactionsWithSignatures`: per transaction, its own
+ * signatures plus the multi-hash signatures, one per signer (its own preferred); a root
+ * NamespaceDelegation keeps only its namespace key's signatures.
+ */
+function signaturesPerTransaction(txs: ParsedOnboardingTx[], multi: WireSignature[], multiHash: Buffer): CoveringSignature[][] {
+  return txs.map((t) => {
+    const bySigner = new Map<string, CoveringSignature>();
+    for (const sig of t.signatures) if (!bySigner.has(sig.signedBy)) bySigner.set(sig.signedBy, { sig, data: t.hash });
+    for (const sig of multi) if (!bySigner.has(sig.signedBy)) bySigner.set(sig.signedBy, { sig, data: multiHash });
+    const all = [...bySigner.values()];
+    return t.tx.mapping.kind === 'NamespaceDelegation' ? all.filter((s) => s.sig.signedBy === (t.tx.mapping as Nsd).namespace) : all;
+  });
+}
+
+interface OnboardingPlan {
+  party: string;
+  ptp: Ptp;
+  ptk: Ptk | undefined;
+  nsd: Nsd | undefined;
+  /** Per transaction, the signatures that apply to it. */
+  signatures: CoveringSignature[][];
+  txs: ParsedOnboardingTx[];
+}
+
+/** `ExternalPartyOnboardingDetails.create`: which transactions form the onboarding, structurally. */
+function planOnboarding(engine: LedgerEngine, txs: ParsedOnboardingTx[], multi: WireSignature[]): OnboardingPlan {
+  const unwanted = [...new Set(txs.flatMap((t) => (t.tx.mapping.kind === 'Other' ? [t.tx.mapping.name] : [])))];
+  if (unwanted.includes('DecentralizedNamespaceDefinition')) {
+    throw invalid('Decentralized party namespaces are not supported by the emulated participant');
+  }
+  if (unwanted.length > 0) {
+    throw invalid(
+      `Unsupported transactions found: ${unwanted.join(', ')}. Supported transactions are: NamespaceDelegation, DecentralizedNamespaceDefinition, PartyToParticipant, PartyToKeyMapping`,
+    );
+  }
+  const multiHash = combinedTopologyHash(txs.map((t) => t.hash));
+  const signatures = signaturesPerTransaction(txs, multi, multiHash);
+  const signed = txs.filter((_, i) => signatures[i]!.length > 0);
+  const unsigned = txs.filter((_, i) => signatures[i]!.length === 0);
+  const ofKind = <K extends TopologyMapping['kind']>(list: ParsedOnboardingTx[], kind: K) =>
+    list.flatMap((t) => (t.tx.mapping.kind === kind ? [t.tx.mapping as Extract<TopologyMapping, { kind: K }>] : []));
+
+  // validateExactlyOnePartyToParticipant: a signed one, else exactly one unsigned one
+  const signedPtps = ofKind(signed, 'PartyToParticipant');
+  if (signedPtps.length > 1) throw invalid(`Only one transaction of type PartyToParticipant can be provided, got ${signedPtps.length}`);
+  const unsignedPtps = ofKind(unsigned, 'PartyToParticipant');
+  const ptp = signedPtps[0] ?? unsignedPtps[0];
+  if (signedPtps.length === 0 && unsignedPtps.length > 1) {
+    throw invalid(`Only one transaction of type PartyToParticipant can be provided, got ${unsignedPtps.length}`);
+  }
+  if (!ptp) throw invalid('One transaction of type PartyToParticipant must be provided, got 0');
+
+  // validatePartyToParticipant
+  const here = engine.participantId;
+  const submission = ptp.participants.filter((p) => p.permission === ParticipantPermission.Submission);
+  if (submission.length > 0) {
+    throw invalid(
+      `The PartyToParticipant transaction must not contain any node with Submission permission. Nodes with submission permission: ${submission.map((p) => `PAR::${p.participantUid}`).join(', ')}`,
+    );
+  }
+  if (ptp.participants.length === 1) {
+    const only = ptp.participants[0]!;
+    if (only.participantUid !== here || only.permission !== ParticipantPermission.Confirmation) {
+      throw invalid(
+        `The party is to be hosted on a single participant (PAR::${only.participantUid}) that is not this participant (PAR::${here}). Submit the allocation request on PAR::${only.participantUid} instead.`,
+      );
+    }
+  }
+  const confirming = ptp.participants.filter((p) => p.permission === ParticipantPermission.Confirmation);
+  if (confirming.length === 0) throw invalid('The PartyToParticipant transaction must contain at least one node with Confirmation permission');
+  const ptpKeys = (ptp.partySigningKeys?.keys ?? []).map(signingKeyOfTopology);
+  const ptpUsages = ptp.partySigningKeys?.keys.map((k) => k.usage) ?? [];
+  if (!ptpUsages.every((u) => u.includes(SigningKeyUsage.Protocol))) throw invalid('Missing Protocol usage on signing keys');
+  const namespace = namespaceOf(ptp.party);
+  const nsKeyIndex = ptpKeys.findIndex((k) => k.fingerprint === namespace);
+  if (nsKeyIndex >= 0 && !(ptpUsages[nsKeyIndex]!.includes(SigningKeyUsage.Namespace) && ptpUsages[nsKeyIndex]!.includes(SigningKeyUsage.Protocol))) {
+    throw invalid('Missing Namespace and Protocol usage on the party namespace key');
+  }
+  if (!ptp.participants.some((p) => p.participantUid === here)) {
+    throw invalid('This node is not hosting the party either with Confirmation or Observation permission.');
+  }
+  if (ptp.participants.length > 1) {
+    // Canton would accept and wait for the other hosting participants to authorize the hosting;
+    // the emulated network has no other participants, so the party could never become active.
+    throw invalid('Multi-hosted external parties are not supported by the emulated participant: host the party on this participant only');
+  }
+
+  // validatePartyToKey (signed only, at most one, same namespace)
+  const ptks = ofKind(signed, 'PartyToKeyMapping');
+  if (ptks.length > 1) throw invalid(`Only one transaction of type PartyToKeyMapping can be provided, got ${ptks.length}`);
+  const ptk = ptks[0];
+  if (ptk && namespaceOf(ptk.party) !== namespace) {
+    throw invalid(`The PartyToKeyMapping namespace (${namespaceOf(ptk.party)}) does not match the PartyToParticipant namespace (${namespace})`);
+  }
+  // validateExactlyOneSetOfSigningKeys
+  if ((ptp.partySigningKeys !== undefined) === (ptk !== undefined)) {
+    throw invalid('Party signing keys must be supplied either in the PartyToParticipant or in a PartyToKeyMapping transaction. Not in both.');
+  }
+  // validatePartyNamespace (signed only)
+  const nsds = ofKind(signed, 'NamespaceDelegation');
+  if (nsds.length > 1) throw invalid(`Only one transaction of type NamespaceDelegation can be provided, got ${nsds.length}`);
+  const nsd = nsds[0];
+  if (nsd) {
+    const rootKey = signingKeyOfTopology(nsd.targetKey!);
+    if (rootKey.fingerprint !== nsd.namespace || nsd.restriction === 'canSignAllButNamespaceDelegations' || nsd.restriction === 'canSignSpecificMappings') {
+      throw invalid('NamespaceDelegation is not a root namespace. Ensure the namespace and target key are the same');
+    }
+    if (nsd.namespace !== namespace) {
+      throw invalid(`The Party namespace (${nsd.namespace}) does not match the PartyToParticipant namespace (${namespace})`);
+    }
+  }
+  return { party: ptp.party, ptp, ptk, nsd, signatures, txs };
+}
+
+/**
+ * The topology manager's checks for a fresh party: every signature by a key the onboarding
+ * carries must be valid (else INVALID_TOPOLOGY_TX_SIGNATURE_ERROR), and each transaction must be
+ * signed by the party's namespace key and by every signing key it introduces (else
+ * UNAUTHORIZED_TOPOLOGY_TRANSACTION). The namespace key is the root NamespaceDelegation's target
+ * or, for a self-signed PartyToParticipant, its signing key whose fingerprint is the namespace.
+ */
+function authorize(plan: OnboardingPlan): void {
+  const keysByFingerprint = new Map<string, NormalizedSigningKey>();
+  for (const t of plan.txs) for (const k of t.keys) keysByFingerprint.set(k.fingerprint, k);
+  const namespace = namespaceOf(plan.party);
+
+  const validSigners = plan.txs.map((t, i) => {
+    const signers = new Set<string>();
+    for (const { sig, data } of plan.signatures[i]!) {
+      const key = keysByFingerprint.get(sig.signedBy);
+      if (key === undefined) continue; // a key this node does not know cannot authorize anything
+      if (!verifySignature(asStoreKey(key), data, sig)) {
+        throw new LedgerApiError('INVALID_TOPOLOGY_TX_SIGNATURE_ERROR', 'Transaction signature verification failed');
+      }
+      signers.add(sig.signedBy);
+    }
+    return signers;
+  });
+
+  const namespaceKeyKnown =
+    (plan.nsd !== undefined && validSigners[plan.txs.findIndex((t) => t.tx.mapping === plan.nsd)]!.has(namespace)) ||
+    (plan.ptp.partySigningKeys?.keys ?? []).some((k) => signingKeyOfTopology(k).fingerprint === namespace);
+  plan.txs.forEach((t, i) => {
+    const m = t.tx.mapping;
+    if (m !== plan.ptp && m !== plan.ptk && m !== plan.nsd) return; // ignored unsigned extras
+    const required = new Set([namespace, ...t.keys.map((k) => k.fingerprint)]);
+    const missing = [...required].filter((fp) => !validSigners[i]!.has(fp));
+    if (!namespaceKeyKnown || missing.length > 0) {
+      throw new LedgerApiError(
+        'UNAUTHORIZED_TOPOLOGY_TRANSACTION',
+        `Topology transaction is not properly authorized: ${m.kind} for ${plan.party} is missing signatures of ${missing.join(', ') || `the namespace ${namespace}`}`,
+      );
+    }
+  });
+}
+
+/**
+ * `allocateExternalParty`: decodes and checks the onboarding transactions, verifies their
+ * signatures, hosts the party here and registers its protocol keys and threshold with
+ * `engine.externalParties`. Returns the party id.
+ */
+export function allocateExternalParty(engine: LedgerEngine, input: AllocateExternalInput, opts: AllocateExternalOptions): string {
+  if (input.synchronizer === '') throw errors.missingField('synchronizer');
+  const sync = parseUid(input.synchronizer);
+  if (typeof sync === 'string') throw errors.invalidField('synchronizer', sync);
+  if (input.synchronizer !== engine.synchronizerId) {
+    throw invalid(`This node is not connected to the requested synchronizer ${input.synchronizer}.`);
+  }
+  const txs = input.onboardingTransactions.map(parseOnboardingTransaction);
+  if (txs.length === 0) throw errors.invalidField('onboarding_transactions.transactions', 'Transactions field is empty');
+  for (const sig of input.multiHashSignatures) validateSignature(sig, 'multi_hash_signatures.signatures');
+
+  const plan = planOnboarding(engine, txs, input.multiHashSignatures);
+  opts.beforeCommit?.(plan.party);
+  engine.parties.requireNotAllocated(plan.party);
+  authorize(plan);
+
+  const protocolKeys = plan.ptp.partySigningKeys ?? { keys: plan.ptk!.signingKeys, threshold: plan.ptk!.threshold };
+  engine.parties.allocateHosted(plan.party, opts.identityProviderId);
+  engine.externalParties.register({
+    party: plan.party,
+    keys: protocolKeys.keys.map((k) => asStoreKey(signingKeyOfTopology(k))),
+    threshold: protocolKeys.threshold,
+  });
+  return plan.party;
+}
