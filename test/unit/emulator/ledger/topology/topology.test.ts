@@ -39,7 +39,7 @@ const SPKI_KEY = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), 
 /** Splits Canton's UntypedVersionedMessage { bytes data = 1; int32 version = 2 } with protobuf-ts's reader. */
 function unwrapVersioned(bytes: Uint8Array): { data: Uint8Array; version: number } {
   const r = new BinaryReader(bytes);
-  let data = new Uint8Array();
+  let data: Uint8Array = new Uint8Array();
   let version = 0;
   while (r.pos < r.len) {
     const [field, wire] = r.tag();
