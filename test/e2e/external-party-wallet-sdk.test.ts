@@ -34,7 +34,7 @@ describe('wallet SDK 1.4.0: external party onboarding against the emulated ledge
     expect(party.publicKeyFingerprint).toBe(fingerprint);
 
     // The party is listed as hosted here, and the SDK's user got CanActAs on it.
-    const listed = await fetch(`${stack.ledgerUrl}/v2/parties?filter-party=ext-wallet`).then((r) => r.json());
+    const listed = (await fetch(`${stack.ledgerUrl}/v2/parties?filter-party=ext-wallet`).then((r) => r.json())) as { partyDetails: unknown[] };
     expect(listed.partyDetails).toEqual([
       { party: party.partyId, isLocal: true, localMetadata: { resourceVersion: '0', annotations: {} }, identityProviderId: '' },
     ]);

@@ -15,10 +15,11 @@
  */
 import { errors, LedgerApiError } from '../errors.js';
 import type { LedgerEngine } from '../engine.js';
-import { verifySignature, type SigningKeySpec, type SigningPublicKey, type WireSignature } from '../external-parties.js';
+import { verifySignature, type SigningPublicKey, type WireSignature } from '../external-parties.js';
 import { partyStringError } from '../object-meta.js';
 import { combinedTopologyHash } from './canton-hash.js';
 import {
+  isSigningKeySpec,
   normalizeSigningKey,
   SigningKeyError,
   signingKeyOfTopology,
@@ -133,10 +134,11 @@ function parseUid(s: string): { identifier: string; namespace: string } | string
 function keyFromWire(pk: PublicKeyInput): NormalizedSigningKey | string {
   const format = LAPI_KEY_FORMATS[pk.format];
   if (format === undefined) return 'format: Field `format` is not set';
-  if (pk.keySpec === 'SIGNING_KEY_SPEC_UNSPECIFIED' || pk.keySpec === '') return 'key_spec: Field `key_spec` is not set';
+  const spec = pk.keySpec;
+  if (!isSigningKeySpec(spec)) return 'key_spec: Field `key_spec` is not set';
   if (pk.keyData === '') return 'public_key: Field `public_key` is empty';
   try {
-    return normalizeSigningKey(format, Buffer.from(pk.keyData, 'base64'), pk.keySpec as SigningKeySpec);
+    return normalizeSigningKey(format, Buffer.from(pk.keyData, 'base64'), spec);
   } catch (e) {
     if (e instanceof SigningKeyError) return e.message;
     throw e;
@@ -337,7 +339,8 @@ function signaturesPerTransaction(txs: ParsedOnboardingTx[], multi: WireSignatur
     for (const sig of t.signatures) if (!bySigner.has(sig.signedBy)) bySigner.set(sig.signedBy, { sig, data: t.hash });
     for (const sig of multi) if (!bySigner.has(sig.signedBy)) bySigner.set(sig.signedBy, { sig, data: multiHash });
     const all = [...bySigner.values()];
-    return t.tx.mapping.kind === 'NamespaceDelegation' ? all.filter((s) => s.sig.signedBy === (t.tx.mapping as Nsd).namespace) : all;
+    const m = t.tx.mapping;
+    return m.kind === 'NamespaceDelegation' ? all.filter((s) => s.sig.signedBy === m.namespace) : all;
   });
 }
 
@@ -367,7 +370,7 @@ function planOnboarding(engine: LedgerEngine, txs: ParsedOnboardingTx[], multi: 
   const signed = txs.filter((_, i) => signatures[i]!.length > 0);
   const unsigned = txs.filter((_, i) => signatures[i]!.length === 0);
   const ofKind = <K extends TopologyMapping['kind']>(list: ParsedOnboardingTx[], kind: K) =>
-    list.flatMap((t) => (t.tx.mapping.kind === kind ? [t.tx.mapping as Extract<TopologyMapping, { kind: K }>] : []));
+    list.map((t) => t.tx.mapping).filter((m): m is Extract<TopologyMapping, { kind: K }> => m.kind === kind);
 
   // validateExactlyOnePartyToParticipant: a signed one, else exactly one unsigned one
   const signedPtps = ofKind(signed, 'PartyToParticipant');

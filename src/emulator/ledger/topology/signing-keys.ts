@@ -20,7 +20,17 @@ const KEY_SPEC_NUMBERS: Record<SigningKeySpec, number> = {
   SIGNING_KEY_SPEC_EC_P384: 3,
   SIGNING_KEY_SPEC_EC_SECP256K1: 4,
 };
-const KEY_SPECS_BY_NUMBER = new Map(Object.entries(KEY_SPEC_NUMBERS).map(([k, v]) => [v, k as SigningKeySpec]));
+const KEY_SPECS: readonly SigningKeySpec[] = [
+  'SIGNING_KEY_SPEC_EC_CURVE25519',
+  'SIGNING_KEY_SPEC_EC_P256',
+  'SIGNING_KEY_SPEC_EC_P384',
+  'SIGNING_KEY_SPEC_EC_SECP256K1',
+];
+const KEY_SPECS_BY_NUMBER = new Map(KEY_SPECS.map((spec) => [KEY_SPEC_NUMBERS[spec], spec]));
+
+export function isSigningKeySpec(s: string): s is SigningKeySpec {
+  return (KEY_SPECS as readonly string[]).includes(s);
+}
 
 /** The named curve node:crypto reports for each ECDSA key spec. */
 const EC_CURVES: Partial<Record<SigningKeySpec, string>> = {
