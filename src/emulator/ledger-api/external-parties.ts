@@ -11,7 +11,8 @@ import { decodeBody } from './decode.js';
 import { isAdminOrIdpAdmin } from '../ledger/claims.js';
 import { errors } from '../ledger/errors.js';
 import { optionalIdentityProviderId, optionalUserId, requireIdentityProviderExists } from '../ledger/object-meta.js';
-import { allocateExternalParty, generateExternalPartyTopology } from '../ledger/topology/external-onboarding.js';
+import { allocateExternalParty } from '../ledger/topology/allocate-external.js';
+import { generateExternalPartyTopology } from '../ledger/topology/generate-topology.js';
 import {
   AllocateExternalPartyRequestSchema,
   GenerateExternalPartyTopologyRequestSchema,

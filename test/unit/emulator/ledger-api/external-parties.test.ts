@@ -14,7 +14,7 @@ import { WILDCARD, type Claims, type UserClaims } from '../../../../src/emulator
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { LedgerApiError } from '../../../../src/emulator/ledger/errors.js';
 import { cantonHash, combinedTopologyHash, fingerprintOf } from '../../../../src/emulator/ledger/topology/canton-hash.js';
-import { allocateExternalParty } from '../../../../src/emulator/ledger/topology/external-onboarding.js';
+import { allocateExternalParty } from '../../../../src/emulator/ledger/topology/allocate-external.js';
 import { encodeTopologyTransaction, topologyTransactionHash, type TopologyTransaction } from '../../../../src/emulator/ledger/topology/transactions.js';
 
 function userClaims(userId: string, o: Partial<UserClaims> = {}): UserClaims {

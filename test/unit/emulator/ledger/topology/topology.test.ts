@@ -27,7 +27,7 @@ import {
   TopologyDecodeError,
   topologyTransactionHash,
 } from '../../../../../src/emulator/ledger/topology/transactions.js';
-import { generateExternalPartyTopology } from '../../../../../src/emulator/ledger/topology/external-onboarding.js';
+import { generateExternalPartyTopology } from '../../../../../src/emulator/ledger/topology/generate-topology.js';
 import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

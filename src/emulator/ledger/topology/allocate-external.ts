@@ -1,72 +1,32 @@
 /**
- * External party onboarding on the emulated participant: Canton 3.5's
- * `ApiPartyManagementService.generateExternalPartyTopology` / `allocateExternalParty`, the
- * structural checks of `ExternalPartyOnboardingDetails.create`, and the part of the topology
- * manager's authorization that a fresh party's onboarding needs (signatures valid, the party's
- * namespace key and every new signing key have signed).
+ * `POST /v2/parties/external/allocate` on the emulated participant: Canton 3.5's
+ * `ApiPartyManagementService.allocateExternalParty`, the structural checks of
+ * `ExternalPartyOnboardingDetails.create`, and the part of the topology manager's authorization a
+ * fresh party's onboarding needs: every signature valid, the party's namespace key and every
+ * signing key a transaction introduces among the signers.
  *
- * Generation follows Canton 3.4+: ONE transaction, a PartyToParticipant carrying the party's
- * signing key with threshold 1 (`party_signing_keys`). Its key is the party's namespace key, so
- * the mapping authorizes itself ("self-signed", topology.proto) and no NamespaceDelegation or
- * PartyToKeyMapping is needed. Allocation also accepts the older three-transaction form
- * (root NamespaceDelegation + PartyToKeyMapping + PartyToParticipant) that Canton still accepts.
+ * Accepted onboardings: the self-signed PartyToParticipant that generate-topology produces, and
+ * the older form Canton still accepts (root NamespaceDelegation + PartyToKeyMapping +
+ * PartyToParticipant). Signatures are per transaction (over its hash) or over the multi-hash.
  *
- * Every function validates fully before it writes: a rejected request changes nothing.
+ * Everything is validated before anything is written: a rejected request changes nothing.
  */
 import { errors, LedgerApiError } from '../errors.js';
 import type { LedgerEngine } from '../engine.js';
 import { verifySignature, type SigningPublicKey, type WireSignature } from '../external-parties.js';
-import { partyStringError } from '../object-meta.js';
 import { combinedTopologyHash } from './canton-hash.js';
-import {
-  isSigningKeySpec,
-  normalizeSigningKey,
-  SigningKeyError,
-  signingKeyOfTopology,
-  topologySigningKey,
-  type KeyFormat,
-  type NormalizedSigningKey,
-} from './signing-keys.js';
+import { SigningKeyError, signingKeyOfTopology, type NormalizedSigningKey } from './signing-keys.js';
 import {
   decodeTopologyTransaction,
-  encodeTopologyTransaction,
   ParticipantPermission,
   SigningKeyUsage,
   TopologyChangeOp,
   TopologyDecodeError,
   topologyTransactionHash,
-  type HostingParticipant,
   type TopologyMapping,
   type TopologyTransaction,
 } from './transactions.js';
-
-// ---- inputs (decoded wire requests) ------------------------------------------------------------
-
-export interface PublicKeyInput {
-  format: string;
-  /** base64 */
-  keyData: string;
-  keySpec: string;
-}
-
-export interface GenerateTopologyInput {
-  synchronizer: string;
-  partyHint: string;
-  publicKey?: PublicKeyInput | null;
-  localParticipantObservationOnly: boolean;
-  otherConfirmingParticipantUids: string[];
-  confirmationThreshold: number;
-  observingParticipantUids: string[];
-}
-
-export interface GeneratedTopology {
-  partyId: string;
-  publicKeyFingerprint: string;
-  /** base64 of each serialized, versioned transaction */
-  topologyTransactions: string[];
-  /** base64 */
-  multiHash: string;
-}
+import { fingerprintError, parseUid } from './unique-identifiers.js';
 
 export interface SignedTransactionInput {
   /** base64 */
@@ -89,61 +49,7 @@ export interface AllocateExternalOptions {
   beforeCommit?: (party: string) => void;
 }
 
-/** The usages Canton gives the key of a generated topology (namespace, proof of ownership, protocol). */
-const GENERATED_KEY_USAGE = [SigningKeyUsage.Namespace, SigningKeyUsage.ProofOfOwnership, SigningKeyUsage.Protocol];
-
-const LAPI_KEY_FORMATS: Record<string, KeyFormat> = {
-  CRYPTO_KEY_FORMAT_RAW: 'raw',
-  CRYPTO_KEY_FORMAT_DER: 'der',
-  CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO: 'spki',
-};
-
 const invalid = (what: string) => errors.invalidArgument(what);
-
-// ---- unique identifiers ------------------------------------------------------------------------
-
-/** `UniqueIdentifier.verifyValidString` + `String185`: the error text, or undefined. */
-function identifierError(s: string): string | undefined {
-  if (s.includes('::')) return 'String contains reserved delimiter `::`.';
-  if (s.length > 185) return `The given string has a maximum length of 185 but a string of length ${s.length} was given`;
-  return partyStringError(s);
-}
-
-/** `Fingerprint.fromProtoPrimitive`: the error text, or undefined. */
-function fingerprintError(s: string): string | undefined {
-  if (s === '') return 'Daml-LF Party is empty';
-  if (s.length > 68) return `Fingerprint ${s} is too long (max: 68)`;
-  if (!/^[A-Za-z0-9]+$/.test(s)) return `Fingerprint ${s} contains invalid characters`;
-  return undefined;
-}
-
-/** `UniqueIdentifier.fromProtoPrimitive_`: `identifier::namespace`. */
-function parseUid(s: string): { identifier: string; namespace: string } | string {
-  const at = s.indexOf('::');
-  if (at < 0) return `Invalid unique identifier \`${s}\` with missing namespace.`;
-  const identifier = s.slice(0, at);
-  const namespace = s.slice(at + 2);
-  if (identifier === '') return `Invalid unique identifier \`${s}\` with empty identifier.`;
-  const err = identifierError(identifier) ?? fingerprintError(namespace);
-  if (err !== undefined) return `Invalid unique identifier \`${s}\`: ${err}`;
-  return { identifier, namespace };
-}
-
-// ---- keys and signatures ---------------------------------------------------------------------
-
-function keyFromWire(pk: PublicKeyInput): NormalizedSigningKey | string {
-  const format = LAPI_KEY_FORMATS[pk.format];
-  if (format === undefined) return 'format: Field `format` is not set';
-  const spec = pk.keySpec;
-  if (!isSigningKeySpec(spec)) return 'key_spec: Field `key_spec` is not set';
-  if (pk.keyData === '') return 'public_key: Field `public_key` is empty';
-  try {
-    return normalizeSigningKey(format, Buffer.from(pk.keyData, 'base64'), spec);
-  } catch (e) {
-    if (e instanceof SigningKeyError) return e.message;
-    throw e;
-  }
-}
 
 function asStoreKey(k: NormalizedSigningKey): SigningPublicKey {
   return { fingerprint: k.fingerprint, spec: k.spec, key: k.key };
@@ -159,81 +65,6 @@ function validateSignature(sig: WireSignature, field: string): void {
   const fpErr = fingerprintError(sig.signedBy);
   if (fpErr !== undefined) throw errors.invalidField(field, fpErr);
 }
-
-// ---- generate-topology ---------------------------------------------------------------------------
-
-export function generateExternalPartyTopology(engine: LedgerEngine, input: GenerateTopologyInput): GeneratedTopology {
-  const participantUid = engine.participantId;
-  const availableConfirmers = (input.localParticipantObservationOnly ? 0 : 1) + input.otherConfirmingParticipantUids.length;
-
-  if (!input.publicKey) throw invalid('Field `public_key` is not set');
-  const key = keyFromWire(input.publicKey);
-  if (typeof key === 'string') throw invalid(key);
-
-  const sync = parseUid(input.synchronizer);
-  if (typeof sync === 'string') throw invalid(sync);
-  if (input.synchronizer !== engine.synchronizerId) throw invalid(`Unknown or not connected synchronizer ${input.synchronizer}`);
-  if (input.partyHint === '') throw invalid('Party hint is empty');
-  const hintErr = identifierError(input.partyHint);
-  if (hintErr !== undefined) throw invalid(`party_hint: ${hintErr}`);
-  if (input.confirmationThreshold < 0) throw invalid('Negative confirmation threshold observed');
-  for (const uid of [...input.otherConfirmingParticipantUids, ...input.observingParticipantUids]) {
-    const parsed = parseUid(uid);
-    if (typeof parsed === 'string') throw invalid(parsed);
-  }
-  if (input.otherConfirmingParticipantUids.includes(participantUid)) {
-    throw invalid(
-      `This participant node (PAR::${participantUid}) is also listed in 'otherConfirmingParticipantUids'. By sending the request to this node, it is de facto a hosting node and must not be listed in 'otherConfirmingParticipantUids'.`,
-    );
-  }
-  if (input.observingParticipantUids.includes(participantUid)) {
-    throw invalid(
-      `This participant node (PAR::${participantUid}) is also listed in 'observingParticipantUids'. By sending the request to this node, it is de facto a hosting node and must not be listed in 'observingParticipantUids'.`,
-    );
-  }
-  const all = [...input.otherConfirmingParticipantUids, ...input.observingParticipantUids];
-  const duplicates = [...new Set(all.filter((uid, i) => all.indexOf(uid) !== i))];
-  if (duplicates.length > 0) {
-    throw invalid(
-      `The following participant IDs are referenced multiple times in the request: ${duplicates.join(', ')}. Please ensure all IDs are referenced only once across 'otherConfirmingParticipantUids' and 'observingParticipantUids' fields.`,
-    );
-  }
-  if (input.confirmationThreshold > availableConfirmers) throw invalid('Confirmation threshold exceeds number of confirming participants');
-  const threshold = input.confirmationThreshold === 0 ? availableConfirmers : input.confirmationThreshold;
-  // Canton's `PositiveInt.tryCreate` would throw here (an internal error); a clear rejection instead.
-  if (threshold < 1) throw invalid('The party needs at least one confirming participant');
-
-  const partyId = `${input.partyHint}::${key.fingerprint}`;
-  const participants: HostingParticipant[] = [
-    {
-      participantUid,
-      permission: input.localParticipantObservationOnly ? ParticipantPermission.Observation : ParticipantPermission.Confirmation,
-      onboarding: false,
-    },
-    ...input.otherConfirmingParticipantUids.map((uid) => ({ participantUid: uid, permission: ParticipantPermission.Confirmation, onboarding: false })),
-    ...input.observingParticipantUids.map((uid) => ({ participantUid: uid, permission: ParticipantPermission.Observation, onboarding: false })),
-  ];
-  const tx: TopologyTransaction = {
-    operation: TopologyChangeOp.Replace,
-    serial: 1,
-    mapping: {
-      kind: 'PartyToParticipant',
-      party: partyId,
-      threshold,
-      participants,
-      partySigningKeys: { keys: [topologySigningKey(key, GENERATED_KEY_USAGE)], threshold: 1 },
-    },
-  };
-  const serialized = encodeTopologyTransaction(tx);
-  return {
-    partyId,
-    publicKeyFingerprint: key.fingerprint,
-    topologyTransactions: [serialized.toString('base64')],
-    multiHash: combinedTopologyHash([topologyTransactionHash(serialized)]).toString('base64'),
-  };
-}
-
-// ---- allocate --------------------------------------------------------------------------------------
 
 interface ParsedOnboardingTx {
   tx: TopologyTransaction;
