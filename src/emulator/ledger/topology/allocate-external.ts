@@ -105,7 +105,7 @@ function checkMappingInvariants(m: TopologyMapping): void {
     if (m.threshold < 1) throw new TopologyDecodeError(`Invalid threshold ${m.threshold}: must be positive`);
   }
   if (m.kind === 'PartyToKeyMapping' && (m.signingKeys.length === 0 || m.threshold > m.signingKeys.length)) {
-    throw new TopologyDecodeError(`Party ${m.party} cannot meet threshold of ${m.threshold} signing keys with participants ${m.signingKeys.length} keys`);
+    throw new TopologyDecodeError(`Party ${m.party} cannot meet threshold of ${m.threshold} signing keys with ${m.signingKeys.length} keys`);
   }
   if (m.kind === 'PartyToParticipant') {
     if (m.participants.length === 0) throw new TopologyDecodeError('Field `participants` must not be empty');
@@ -116,6 +116,10 @@ function checkMappingInvariants(m: TopologyMapping): void {
     }
     const uids = m.participants.map((p) => p.participantUid);
     if (new Set(uids).size !== uids.length) throw new TopologyDecodeError('Participants may only be assigned once');
+    const confirmers = m.participants.filter((p) => p.permission !== ParticipantPermission.Observation).length;
+    if (confirmers > 0 && m.threshold > confirmers) {
+      throw new TopologyDecodeError(`Party ${m.party} cannot meet threshold of ${m.threshold} confirming participants with participants ${uids.join(', ')}`);
+    }
     const keys = m.partySigningKeys;
     if (keys && (keys.keys.length === 0 || keys.threshold < 1 || keys.threshold > keys.keys.length)) {
       throw new TopologyDecodeError(`Invalid signing keys threshold ${keys.threshold} for ${keys.keys.length} key(s)`);
@@ -265,7 +269,9 @@ function planOnboarding(engine: LedgerEngine, txs: ParsedOnboardingTx[], multi: 
   const nsd = nsds[0];
   if (nsd) {
     const rootKey = signingKeyOfTopology(nsd.targetKey!);
-    if (rootKey.fingerprint !== nsd.namespace || nsd.restriction === 'canSignAllButNamespaceDelegations' || nsd.restriction === 'canSignSpecificMappings') {
+    // Without a restriction, the deprecated is_root_delegation flag decides (topology.proto).
+    const canSignAll = nsd.restriction === 'canSignAllMappings' || (nsd.restriction === 'none' && nsd.isRootDelegation);
+    if (rootKey.fingerprint !== nsd.namespace || !canSignAll) {
       throw invalid('NamespaceDelegation is not a root namespace. Ensure the namespace and target key are the same');
     }
     if (nsd.namespace !== namespace) {

@@ -356,6 +356,40 @@ describe('POST /v2/parties/external/allocate', () => {
       await expectRejected(env, allocateBody(env, [serial2.toString('base64')], [sig]), 400, 'INVALID_FIELD', /Onboarding transaction serial must be 1/);
     });
 
+    it('onboarding transactions that do not form one party on this participant', async () => {
+      const env = setup();
+      const keys = createKeyPair();
+      const raw = Buffer.from(keys.publicKey, 'base64');
+      const ns = fingerprintOf(raw);
+      const key = { format: 4, publicKey: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), raw]), usage: [1, 5, 4], keySpec: 1, scheme: 0 };
+      const party = `dora::${ns}`;
+      const here = [{ participantUid: env.engine.participantId, permission: 2, onboarding: false }];
+      const nsd = (isRootDelegation: boolean): TopologyTransaction => ({
+        operation: 1,
+        serial: 1,
+        mapping: { kind: 'NamespaceDelegation', namespace: ns, targetKey: key, isRootDelegation, restriction: 'none' },
+      });
+      const ptk: TopologyTransaction = { operation: 1, serial: 1, mapping: { kind: 'PartyToKeyMapping', party, threshold: 1, signingKeys: [key] } };
+      const ptp = (threshold: number, withKeys: boolean): TopologyTransaction => ({
+        operation: 1,
+        serial: 1,
+        mapping: { kind: 'PartyToParticipant', party, threshold, participants: here, partySigningKeys: withKeys ? { keys: [key], threshold: 1 } : undefined },
+      });
+      const signedBody = (txs: TopologyTransaction[]) => {
+        const bytes = txs.map(encodeTopologyTransaction);
+        const multiHash = combinedTopologyHash(bytes.map(topologyTransactionHash)).toString('base64');
+        return allocateBody(env, bytes.map((b) => b.toString('base64')), [multiSig(signTransactionHash(multiHash, keys.privateKey), ns)]);
+      };
+      await expectRejected(env, signedBody([nsd(false), ptk, ptp(1, false)]), 400, 'INVALID_ARGUMENT', /NamespaceDelegation is not a root namespace/);
+      await expectRejected(env, signedBody([nsd(true), ptk, ptp(1, true)]), 400, 'INVALID_ARGUMENT', /either in the PartyToParticipant or in a PartyToKeyMapping transaction\. Not in both/);
+      await expectRejected(env, signedBody([ptp(1, true), ptp(1, true)]), 400, 'INVALID_ARGUMENT', /Only one transaction of type PartyToParticipant can be provided, got 2/);
+      await expectRejected(env, signedBody([nsd(true), ptk]), 400, 'INVALID_ARGUMENT', /One transaction of type PartyToParticipant must be provided, got 0/);
+      await expectRejected(env, signedBody([ptp(2, true)]), 400, 'INVALID_FIELD', /cannot meet threshold of 2 confirming participants/);
+      // the same legacy set with a root delegation is fine
+      const ok = await env.call('POST', '/v2/parties/external/allocate', signedBody([nsd(true), ptk, ptp(1, false)]));
+      expect(ok.status, ok.text).toBe(200);
+    });
+
     it('authorization: a user may only allocate for itself', async () => {
       const env = setup();
       env.table.set('alice-user', userClaims('alice-user'));
