@@ -1,7 +1,8 @@
 /**
  * `POST /v2/parties/external/generate-topology` on the emulated participant: Canton 3.5's
- * `ApiPartyManagementService.generateExternalPartyTopology`. As on Canton 3.4+, the topology is
- * ONE transaction, a PartyToParticipant carrying the party's signing key with threshold 1
+ * `ApiPartyManagementService.generateExternalPartyTopology`. As Canton 3.5 generates it (its
+ * openapi: the PartyToParticipant carries "the party's signing keys and threshold"; 3.4 documents
+ * a separate PartyToKeyMapping instead), the topology is ONE transaction, a PartyToParticipant carrying the party's signing key with threshold 1
  * (`party_signing_keys`). That key is also the party's namespace key, so the mapping authorizes
  * itself ("self-signed", topology.proto) and no NamespaceDelegation or PartyToKeyMapping is
  * generated. Nothing is stored: the same request always gives the same answer.
