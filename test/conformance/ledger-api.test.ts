@@ -11,6 +11,7 @@
  * default); a `Bearer` header goes through the real JWT authenticator (auth.ts) so that bad
  * tokens and missing rights answer as they do on a participant with auth on.
  */
+import { createKeyPair, signTransactionHash } from '@canton-network/core-signing-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, mintDevToken, type Authenticator } from '../../src/emulator/ledger-api/auth.js';
 import { WILDCARD } from '../../src/emulator/ledger/claims.js';
@@ -53,12 +54,6 @@ const UNSERVED: Array<{ method: string; pathTemplate: string; reason: string }> 
     method: 'post',
     pathTemplate: '/v2/package-vetting/update',
     reason: 'explicit (un)vetting is not emulated; DARs are vetted on upload (vetAllPackages)',
-  },
-  { method: 'post', pathTemplate: '/v2/parties/external/allocate', reason: 'external (self-signing) parties are not emulated' },
-  {
-    method: 'post',
-    pathTemplate: '/v2/parties/external/generate-topology',
-    reason: 'external (self-signing) parties are not emulated',
   },
   { method: 'post', pathTemplate: '/v2/interactive-submission/prepare', reason: 'interactive (external signing) submission is not emulated' },
   { method: 'post', pathTemplate: '/v2/interactive-submission/execute', reason: 'interactive (external signing) submission is not emulated' },
@@ -631,6 +626,51 @@ describe('parties', () => {
     await checkError('PATCH', `/v2/parties/${encodeURIComponent(alice)}`, 400, 'INVALID_ARGUMENT', {
       body: { partyDetails: { party: bob }, updateMask: { paths: ['local_metadata'] } },
     });
+  });
+});
+
+describe('external parties', () => {
+  const topologyRequest = (publicKey: string, partyHint: string) => ({
+    synchronizer: l.engine.synchronizerId,
+    partyHint,
+    publicKey: { format: 'CRYPTO_KEY_FORMAT_RAW', keyData: publicKey, keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' },
+    localParticipantObservationOnly: false,
+    otherConfirmingParticipantUids: [],
+    confirmationThreshold: 1,
+    observingParticipantUids: [],
+  });
+
+  it('POST /v2/parties/external/generate-topology', async () => {
+    const { publicKey } = createKeyPair();
+    const body = await check('POST', '/v2/parties/external/generate-topology', 200, { body: topologyRequest(publicKey, 'ext-gen') });
+    expect(body.partyId).toBe(`ext-gen::${body.publicKeyFingerprint}`);
+    await checkError('POST', '/v2/parties/external/generate-topology', 400, 'INVALID_ARGUMENT', {
+      body: { ...topologyRequest(publicKey, 'ext-gen'), confirmationThreshold: 2 },
+    });
+    await checkError('POST', '/v2/parties/external/generate-topology', 401, 'NA', { body: topologyRequest(publicKey, 'ext-gen'), token: 'garbage' });
+    await checkError('POST', '/v2/parties/external/generate-topology', 400, PLAIN, { raw: '{"partyHint": 7}' });
+  });
+
+  it('POST /v2/parties/external/allocate', async () => {
+    const { publicKey, privateKey } = createKeyPair();
+    const g = await check('POST', '/v2/parties/external/generate-topology', 200, { body: topologyRequest(publicKey, 'ext-alloc') });
+    const allocate = (signature: string) => ({
+      synchronizer: l.engine.synchronizerId,
+      identityProviderId: '',
+      onboardingTransactions: g.topologyTransactions.map((transaction: string) => ({ transaction })),
+      multiHashSignatures: [{ format: 'SIGNATURE_FORMAT_CONCAT', signature, signedBy: g.publicKeyFingerprint, signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519' }],
+    });
+    const good = allocate(signTransactionHash(g.multiHash, privateKey));
+    // a regular user may not allocate for someone else (AdminOrIdpAdminOrSelfAdmin(userId))
+    await checkError('POST', '/v2/parties/external/allocate', 403, 'NA', { body: good, token: 'alice-user' });
+    // a signature over something else: INVALID_TOPOLOGY_TX_SIGNATURE_ERROR, an alarm, redacted
+    await checkError('POST', '/v2/parties/external/allocate', 400, 'NA', { body: allocate(signTransactionHash(Buffer.alloc(34).toString('base64'), privateKey)) });
+    await checkError('POST', '/v2/parties/external/allocate', 400, 'INVALID_FIELD', { body: { ...good, onboardingTransactions: [] } });
+    expect((await check('POST', '/v2/parties/external/allocate', 200, { body: good, token: 'admin' })).partyId).toBe(g.partyId);
+    await checkError('POST', '/v2/parties/external/allocate', 400, 'INVALID_ARGUMENT', { body: good });
+    await checkError('POST', '/v2/parties/external/allocate', 400, PLAIN, { raw: '{"onboardingTransactions": {}}' });
+    const listed = await check('GET', `/v2/parties/${encodeURIComponent(g.partyId)}`, 200);
+    expect(listed.partyDetails[0].isLocal).toBe(true);
   });
 });
 

@@ -4,12 +4,13 @@ import { commandRoutes } from './commands.js';
 import { contractRoutes } from './contracts.js';
 import { packagesRoutes } from './packages.js';
 import { partiesRoutes } from './parties.js';
+import { externalPartiesRoutes } from './external-parties.js';
 import { usersRoutes } from './users.js';
 import { stateRoutes } from './state.js';
 import { systemRoutes } from './system.js';
 import { updateRoutes } from './updates.js';
 
-export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, usersRoutes];
+export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, externalPartiesRoutes, usersRoutes];
 
 export { createLedgerApiApp } from './app.js';
 export type { LedgerApiDeps, LedgerApp, RouteModule } from './app.js';

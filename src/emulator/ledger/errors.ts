@@ -106,6 +106,10 @@ export const ERROR_CODES = {
   INVALID_PARTY_DETAILS_UPDATE_REQUEST: 8,
   MAX_PARTY_DETAILS_ANNOTATIONS_SIZE_EXCEEDED: 9,
   PARTY_ALLOCATION_WITHOUT_CONNECTED_SYNCHRONIZER: 9,
+  // topology manager (`TopologyManagerError`), raised by external party allocation; both are
+  // AlarmErrorCodes (MaliciousOrFaultyBehaviour), so the wire shows the redacted body
+  INVALID_TOPOLOGY_TX_SIGNATURE_ERROR: 5,
+  UNAUTHORIZED_TOPOLOGY_TRANSACTION: 5,
   // identity provider configs
   TOO_MANY_IDENTITY_PROVIDER_CONFIGS: 9,
   // packages

@@ -151,6 +151,38 @@ export class PartyStore {
     return clone(rec);
   }
 
+  /**
+   * Fails as Canton's party allocation does for a party this node already hosts (the same text
+   * as `allocate`; the JSON API turns the sync service's ALREADY_EXISTS into INVALID_ARGUMENT).
+   */
+  requireNotAllocated(party: string): void {
+    if (this.records.get(party)?.isLocal !== true) return;
+    const sep = party.indexOf('::');
+    const name = party.slice(0, sep);
+    const namespace = party.slice(sep + 2);
+    throw errors.invalidArgument(
+      `Party already exists: party ${name}::${namespace.slice(0, 12)}... is already allocated on this node`,
+    );
+  }
+
+  /**
+   * Records an external party hosted here (`allocateExternalParty`): its id is in the party's own
+   * namespace, not the participant's. Like any party hosted on this node it is `isLocal: true`
+   * and gets a local record with empty annotations (`updateOrCreatePartyRecord(…, Map.empty)`).
+   * The caller has validated the id; a known remote party of that id becomes hosted.
+   */
+  allocateHosted(party: string, identityProviderId: string): PartyRecord {
+    this.requireNotAllocated(party);
+    const rec: PartyRecord = {
+      party,
+      isLocal: true,
+      localMetadata: { resourceVersion: '0', annotations: {} },
+      identityProviderId,
+    };
+    this.records.set(party, rec);
+    return clone(rec);
+  }
+
   /** Records a party hosted on another participant (known here, `isLocal: false`, no local record). */
   addRemote(party: string): PartyRecord {
     const err = partyStringError(party);

@@ -254,3 +254,24 @@ describe('PartyStore.update', () => {
     expect(s.get(party)).toEqual(before);
   });
 });
+
+describe('PartyStore.allocateHosted (external parties)', () => {
+  const EXT = `ext::1220${'cd'.repeat(32)}`;
+
+  it('hosts a party of another namespace with an empty local record', () => {
+    const s = store();
+    expect(s.allocateHosted(EXT, '')).toEqual({ party: EXT, isLocal: true, localMetadata: { resourceVersion: '0', annotations: {} }, identityProviderId: '' });
+    expect(s.isLocal(EXT)).toBe(true);
+  });
+
+  it('a known remote party becomes hosted; a hosted one is a duplicate and stays as it was', () => {
+    const s = store();
+    s.addRemote(EXT);
+    expect(s.allocateHosted(EXT, '').isLocal).toBe(true);
+    const before = s.get(EXT);
+    const e = failure(() => s.allocateHosted(EXT, ''));
+    expect(e.code).toBe('INVALID_ARGUMENT');
+    expect(e.causeText).toBe(`The submitted request has invalid arguments: Party already exists: party ext::1220cdcdcdcd... is already allocated on this node`);
+    expect(s.get(EXT)).toEqual(before);
+  });
+});

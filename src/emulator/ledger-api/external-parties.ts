@@ -1,0 +1,63 @@
+/**
+ * External party onboarding: POST /v2/parties/external/generate-topology and
+ * POST /v2/parties/external/allocate (Canton 3.5 `JsPartyManagementService`,
+ * `PartyManagementServiceAuthorization`: generate-topology is Public, allocate is
+ * AdminOrIdpAdminOrSelfAdmin(userId) + MatchIdentityProviderId, research/ledger-api.md §2).
+ * The engine does the work (ledger/topology/external-onboarding.ts); this module decodes,
+ * checks claims and prints.
+ */
+import type { RouteModule } from './app.js';
+import { decodeBody } from './decode.js';
+import { isAdminOrIdpAdmin } from '../ledger/claims.js';
+import { errors } from '../ledger/errors.js';
+import { optionalIdentityProviderId, optionalUserId, requireIdentityProviderExists } from '../ledger/object-meta.js';
+import { allocateExternalParty } from '../ledger/topology/allocate-external.js';
+import { generateExternalPartyTopology } from '../ledger/topology/generate-topology.js';
+import {
+  AllocateExternalPartyRequestSchema,
+  GenerateExternalPartyTopologyRequestSchema,
+  type GenerateExternalPartyTopologyResponse,
+} from '../../ledger/schemas/external-parties.js';
+import { matchIdentityProviderId } from './parties.js';
+
+export const externalPartiesRoutes: RouteModule = (app) => {
+  app.post('/v2/parties/external/generate-topology', async (c) => {
+    const req = await decodeBody(c, GenerateExternalPartyTopologyRequestSchema);
+    // RequiredClaim.Public: any authenticated caller; the answer is computed, nothing is stored.
+    const body: GenerateExternalPartyTopologyResponse = generateExternalPartyTopology(c.get('engine'), req);
+    return c.json(body);
+  });
+
+  app.post('/v2/parties/external/allocate', async (c) => {
+    const engine = c.get('engine');
+    const req = await decodeBody(c, AllocateExternalPartyRequestSchema);
+    const claims = c.get('claims');
+    if (!isAdminOrIdpAdmin(claims) && !(claims.kind === 'user' && claims.userId === req.userId)) {
+      throw errors.permissionDenied('Claims do not authorize the use of administrative services.');
+    }
+    const idp = optionalIdentityProviderId(matchIdentityProviderId(claims, req.identityProviderId), 'identity_provider_id');
+    const userId = optionalUserId(req.userId, 'user_id');
+    // waitForAllocation (default true) needs no handling: the emulated allocation is effective
+    // before the response, so waiting and not waiting look the same to the client.
+    const partyId = allocateExternalParty(engine, req, {
+      identityProviderId: idp,
+      beforeCommit: () => {
+        requireIdentityProviderExists(idp);
+        if (userId === undefined) return;
+        // getUserIfUserSpecified + checkUserLimitsIfUserSpecified, as for POST /v2/parties
+        engine.users.getUser(userId, idp, "checking user's existence");
+        if (claims.kind === 'user' && !claims.admin && !claims.idpAdmin) {
+          const held = new Set(engine.users.rights(userId).flatMap((r) => ('party' in r ? [r.party] : [])));
+          if (held.size + 1 > engine.parties.maxSelfAllocatedParties) {
+            throw errors.permissionDenied('User quota of party allocations exhausted');
+          }
+        }
+      },
+    });
+    if (userId !== undefined) {
+      // updateUserInfoIfUserSpecified: the user gets CanActAs on the new party.
+      engine.users.grant(userId, [{ kind: 'CanActAs', party: partyId }], idp, { participantAdmin: true });
+    }
+    return c.json({ partyId });
+  });
+};
