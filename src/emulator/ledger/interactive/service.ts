@@ -1,0 +1,330 @@
+/**
+ * Interactive submission (Canton's InteractiveSubmissionService): a command is interpreted
+ * without effect (`prepare`), returned as a `PreparedTransaction` with its V2 hash, signed by the
+ * external parties that act, and committed when the signed transaction comes back (`execute`).
+ *
+ * The participant keeps what it interpreted, keyed by hash (bounded, expiring), and commits
+ * exactly that at execute, after:
+ *  - decoding the received bytes and recomputing their hash (a tampered transaction has another
+ *    hash, so the signatures over the original one fail, as on Canton);
+ *  - checking the signatures of every actAs party against its registered keys and threshold
+ *    (`ExternalPartyStore`), with Canton's FAILED_TO_EXECUTE_TRANSACTION messages;
+ *  - checking time: `maxRecordTime` (NOT_SEQUENCED_TIMEOUT), the preparation-time tolerance
+ *    (24 h, Canton's `preparationTimeRecordTimeTolerance`) and a min ledger time more than the
+ *    ledger-time tolerance (60 s) ahead;
+ *  - then the normal commit checks (CommandService.commit): deduplication (a second execute of
+ *    the same transaction is a DUPLICATE_COMMAND), every input contract still active
+ *    (LOCAL_VERDICT_INACTIVE_CONTRACTS), contract keys still free.
+ * Every check runs before anything is written.
+ */
+import type { LedgerEngine } from '../engine.js';
+import type { ActionNode, Deduplication, Interpretation, Submission } from '../commands.js';
+import { errors, LedgerApiError } from '../errors.js';
+import { verifySignature, type WireSignature } from '../external-parties.js';
+import { ProtoError } from '../dar/protobuf.js';
+import type { ContractRecord, QualifiedId } from '../types.js';
+import { stakeholdersOf } from '../types.js';
+import type { TransactionRecord } from '../updates.js';
+import { explainHash, hashPreparedTransactionV2, HashingError } from './hashing.js';
+import { inferValue, typedValue } from './lf-proto-value.js';
+import {
+  decodePreparedTransaction,
+  encodePreparedTransaction,
+  type PCreate,
+  type PIdentifier,
+  type PNode,
+  type PPreparedTransaction,
+  type PValue,
+} from './prepared-transaction.js';
+
+/** The LF version Canton 3.5 writes into transactions and nodes (LF 2.1). */
+const LF_VERSION = '2.1';
+/** Canton's default `preparationTimeRecordTimeTolerance`. */
+const PREPARATION_TIME_TOLERANCE_MICROS = 24n * 3600n * 1_000_000n;
+/** Canton's default `ledgerTimeRecordTimeTolerance`. */
+const LEDGER_TIME_TOLERANCE_MICROS = 60n * 1_000_000n;
+/** Prepared transactions kept for execution (oldest dropped first). */
+const MAX_PREPARED = 10_000;
+
+export interface PrepareRequest {
+  submission: Submission;
+  /** Absolute min ledger time (micros), from `minLedgerTime`. */
+  minLedgerTimeMicros?: bigint;
+  maxRecordTimeMicros?: bigint;
+  verboseHashing: boolean;
+}
+
+export interface PrepareResult {
+  preparedTransaction: Buffer;
+  hash: Buffer;
+  hashingDetails?: string;
+}
+
+export interface ExecuteRequest {
+  preparedTransaction: Buffer;
+  signatures: ReadonlyArray<{ party: string; signatures: readonly WireSignature[] }>;
+  submissionId: string;
+  userId: string;
+  deduplication?: Deduplication;
+}
+
+interface PreparedEntry {
+  interpretation: Interpretation;
+  preparationTimeMicros: bigint;
+  maxRecordTimeMicros?: bigint;
+}
+
+export class InteractiveSubmissionService {
+  private readonly prepared = new Map<string, PreparedEntry>();
+
+  constructor(private readonly engine: LedgerEngine) {}
+
+  prepare(req: PrepareRequest): PrepareResult {
+    const engine = this.engine;
+    const now = engine.clock.nowMicros();
+    const ledgerTime = req.minLedgerTimeMicros !== undefined && req.minLedgerTimeMicros > now ? req.minLedgerTimeMicros : now;
+    const interpretation = engine.commands.interpret(req.submission, ledgerTime);
+    const prepared = this.toPrepared(interpretation, now, req);
+    const hashed = hashPreparedTransactionV2(prepared);
+    this.remember(hashed.hash.toString('hex'), {
+      interpretation,
+      preparationTimeMicros: now,
+      ...(req.maxRecordTimeMicros !== undefined ? { maxRecordTimeMicros: req.maxRecordTimeMicros } : {}),
+    });
+    const out: PrepareResult = { preparedTransaction: encodePreparedTransaction(prepared), hash: hashed.hash };
+    if (req.verboseHashing) out.hashingDetails = explainHash(prepared, hashed);
+    return out;
+  }
+
+  /**
+   * Verifies and commits a signed prepared transaction; returns the committed transaction.
+   * `authorize` gets the transaction's actAs parties once decoded (the caller's rights check).
+   */
+  execute(req: ExecuteRequest, authorize: (actAs: readonly string[]) => void = () => {}): TransactionRecord {
+    const engine = this.engine;
+    let decoded: PPreparedTransaction;
+    let hash: Buffer;
+    try {
+      decoded = decodePreparedTransaction(req.preparedTransaction);
+      hash = hashPreparedTransactionV2(decoded).hash;
+    } catch (e) {
+      if (e instanceof ProtoError || e instanceof HashingError) throw errors.invalidField('prepared_transaction', e.message);
+      throw e;
+    }
+    const md = decoded.metadata;
+    authorize(md.actAs);
+    if (!md.synchronizerId.includes('::')) {
+      throw errors.invalidField('synchronizer_id', `Invalid unique identifier \`${md.synchronizerId}\` with missing namespace.`);
+    }
+    if (md.synchronizerId !== engine.synchronizerId) {
+      throw new LedgerApiError('INVALID_PRESCRIBED_SYNCHRONIZER_ID', `Cannot submit transaction to prescribed synchronizer \`${md.synchronizerId}\` because: the participant is not connected to it`);
+    }
+    this.checkSignatures(md.actAs, hash, req.signatures);
+
+    const key = hash.toString('hex');
+    const entry = this.prepared.get(key);
+    if (!entry) {
+      throw failedToExecute(
+        `The prepared transaction with hash ${key} is not known to this participant: it was prepared by another node or has been forgotten; prepare it again`,
+      );
+    }
+    const now = engine.clock.nowMicros();
+    if (entry.maxRecordTimeMicros !== undefined && now > entry.maxRecordTimeMicros) {
+      throw new LedgerApiError('NOT_SEQUENCED_TIMEOUT', `Transaction was not sequenced within the pre-defined max sequencing time and has therefore timed out`, {
+        context: { timeout: String(entry.maxRecordTimeMicros) },
+        definiteAnswer: true,
+      });
+    }
+    if (now - entry.preparationTimeMicros > PREPARATION_TIME_TOLERANCE_MICROS) {
+      throw new LedgerApiError(
+        'LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND',
+        `Rejected transaction as delta of the ledger time and the record time exceed the time tolerance: the preparation time ${entry.preparationTimeMicros} is more than 24 hours before the record time ${now}`,
+        { definiteAnswer: true },
+      );
+    }
+    const let_ = entry.interpretation.ledgerTimeMicros;
+    if (let_ - now > LEDGER_TIME_TOLERANCE_MICROS) {
+      throw new LedgerApiError(
+        'LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND',
+        `Rejected transaction as delta of the ledger time ${let_} and the record time ${now} exceed the time tolerance of 60 seconds`,
+        { definiteAnswer: true },
+      );
+    }
+    const interpretation: Interpretation = { ...entry.interpretation, submission: { ...entry.interpretation.submission, userId: req.userId } };
+    const tx = engine.commands.commit(interpretation, {
+      submissionId: req.submissionId,
+      ...(req.deduplication ? { deduplication: req.deduplication } : {}),
+      externalTransactionHash: hash.toString('base64'),
+    });
+    this.prepared.delete(key);
+    return tx;
+  }
+
+  /** The parties whose signatures are needed are the transaction's actAs parties. */
+  private checkSignatures(actAs: readonly string[], hash: Buffer, given: ExecuteRequest['signatures']): void {
+    const missing = actAs.filter((p) => !given.some((s) => s.party === p && s.signatures.length > 0));
+    if (missing.length > 0) {
+      throw failedToExecute(`The following actAs parties did not provide an external signature: ${missing.join(', ')}`);
+    }
+    for (const party of actAs) {
+      const signatures = given.filter((s) => s.party === party).flatMap((s) => s.signatures);
+      const check = this.engine.externalParties.verifyPartySignatures(party, hash, signatures);
+      if (check.ok) continue;
+      const rec = this.engine.externalParties.get(party);
+      if (!rec) throw failedToExecute(`Party ${party} is not an external party: it has no signing keys on this participant`);
+      const valid = new Set<string>();
+      let invalid = 0;
+      for (const sig of signatures) {
+        const k = rec.keys.find((key) => key.fingerprint === sig.signedBy);
+        if (k && verifySignature(k, hash, sig)) valid.add(k.fingerprint);
+        else invalid++;
+      }
+      throw failedToExecute(
+        `Received ${valid.size} valid signatures from distinct keys (${invalid} invalid), but expected at least ${rec.threshold} valid for ${party}. ` +
+          `Transaction hash to be signed: ${hash.toString('hex')}. Ensure the correct transaction hash is signed with the correct key(s).`,
+      );
+    }
+  }
+
+  private remember(key: string, e: PreparedEntry): void {
+    this.prepared.delete(key);
+    this.prepared.set(key, e);
+    const now = this.engine.clock.nowMicros();
+    for (const [k, old] of this.prepared) {
+      const expired = now - old.preparationTimeMicros > PREPARATION_TIME_TOLERANCE_MICROS;
+      if (this.prepared.size <= MAX_PREPARED && !expired) break;
+      this.prepared.delete(k);
+    }
+  }
+
+  // ---- the PreparedTransaction of an interpretation ----------------------------------------------
+
+  private toPrepared(i: Interpretation, preparationTime: bigint, req: PrepareRequest): PPreparedTransaction {
+    const nodes: PNode[] = [];
+    const nodeSeeds: Array<{ nodeId: number; seed: Buffer }> = [];
+    const contractOf = (cid: string): ContractRecord | undefined => i.created.get(cid) ?? i.inputs.get(cid) ?? this.engine.contracts.get(cid);
+    const add = (a: ActionNode): string => {
+      const id = nodes.length;
+      const nodeId = String(id);
+      const slot: PNode = { nodeId, node: { kind: 'rollback', children: [] } };
+      nodes.push(slot);
+      switch (a.kind) {
+        case 'create':
+          slot.node = { kind: 'create', create: this.createOf(a.node.contract) };
+          nodeSeeds.push({ nodeId: id, seed: this.seed() });
+          break;
+        case 'exercise': {
+          const n = a.node;
+          const c = contractOf(n.contractId);
+          const seed = this.seed();
+          const children = a.children.map(add);
+          slot.node = {
+            kind: 'exercise',
+            exercise: {
+              lfVersion: this.lfVersionOf(n.templateId),
+              contractId: n.contractId,
+              packageName: n.templateId.packageName,
+              templateId: pid(n.templateId),
+              signatories: c?.signatories ?? [],
+              stakeholders: c ? stakeholdersOf(c) : n.stakeholders,
+              actingParties: n.actingParties,
+              ...(n.interfaceId ? { interfaceId: pid(n.interfaceId) } : {}),
+              choiceId: n.choice,
+              chosenValue: this.choiceArgumentOf(n.interfaceId ?? n.templateId, n.choice, n.choiceArgument),
+              consuming: n.consuming,
+              children,
+              exerciseResult: inferValue(n.exerciseResult),
+              choiceObservers: a.choiceObservers,
+            },
+          };
+          nodeSeeds.push({ nodeId: id, seed });
+          break;
+        }
+        case 'fetch': {
+          const c = a.contract;
+          slot.node = {
+            kind: 'fetch',
+            fetch: {
+              lfVersion: this.lfVersionOf(c.templateId),
+              contractId: c.contractId,
+              packageName: c.templateId.packageName,
+              templateId: pid(c.templateId),
+              signatories: c.signatories,
+              stakeholders: stakeholdersOf(c),
+              ...(a.interfaceId ? { interfaceId: pid(a.interfaceId) } : {}),
+              actingParties: a.actingParties,
+            },
+          };
+          break;
+        }
+      }
+      return nodeId;
+    };
+    const roots = i.roots.map(add);
+    const s = i.submission;
+    const prepared: PPreparedTransaction = {
+      transaction: { version: LF_VERSION, roots, nodes, nodeSeeds },
+      metadata: {
+        actAs: s.actAs,
+        commandId: s.commandId,
+        synchronizerId: this.engine.synchronizerId,
+        mediatorGroup: 0,
+        transactionUuid: this.engine.ids.uuid(),
+        preparationTime,
+        inputContracts: [...i.inputs.values()].map((c) => ({
+          create: this.createOf(c),
+          createdAt: c.createdAtMicros,
+          eventBlob: Buffer.from(c.blob, 'base64'),
+        })),
+      },
+    };
+    if (req.minLedgerTimeMicros !== undefined) prepared.metadata.minLedgerEffectiveTime = req.minLedgerTimeMicros;
+    if (req.maxRecordTimeMicros !== undefined) prepared.metadata.maxRecordTime = req.maxRecordTimeMicros;
+    return prepared;
+  }
+
+  private createOf(c: ContractRecord): PCreate {
+    return {
+      lfVersion: this.lfVersionOf(c.templateId),
+      contractId: c.contractId,
+      packageName: c.templateId.packageName,
+      templateId: pid(c.templateId),
+      argument: this.payloadOf(c.templateId, c.payload),
+      signatories: c.signatories,
+      stakeholders: stakeholdersOf(c),
+    };
+  }
+
+  private seed(): Buffer {
+    return Buffer.from(this.engine.ids.hex(32), 'hex');
+  }
+
+  /** The LF version of the template's package when it was uploaded, else Canton 3.5's default. */
+  private lfVersionOf(id: QualifiedId): string {
+    return this.engine.packages.get(id.packageId)?.lfVersion ?? LF_VERSION;
+  }
+
+  /** A create argument: typed by the template's record type when its package is uploaded. */
+  private payloadOf(id: QualifiedId, payload: unknown): PValue {
+    const found = this.engine.packages.findDataType(id.packageId, id.moduleName, id.entityName);
+    if (found?.dataType.kind !== 'record') return inferValue(payload);
+    return typedValue(this.engine.packages, { kind: 'con', tycon: { packageId: found.id.packageId, moduleName: id.moduleName, entityName: id.entityName }, args: [] }, payload);
+  }
+
+  /** A choice argument: typed by the choice's argument type when its package is uploaded. */
+  private choiceArgumentOf(owner: QualifiedId, choice: string, arg: unknown): PValue {
+    const pkg = this.engine.packages.get(owner.packageId);
+    const mod = pkg?.modules.find((m) => m.name === owner.moduleName);
+    const decl = mod?.templates.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice) ??
+      mod?.interfaces.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice);
+    return decl?.argType ? typedValue(this.engine.packages, decl.argType, arg) : inferValue(arg);
+  }
+}
+
+function pid(id: QualifiedId): PIdentifier {
+  return { packageId: id.packageId, moduleName: id.moduleName, entityName: id.entityName };
+}
+
+function failedToExecute(why: string): LedgerApiError {
+  return new LedgerApiError('FAILED_TO_EXECUTE_TRANSACTION', `The participant failed to execute the transaction: ${why}`, { definiteAnswer: true });
+}
