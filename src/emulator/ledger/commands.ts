@@ -75,14 +75,16 @@ export class CommandService {
 
   /** Interprets and commits a submission; returns the committed transaction or throws. */
   submit(s: Submission): TransactionRecord {
+    // A duplicate is refused before interpretation, as the submission service does.
+    this.checkDeduplication(s.userId, s.actAs, s.commandId, s.deduplication, this.engine.clock.nowMicros());
     const interpretation = this.interpret(s);
     return this.commit(interpretation, { submissionId: s.submissionId, deduplication: s.deduplication });
   }
 
   /**
    * Interprets a submission without changing the ledger (the prepare step of an interactive
-   * submission, and the first half of `submit`): checks the submitters and deduplication, runs
-   * the commands, and returns what committing would write.
+   * submission, and the first half of `submit`): checks the submitters, runs the commands, and
+   * returns what committing would write. Deduplication is the committer's business.
    */
   interpret(s: Submission, ledgerTimeMicros?: bigint): Interpretation {
     const engine = this.engine;
@@ -96,7 +98,6 @@ export class CommandService {
         });
       }
     }
-    this.checkDeduplication(s.userId, s.actAs, s.commandId, s.deduplication, engine.clock.nowMicros());
     const builder = new TransactionBuilder(engine, s, now);
     for (const cmd of s.commands) builder.run(cmd);
     return builder.result();

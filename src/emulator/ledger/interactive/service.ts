@@ -72,6 +72,8 @@ interface PreparedEntry {
   interpretation: Interpretation;
   preparationTimeMicros: bigint;
   maxRecordTimeMicros?: bigint;
+  /** Set once committed: a transaction is committed at most once, whatever the deduplication period. */
+  committed?: { offset: number; submissionId: string };
 }
 
 export class InteractiveSubmissionService {
@@ -128,6 +130,13 @@ export class InteractiveSubmissionService {
         `The prepared transaction with hash ${key} is not known to this participant: it was prepared by another node or has been forgotten; prepare it again`,
       );
     }
+    if (entry.committed) {
+      throw new LedgerApiError('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', {
+        context: { existing_submission_id: entry.committed.submissionId, completion_offset: String(entry.committed.offset) },
+        resources: [['COMMAND_ID', md.commandId]],
+        definiteAnswer: false,
+      });
+    }
     const now = engine.clock.nowMicros();
     if (entry.maxRecordTimeMicros !== undefined && now > entry.maxRecordTimeMicros) {
       throw new LedgerApiError('NOT_SEQUENCED_TIMEOUT', `Transaction was not sequenced within the pre-defined max sequencing time and has therefore timed out`, {
@@ -156,7 +165,7 @@ export class InteractiveSubmissionService {
       ...(req.deduplication ? { deduplication: req.deduplication } : {}),
       externalTransactionHash: hash.toString('base64'),
     });
-    this.prepared.delete(key);
+    entry.committed = { offset: tx.offset, submissionId: req.submissionId };
     return tx;
   }
 

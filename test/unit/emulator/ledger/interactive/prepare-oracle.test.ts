@@ -11,6 +11,9 @@ import { prepareBody } from '../../../../support/interactive.js';
 import { inProcess, mint, setupWorld, transferArg } from '../../templates/test-token-v1/tt1-scenario.js';
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1 } from '../../templates/test-token-v1/tt1-client.js';
 import { TEST_TOKEN_V1_PACKAGE_ID } from '../../../../../src/emulator/templates/test-token-v1/index.js';
+import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
+import { buildDar } from '../../../../support/dar-builder.js';
 
 async function prepare(app: { request: (p: string, i: RequestInit) => Response | Promise<Response> }, body: unknown) {
   const r = await app.request('/v2/interactive-submission/prepare', { method: 'POST', body: JSON.stringify(body) });
@@ -124,5 +127,61 @@ describe('prepare: hash and content against the SDK oracle', () => {
       .map((n) => (n.versionedNode.oneofKind === 'v1' ? n.versionedNode.v1.nodeType : undefined))
       .filter((n) => n?.oneofKind === 'create');
     expect(created.length).toBeGreaterThan(0);
+  });
+
+  it('a template of an uploaded DAR: every value is encoded with its LF type, ids on records, variants and enums', async () => {
+    const dar = buildDar({
+      name: 'typed-pkg',
+      version: '1.0.0',
+      modules: [
+        {
+          name: 'Main',
+          dataTypes: [
+            { name: 'Shape', variant: [['Circle', 'Numeric 10'], ['Empty', 'Unit']] },
+            { name: 'Color', enum: ['Red', 'Green'] },
+          ],
+          templates: [
+            {
+              name: 'Deal',
+              fields: [
+                ['owner', 'Party'],
+                ['count', 'Int64'],
+                ['memo', 'Optional Text'],
+                ['shape', 'Main:Shape'],
+                ['color', 'Main:Color'],
+                ['attrs', 'TextMap Int64'],
+                ['scores', 'GenMap Text Int64'],
+                ['when', 'Timestamp'],
+                ['day', 'Date'],
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const engine = new LedgerEngine({ seed: 'typed' });
+    const app = createLedgerApiApp({ engine }, ledgerApiRoutes);
+    engine.templates.declare({ id: { packageId: dar.mainPackageId, packageName: 'typed-pkg', moduleName: 'Main', entityName: 'Deal' }, signatories: ['owner'] });
+    await app.request('/v2/dars', { method: 'POST', body: dar.bytes });
+    const alice = engine.parties.allocate('alice').party;
+    const args = { owner: alice, count: '42', memo: '7', shape: { tag: 'Circle', value: '1.5' }, color: 'Green', attrs: { a: '1' }, scores: [['x', '2']], when: '2026-03-01T12:00:00Z', day: '2026-03-02' };
+    const res = await prepare(app, prepareBody([alice], [{ CreateCommand: { templateId: '#typed-pkg:Main:Deal', createArguments: args } }]));
+    expect(await hashPreparedTransaction(res.preparedTransaction, 'base64')).toBe(res.preparedTransactionHash);
+    const root = nodeOf(decodePreparedTransaction(res.preparedTransaction), '0');
+    if (root.oneofKind !== 'create') throw new Error('not a create');
+    const rec = root.create.argument!.sum;
+    if (rec.oneofKind !== 'record') throw new Error('not a record');
+    expect(rec.record.recordId).toMatchObject({ packageId: dar.mainPackageId, moduleName: 'Main', entityName: 'Deal' });
+    const f = Object.fromEntries(rec.record.fields.map((x) => [x.label, x.value!.sum]));
+    expect(f.count).toEqual({ oneofKind: 'int64', int64: '42' });
+    // Text that reads like a number stays Text, and Some is explicit
+    expect(f.memo).toMatchObject({ oneofKind: 'optional', optional: { value: { sum: { oneofKind: 'text', text: '7' } } } });
+    expect(f.shape).toMatchObject({ oneofKind: 'variant', variant: { constructor: 'Circle', variantId: { entityName: 'Shape' }, value: { sum: { oneofKind: 'numeric', numeric: '1.5000000000' } } } });
+    expect(f.color).toMatchObject({ oneofKind: 'enum', enum: { constructor: 'Green', enumId: { entityName: 'Color' } } });
+    expect(f.attrs).toMatchObject({ oneofKind: 'textMap', textMap: { entries: [{ key: 'a', value: { sum: { oneofKind: 'int64', int64: '1' } } }] } });
+    expect(f.scores).toMatchObject({ oneofKind: 'genMap' });
+    expect(f.when).toEqual({ oneofKind: 'timestamp', timestamp: String(Date.parse('2026-03-01T12:00:00Z') * 1000) });
+    expect(f.day).toEqual({ oneofKind: 'date', date: Math.floor(Date.parse('2026-03-02T00:00:00Z') / 86_400_000) });
+    expect(root.create.lfVersion).toMatch(/^2\./);
   });
 });
