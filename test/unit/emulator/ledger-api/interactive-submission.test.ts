@@ -240,7 +240,7 @@ describe('preferred packages', () => {
     const unknown = await call(l, '/v2/interactive-submission/preferred-packages', { packageVettingRequirements: [{ packageName: 'NoSuchPackage', parties: [alice] }] });
     expect([unknown.status, unknown.body.code]).toEqual([404, 'PACKAGE_NAMES_NOT_FOUND']);
     const invalid = await l.get(`/v2/interactive-submission/preferred-package-version?package-name=${encodeURIComponent('What-Is-A-Package-Name?')}`);
-    expect((await invalid.json()).code).toBe('INVALID_FIELD');
+    expect(((await invalid.json()) as { code: string }).code).toBe('INVALID_FIELD');
     const party = await call(l, '/v2/interactive-submission/preferred-packages', { packageVettingRequirements: [{ packageName: 'pref-pkg', parties: ['unknownParty::ns'] }] });
     expect(party.body.code).toBe('UNKNOWN_INFORMEES');
   });
