@@ -63,7 +63,7 @@ describe('prepare: hash and content against the SDK oracle', () => {
     const alice = l.party('alice');
     const bob = l.party('bob');
     const r = await l.post('/v2/commands/submit-and-wait-for-transaction', { commands: cmds([alice], [create(IOU, { issuer: alice, owner: alice, amount: '10', observers: [] })]) });
-    const cid = ((await r.json()) as any).transaction.events[0].CreatedEvent.contractId as string;
+    const cid = ((await r.json()) as { transaction: { events: Array<{ CreatedEvent: { contractId: string } }> } }).transaction.events[0]!.CreatedEvent.contractId;
 
     const split = await prepare(l.app, prepareBody([alice], [exercise(IOU, cid, 'Split', { amount: '4' })]));
     expect(await hashPreparedTransaction(split.preparedTransaction, 'base64')).toBe(split.preparedTransactionHash);
