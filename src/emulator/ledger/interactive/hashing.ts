@@ -17,6 +17,7 @@
  * `explain` collects a readable trace (the `hashingDetails` of a verbose prepare).
  */
 import { createHash } from 'node:crypto';
+import { ByteSink } from './byte-sink.js';
 import type { PCreate, PExercise, PFetch, PIdentifier, PMetadata, PNode, PPreparedTransaction, PValue } from './prepared-transaction.js';
 
 /** Hash purpose of prepared transactions (`HashPurpose.PreparedSubmission`, id 48). */
@@ -27,34 +28,38 @@ const HASHING_SCHEME_V2 = 2;
 export class HashingError extends Error {}
 
 class Encoder {
-  private readonly parts: Buffer[] = [];
+  private readonly out = new ByteSink();
   byte(b: number): this {
-    this.parts.push(Buffer.from([b]));
+    this.out.byte(b);
     return this;
   }
   raw(b: Uint8Array): this {
-    this.parts.push(Buffer.from(b));
+    this.out.bytes(b);
     return this;
   }
   int32(n: number): this {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(n | 0);
-    return this.raw(b);
+    this.out.int32BE(n);
+    return this;
   }
   int64(n: bigint): this {
-    const b = Buffer.alloc(8);
-    b.writeBigInt64BE(BigInt.asIntN(64, n));
-    return this.raw(b);
+    this.out.int64BE(n);
+    return this;
   }
   bytes(b: Uint8Array): this {
     return this.int32(b.length).raw(b);
   }
   string(s: string): this {
-    return this.bytes(Buffer.from(s, 'utf8'));
+    const at = this.out.length;
+    this.out.int32BE(0);
+    this.out.patchInt32BE(at, this.out.utf8(s));
+    return this;
   }
   hex(s: string): this {
-    if (!/^([0-9a-fA-F]{2})*$/.test(s)) throw new HashingError(`not a hex string: ${s}`);
-    return this.bytes(Buffer.from(s, 'hex'));
+    if (s.length % 2 !== 0 || !HEX.test(s)) throw new HashingError(`not a hex string: ${s}`);
+    const at = this.out.length;
+    this.out.int32BE(0);
+    this.out.patchInt32BE(at, this.out.hex(s));
+    return this;
   }
   strings(xs: readonly string[]): this {
     this.int32(xs.length);
@@ -67,10 +72,13 @@ class Encoder {
     f(v);
     return this;
   }
+  /** The bytes so far (a view into the encoder's buffer). */
   finish(): Buffer {
-    return Buffer.concat(this.parts);
+    return this.out.view();
   }
 }
+
+const HEX = /^[0-9a-fA-F]*$/;
 
 const sha256 = (b: Uint8Array): Buffer => createHash('sha256').update(b).digest();
 

@@ -5,48 +5,27 @@
  * field-number order, as protobuf serialisers do); proto3 scalars at their default value are
  * skipped by the `*IfSet` helpers, oneof members and `optional` fields are always written.
  */
+import { ByteSink } from './byte-sink.js';
 
 export class ProtoWriter {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-
-  private push(b: Buffer): void {
-    this.chunks.push(b);
-    this.size += b.length;
-  }
-
-  private varint(n: bigint): void {
-    const out: number[] = [];
-    let v = BigInt.asUintN(64, n);
-    while (v >= 0x80n) {
-      out.push(Number(v & 0x7fn) | 0x80);
-      v >>= 7n;
-    }
-    out.push(Number(v));
-    this.push(Buffer.from(out));
-  }
-
-  private smallVarint(n: number): void {
-    if (n < 0x80) {
-      this.push(Buffer.from([n]));
-      return;
-    }
-    this.varint(BigInt(n));
-  }
+  private readonly out = new ByteSink();
 
   private tag(field: number, wire: number): void {
-    this.smallVarint(field * 8 + wire);
+    this.out.varint(field * 8 + wire);
   }
 
   /** A length-delimited field (string, bytes, embedded message), written even when empty. */
   bytes(field: number, b: Uint8Array): this {
     this.tag(field, 2);
-    this.smallVarint(b.length);
-    this.push(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+    this.out.varint(b.length);
+    this.out.bytes(b);
     return this;
   }
   string(field: number, s: string): this {
-    return this.bytes(field, Buffer.from(s, 'utf8'));
+    this.tag(field, 2);
+    this.out.varint(Buffer.byteLength(s, 'utf8'));
+    this.out.utf8(s);
+    return this;
   }
   stringIfSet(field: number, s: string): this {
     return s === '' ? this : this.string(field, s);
@@ -56,16 +35,17 @@ export class ProtoWriter {
     return this;
   }
   message(field: number, m: ProtoWriter): this {
-    return this.bytes(field, m.finish());
+    return this.bytes(field, m.out.view());
   }
   /** int32/uint32/enum/bool/uint64 as a plain varint (negative int32 as 10 bytes, as protobuf does). */
   uint(field: number, n: number | bigint): this {
     this.tag(field, 0);
-    this.varint(BigInt(n));
+    if (typeof n === 'number' && n >= 0 && n <= Number.MAX_SAFE_INTEGER) this.out.varint(n);
+    else this.out.bigVarint(BigInt(n));
     return this;
   }
   uintIfSet(field: number, n: number | bigint): this {
-    return BigInt(n) === 0n ? this : this.uint(field, n);
+    return n === 0 || n === 0n ? this : this.uint(field, n);
   }
   bool(field: number, b: boolean): this {
     return this.uint(field, b ? 1 : 0);
@@ -76,19 +56,17 @@ export class ProtoWriter {
   /** sint64: zigzag varint. */
   sint64(field: number, n: bigint): this {
     this.tag(field, 0);
-    this.varint(n >= 0n ? n << 1n : ((-n) << 1n) - 1n);
+    this.out.bigVarint(n >= 0n ? n << 1n : ((-n) << 1n) - 1n);
     return this;
   }
   /** sfixed64: 8 bytes little endian. */
   sfixed64(field: number, n: bigint): this {
     this.tag(field, 1);
-    const b = Buffer.alloc(8);
-    b.writeBigInt64LE(n);
-    this.push(b);
+    this.out.int64LE(n);
     return this;
   }
 
   finish(): Buffer {
-    return Buffer.concat(this.chunks, this.size);
+    return Buffer.from(this.out.view());
   }
 }

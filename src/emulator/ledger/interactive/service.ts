@@ -6,7 +6,8 @@
  * The participant keeps what it interpreted, keyed by hash (bounded, expiring), and commits
  * exactly that at execute, after:
  *  - decoding the received bytes and recomputing their hash (a tampered transaction has another
- *    hash, so the signatures over the original one fail, as on Canton);
+ *    hash, so the signatures over the original one fail, as on Canton); bytes identical to the
+ *    ones handed out at prepare skip the decoding, their hash being already known;
  *  - checking the signatures of every actAs party against its registered keys and threshold
  *    (`ExternalPartyStore`), with Canton's FAILED_TO_EXECUTE_TRANSACTION messages;
  *  - checking time: `maxRecordTime` (NOT_SEQUENCED_TIMEOUT), the preparation-time tolerance
@@ -17,6 +18,7 @@
  *    (LOCAL_VERDICT_INACTIVE_CONTRACTS), contract keys still free.
  * Every check runs before anything is written.
  */
+import { createHash } from 'node:crypto';
 import type { LedgerEngine } from '../engine.js';
 import type { ActionNode, Deduplication, Interpretation, Submission } from '../commands.js';
 import { errors, LedgerApiError } from '../errors.js';
@@ -70,6 +72,11 @@ export interface ExecuteRequest {
 
 interface PreparedEntry {
   interpretation: Interpretation;
+  /** The PreparedTransaction bytes handed out, their SHA-256 (hex) and V2 hash. */
+  bytes: Buffer;
+  digest: string;
+  hash: Buffer;
+  actAs: readonly string[];
   preparationTimeMicros: bigint;
   maxRecordTimeMicros?: bigint;
   /** Set once committed: a transaction is committed at most once, whatever the deduplication period. */
@@ -77,7 +84,10 @@ interface PreparedEntry {
 }
 
 export class InteractiveSubmissionService {
+  /** By V2 hash (hex). */
   private readonly prepared = new Map<string, PreparedEntry>();
+  /** V2 hash (hex) by SHA-256 (hex) of the bytes handed out. */
+  private readonly byDigest = new Map<string, string>();
 
   constructor(private readonly engine: LedgerEngine) {}
 
@@ -88,12 +98,17 @@ export class InteractiveSubmissionService {
     const interpretation = engine.commands.interpret(req.submission, ledgerTime);
     const prepared = this.toPrepared(interpretation, now, req);
     const hashed = hashPreparedTransactionV2(prepared);
+    const bytes = encodePreparedTransaction(prepared);
     this.remember(hashed.hash.toString('hex'), {
       interpretation,
+      bytes,
+      digest: digestOf(bytes),
+      hash: hashed.hash,
+      actAs: prepared.metadata.actAs,
       preparationTimeMicros: now,
       ...(req.maxRecordTimeMicros !== undefined ? { maxRecordTimeMicros: req.maxRecordTimeMicros } : {}),
     });
-    const out: PrepareResult = { preparedTransaction: encodePreparedTransaction(prepared), hash: hashed.hash };
+    const out: PrepareResult = { preparedTransaction: bytes, hash: hashed.hash };
     if (req.verboseHashing) out.hashingDetails = explainHash(prepared, hashed);
     return out;
   }
@@ -104,24 +119,15 @@ export class InteractiveSubmissionService {
    */
   execute(req: ExecuteRequest, authorize: (actAs: readonly string[]) => void = () => {}): TransactionRecord {
     const engine = this.engine;
-    let decoded: PPreparedTransaction;
-    let hash: Buffer;
-    try {
-      decoded = decodePreparedTransaction(req.preparedTransaction);
-      hash = hashPreparedTransactionV2(decoded).hash;
-    } catch (e) {
-      if (e instanceof ProtoError || e instanceof HashingError) throw errors.invalidField('prepared_transaction', e.message);
-      throw e;
+    const { hash, actAs, synchronizerId } = this.hashOf(req.preparedTransaction);
+    authorize(actAs);
+    if (!synchronizerId.includes('::')) {
+      throw errors.invalidField('synchronizer_id', `Invalid unique identifier \`${synchronizerId}\` with missing namespace.`);
     }
-    const md = decoded.metadata;
-    authorize(md.actAs);
-    if (!md.synchronizerId.includes('::')) {
-      throw errors.invalidField('synchronizer_id', `Invalid unique identifier \`${md.synchronizerId}\` with missing namespace.`);
+    if (synchronizerId !== engine.synchronizerId) {
+      throw new LedgerApiError('INVALID_PRESCRIBED_SYNCHRONIZER_ID', `Cannot submit transaction to prescribed synchronizer \`${synchronizerId}\` because: the participant is not connected to it`);
     }
-    if (md.synchronizerId !== engine.synchronizerId) {
-      throw new LedgerApiError('INVALID_PRESCRIBED_SYNCHRONIZER_ID', `Cannot submit transaction to prescribed synchronizer \`${md.synchronizerId}\` because: the participant is not connected to it`);
-    }
-    this.checkSignatures(md.actAs, hash, req.signatures);
+    this.checkSignatures(actAs, hash, req.signatures);
 
     const key = hash.toString('hex');
     const entry = this.prepared.get(key);
@@ -133,7 +139,7 @@ export class InteractiveSubmissionService {
     if (entry.committed) {
       throw new LedgerApiError('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', {
         context: { existing_submission_id: entry.committed.submissionId, completion_offset: String(entry.committed.offset) },
-        resources: [['COMMAND_ID', md.commandId]],
+        resources: [['COMMAND_ID', entry.interpretation.submission.commandId]],
         definiteAnswer: false,
       });
     }
@@ -169,6 +175,24 @@ export class InteractiveSubmissionService {
     return tx;
   }
 
+  /**
+   * The V2 hash, actAs parties and synchronizer of received PreparedTransaction bytes: decoded
+   * and hashed, unless they are byte for byte the bytes this node handed out (then their hash is
+   * the one computed when they were made: the hash is a function of the bytes).
+   */
+  private hashOf(bytes: Buffer): { hash: Buffer; actAs: readonly string[]; synchronizerId: string } {
+    const known = this.byDigest.get(digestOf(bytes));
+    const entry = known === undefined ? undefined : this.prepared.get(known);
+    if (entry && entry.bytes.equals(bytes)) return { hash: entry.hash, actAs: entry.actAs, synchronizerId: this.engine.synchronizerId };
+    try {
+      const decoded = decodePreparedTransaction(bytes);
+      return { hash: hashPreparedTransactionV2(decoded).hash, actAs: decoded.metadata.actAs, synchronizerId: decoded.metadata.synchronizerId };
+    } catch (e) {
+      if (e instanceof ProtoError || e instanceof HashingError) throw errors.invalidField('prepared_transaction', e.message);
+      throw e;
+    }
+  }
+
   /** The parties whose signatures are needed are the transaction's actAs parties. */
   private checkSignatures(actAs: readonly string[], hash: Buffer, given: ExecuteRequest['signatures']): void {
     const missing = actAs.filter((p) => !given.some((s) => s.party === p && s.signatures.length > 0));
@@ -196,14 +220,22 @@ export class InteractiveSubmissionService {
   }
 
   private remember(key: string, e: PreparedEntry): void {
-    this.prepared.delete(key);
+    this.forget(key);
     this.prepared.set(key, e);
+    this.byDigest.set(e.digest, key);
     const now = this.engine.clock.nowMicros();
     for (const [k, old] of this.prepared) {
       const expired = now - old.preparationTimeMicros > PREPARATION_TIME_TOLERANCE_MICROS;
       if (this.prepared.size <= MAX_PREPARED && !expired) break;
-      this.prepared.delete(k);
+      this.forget(k);
     }
+  }
+
+  private forget(key: string): void {
+    const e = this.prepared.get(key);
+    if (!e) return;
+    this.prepared.delete(key);
+    this.byDigest.delete(e.digest);
   }
 
   // ---- the PreparedTransaction of an interpretation ----------------------------------------------
@@ -328,6 +360,10 @@ export class InteractiveSubmissionService {
       mod?.interfaces.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice);
     return decl?.argType ? typedValue(this.engine.packages, decl.argType, arg) : inferValue(arg);
   }
+}
+
+function digestOf(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
 }
 
 function pid(id: QualifiedId): PIdentifier {

@@ -92,6 +92,16 @@ describe('execute', () => {
     expect(r2.body.transaction.events[0].CreatedEvent.createArgument.amount).toBe('2.0000000000');
   });
 
+  it('bytes that differ from the prepared ones but decode to the same transaction are re-hashed and accepted', async () => {
+    const { l, alice, aliceKey, iouCmd } = setup();
+    const p = await prepare(l, prepareBody([alice], [iouCmd('7')]));
+    // an unknown field (99, varint 1) appended, as a newer client might: protobuf parsers skip it
+    const reserialized = Buffer.concat([Buffer.from(p.preparedTransaction, 'base64'), Buffer.from([0x98, 0x06, 0x01])]).toString('base64');
+    const r = await call(l, '/v2/interactive-submission/executeAndWait', { ...executeBody(p, [aliceKey]), preparedTransaction: reserialized });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(l.engine.updates.atOffset(r.body.completionOffset)!.externalTransactionHash).toBe(p.preparedTransactionHash);
+  });
+
   it('an exercise through prepare/execute archives and creates as submit-and-wait does', async () => {
     const { l, alice, aliceKey, iouCmd } = setup();
     const made = await call(l, '/v2/commands/submit-and-wait-for-transaction', { commands: cmds([alice], [iouCmd('10')]) });
