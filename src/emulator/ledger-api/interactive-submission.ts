@@ -1,8 +1,10 @@
 /**
  * Interactive submission service (`/v2/interactive-submission/*`): prepare, execute (3 forms)
  * and the preferred-package queries. Rights follow `InteractiveSubmissionServiceAuthorization`:
- * prepare only needs to read as the parties (it changes nothing), execute needs CanActAs or
- * CanExecuteAs for every actAs party of the prepared transaction.
+ * prepare needs read-as for its actAs and readAs parties (it changes nothing), execute needs
+ * execute-as (CanExecuteAs, CanActAs or CanExecuteAsAnyParty) for every actAs party of the
+ * prepared transaction, plus read-as for the parties of a transaction format; the
+ * preferred-package queries are public (any valid token).
  */
 import type { Context } from 'hono';
 import { parseInstant } from '../shared/clock.js';
@@ -10,7 +12,7 @@ import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 import { deduplicationOf, emptyTransaction, parseCommands, resolveUserId } from './commands.js';
 import { compileEventFormat, shapeOf, transactionJson, wildcardFilterFor } from './events.js';
-import { canExecuteAs, canReadAs, requireReadAs, type Claims } from '../ledger/claims.js';
+import { canExecuteAs, requireReadAs, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { errors, LedgerApiError } from '../ledger/errors.js';
 import type { TransactionRecord } from '../ledger/updates.js';
@@ -34,12 +36,8 @@ export const interactiveSubmissionRoutes: RouteModule = (app) => {
     if (req.commandId === '') throw errors.missingField('command_id');
     if (req.actAs.length === 0) throw errors.missingField('act_as');
     if (commands.length === 0) throw errors.missingField('commands');
-    for (const p of req.actAs) {
-      if (!canReadAs(claims, p) && !canExecuteAs(claims, p)) {
-        throw errors.permissionDenied(`Claims do not authorize to read data for party '${p}'`);
-      }
-    }
-    requireReadAs(claims, req.readAs);
+    // At preparation time the actAs parties only read (getPreparedSubmissionClaims).
+    requireReadAs(claims, [...req.actAs, ...req.readAs]);
     if (req.hashingSchemeVersion === 'HASHING_SCHEME_VERSION_V3') {
       throw errors.invalidField('hashing_scheme_version', 'HASHING_SCHEME_VERSION_V3 is not supported by this participant, use HASHING_SCHEME_VERSION_V2');
     }

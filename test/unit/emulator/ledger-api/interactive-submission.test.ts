@@ -215,6 +215,9 @@ describe('execute', () => {
     const { l, alice, aliceKey, iouCmd } = setup({ authenticate: async () => current });
     const body = prepareBody([alice], [iouCmd()]);
     expect((await call(l, '/v2/interactive-submission/prepare', body)).status).toBe(403);
+    // CanExecuteAs does not grant reading (Canton's RequiredClaim.ReadAs)
+    current = claims({ executeAs: new Set([alice]) });
+    expect((await call(l, '/v2/interactive-submission/prepare', body)).status).toBe(403);
     current = claims({ readAs: new Set([alice]) });
     const p = await prepare(l, body);
     await expectRejected(l, alice, async () => {
