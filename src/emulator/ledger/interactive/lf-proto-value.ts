@@ -2,8 +2,10 @@
  * Daml values from the ledger's transcode JSON (research/ledger-api.md §8) to the protobuf
  * `Value` of a prepared transaction, and back.
  *
- * Type-directed when the value's LF type is known (a template of an uploaded DAR: the package
- * store has its data types); otherwise the type is read off the canonical JSON the engine
+ * Type-directed when the value's LF type is known: a native template's description of its
+ * payload or choice argument (`nativeTypedValue`), or a template of an uploaded DAR (the
+ * package store has its data types: `typedValue`); otherwise the type is read off the canonical
+ * JSON the engine
  * stores, which is unambiguous for what the native templates hold: parties (`hint::1220…`),
  * contract ids (`00…`, 138 hex), Numeric (a decimal point), Int64 (digits only), Timestamp
  * (ISO instant), Date (`yyyy-mm-dd`), variants (`{tag, value}`), records (objects, fields in
@@ -14,6 +16,7 @@
  */
 import type { LfType } from '../dar/lf2.js';
 import type { PackageStore } from '../packages.js';
+import type { NativeValueType } from '../value-types.js';
 import type { PValue } from './prepared-transaction.js';
 
 const PARTY = /^[A-Za-z0-9:\-_ ]{1,255}::1220[0-9a-f]{64}$/;
@@ -145,6 +148,64 @@ export function typedValue(packages: PackageStore, type: LfType, v: unknown, env
       return { kind: 'variant', variantId: id, constructor: String(o.tag), value: ctor ? typedValue(packages, ctor.type, o.value, inner) : inferValue(o.value) };
     }
     if (dt.kind === 'enum') return { kind: 'enum', enumId: id, constructor: String(v) };
+  }
+  return inferValue(v);
+}
+
+/**
+ * The protobuf value of `v` typed by a native template's description of its LF type
+ * (ledger/value-types.ts). Records carry their field labels but no record id (the description
+ * names no types); `any` and `custom` parts fall back to `inferValue`.
+ */
+export function nativeTypedValue(t: NativeValueType, v: unknown): PValue {
+  if (typeof t === 'string') {
+    switch (t) {
+      case 'party':
+        return { kind: 'party', value: String(v) };
+      case 'text':
+        return { kind: 'text', value: String(v) };
+      case 'decimal':
+        return { kind: 'numeric', value: String(v) };
+      case 'int':
+        return { kind: 'int64', value: BigInt(String(v)) };
+      case 'time':
+        return { kind: 'timestamp', value: isoToMicros(String(v)) };
+      case 'bool':
+        return { kind: 'bool', value: v === true };
+      case 'cid':
+        return { kind: 'contractId', value: String(v) };
+      case 'unit':
+        return { kind: 'unit' };
+      case 'any':
+        return inferValue(v);
+    }
+  }
+  if ('opt' in t) return { kind: 'optional', value: v === null || v === undefined ? undefined : nativeTypedValue(t.opt, v) };
+  if ('list' in t) return { kind: 'list', elements: (Array.isArray(v) ? v : []).map((x) => nativeTypedValue(t.list, x)) };
+  if ('rec' in t) {
+    const o = (v ?? {}) as Record<string, unknown>;
+    return { kind: 'record', fields: t.rec.map(([label, ft]) => ({ label, value: nativeTypedValue(ft, o[label] ?? null) })) };
+  }
+  if ('variant' in t) {
+    const o = (v ?? {}) as { tag?: unknown; value?: unknown };
+    const tag = String(o.tag);
+    const ct = t.variant[tag];
+    return { kind: 'variant', constructor: tag, value: ct ? nativeTypedValue(ct, o.value) : inferValue(o.value) };
+  }
+  if ('enum' in t) return { kind: 'enum', constructor: String(v) };
+  if ('textMap' in t) {
+    const o = (v ?? {}) as Record<string, unknown>;
+    return { kind: 'textMap', entries: Object.keys(o).map((key) => ({ key, value: nativeTypedValue(t.textMap, o[key]) })) };
+  }
+  if ('map' in t) {
+    const pairs = Array.isArray(v) ? (v as unknown[][]) : [];
+    return { kind: 'genMap', entries: pairs.map(([k, x]) => ({ key: nativeTypedValue(t.map[0], k), value: nativeTypedValue(t.map[1], x) })) };
+  }
+  if ('set' in t) {
+    // DA.Set.Set a = Set { map : Map a () }
+    const raw = ((v ?? {}) as { map?: unknown }).map;
+    const keys = Array.isArray(raw) ? raw.map((e) => (Array.isArray(e) ? e[0] : e)) : [];
+    return { kind: 'record', fields: [{ label: 'map', value: { kind: 'genMap', entries: keys.map((k) => ({ key: nativeTypedValue(t.set, k), value: { kind: 'unit' } })) } }] };
   }
   return inferValue(v);
 }

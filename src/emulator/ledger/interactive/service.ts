@@ -25,10 +25,10 @@ import { errors, LedgerApiError } from '../errors.js';
 import { verifySignature, type WireSignature } from '../external-parties.js';
 import { ProtoError } from '../dar/protobuf.js';
 import type { ContractRecord, QualifiedId } from '../types.js';
-import { stakeholdersOf } from '../types.js';
+import { nameKey, stakeholdersOf } from '../types.js';
 import type { TransactionRecord } from '../updates.js';
 import { explainHash, hashPreparedTransactionV2, HashingError } from './hashing.js';
-import { inferValue, typedValue } from './lf-proto-value.js';
+import { inferValue, nativeTypedValue, typedValue } from './lf-proto-value.js';
 import {
   decodePreparedTransaction,
   encodePreparedTransaction,
@@ -271,7 +271,7 @@ export class InteractiveSubmissionService {
               actingParties: n.actingParties,
               ...(n.interfaceId ? { interfaceId: pid(n.interfaceId) } : {}),
               choiceId: n.choice,
-              chosenValue: this.choiceArgumentOf(n.interfaceId ?? n.templateId, n.choice, n.choiceArgument),
+              chosenValue: this.choiceArgumentOf(n.templateId, n.interfaceId, n.choice, n.choiceArgument),
               consuming: n.consuming,
               children,
               exerciseResult: inferValue(n.exerciseResult),
@@ -345,18 +345,27 @@ export class InteractiveSubmissionService {
     return this.engine.packages.get(id.packageId)?.lfVersion ?? LF_VERSION;
   }
 
-  /** A create argument: typed by the template's record type when its package is uploaded. */
+  /** A create argument: typed by the native template's description, else by its DAR's record type. */
   private payloadOf(id: QualifiedId, payload: unknown): PValue {
+    const native = this.engine.templates.templateById(id)?.payloadType;
+    if (native) return nativeTypedValue(native, payload);
     const found = this.engine.packages.findDataType(id.packageId, id.moduleName, id.entityName);
     if (found?.dataType.kind !== 'record') return inferValue(payload);
     return typedValue(this.engine.packages, { kind: 'con', tycon: { packageId: found.id.packageId, moduleName: id.moduleName, entityName: id.entityName }, args: [] }, payload);
   }
 
-  /** A choice argument: typed by the choice's argument type when its package is uploaded. */
-  private choiceArgumentOf(owner: QualifiedId, choice: string, arg: unknown): PValue {
+  /** A choice argument: typed by the native choice's description, else by its DAR's argument type. */
+  private choiceArgumentOf(templateId: QualifiedId, interfaceId: QualifiedId | undefined, choice: string, arg: unknown): PValue {
+    const def = this.engine.templates.templateById(templateId);
+    const choiceDef = interfaceId
+      ? def?.implements.find((i) => nameKey(i.interface.id) === nameKey(interfaceId))?.choices[choice]
+      : def?.choices[choice];
+    if (choiceDef?.argumentType) return nativeTypedValue(choiceDef.argumentType, arg);
+    const owner = interfaceId ?? templateId;
     const pkg = this.engine.packages.get(owner.packageId);
     const mod = pkg?.modules.find((m) => m.name === owner.moduleName);
-    const decl = mod?.templates.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice) ??
+    const decl =
+      mod?.templates.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice) ??
       mod?.interfaces.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice);
     return decl?.argType ? typedValue(this.engine.packages, decl.argType, arg) : inferValue(arg);
   }

@@ -4,7 +4,7 @@
  * same command on a twin ledger (same events, same results, same balances).
  */
 import { describe, expect, it } from 'vitest';
-import { hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
+import { decodePreparedTransaction, hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
 import { executeBody, prepareBody, registerExternal } from '../../../../support/interactive.js';
 import { inProcess, mint, setupWorld, transferArg } from '../../templates/test-token-v1/tt1-scenario.js';
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1 } from '../../templates/test-token-v1/tt1-client.js';
@@ -85,6 +85,15 @@ describe('Amulet through interactive submission', () => {
       const l = amuletLedger();
       const cid = l.tap(l.alice, '100');
       const cmd = [exercise(IFACE.TransferFactoryV1, l.world.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', transferArgOf(l, [cid]))];
+      if (interactive) {
+        // the Amulet payload is encoded with its LF types (Numeric, Int64 round number)
+        const p = await post((path, i) => l.app.request(path, i), '/v2/interactive-submission/prepare', prepareBody([l.alice], cmd, { disclosedContracts: l.ctx().disclosed }));
+        const input = decodePreparedTransaction(p.body.preparedTransaction).metadata!.inputContracts.map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1 : undefined)!).find((c) => c.contractId === cid)!;
+        const field = (v: any, label: string) => v.sum.record.fields.find((f: any) => f.label === label).value;
+        const amount = field(input.argument, 'amount');
+        expect(field(amount, 'initialAmount').sum).toEqual({ oneofKind: 'numeric', numeric: '100.0000000000' });
+        expect(field(field(amount, 'createdAt'), 'number').sum).toEqual({ oneofKind: 'int64', int64: '1' });
+      }
       const events = interactive
         ? (await viaInteractive((p, i) => l.app.request(p, i), registerExternal(l.engine, l.alice), cmd, l.ctx().disclosed)).events
         : (await l.client.submit([l.alice], cmd, l.ctx().disclosed)).body.transaction.events;

@@ -115,6 +115,15 @@ describe('prepare: hash and content against the SDK oracle', () => {
     if (root.oneofKind !== 'exercise') throw new Error('not an exercise');
     expect(root.exercise.choiceId).toBe('TransferFactory_Transfer');
     expect(root.exercise.interfaceId).toMatchObject({ entityName: 'TransferFactory' });
+    // the native template's types: Numeric, Timestamp, List ContractId, TextMap Text, Optional
+    const field = (v: any, label: string) => v.sum.record.fields.find((f: any) => f.label === label).value;
+    const transfer = field(root.exercise.chosenValue, 'transfer');
+    expect(field(transfer, 'amount').sum).toEqual({ oneofKind: 'numeric', numeric: '30.0000000000' });
+    expect(field(transfer, 'requestedAt').sum.oneofKind).toBe('timestamp');
+    expect(field(transfer, 'inputHoldingCids').sum.list.elements[0].sum).toEqual({ oneofKind: 'contractId', contractId: t1 });
+    expect(field(field(transfer, 'meta'), 'values').sum).toEqual({ oneofKind: 'textMap', textMap: { entries: [] } });
+    const token = inputs.find((c) => c.contractId === t1)!;
+    expect(field(field(token.argument, 'holding'), 'lock').sum).toEqual({ oneofKind: 'optional', optional: {} });
 
     // commit the offer normally, then prepare the receiver's accept
     const done = await client.exercise([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '30', inputs: [t1] }), [rules]);
