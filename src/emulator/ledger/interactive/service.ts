@@ -165,6 +165,10 @@ export class InteractiveSubmissionService {
         { definiteAnswer: true },
       );
     }
+    // The transaction is sequenced now: background automation (round advancement, ...) has run
+    // meanwhile, and may have archived a contract it uses (then LOCAL_VERDICT_INACTIVE_CONTRACTS,
+    // as an Amulet transfer prepared against a round that has closed).
+    engine.automations.run();
     const interpretation: Interpretation = { ...entry.interpretation, submission: { ...entry.interpretation.submission, userId: req.userId } };
     const tx = engine.commands.commit(interpretation, {
       submissionId: req.submissionId,

@@ -8,7 +8,7 @@ import { decodePreparedTransaction, hashPreparedTransaction } from '@canton-netw
 import { executeBody, prepareBody, registerExternal } from '../../../../support/interactive.js';
 import { inProcess, mint, setupWorld, transferArg } from '../../templates/test-token-v1/tt1-scenario.js';
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1 } from '../../templates/test-token-v1/tt1-client.js';
-import { IFACE, amuletLedger, exercise, trace, type AmuletLedger } from '../../templates/amulet/fixture.js';
+import { IFACE, TICK_MS, amuletLedger, exercise, trace, type AmuletLedger } from '../../templates/amulet/fixture.js';
 
 type Requester = (path: string, init: RequestInit) => Response | Promise<Response>;
 
@@ -108,5 +108,23 @@ describe('Amulet through interactive submission', () => {
     const noCids = (v: unknown) => JSON.stringify(v).replace(/00[0-9a-f]{64}ca10[0-9a-f]{68}/g, '<cid>');
     expect(noCids(isub.events[0].ExercisedEvent.exerciseResult)).toBe(noCids(normal.events[0].ExercisedEvent.exerciseResult));
     expect(noCids(isub.events[0].ExercisedEvent.exerciseResult)).toContain('TransferInstructionResult_Pending');
+  });
+
+  it('a transfer signed after its open round closed is rejected: LOCAL_VERDICT_INACTIVE_CONTRACTS', async () => {
+    const l = amuletLedger();
+    const cid = l.tap(l.alice, '100');
+    const key = registerExternal(l.engine, l.alice);
+    const request: Requester = (p, i) => l.app.request(p, i);
+    const cmd = [exercise(IFACE.TransferFactoryV1, l.world.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', transferArgOf(l, [cid]))];
+    const prepared = await post(request, '/v2/interactive-submission/prepare', prepareBody([l.alice], cmd, { disclosedContracts: l.ctx().disclosed }));
+    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
+    // two ticks later the rounds have advanced twice (lazy automation, one round per run): the
+    // first run by a tap, the second by the execute itself, which archives the round it used
+    l.clock.advance(TICK_MS);
+    l.tap(l.bob, '1');
+    l.clock.advance(TICK_MS);
+    const r = await post(request, '/v2/interactive-submission/executeAndWait', executeBody(prepared.body, [key]));
+    expect([r.status, r.body.code]).toEqual([409, 'LOCAL_VERDICT_INACTIVE_CONTRACTS']);
+    expect(l.engine.contracts.getActive(cid)).toBeDefined();
   });
 });
