@@ -13,34 +13,23 @@
  *  - checking time: `maxRecordTime` (NOT_SEQUENCED_TIMEOUT), the preparation-time tolerance
  *    (24 h, Canton's `preparationTimeRecordTimeTolerance`) and a min ledger time more than the
  *    ledger-time tolerance (60 s) ahead;
- *  - then the normal commit checks (CommandService.commit): deduplication (a second execute of
- *    the same transaction is a DUPLICATE_COMMAND), every input contract still active
+ *  - then, the background automation having run (time has passed since prepare), the normal
+ *    commit checks (CommandService.commit): deduplication (a second execute of the same
+ *    transaction is a DUPLICATE_COMMAND), every input contract still active
  *    (LOCAL_VERDICT_INACTIVE_CONTRACTS), contract keys still free.
- * Every check runs before anything is written.
+ * A rejected execute writes nothing (only the background automation may have moved on).
  */
 import { createHash } from 'node:crypto';
 import type { LedgerEngine } from '../engine.js';
-import type { ActionNode, Deduplication, Interpretation, Submission } from '../commands.js';
+import type { Deduplication, Interpretation, Submission } from '../commands.js';
 import { errors, LedgerApiError } from '../errors.js';
 import { verifySignature, type WireSignature } from '../external-parties.js';
 import { ProtoError } from '../dar/protobuf.js';
-import type { ContractRecord, QualifiedId } from '../types.js';
-import { nameKey, stakeholdersOf } from '../types.js';
 import type { TransactionRecord } from '../updates.js';
 import { explainHash, hashPreparedTransactionV2, HashingError } from './hashing.js';
-import { inferValue, nativeTypedValue, typedValue } from './lf-proto-value.js';
-import {
-  decodePreparedTransaction,
-  encodePreparedTransaction,
-  type PCreate,
-  type PIdentifier,
-  type PNode,
-  type PPreparedTransaction,
-  type PValue,
-} from './prepared-transaction.js';
+import { PreparedTransactionBuilder } from './build-prepared.js';
+import { decodePreparedTransaction, encodePreparedTransaction } from './prepared-transaction.js';
 
-/** The LF version Canton 3.5 writes into transactions and nodes (LF 2.1). */
-const LF_VERSION = '2.1';
 /** Canton's default `preparationTimeRecordTimeTolerance`. */
 const PREPARATION_TIME_TOLERANCE_MICROS = 24n * 3600n * 1_000_000n;
 /** Canton's default `ledgerTimeRecordTimeTolerance`. */
@@ -89,14 +78,18 @@ export class InteractiveSubmissionService {
   /** V2 hash (hex) by SHA-256 (hex) of the bytes handed out. */
   private readonly byDigest = new Map<string, string>();
 
-  constructor(private readonly engine: LedgerEngine) {}
+  private readonly builder: PreparedTransactionBuilder;
+
+  constructor(private readonly engine: LedgerEngine) {
+    this.builder = new PreparedTransactionBuilder(engine);
+  }
 
   prepare(req: PrepareRequest): PrepareResult {
     const engine = this.engine;
     const now = engine.clock.nowMicros();
     const ledgerTime = req.minLedgerTimeMicros !== undefined && req.minLedgerTimeMicros > now ? req.minLedgerTimeMicros : now;
     const interpretation = engine.commands.interpret(req.submission, ledgerTime);
-    const prepared = this.toPrepared(interpretation, now, req);
+    const prepared = this.builder.build(interpretation, now, req);
     const hashed = hashPreparedTransactionV2(prepared);
     const bytes = encodePreparedTransaction(prepared);
     this.remember(hashed.hash.toString('hex'), {
@@ -241,146 +234,10 @@ export class InteractiveSubmissionService {
     this.prepared.delete(key);
     this.byDigest.delete(e.digest);
   }
-
-  // ---- the PreparedTransaction of an interpretation ----------------------------------------------
-
-  private toPrepared(i: Interpretation, preparationTime: bigint, req: PrepareRequest): PPreparedTransaction {
-    const nodes: PNode[] = [];
-    const nodeSeeds: Array<{ nodeId: number; seed: Buffer }> = [];
-    const contractOf = (cid: string): ContractRecord | undefined => i.created.get(cid) ?? i.inputs.get(cid) ?? this.engine.contracts.get(cid);
-    const add = (a: ActionNode): string => {
-      const id = nodes.length;
-      const nodeId = String(id);
-      const slot: PNode = { nodeId, node: { kind: 'rollback', children: [] } };
-      nodes.push(slot);
-      switch (a.kind) {
-        case 'create':
-          slot.node = { kind: 'create', create: this.createOf(a.node.contract) };
-          nodeSeeds.push({ nodeId: id, seed: this.seed() });
-          break;
-        case 'exercise': {
-          const n = a.node;
-          const c = contractOf(n.contractId);
-          const seed = this.seed();
-          const children = a.children.map(add);
-          slot.node = {
-            kind: 'exercise',
-            exercise: {
-              lfVersion: this.lfVersionOf(n.templateId),
-              contractId: n.contractId,
-              packageName: n.templateId.packageName,
-              templateId: pid(n.templateId),
-              signatories: c?.signatories ?? [],
-              stakeholders: c ? stakeholdersOf(c) : n.stakeholders,
-              actingParties: n.actingParties,
-              ...(n.interfaceId ? { interfaceId: pid(n.interfaceId) } : {}),
-              choiceId: n.choice,
-              chosenValue: this.choiceArgumentOf(n.templateId, n.interfaceId, n.choice, n.choiceArgument),
-              consuming: n.consuming,
-              children,
-              exerciseResult: inferValue(n.exerciseResult),
-              choiceObservers: a.choiceObservers,
-            },
-          };
-          nodeSeeds.push({ nodeId: id, seed });
-          break;
-        }
-        case 'fetch': {
-          const c = a.contract;
-          slot.node = {
-            kind: 'fetch',
-            fetch: {
-              lfVersion: this.lfVersionOf(c.templateId),
-              contractId: c.contractId,
-              packageName: c.templateId.packageName,
-              templateId: pid(c.templateId),
-              signatories: c.signatories,
-              stakeholders: stakeholdersOf(c),
-              ...(a.interfaceId ? { interfaceId: pid(a.interfaceId) } : {}),
-              actingParties: a.actingParties,
-            },
-          };
-          break;
-        }
-      }
-      return nodeId;
-    };
-    const roots = i.roots.map(add);
-    const s = i.submission;
-    const prepared: PPreparedTransaction = {
-      transaction: { version: LF_VERSION, roots, nodes, nodeSeeds },
-      metadata: {
-        actAs: s.actAs,
-        commandId: s.commandId,
-        synchronizerId: this.engine.synchronizerId,
-        mediatorGroup: 0,
-        transactionUuid: this.engine.ids.uuid(),
-        preparationTime,
-        inputContracts: [...i.inputs.values()].map((c) => ({
-          create: this.createOf(c),
-          createdAt: c.createdAtMicros,
-          eventBlob: Buffer.from(c.blob, 'base64'),
-        })),
-      },
-    };
-    if (req.minLedgerTimeMicros !== undefined) prepared.metadata.minLedgerEffectiveTime = req.minLedgerTimeMicros;
-    if (req.maxRecordTimeMicros !== undefined) prepared.metadata.maxRecordTime = req.maxRecordTimeMicros;
-    return prepared;
-  }
-
-  private createOf(c: ContractRecord): PCreate {
-    return {
-      lfVersion: this.lfVersionOf(c.templateId),
-      contractId: c.contractId,
-      packageName: c.templateId.packageName,
-      templateId: pid(c.templateId),
-      argument: this.payloadOf(c.templateId, c.payload),
-      signatories: c.signatories,
-      stakeholders: stakeholdersOf(c),
-    };
-  }
-
-  private seed(): Buffer {
-    return Buffer.from(this.engine.ids.hex(32), 'hex');
-  }
-
-  /** The LF version of the template's package when it was uploaded, else Canton 3.5's default. */
-  private lfVersionOf(id: QualifiedId): string {
-    return this.engine.packages.get(id.packageId)?.lfVersion ?? LF_VERSION;
-  }
-
-  /** A create argument: typed by the native template's description, else by its DAR's record type. */
-  private payloadOf(id: QualifiedId, payload: unknown): PValue {
-    const native = this.engine.templates.templateById(id)?.payloadType;
-    if (native) return nativeTypedValue(native, payload);
-    const found = this.engine.packages.findDataType(id.packageId, id.moduleName, id.entityName);
-    if (found?.dataType.kind !== 'record') return inferValue(payload);
-    return typedValue(this.engine.packages, { kind: 'con', tycon: { packageId: found.id.packageId, moduleName: id.moduleName, entityName: id.entityName }, args: [] }, payload);
-  }
-
-  /** A choice argument: typed by the native choice's description, else by its DAR's argument type. */
-  private choiceArgumentOf(templateId: QualifiedId, interfaceId: QualifiedId | undefined, choice: string, arg: unknown): PValue {
-    const def = this.engine.templates.templateById(templateId);
-    const choiceDef = interfaceId
-      ? def?.implements.find((i) => nameKey(i.interface.id) === nameKey(interfaceId))?.choices[choice]
-      : def?.choices[choice];
-    if (choiceDef?.argumentType) return nativeTypedValue(choiceDef.argumentType, arg);
-    const owner = interfaceId ?? templateId;
-    const pkg = this.engine.packages.get(owner.packageId);
-    const mod = pkg?.modules.find((m) => m.name === owner.moduleName);
-    const decl =
-      mod?.templates.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice) ??
-      mod?.interfaces.find((t) => t.name === owner.entityName)?.choices.find((c) => c.name === choice);
-    return decl?.argType ? typedValue(this.engine.packages, decl.argType, arg) : inferValue(arg);
-  }
 }
 
 function digestOf(b: Buffer): string {
   return createHash('sha256').update(b).digest('hex');
-}
-
-function pid(id: QualifiedId): PIdentifier {
-  return { packageId: id.packageId, moduleName: id.moduleName, entityName: id.entityName };
 }
 
 function failedToExecute(why: string): LedgerApiError {
