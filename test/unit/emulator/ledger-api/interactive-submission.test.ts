@@ -162,6 +162,18 @@ describe('execute', () => {
       await expectRejected(l, alice, () => call(l, '/v2/interactive-submission/executeAndWait', executeBody(old, [aliceKey])), 400, 'LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND');
     });
 
+    it('a min ledger time beyond the ledger-time tolerance is refused until the clock gets there', async () => {
+      const { l, alice, aliceKey, iouCmd } = setup();
+      const minLet = '2026-03-01T12:02:00Z';
+      const p = await prepare(l, prepareBody([alice], [iouCmd()], { minLedgerTime: { time: { MinLedgerTimeAbs: { value: minLet } } } }));
+      await expectRejected(l, alice, () => call(l, '/v2/interactive-submission/executeAndWait', executeBody(p, [aliceKey])), 400, 'LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND');
+      l.clock.advance(90_000);
+      const r = await call(l, '/v2/interactive-submission/executeAndWait', executeBody(p, [aliceKey]));
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const tx = l.engine.updates.atOffset(r.body.completionOffset)!;
+      expect(tx.effectiveAtMicros).toBe(BigInt(Date.parse(minLet)) * 1000n);
+    });
+
     it('a second execute of the same prepared transaction is a duplicate command', async () => {
       const { l, alice, aliceKey, iouCmd } = setup();
       const p = await prepare(l, prepareBody([alice], [iouCmd()]));
