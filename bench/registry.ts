@@ -120,7 +120,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** CPU time (user + system) of a process so far, ms; undefined where /proc is not available. */
-function processCpuMs(pid: number | undefined): number | undefined {
+export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

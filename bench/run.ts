@@ -1,8 +1,9 @@
-/** Runs the benchmarks: `npm run bench [-- ledger|registry]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission]`. Exits non-zero when a target is missed. */
 import { report, runLedgerBench } from './ledger.js';
 import { runRegistryBench } from './registry.js';
+import { runInteractiveSubmissionBench } from './interactive-submission.js';
 
-const benches = { ledger: runLedgerBench, registry: runRegistryBench } as const;
+const benches = { ledger: runLedgerBench, registry: runRegistryBench, 'interactive-submission': runInteractiveSubmissionBench } as const;
 const which = process.argv[2] ?? 'ledger';
 if (!(which in benches)) {
   console.error(`unknown benchmark "${which}" (available: ${Object.keys(benches).join(', ')})`);

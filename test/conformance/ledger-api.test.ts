@@ -27,6 +27,7 @@ import {
   testLedger,
   type TestLedger,
 } from '../support/ledger-fixtures.js';
+import { executeBody, prepareBody, registerExternal, type ExternalKey } from '../support/interactive.js';
 import { SPECS, createSpecValidator, expectConformant, type CoverageRequirement } from '../support/openapi-conformance.js';
 
 const SECRET = 'conformance-secret';
@@ -54,28 +55,6 @@ const UNSERVED: Array<{ method: string; pathTemplate: string; reason: string }> 
     method: 'post',
     pathTemplate: '/v2/package-vetting/update',
     reason: 'explicit (un)vetting is not emulated; DARs are vetted on upload (vetAllPackages)',
-  },
-  { method: 'post', pathTemplate: '/v2/interactive-submission/prepare', reason: 'interactive (external signing) submission is not emulated' },
-  { method: 'post', pathTemplate: '/v2/interactive-submission/execute', reason: 'interactive (external signing) submission is not emulated' },
-  {
-    method: 'post',
-    pathTemplate: '/v2/interactive-submission/executeAndWait',
-    reason: 'interactive (external signing) submission is not emulated',
-  },
-  {
-    method: 'post',
-    pathTemplate: '/v2/interactive-submission/executeAndWaitForTransaction',
-    reason: 'interactive (external signing) submission is not emulated',
-  },
-  {
-    method: 'get',
-    pathTemplate: '/v2/interactive-submission/preferred-package-version',
-    reason: 'package preference for interactive submission is not emulated',
-  },
-  {
-    method: 'post',
-    pathTemplate: '/v2/interactive-submission/preferred-packages',
-    reason: 'package preference for interactive submission is not emulated',
   },
 ];
 
@@ -586,6 +565,77 @@ describe('packages', () => {
       body: { packageMetadataFilter: { packageNamePrefixes: ['conformance'] }, topologyStateFilter: { participantIds: ['elsewhere::1220'] } },
     });
     await checkError('POST', '/v2/package-vetting/list', 400, 'INVALID_FIELD', { body: { pageSize: 100_000 } });
+  });
+});
+
+describe('interactive submission', () => {
+  let aliceKey: ExternalKey;
+  const prepared = async (amount: string) =>
+    check('POST', '/v2/interactive-submission/prepare', 200, { body: prepareBody([alice], [create(IOU, iou(alice, alice, amount))]) });
+
+  beforeAll(() => {
+    aliceKey = registerExternal(l.engine, alice);
+  });
+
+  it('POST /v2/interactive-submission/prepare', async () => {
+    const end = l.engine.ledgerEnd();
+    const body = await check('POST', '/v2/interactive-submission/prepare', 200, {
+      body: prepareBody([alice], [create(IOU, iou(alice, alice, '1'))], { verboseHashing: true }),
+    });
+    expect(body.hashingSchemeVersion).toBe('HASHING_SCHEME_VERSION_V2');
+    expect(body.hashingDetails).toContain('Prepared transaction hash');
+    await checkError('POST', '/v2/interactive-submission/prepare', 400, PLAIN, { body: { commands: [], actAs: [alice] } });
+    await checkError('POST', '/v2/interactive-submission/prepare', 404, 'CONTRACT_NOT_FOUND', {
+      body: prepareBody([alice], [exercise(IOU, archivedIou, 'Split', { amount: '1' })]),
+    });
+    await checkError('POST', '/v2/interactive-submission/prepare', 403, 'NA', { token: 'nobody', body: prepareBody([alice], [create(IOU, iou(alice, alice))], { userId: 'nobody' }) });
+    expect(l.engine.ledgerEnd()).toBe(end);
+  });
+
+  it('POST /v2/interactive-submission/execute', async () => {
+    const p = await prepared('2');
+    expect(await check('POST', '/v2/interactive-submission/execute', 200, { body: executeBody(p, [aliceKey]) })).toEqual({});
+    const q = await prepared('3');
+    const end = l.engine.ledgerEnd();
+    await checkError('POST', '/v2/interactive-submission/execute', 400, 'FAILED_TO_EXECUTE_TRANSACTION', { body: executeBody(q, []) });
+    await checkError('POST', '/v2/interactive-submission/execute', 400, PLAIN, { body: { preparedTransaction: q.preparedTransaction } });
+    expect(l.engine.ledgerEnd()).toBe(end);
+  });
+
+  it('POST /v2/interactive-submission/executeAndWait', async () => {
+    const p = await prepared('4');
+    const body = await check('POST', '/v2/interactive-submission/executeAndWait', 200, { body: executeBody(p, [aliceKey]) });
+    expect(body.completionOffset).toBe(l.engine.ledgerEnd());
+    await checkError('POST', '/v2/interactive-submission/executeAndWait', 409, 'DUPLICATE_COMMAND', { body: executeBody(p, [aliceKey]) });
+    await checkError('POST', '/v2/interactive-submission/executeAndWait', 403, 'NA', { token: 'nobody', body: executeBody(await prepared('5'), [aliceKey], { userId: 'nobody' }) });
+  });
+
+  it('POST /v2/interactive-submission/executeAndWaitForTransaction', async () => {
+    const p = await prepared('6');
+    const body = await check('POST', '/v2/interactive-submission/executeAndWaitForTransaction', 200, {
+      body: { ...executeBody(p, [aliceKey]), transactionFormat: txFormat('LEDGER_EFFECTS', alice) },
+    });
+    expect(body.transaction.externalTransactionHash).toBe(p.preparedTransactionHash);
+    await checkError('POST', '/v2/interactive-submission/executeAndWaitForTransaction', 400, 'INVALID_FIELD', {
+      body: { ...executeBody(p, [aliceKey]), preparedTransaction: Buffer.from('garbage').toString('base64') },
+    });
+  });
+
+  it('GET /v2/interactive-submission/preferred-package-version', async () => {
+    const body = await check('GET', `/v2/interactive-submission/preferred-package-version?package-name=conformance-pkg&parties=${encodeURIComponent(alice)}`, 200);
+    expect(body.packagePreference.packageReference).toEqual({ packageId: dar.mainPackageId, packageName: 'conformance-pkg', packageVersion: '1.0.0' });
+    await checkError('GET', '/v2/interactive-submission/preferred-package-version?package-name=NoSuchPackage', 404, 'PACKAGE_NAMES_NOT_FOUND');
+  });
+
+  it('POST /v2/interactive-submission/preferred-packages', async () => {
+    const body = await check('POST', '/v2/interactive-submission/preferred-packages', 200, {
+      body: { packageVettingRequirements: [{ packageName: 'conformance-pkg', parties: [alice] }] },
+    });
+    expect(body.packageReferences).toEqual([{ packageId: dar.mainPackageId, packageName: 'conformance-pkg', packageVersion: '1.0.0' }]);
+    await checkError('POST', '/v2/interactive-submission/preferred-packages', 400, PLAIN, { body: {} });
+    await checkError('POST', '/v2/interactive-submission/preferred-packages', 400, 'UNKNOWN_INFORMEES', {
+      body: { packageVettingRequirements: [{ packageName: 'conformance-pkg', parties: ['unknownParty::ns'] }] },
+    });
   });
 });
 

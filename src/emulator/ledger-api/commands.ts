@@ -122,12 +122,12 @@ async function completions(c: Context, q: { userId?: string; parties?: ReadonlyS
   );
 }
 
-function emptyTransaction(tx: TransactionRecord): Record<string, unknown> {
+export function emptyTransaction(tx: TransactionRecord): Record<string, unknown> {
   return transactionEnvelope(tx, tx.commandId, []);
 }
 
 /** The submitting user: the token's user, or the body's `userId` when auth is off (§6). */
-function resolveUserId(claims: Claims, bodyUserId: string): string {
+export function resolveUserId(claims: Claims, bodyUserId: string): string {
   const tokenUser = userIdOf(claims);
   if (tokenUser === undefined) {
     if (bodyUserId === '') {
@@ -168,7 +168,7 @@ function submit(c: Context, cmds: JsCommands, prefix: string): TransactionRecord
   return engine.commands.submit(submission);
 }
 
-function deduplicationOf(p: z.infer<typeof JsCommandsSchema>['deduplicationPeriod']): Deduplication | undefined {
+export function deduplicationOf(p: z.infer<typeof JsCommandsSchema>['deduplicationPeriod']): Deduplication | undefined {
   if (!p || 'Empty' in p) return undefined;
   if ('DeduplicationDuration' in p) {
     const d = p.DeduplicationDuration.value;
@@ -180,7 +180,7 @@ function deduplicationOf(p: z.infer<typeof JsCommandsSchema>['deduplicationPerio
   return { kind: 'offset', offset: p.DeduplicationOffset.value };
 }
 
-function parseCommands(cmds: JsCommands, prefix: string): EngineCommand[] {
+export function parseCommands(cmds: Pick<JsCommands, 'commands'>, prefix: string): EngineCommand[] {
   return cmds.commands.map((cmd, i): EngineCommand => {
     const ref = (id: string, kind: string): IdRef => {
       const r = parseIdRef(id);

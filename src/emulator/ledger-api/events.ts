@@ -316,7 +316,7 @@ export function transactionEnvelope(tx: TransactionRecord, commandId: string, ev
     synchronizerId: tx.synchronizerId,
     traceContext: null,
     recordTime: formatInstant(tx.recordTimeMicros),
-    externalTransactionHash: null,
+    externalTransactionHash: tx.externalTransactionHash ?? null,
     paidTrafficCost: null,
   };
 }

@@ -2,6 +2,7 @@
 import type { RouteModule } from './app.js';
 import { commandRoutes } from './commands.js';
 import { contractRoutes } from './contracts.js';
+import { interactiveSubmissionRoutes } from './interactive-submission.js';
 import { packagesRoutes } from './packages.js';
 import { partiesRoutes } from './parties.js';
 import { externalPartiesRoutes } from './external-parties.js';
@@ -10,7 +11,7 @@ import { stateRoutes } from './state.js';
 import { systemRoutes } from './system.js';
 import { updateRoutes } from './updates.js';
 
-export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, externalPartiesRoutes, usersRoutes];
+export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, externalPartiesRoutes, usersRoutes, interactiveSubmissionRoutes];
 
 export { createLedgerApiApp } from './app.js';
 export type { LedgerApiDeps, LedgerApp, RouteModule } from './app.js';

@@ -75,10 +75,22 @@ export class CommandService {
 
   /** Interprets and commits a submission; returns the committed transaction or throws. */
   submit(s: Submission): TransactionRecord {
+    // A duplicate is refused before interpretation, as the submission service does.
+    this.checkDeduplication(s.userId, s.actAs, s.commandId, s.deduplication, this.engine.clock.nowMicros());
+    const interpretation = this.interpret(s);
+    return this.commit(interpretation, { submissionId: s.submissionId, deduplication: s.deduplication });
+  }
+
+  /**
+   * Interprets a submission without changing the ledger (the prepare step of an interactive
+   * submission, and the first half of `submit`): checks the submitters, runs the commands, and
+   * returns what committing would write. Deduplication is the committer's business.
+   */
+  interpret(s: Submission, ledgerTimeMicros?: bigint): Interpretation {
     const engine = this.engine;
     // Background automation first (automations.ts): the command sees what it would have left.
     engine.automations.run();
-    const now = engine.clock.nowMicros();
+    const now = ledgerTimeMicros ?? engine.clock.nowMicros();
     for (const p of s.actAs) {
       if (!engine.parties.has(p)) {
         throw new LedgerApiError('SUBMITTING_PARTY_NOT_KNOWN_ON_LEDGER', `Party not known on ledger: Submitting party '${p}' not known`, {
@@ -86,22 +98,76 @@ export class CommandService {
         });
       }
     }
-    const changeKey = `${s.userId}\u0000${[...new Set(s.actAs)].sort().join(',')}\u0000${s.commandId}`;
-    const previous = this.dedup.get(changeKey);
-    if (previous && this.isDuplicate(previous, s.deduplication, now)) {
+    const builder = new TransactionBuilder(engine, s, now);
+    for (const cmd of s.commands) builder.run(cmd);
+    return builder.result();
+  }
+
+  /**
+   * Commits an interpretation at the next offset, after checking that it still applies: no
+   * duplicate of its change id, every contract it used still active, no contract key it creates
+   * taken meanwhile. `submissionId`/`deduplication` are those of the committing request.
+   */
+  commit(i: Interpretation, opts: { submissionId: string; deduplication?: Deduplication; externalTransactionHash?: string }): TransactionRecord {
+    const engine = this.engine;
+    const now = engine.clock.nowMicros();
+    const s = i.submission;
+    this.checkDeduplication(s.userId, s.actAs, s.commandId, opts.deduplication, now);
+    const inactive = [...i.inputs.keys()].filter((cid) => !engine.contracts.getActive(cid));
+    if (inactive.length > 0) {
+      throw new LedgerApiError('LOCAL_VERDICT_INACTIVE_CONTRACTS', `Rejected transaction is referring to inactive contracts ${inactive.join(', ')}`, {
+        resources: inactive.map((cid) => ['CONTRACT_ID', cid] as [string, string]),
+        definiteAnswer: true,
+      });
+    }
+    for (const c of i.created.values()) {
+      const holder = c.key && engine.contracts.activeByKeyHash(c.key.hash);
+      if (c.key && holder && !i.consumed.has(holder.contractId)) {
+        throw new LedgerApiError('DUPLICATE_CONTRACT_KEY', `Interpretation error: Error: Contract key is not unique (template ${formatId(c.templateId)})`, {
+          resources: [['TEMPLATE_ID', formatId(c.templateId)]],
+        });
+      }
+    }
+    const offset = engine.updates.end() + 1;
+    const witnesses = new Set<string>();
+    for (const n of i.nodes) for (const w of n.witnesses) witnesses.add(w);
+    const tx: TransactionRecord = {
+      updateId: i.updateId,
+      offset,
+      commandId: s.commandId,
+      workflowId: s.workflowId,
+      userId: s.userId,
+      actAs: s.actAs,
+      submissionId: opts.submissionId,
+      effectiveAtMicros: i.ledgerTimeMicros,
+      recordTimeMicros: now,
+      synchronizerId: engine.synchronizerId,
+      nodes: i.nodes,
+      witnesses,
+    };
+    if (opts.externalTransactionHash !== undefined) tx.externalTransactionHash = opts.externalTransactionHash;
+    for (const n of i.nodes) if (n.kind === 'create') n.transient = i.consumed.has(n.contract.contractId);
+    for (const c of i.created.values()) {
+      c.createdOffset = offset;
+      if (i.consumed.has(c.contractId)) c.archivedOffset = offset;
+      engine.contracts.add(c);
+    }
+    for (const cid of i.consumed) if (!i.created.has(cid)) engine.contracts.archive(cid, offset);
+    engine.updates.append(tx);
+    const changeKey = changeKeyOf(s.userId, s.actAs, s.commandId);
+    this.dedup.set(changeKey, { offset: tx.offset, submissionId: opts.submissionId, recordTimeMicros: now });
+    return tx;
+  }
+
+  private checkDeduplication(userId: string, actAs: readonly string[], commandId: string, d: Deduplication | undefined, now: bigint): void {
+    const previous = this.dedup.get(changeKeyOf(userId, actAs, commandId));
+    if (previous && this.isDuplicate(previous, d, now)) {
       throw new LedgerApiError('DUPLICATE_COMMAND', 'A command with the given command id has already been successfully processed', {
         context: { existing_submission_id: previous.submissionId, completion_offset: String(previous.offset) },
-        resources: [['COMMAND_ID', s.commandId]],
+        resources: [['COMMAND_ID', commandId]],
         definiteAnswer: false,
       });
     }
-
-    const offset = engine.updates.end() + 1;
-    const builder = new TransactionBuilder(engine, s, now, offset);
-    for (const cmd of s.commands) builder.run(cmd);
-    const tx = builder.commit();
-    this.dedup.set(changeKey, { offset: tx.offset, submissionId: s.submissionId, recordTimeMicros: now });
-    return tx;
   }
 
   private isDuplicate(prev: Completion, d: Deduplication | undefined, now: bigint): boolean {
@@ -111,7 +177,33 @@ export class CommandService {
   }
 }
 
-/** Builds one transaction in a scratch overlay; nothing touches the stores until `commit`. */
+/**
+ * What interpreting a submission produced, not yet on the ledger: the nodes with their
+ * contracts, what they consume, the contracts they read from the store (`inputs`, in first-use
+ * order), and the action tree with fetches (what a prepared transaction shows).
+ */
+export interface Interpretation {
+  submission: Submission;
+  updateId: string;
+  ledgerTimeMicros: bigint;
+  nodes: TxNode[];
+  created: ReadonlyMap<string, ContractRecord>;
+  consumed: ReadonlySet<string>;
+  inputs: ReadonlyMap<string, ContractRecord>;
+  roots: ActionNode[];
+}
+
+/** One action of the transaction tree; fetches are actions too (Daml's Node.Fetch), though they make no event. */
+export type ActionNode =
+  | { kind: 'create'; node: CreateNode }
+  | { kind: 'exercise'; node: ExerciseNode; choiceObservers: string[]; children: ActionNode[] }
+  | { kind: 'fetch'; contract: ContractRecord; actingParties: string[]; interfaceId?: QualifiedId };
+
+function changeKeyOf(userId: string, actAs: readonly string[], commandId: string): string {
+  return `${userId}\u0000${[...new Set(actAs)].sort().join(',')}\u0000${commandId}`;
+}
+
+/** Builds one transaction in a scratch overlay; nothing touches the stores (see `CommandService.commit`). */
 class TransactionBuilder {
   private readonly nodes: TxNode[] = [];
   private readonly created = new Map<string, ContractRecord>();
@@ -119,13 +211,16 @@ class TransactionBuilder {
   private readonly keys = new Map<string, string | null>(); // key hash → cid (null: archived in tx)
   private readonly readers: ReadonlySet<string>;
   private readonly disclosed = new Map<string, ContractRecord>();
+  private readonly inputs = new Map<string, ContractRecord>();
+  private readonly roots: ActionNode[] = [];
+  /** The children list new actions go to (the innermost running exercise's, else the roots). */
+  private siblings: ActionNode[] = this.roots;
   private readonly updateId: string;
 
   constructor(
     private readonly engine: LedgerEngine,
     private readonly s: Submission,
     private readonly now: bigint,
-    private readonly offset: number,
   ) {
     this.readers = new Set([...s.actAs, ...s.readAs]);
     this.updateId = engine.ids.updateId();
@@ -167,32 +262,17 @@ class TransactionBuilder {
     }
   }
 
-  commit(): TransactionRecord {
-    const engine = this.engine;
-    const witnesses = new Set<string>();
-    for (const n of this.nodes) for (const w of n.witnesses) witnesses.add(w);
-    const tx: TransactionRecord = {
+  result(): Interpretation {
+    return {
+      submission: this.s,
       updateId: this.updateId,
-      offset: this.offset,
-      commandId: this.s.commandId,
-      workflowId: this.s.workflowId,
-      userId: this.s.userId,
-      actAs: this.s.actAs,
-      submissionId: this.s.submissionId,
-      effectiveAtMicros: this.now,
-      recordTimeMicros: this.now,
-      synchronizerId: engine.synchronizerId,
+      ledgerTimeMicros: this.now,
       nodes: this.nodes,
-      witnesses,
+      created: this.created,
+      consumed: this.consumed,
+      inputs: this.inputs,
+      roots: this.roots,
     };
-    for (const n of this.nodes) if (n.kind === 'create') n.transient = this.consumed.has(n.contract.contractId);
-    for (const c of this.created.values()) {
-      if (this.consumed.has(c.contractId)) c.archivedOffset = this.offset;
-      engine.contracts.add(c);
-    }
-    for (const cid of this.consumed) if (!this.created.has(cid)) engine.contracts.archive(cid, this.offset);
-    engine.updates.append(tx);
-    return tx;
   }
 
   // ---- actions --------------------------------------------------------------------------------
@@ -247,7 +327,8 @@ class TransactionBuilder {
       observers,
       key,
       createdAtMicros: this.now,
-      createdOffset: this.offset,
+      // set when the transaction is committed
+      createdOffset: -1,
       createdNodeId: nodeId,
       createdUpdateId: this.updateId,
       synchronizerId: this.engine.synchronizerId,
@@ -257,6 +338,7 @@ class TransactionBuilder {
     const informees = new Set([...signatories, ...observers]);
     const node: CreateNode = { kind: 'create', nodeId, contract, witnesses: unionAll(ancestors, informees), transient: false };
     this.nodes.push(node);
+    this.siblings.push({ kind: 'create', node });
     this.created.set(contractId, contract);
     return contractId;
   }
@@ -334,6 +416,8 @@ class TransactionBuilder {
       implementedInterfaces: def.implements.map((i) => i.interface.id),
     };
     this.nodes.push(node);
+    const action: ActionNode = { kind: 'exercise', node, choiceObservers, children: [] };
+    this.siblings.push(action);
     if (choice.consuming) {
       this.consumed.add(cid);
       if (c.key) this.keys.set(c.key.hash, null);
@@ -341,10 +425,14 @@ class TransactionBuilder {
     const bodyAuthorizers = new Set([...controllers, ...c.signatories]);
     const ctx = this.context(bodyAuthorizers, [...ancestors, informees]);
     let result: LfValue;
+    const outer = this.siblings;
+    this.siblings = action.children;
     try {
       result = choice.body(ctx, { contractId: cid, payload: c.payload }, arg);
     } catch (e) {
       throw this.asLedgerError(e);
+    } finally {
+      this.siblings = outer;
     }
     node.exerciseResult = result ?? {};
     node.lastDescendantNodeId = this.nodes.length - 1;
@@ -372,6 +460,9 @@ class TransactionBuilder {
         );
       }
     }
+    const acting = stakeholdersOf(c).filter((p) => authorizers.has(p));
+    const interfaceId = expected !== undefined && typeof expected !== 'string' && nameKey(expected) !== nameKey(c.templateId) ? expected : undefined;
+    this.siblings.push(interfaceId ? { kind: 'fetch', contract: c, actingParties: acting, interfaceId } : { kind: 'fetch', contract: c, actingParties: acting });
     return { contractId: c.contractId, templateId: c.templateId, payload: c.payload, signatories: c.signatories, observers: c.observers };
   }
 
@@ -408,8 +499,8 @@ class TransactionBuilder {
     if (local) return local;
     const c = this.engine.contracts.getActive(cid);
     if (!c) throw errors.contractNotFound(cid);
-    if (this.disclosed.has(cid)) return c;
-    if (!stakeholdersOf(c).some((p) => this.readers.has(p))) throw errors.contractNotFound(cid);
+    if (!this.disclosed.has(cid) && !stakeholdersOf(c).some((p) => this.readers.has(p))) throw errors.contractNotFound(cid);
+    if (!this.inputs.has(cid)) this.inputs.set(cid, c);
     return c;
   }
 

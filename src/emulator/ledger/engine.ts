@@ -16,6 +16,7 @@ import { UserStore } from './users.js';
 import { CommandService } from './commands.js';
 import { EngineAutomations } from './automations.js';
 import { ExternalPartyStore } from './external-parties.js';
+import { InteractiveSubmissionService } from './interactive/service.js';
 
 export interface LedgerEngineOptions {
   clock?: Clock;
@@ -51,6 +52,8 @@ export class LedgerEngine {
   readonly contracts: ContractStore;
   readonly updates: UpdateLog;
   readonly commands: CommandService;
+  /** Prepare / execute of externally signed transactions. */
+  readonly interactive: InteractiveSubmissionService;
   /** Background automation run lazily before each submission (automations.ts). */
   readonly automations: EngineAutomations;
 
@@ -71,6 +74,7 @@ export class LedgerEngine {
     this.contracts = new ContractStore();
     this.updates = new UpdateLog();
     this.commands = new CommandService(this);
+    this.interactive = new InteractiveSubmissionService(this);
     this.automations = new EngineAutomations(this);
   }
 

@@ -95,6 +95,17 @@ export const ERROR_CODES = {
   DAML_FAILURE: 9,
   DISCLOSED_CONTRACT_INVALID: 8,
   PACKAGE_SELECTION_FAILED: 9,
+  // interactive submission (CommandExecutionErrors.InteractiveSubmissionExecuteError and the
+  // rejections an externally signed transaction meets after it was handed to the synchronizer)
+  FAILED_TO_EXECUTE_TRANSACTION: 8,
+  LOCAL_VERDICT_INACTIVE_CONTRACTS: 2,
+  LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND: 9,
+  NOT_SEQUENCED_TIMEOUT: 2,
+  // preferred packages (RequestValidationErrors.NotFound.PackageNamesNotFound,
+  // TransactionRoutingError.TopologyErrors.UnknownInformees)
+  PACKAGE_NAMES_NOT_FOUND: 11,
+  UNKNOWN_INFORMEES: 9,
+  INVALID_PRESCRIBED_SYNCHRONIZER_ID: 9,
   // user management
   USER_ALREADY_EXISTS: 10,
   CONCURRENT_USER_UPDATE_DETECTED: 2,

@@ -10,6 +10,7 @@
  * Interfaces are declared with their package and choice names; a template that implements an
  * interface provides the view and the implementation of each interface choice.
  */
+import type { NativeValueType } from './value-types.js';
 import { normalizeDeclaredPayload } from './lf-value.js';
 import type { PackageStore } from './packages.js';
 import type { LfValue, QualifiedId } from './types.js';
@@ -48,6 +49,8 @@ export interface ChoiceDef<P = any, A = any, R = any> {
   observers?(payload: P, argument: A): string[];
   /** Validates/normalises the argument before the body runs; throw `ArgumentError` to reject. */
   parseArgument?(argument: unknown): A;
+  /** The argument's LF type, when described (prepared transactions encode the argument with it). */
+  argumentType?: NativeValueType;
   body(ctx: UpdateContext, self: { contractId: string; payload: P }, argument: A): R;
 }
 
@@ -73,6 +76,8 @@ export interface TemplateDef<P = any> {
   ensure?(payload: P): string | undefined;
   /** Validates and normalises a create argument (numeric scale, field presence); throws ArgumentError. */
   parsePayload?(payload: unknown): P;
+  /** The payload's LF type, when described (prepared transactions encode the payload with it). */
+  payloadType?: NativeValueType;
   key?: { of(payload: P): LfValue; maintainers(key: LfValue): string[] };
   choices: Record<string, ChoiceDef<P>>;
   implements: InterfaceImpl<P>[];

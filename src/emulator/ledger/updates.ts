@@ -53,6 +53,8 @@ export interface TransactionRecord {
   nodes: TxNode[];
   /** Every party that witnesses any node. */
   witnesses: ReadonlySet<string>;
+  /** Base64 prepared-transaction hash of an externally signed (interactive) submission. */
+  externalTransactionHash?: string;
 }
 
 export class UpdateLog {

@@ -11,28 +11,11 @@
  * more lenient rules so that its messages stay as they were.
  */
 import { ArgumentError } from '../ledger/templates.js';
+import type { NativeValueType } from '../ledger/value-types.js';
 import { expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from './lf.js';
 
-export type LfT =
-  | 'party'
-  | 'text'
-  | 'decimal'
-  | 'int'
-  | 'time'
-  | 'bool'
-  | 'cid'
-  | 'unit'
-  | 'any'
-  | { opt: LfT }
-  | { list: LfT }
-  | { rec: ReadonlyArray<readonly [string, LfT]> }
-  | { variant: Readonly<Record<string, LfT>> }
-  | { enum: readonly string[] }
-  | { textMap: LfT }
-  | { map: readonly [LfT, LfT] }
-  | { set: LfT }
-  /** A value read by a hand-written parser (for a type whose reading the cases above do not word alike). */
-  | { custom: (value: unknown, path: string) => unknown };
+/** The engine's description of native LF types (ledger/value-types.ts), which this module reads values with. */
+export type LfT = NativeValueType;
 
 export const opt = (t: LfT): LfT => ({ opt: t });
 export const list = (t: LfT): LfT => ({ list: t });

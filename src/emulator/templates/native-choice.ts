@@ -22,6 +22,7 @@ export function nativeChoice<P, A>(
     controllers: def.controllers,
     ...(def.observers ? { observers: def.observers } : {}),
     parseArgument: recordParser<A>(argT, 'choiceArgument'),
+    argumentType: argT,
     body: def.body as ChoiceDef<P, A>['body'],
   };
 }

@@ -17,6 +17,8 @@ export interface Varint {
   value: number;
   /** The low 32 bits, unsigned: exact for int32/enum fields, negative ones included. */
   lo: number;
+  /** The exact 64-bit value, set only for varints longer than 7 bytes (where `value` may be inexact). */
+  big?: bigint;
 }
 
 export type ProtoField =
@@ -112,6 +114,29 @@ export class ProtoMessage {
     return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
   }
 
+  /** uint64 field as an exact bigint (default 0). */
+  uint64(field: number): bigint {
+    const f = this.last(field);
+    if (!f) return 0n;
+    this.expect(field, f, 0);
+    const v = (f as { varint: Varint }).varint;
+    return v.big ?? BigInt(v.value);
+  }
+
+  /** sint64 (zigzag) field as an exact bigint (default 0). */
+  sint64Big(field: number): bigint {
+    const u = this.uint64(field);
+    return (u & 1n) === 0n ? u >> 1n : -((u + 1n) >> 1n);
+  }
+
+  /** sfixed64 field (default 0). */
+  sfixed64(field: number): bigint {
+    const f = this.last(field);
+    if (!f) return 0n;
+    this.expect(field, f, 1);
+    return (f as { bytes: Buffer }).bytes.readBigInt64LE(0);
+  }
+
   /** bytes / embedded message field; undefined when absent. */
   bytes(field: number): Buffer | undefined {
     const f = this.last(field);
@@ -173,7 +198,12 @@ export function readVarint(buf: Buffer, start: number): { v: Varint; next: numbe
     const bits = b & 0x7f;
     value += bits * 2 ** shift;
     if (shift < 32) lo = (lo | (bits << shift)) >>> 0;
-    if ((b & 0x80) === 0) return { v: { value, lo }, next: pos };
+    if ((b & 0x80) === 0) {
+      if (pos - start <= 7) return { v: { value, lo }, next: pos };
+      let big = 0n;
+      for (let i = pos - 1; i >= start; i--) big = (big << 7n) | BigInt(buf[i]! & 0x7f);
+      return { v: { value, lo, big: big & 0xffffffffffffffffn }, next: pos };
+    }
   }
   throw new ProtoError('CodedInputStream encountered a malformed varint.');
 }

@@ -179,6 +179,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     observers: () => [],
     ensure: (p) => (BigInt(p.round.number) >= 0n ? undefined : 'isDefinedRound round'),
     parsePayload: recordParser(T.OpenMiningRound, 'createArguments'),
+    payloadType: T.OpenMiningRound,
     choices: {
       OpenMiningRound_Fetch: nativeChoice<OpenMiningRoundPayload, { p: string }>('OpenMiningRound_Fetch', P_ARG, {
         consuming: false,
@@ -194,6 +195,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     signatories: (p) => [p.dso],
     observers: () => [],
     parsePayload: recordParser(SummarizingMiningRoundT, 'createArguments'),
+    payloadType: SummarizingMiningRoundT,
     choices: {},
     implements: [],
   };
@@ -219,6 +221,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     ensure: (p) =>
       dec(p.amount.initialAmount) > 0n && dec(p.amount.ratePerRound.rate) >= 0n && BigInt(p.amount.createdAt.number) >= 0n ? undefined : 'validExpiringAmount amount',
     parsePayload: recordParser(T.Amulet, 'createArguments'),
+    payloadType: T.Amulet,
     choices: {
       Amulet_Expire: nativeChoice<AmuletPayload, { roundCid: string }>('Amulet_Expire', rec(['roundCid', 'cid']), {
         consuming: true,
@@ -247,6 +250,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     signatories: lockedSignatories,
     observers: () => [],
     parsePayload: recordParser(T.LockedAmulet, 'createArguments'),
+    payloadType: T.LockedAmulet,
     choices: {
       LockedAmulet_Unlock: nativeChoice<LockedAmuletPayload, { openRoundCid: string }>('LockedAmulet_Unlock', rec(['openRoundCid', 'cid']), {
         consuming: true,
@@ -305,6 +309,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     observers: (p) => [p.provider],
     ensure: (p) => (p.activityWeight === null || dec(p.activityWeight) >= 0n ? undefined : '0.0 <= fromOptional defaultAppActivityWeight activityWeight'),
     parsePayload: recordParser(T.FeaturedAppRight, 'createArguments'),
+    payloadType: T.FeaturedAppRight,
     choices: {
       FeaturedAppRight_Withdraw: nativeChoice<FeaturedAppRightPayload, { reason: string }>('FeaturedAppRight_Withdraw', rec(['reason', 'text']), {
         consuming: true,
@@ -338,6 +343,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
         ? undefined
         : '(expiresAt > validFrom) && (lastRenewedAt >= validFrom)',
     parsePayload: recordParser(T.TransferPreapproval, 'createArguments'),
+    payloadType: T.TransferPreapproval,
     choices: {
       TransferPreapproval_Fetch: nativeChoice<TransferPreapprovalPayload, { p: string }>('TransferPreapproval_Fetch', P_ARG, {
         consuming: false,
@@ -456,6 +462,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       return ok ? undefined : 'validAmuletConfig configSchedule.initialValue && null configSchedule.futureValues';
     },
     parsePayload: recordParser(T.AmuletRules, 'createArguments'),
+    payloadType: T.AmuletRules,
     choices: {
       AmuletRules_Transfer: nativeChoice<AmuletRulesPayload, TransferChoiceArg>(
         'AmuletRules_Transfer',
@@ -797,6 +804,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     signatories: epSignatories,
     observers: () => [],
     parsePayload: recordParser(T.ExternalPartyAmuletRules, 'createArguments'),
+    payloadType: T.ExternalPartyAmuletRules,
     choices: { ExternalPartyAmuletRules_ExpireAmuletAllocationsV2: v2.expireAllocationsV2 },
     implements: [transferFactoryV1, transferFactoryV2, allocationFactoryV1, v2.allocationFactoryV2, v2.settlementFactoryV2],
   };
@@ -876,6 +884,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     signatories: instrSignatories,
     observers: (p) => [p.transfer.receiver],
     parsePayload: recordParser(T.AmuletTransferInstruction, 'createArguments'),
+    payloadType: T.AmuletTransferInstruction,
     choices: {},
     implements: [transferInstructionV1, transferInstructionV2],
   };
@@ -924,6 +933,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       return ok ? undefined : 'isValidAllocationSpecificationV1 allocation && allocation.transferLeg.instrumentId.id == amuletInstrumentIdName';
     },
     parsePayload: recordParser(T.AmuletAllocation, 'createArguments'),
+    payloadType: T.AmuletAllocation,
     choices: {},
     implements: [allocationV1],
   };

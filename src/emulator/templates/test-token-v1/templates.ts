@@ -32,6 +32,7 @@ import {
   type HoldingView,
   type InstrumentId,
   type Transfer,
+  Tt1Types,
 } from './values.js';
 
 export const TEST_TOKEN_V1_PACKAGE_ID = 'aaa0b576b5a3db49b3a4f7a4710fe6f8ae462aabbde4da89f639eb87fd62e90c';
@@ -229,6 +230,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
     consuming: false,
     controllers: (_p, a) => [a.actor],
     parseArgument: parsePublicFetch,
+    argumentType: Tt1Types.PublicFetch,
     body: (ctx, self, arg) => {
       requireMatchExpected(ctx, 'expectedAdmin', arg.expectedAdmin, self.payload.admin, (a, b) => a === b, showParty);
       return { admin: self.payload.admin, meta: emptyMeta() };
@@ -243,6 +245,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
     signatories: tokenSignatories,
     observers: () => [],
     ensure: (p) => (parseDecimal(p.holding.amount) > 0n && p.holding.lock === null ? undefined : 'holding.amount > 0.0 && isNone holding.lock'),
+    payloadType: Tt1Types.Token,
     parsePayload: (raw) => ({ holding: parseHoldingView(argField(argRecord(raw), 'holding'), 'holding') }),
     choices: {},
     implements: [{ interface: TS.HoldingV1, view: (p) => p.holding, choices: { Archive: archiveChoice(tokenSignatories) } }],
@@ -256,6 +259,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
     consuming: true,
     controllers: (p) => [controller(p.transfer)],
     parseArgument: parseExtraArgsOnly,
+    argumentType: Tt1Types.ExtraArgsOnly,
     body: (ctx, self) => {
       const t = self.payload.transfer;
       const cid = ctx.create(TestTokenV1Ids.Token, tokenPayload(t.sender, t.instrumentId, t.amount));
@@ -276,6 +280,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
         consuming: true,
         controllers: (p) => [p.transfer.receiver],
         parseArgument: parseExtraArgsOnly,
+        argumentType: Tt1Types.ExtraArgsOnly,
         body: (ctx, self) => {
           const t = self.payload.transfer;
           // Not in the reference token (research §6): the interface says registries SHOULD NOT
@@ -291,6 +296,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
         name: 'TransferInstruction_Update',
         consuming: true,
         controllers: (p, a: UpdateArg) => [p.transfer.instrumentId.admin, ...a.extraActors],
+        argumentType: Tt1Types.Update,
         parseArgument: (raw): UpdateArg => {
           const r = argRecord(raw);
           return { extraActors: expectList(argField(r, 'extraActors'), 'extraActors', expectParty), extraArgs: argExtraArgs(r) };
@@ -309,6 +315,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
       parseDecimal(p.transfer.amount) > 0n && parseTime(p.transfer.requestedAt) <= parseTime(p.transfer.executeBefore)
         ? undefined
         : 'transfer.amount > 0.0 && transfer.requestedAt <= transfer.executeBefore',
+    payloadType: Tt1Types.TokenTransferOffer,
     parsePayload: (raw) => ({ transfer: parseTransfer(argField(argRecord(raw), 'transfer'), 'transfer') }),
     choices: {},
     implements: [
@@ -329,6 +336,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
     consuming: true,
     controllers: (p) => controllers(p),
     parseArgument: parseExtraArgsOnly,
+    argumentType: Tt1Types.ExtraArgsOnly,
     body: (ctx, self) => {
       const leg = self.payload.allocation.transferLeg;
       const cid = ctx.create(TestTokenV1Ids.Token, tokenPayload(leg.sender, leg.instrumentId, leg.amount));
@@ -344,6 +352,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
         consuming: true,
         controllers: allocationControllers,
         parseArgument: parseExtraArgsOnly,
+        argumentType: Tt1Types.ExtraArgsOnly,
         body: (ctx, self) => {
           const a = self.payload.allocation;
           assertWithinDeadline(ctx, 'Allocation.settlement.settleBefore', a.settlement.settleBefore);
@@ -369,6 +378,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
         parseDecimal(p.allocation.transferLeg.amount) > 0n;
       return ok ? undefined : 'isValidAllocationSpecificationV1 allocation';
     },
+    payloadType: Tt1Types.TokenAllocation,
     parsePayload: (raw) => ({ allocation: parseAllocationSpecification(argField(argRecord(raw), 'allocation'), 'allocation') }),
     choices: {},
     implements: [
@@ -388,6 +398,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
         name: 'TransferFactory_Transfer',
         consuming: false,
         controllers: (_p, a: TransferArg) => [a.transfer.sender],
+        argumentType: Tt1Types.Transfer,
         parseArgument: (raw): TransferArg => {
           const r = argRecord(raw);
           return {
@@ -426,6 +437,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
         name: 'AllocationFactory_Allocate',
         consuming: false,
         controllers: (_p, a: AllocateArg) => [a.allocation.transferLeg.sender],
+        argumentType: Tt1Types.Allocate,
         parseArgument: (raw): AllocateArg => {
           const r = argRecord(raw);
           return {
@@ -470,6 +482,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
     kind: 'native',
     signatories: rulesSignatories,
     observers: () => [],
+    payloadType: Tt1Types.TokenRules,
     parsePayload: (raw) => ({ admin: expectParty(argField(argRecord(raw), 'admin'), 'admin') }),
     choices: {},
     implements: [transferFactory, allocationFactory],

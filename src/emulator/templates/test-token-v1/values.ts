@@ -130,6 +130,31 @@ export const parseTransfer = parserOf<Transfer>(TransferT);
 export const parseTransferLeg = parserOf<TransferLeg>(TransferLegT);
 export const parseAllocationSpecification = parserOf<AllocationSpecification>(AllocationSpecificationT);
 
+/**
+ * The LF types of TestTokenV1's payloads and choice arguments, for encoding them (prepared
+ * transactions). Reading keeps the parsers above; here `Metadata` and `RelTime` are described
+ * as the records they are (`values: TextMap Text`, `microseconds: Int64`).
+ */
+export const Tt1Types = (() => {
+  const Metadata = rec(['values', { textMap: 'text' }]);
+  const RelTime = rec(['microseconds', 'int']);
+  const { InstrumentId, TransferV1, AllocationSpecificationV1 } = tokenStandardV1Types(Metadata);
+  const Lock = rec(['holders', list('party')], ['expiresAt', opt('time')], ['expiresAfter', opt(RelTime)], ['context', opt('text')]);
+  const HoldingView = rec(['owner', 'party'], ['instrumentId', InstrumentId], ['amount', 'decimal'], ['lock', opt(Lock)], ['meta', Metadata]);
+  const ExtraArgs = rec(['context', rec(['values', { textMap: 'any' }])], ['meta', Metadata]);
+  return {
+    Token: rec(['holding', HoldingView]),
+    TokenTransferOffer: rec(['transfer', TransferV1]),
+    TokenAllocation: rec(['allocation', AllocationSpecificationV1]),
+    TokenRules: rec(['admin', 'party']),
+    ExtraArgsOnly: rec(['extraArgs', ExtraArgs]),
+    PublicFetch: rec(['expectedAdmin', 'party'], ['actor', 'party']),
+    Transfer: rec(['expectedAdmin', 'party'], ['transfer', TransferV1], ['extraArgs', ExtraArgs]),
+    Allocate: rec(['expectedAdmin', 'party'], ['allocation', AllocationSpecificationV1], ['requestedAt', 'time'], ['inputHoldingCids', list('cid')], ['extraArgs', ExtraArgs]),
+    Update: rec(['extraActors', list('party')], ['extraArgs', ExtraArgs]),
+  } as const;
+})();
+
 export function parseSettlementInfo(value: unknown, path: string): SettlementInfo {
   // The settlement reference is checked (present, a record) before the other fields, as before.
   expectRecord(field(expectRecord(value, path), 'settlementRef', path), fieldPath(path, 'settlementRef'));

@@ -1,0 +1,408 @@
+/**
+ * `com.daml.ledger.api.v2.interactive.PreparedTransaction` (interactive_submission_service.proto,
+ * interactive/transaction/v1/interactive_submission_data.proto, value.proto) as plain data, with
+ * its protobuf encoding and decoding. Field numbers are those of the Canton 3.5 protos.
+ *
+ * 64-bit integers are bigints; contract ids are hex strings (as on the wire).
+ */
+import { ProtoError, ProtoMessage } from '../dar/protobuf.js';
+import { ProtoWriter } from './proto-writer.js';
+
+export interface PIdentifier {
+  packageId: string;
+  moduleName: string;
+  entityName: string;
+}
+
+/** `com.daml.ledger.api.v2.Value`. */
+export type PValue =
+  | { kind: 'unit' }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'int64'; value: bigint }
+  /** days since the epoch */
+  | { kind: 'date'; value: number }
+  /** micros since the epoch */
+  | { kind: 'timestamp'; value: bigint }
+  | { kind: 'numeric'; value: string }
+  | { kind: 'party'; value: string }
+  | { kind: 'text'; value: string }
+  | { kind: 'contractId'; value: string }
+  | { kind: 'optional'; value: PValue | undefined }
+  | { kind: 'list'; elements: PValue[] }
+  | { kind: 'textMap'; entries: Array<{ key: string; value: PValue }> }
+  | { kind: 'genMap'; entries: Array<{ key: PValue; value: PValue }> }
+  | { kind: 'record'; recordId?: PIdentifier; fields: Array<{ label: string; value: PValue }> }
+  | { kind: 'variant'; variantId?: PIdentifier; constructor: string; value: PValue }
+  | { kind: 'enum'; enumId?: PIdentifier; constructor: string };
+
+export interface PCreate {
+  lfVersion: string;
+  contractId: string;
+  packageName: string;
+  templateId: PIdentifier;
+  argument: PValue;
+  signatories: string[];
+  stakeholders: string[];
+}
+
+export interface PExercise {
+  lfVersion: string;
+  contractId: string;
+  packageName: string;
+  templateId: PIdentifier;
+  signatories: string[];
+  stakeholders: string[];
+  actingParties: string[];
+  interfaceId?: PIdentifier;
+  choiceId: string;
+  chosenValue: PValue;
+  consuming: boolean;
+  children: string[];
+  exerciseResult?: PValue;
+  choiceObservers: string[];
+}
+
+export interface PFetch {
+  lfVersion: string;
+  contractId: string;
+  packageName: string;
+  templateId: PIdentifier;
+  signatories: string[];
+  stakeholders: string[];
+  interfaceId?: PIdentifier;
+  actingParties: string[];
+}
+
+export type PNodeBody =
+  | { kind: 'create'; create: PCreate }
+  | { kind: 'exercise'; exercise: PExercise }
+  | { kind: 'fetch'; fetch: PFetch }
+  | { kind: 'rollback'; children: string[] };
+
+export interface PNode {
+  nodeId: string;
+  node: PNodeBody;
+}
+
+export interface PTransaction {
+  version: string;
+  roots: string[];
+  nodes: PNode[];
+  nodeSeeds: Array<{ nodeId: number; seed: Buffer }>;
+}
+
+export interface PInputContract {
+  create: PCreate;
+  createdAt: bigint;
+  eventBlob: Buffer;
+}
+
+export interface PMetadata {
+  actAs: string[];
+  commandId: string;
+  synchronizerId: string;
+  mediatorGroup: number;
+  transactionUuid: string;
+  preparationTime: bigint;
+  inputContracts: PInputContract[];
+  minLedgerEffectiveTime?: bigint;
+  maxLedgerEffectiveTime?: bigint;
+  maxRecordTime?: bigint;
+}
+
+export interface PPreparedTransaction {
+  transaction: PTransaction;
+  metadata: PMetadata;
+}
+
+// ---- encoding -------------------------------------------------------------------------------------
+
+function identifier(id: PIdentifier): ProtoWriter {
+  return new ProtoWriter().stringIfSet(1, id.packageId).stringIfSet(2, id.moduleName).stringIfSet(3, id.entityName);
+}
+
+export function writeValue(v: PValue): ProtoWriter {
+  const w = new ProtoWriter();
+  switch (v.kind) {
+    case 'unit':
+      return w.message(1, new ProtoWriter());
+    case 'bool':
+      return w.bool(2, v.value);
+    case 'int64':
+      return w.sint64(3, v.value);
+    case 'date':
+      return w.uint(4, v.value);
+    case 'timestamp':
+      return w.sfixed64(5, v.value);
+    case 'numeric':
+      return w.string(6, v.value);
+    case 'party':
+      return w.string(7, v.value);
+    case 'text':
+      return w.string(8, v.value);
+    case 'contractId':
+      return w.string(9, v.value);
+    case 'optional': {
+      const o = new ProtoWriter();
+      if (v.value) o.message(1, writeValue(v.value));
+      return w.message(10, o);
+    }
+    case 'list': {
+      const l = new ProtoWriter();
+      for (const e of v.elements) l.message(1, writeValue(e));
+      return w.message(11, l);
+    }
+    case 'textMap': {
+      const m = new ProtoWriter();
+      for (const e of v.entries) m.message(1, new ProtoWriter().stringIfSet(1, e.key).message(2, writeValue(e.value)));
+      return w.message(12, m);
+    }
+    case 'genMap': {
+      const m = new ProtoWriter();
+      for (const e of v.entries) m.message(1, new ProtoWriter().message(1, writeValue(e.key)).message(2, writeValue(e.value)));
+      return w.message(13, m);
+    }
+    case 'record': {
+      const r = new ProtoWriter();
+      if (v.recordId) r.message(1, identifier(v.recordId));
+      for (const f of v.fields) r.message(2, new ProtoWriter().stringIfSet(1, f.label).message(2, writeValue(f.value)));
+      return w.message(14, r);
+    }
+    case 'variant': {
+      const r = new ProtoWriter();
+      if (v.variantId) r.message(1, identifier(v.variantId));
+      r.stringIfSet(2, v.constructor).message(3, writeValue(v.value));
+      return w.message(15, r);
+    }
+    case 'enum': {
+      const r = new ProtoWriter();
+      if (v.enumId) r.message(1, identifier(v.enumId));
+      r.stringIfSet(2, v.constructor);
+      return w.message(16, r);
+    }
+  }
+}
+
+function writeCreate(c: PCreate): ProtoWriter {
+  return new ProtoWriter()
+    .stringIfSet(1, c.lfVersion)
+    .stringIfSet(2, c.contractId)
+    .stringIfSet(3, c.packageName)
+    .message(4, identifier(c.templateId))
+    .message(5, writeValue(c.argument))
+    .repeatedStrings(6, c.signatories)
+    .repeatedStrings(7, c.stakeholders);
+}
+
+function writeExercise(e: PExercise): ProtoWriter {
+  const w = new ProtoWriter()
+    .stringIfSet(1, e.lfVersion)
+    .stringIfSet(2, e.contractId)
+    .stringIfSet(3, e.packageName)
+    .message(4, identifier(e.templateId))
+    .repeatedStrings(5, e.signatories)
+    .repeatedStrings(6, e.stakeholders)
+    .repeatedStrings(7, e.actingParties);
+  if (e.interfaceId) w.message(8, identifier(e.interfaceId));
+  w.stringIfSet(9, e.choiceId).message(10, writeValue(e.chosenValue)).boolIfSet(11, e.consuming).repeatedStrings(12, e.children);
+  if (e.exerciseResult) w.message(13, writeValue(e.exerciseResult));
+  return w.repeatedStrings(14, e.choiceObservers);
+}
+
+function writeFetch(f: PFetch): ProtoWriter {
+  const w = new ProtoWriter()
+    .stringIfSet(1, f.lfVersion)
+    .stringIfSet(2, f.contractId)
+    .stringIfSet(3, f.packageName)
+    .message(4, identifier(f.templateId))
+    .repeatedStrings(5, f.signatories)
+    .repeatedStrings(6, f.stakeholders)
+    .repeatedStrings(7, f.actingParties);
+  if (f.interfaceId) w.message(8, identifier(f.interfaceId));
+  return w;
+}
+
+function writeNode(n: PNode): ProtoWriter {
+  const v1 = new ProtoWriter();
+  switch (n.node.kind) {
+    case 'create':
+      v1.message(1, writeCreate(n.node.create));
+      break;
+    case 'fetch':
+      v1.message(2, writeFetch(n.node.fetch));
+      break;
+    case 'exercise':
+      v1.message(3, writeExercise(n.node.exercise));
+      break;
+    case 'rollback':
+      v1.message(4, new ProtoWriter().repeatedStrings(1, n.node.children));
+      break;
+  }
+  return new ProtoWriter().stringIfSet(1, n.nodeId).message(1000, v1);
+}
+
+export function encodePreparedTransaction(p: PPreparedTransaction): Buffer {
+  const t = p.transaction;
+  const tx = new ProtoWriter().stringIfSet(1, t.version).repeatedStrings(2, t.roots);
+  for (const n of t.nodes) tx.message(3, writeNode(n));
+  for (const s of t.nodeSeeds) tx.message(4, new ProtoWriter().uintIfSet(1, s.nodeId).bytes(2, s.seed));
+
+  const m = p.metadata;
+  const md = new ProtoWriter()
+    .message(2, new ProtoWriter().repeatedStrings(1, m.actAs).stringIfSet(2, m.commandId))
+    .stringIfSet(3, m.synchronizerId)
+    .uintIfSet(4, m.mediatorGroup)
+    .stringIfSet(5, m.transactionUuid)
+    .uintIfSet(6, m.preparationTime);
+  for (const ic of m.inputContracts) {
+    md.message(7, new ProtoWriter().message(1, writeCreate(ic.create)).uintIfSet(1000, ic.createdAt).bytes(1002, ic.eventBlob));
+  }
+  if (m.minLedgerEffectiveTime !== undefined) md.uint(9, m.minLedgerEffectiveTime);
+  if (m.maxLedgerEffectiveTime !== undefined) md.uint(10, m.maxLedgerEffectiveTime);
+  if (m.maxRecordTime !== undefined) md.uint(11, m.maxRecordTime);
+  return new ProtoWriter().message(1, tx).message(2, md).finish();
+}
+
+// ---- decoding -------------------------------------------------------------------------------------
+
+function readIdentifier(m: ProtoMessage | undefined): PIdentifier {
+  return { packageId: m?.string(1) ?? '', moduleName: m?.string(2) ?? '', entityName: m?.string(3) ?? '' };
+}
+
+function optIdentifier(m: ProtoMessage, field: number): PIdentifier | undefined {
+  const id = m.message(field);
+  return id ? readIdentifier(id) : undefined;
+}
+
+export function readValue(m: ProtoMessage | undefined): PValue {
+  if (!m) throw new ProtoError('a Value is missing');
+  if (m.has(1)) return { kind: 'unit' };
+  if (m.has(2)) return { kind: 'bool', value: m.bool(2) };
+  if (m.has(3)) return { kind: 'int64', value: m.sint64Big(3) };
+  if (m.has(4)) return { kind: 'date', value: m.int32(4) };
+  if (m.has(5)) return { kind: 'timestamp', value: m.sfixed64(5) };
+  if (m.has(6)) return { kind: 'numeric', value: m.string(6) };
+  if (m.has(7)) return { kind: 'party', value: m.string(7) };
+  if (m.has(8)) return { kind: 'text', value: m.string(8) };
+  if (m.has(9)) return { kind: 'contractId', value: m.string(9) };
+  if (m.has(10)) {
+    const o = m.message(10)!;
+    return { kind: 'optional', value: o.has(1) ? readValue(o.message(1)) : undefined };
+  }
+  if (m.has(11)) return { kind: 'list', elements: m.message(11)!.repeatedMessages(1).map((e) => readValue(e)) };
+  if (m.has(12)) {
+    return { kind: 'textMap', entries: m.message(12)!.repeatedMessages(1).map((e) => ({ key: e.string(1), value: readValue(e.message(2)) })) };
+  }
+  if (m.has(13)) {
+    return { kind: 'genMap', entries: m.message(13)!.repeatedMessages(1).map((e) => ({ key: readValue(e.message(1)), value: readValue(e.message(2)) })) };
+  }
+  if (m.has(14)) {
+    const r = m.message(14)!;
+    const recordId = optIdentifier(r, 1);
+    const fields = r.repeatedMessages(2).map((f) => ({ label: f.string(1), value: readValue(f.message(2)) }));
+    return recordId ? { kind: 'record', recordId, fields } : { kind: 'record', fields };
+  }
+  if (m.has(15)) {
+    const r = m.message(15)!;
+    const variantId = optIdentifier(r, 1);
+    const base = { kind: 'variant' as const, constructor: r.string(2), value: readValue(r.message(3)) };
+    return variantId ? { ...base, variantId } : base;
+  }
+  if (m.has(16)) {
+    const r = m.message(16)!;
+    const enumId = optIdentifier(r, 1);
+    return enumId ? { kind: 'enum', enumId, constructor: r.string(2) } : { kind: 'enum', constructor: r.string(2) };
+  }
+  throw new ProtoError('a Value has no content');
+}
+
+function readCreate(m: ProtoMessage): PCreate {
+  return {
+    lfVersion: m.string(1),
+    contractId: m.string(2),
+    packageName: m.string(3),
+    templateId: readIdentifier(m.message(4)),
+    argument: readValue(m.message(5)),
+    signatories: m.repeatedStrings(6),
+    stakeholders: m.repeatedStrings(7),
+  };
+}
+
+function readExercise(m: ProtoMessage): PExercise {
+  const e: PExercise = {
+    lfVersion: m.string(1),
+    contractId: m.string(2),
+    packageName: m.string(3),
+    templateId: readIdentifier(m.message(4)),
+    signatories: m.repeatedStrings(5),
+    stakeholders: m.repeatedStrings(6),
+    actingParties: m.repeatedStrings(7),
+    choiceId: m.string(9),
+    chosenValue: readValue(m.message(10)),
+    consuming: m.bool(11),
+    children: m.repeatedStrings(12),
+    choiceObservers: m.repeatedStrings(14),
+  };
+  const iface = optIdentifier(m, 8);
+  if (iface) e.interfaceId = iface;
+  if (m.has(13)) e.exerciseResult = readValue(m.message(13));
+  return e;
+}
+
+function readFetch(m: ProtoMessage): PFetch {
+  const f: PFetch = {
+    lfVersion: m.string(1),
+    contractId: m.string(2),
+    packageName: m.string(3),
+    templateId: readIdentifier(m.message(4)),
+    signatories: m.repeatedStrings(5),
+    stakeholders: m.repeatedStrings(6),
+    actingParties: m.repeatedStrings(7),
+  };
+  const iface = optIdentifier(m, 8);
+  if (iface) f.interfaceId = iface;
+  return f;
+}
+
+function readNode(m: ProtoMessage): PNode {
+  const nodeId = m.string(1);
+  const v1 = m.message(1000);
+  if (!v1) throw new ProtoError(`node ${nodeId} has no v1 content`);
+  if (v1.has(1)) return { nodeId, node: { kind: 'create', create: readCreate(v1.message(1)!) } };
+  if (v1.has(2)) return { nodeId, node: { kind: 'fetch', fetch: readFetch(v1.message(2)!) } };
+  if (v1.has(3)) return { nodeId, node: { kind: 'exercise', exercise: readExercise(v1.message(3)!) } };
+  if (v1.has(4)) return { nodeId, node: { kind: 'rollback', children: v1.message(4)!.repeatedStrings(1) } };
+  throw new ProtoError(`node ${nodeId} has no node type`);
+}
+
+/** Decodes a PreparedTransaction; throws ProtoError when the bytes are not one. */
+export function decodePreparedTransaction(bytes: Buffer): PPreparedTransaction {
+  const top = ProtoMessage.decode(bytes);
+  const tx = top.message(1);
+  const md = top.message(2);
+  if (!tx || !md) throw new ProtoError('the prepared transaction lacks its transaction or metadata');
+  const transaction: PTransaction = {
+    version: tx.string(1),
+    roots: tx.repeatedStrings(2),
+    nodes: tx.repeatedMessages(3).map(readNode),
+    nodeSeeds: tx.repeatedMessages(4).map((s) => ({ nodeId: s.int32(1), seed: Buffer.from(s.bytes(2) ?? Buffer.alloc(0)) })),
+  };
+  const submitter = md.message(2);
+  const metadata: PMetadata = {
+    actAs: submitter?.repeatedStrings(1) ?? [],
+    commandId: submitter?.string(2) ?? '',
+    synchronizerId: md.string(3),
+    mediatorGroup: md.int32(4) >>> 0,
+    transactionUuid: md.string(5),
+    preparationTime: md.uint64(6),
+    inputContracts: md.repeatedMessages(7).map((ic) => {
+      const create = ic.message(1);
+      if (!create) throw new ProtoError('an input contract has no v1 content');
+      return { create: readCreate(create), createdAt: ic.uint64(1000), eventBlob: Buffer.from(ic.bytes(1002) ?? Buffer.alloc(0)) };
+    }),
+  };
+  if (md.has(9)) metadata.minLedgerEffectiveTime = md.uint64(9);
+  if (md.has(10)) metadata.maxLedgerEffectiveTime = md.uint64(10);
+  if (md.has(11)) metadata.maxRecordTime = md.uint64(11);
+  return { transaction, metadata };
+}
