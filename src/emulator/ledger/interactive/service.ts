@@ -28,7 +28,7 @@ import { ProtoError } from '../dar/protobuf.js';
 import type { TransactionRecord } from '../updates.js';
 import { explainHash, hashPreparedTransactionV2, HashingError } from './hashing.js';
 import { PreparedTransactionBuilder } from './build-prepared.js';
-import { decodePreparedTransaction, encodePreparedTransaction } from './prepared-transaction.js';
+import { decodePreparedTransaction, encodePreparedTransaction, type PPreparedTransaction } from './prepared-transaction.js';
 
 /** Canton's default `preparationTimeRecordTimeTolerance`. */
 const PREPARATION_TIME_TOLERANCE_MICROS = 24n * 3600n * 1_000_000n;
@@ -66,6 +66,8 @@ interface PreparedEntry {
   digest: string;
   hash: Buffer;
   actAs: readonly string[];
+  /** The event blob of each input contract handed out, by contract id. */
+  inputBlobs: ReadonlyMap<string, Buffer>;
   preparationTimeMicros: bigint;
   maxRecordTimeMicros?: bigint;
   /** Set once committed: a transaction is committed at most once, whatever the deduplication period. */
@@ -98,6 +100,7 @@ export class InteractiveSubmissionService {
       digest: digestOf(bytes),
       hash: hashed.hash,
       actAs: prepared.metadata.actAs,
+      inputBlobs: new Map(prepared.metadata.inputContracts.map((ic) => [ic.create.contractId, ic.eventBlob])),
       preparationTimeMicros: now,
       ...(req.maxRecordTimeMicros !== undefined ? { maxRecordTimeMicros: req.maxRecordTimeMicros } : {}),
     });
@@ -112,7 +115,7 @@ export class InteractiveSubmissionService {
    */
   execute(req: ExecuteRequest, authorize: (actAs: readonly string[]) => void = () => {}): TransactionRecord {
     const engine = this.engine;
-    const { hash, actAs, synchronizerId } = this.hashOf(req.preparedTransaction);
+    const { hash, actAs, synchronizerId, decoded } = this.hashOf(req.preparedTransaction);
     authorize(actAs);
     if (!synchronizerId.includes('::')) {
       throw errors.invalidField('synchronizer_id', `Invalid unique identifier \`${synchronizerId}\` with missing namespace.`);
@@ -136,10 +139,21 @@ export class InteractiveSubmissionService {
         definiteAnswer: false,
       });
     }
+    // The V2 hash covers each input contract's create node but not its event blob: the blob is
+    // authenticated against the contract instead, as Canton authenticates the input contracts of
+    // an executed transaction. A blob changed after prepare fails that check.
+    for (const ic of decoded?.metadata.inputContracts ?? []) {
+      const handedOut = entry.inputBlobs.get(ic.create.contractId);
+      if (!handedOut || !handedOut.equals(ic.eventBlob)) {
+        throw errors.invalidArgument(`Input contract ${ic.create.contractId} failed authentication: its event blob does not match the contract`);
+      }
+    }
+    // `maxRecordTime` is outside the V2 hash: Canton honours the value in the bytes it receives.
+    const maxRecordTimeMicros = decoded ? decoded.metadata.maxRecordTime : entry.maxRecordTimeMicros;
     const now = engine.clock.nowMicros();
-    if (entry.maxRecordTimeMicros !== undefined && now > entry.maxRecordTimeMicros) {
+    if (maxRecordTimeMicros !== undefined && now > maxRecordTimeMicros) {
       throw new LedgerApiError('NOT_SEQUENCED_TIMEOUT', `Transaction was not sequenced within the pre-defined max sequencing time and has therefore timed out`, {
-        context: { timeout: String(entry.maxRecordTimeMicros) },
+        context: { timeout: String(maxRecordTimeMicros) },
         definiteAnswer: true,
       });
     }
@@ -177,13 +191,13 @@ export class InteractiveSubmissionService {
    * and hashed, unless they are byte for byte the bytes this node handed out (then their hash is
    * the one computed when they were made: the hash is a function of the bytes).
    */
-  private hashOf(bytes: Buffer): { hash: Buffer; actAs: readonly string[]; synchronizerId: string } {
+  private hashOf(bytes: Buffer): { hash: Buffer; actAs: readonly string[]; synchronizerId: string; decoded?: PPreparedTransaction } {
     const known = this.byDigest.get(digestOf(bytes));
     const entry = known === undefined ? undefined : this.prepared.get(known);
     if (entry && entry.bytes.equals(bytes)) return { hash: entry.hash, actAs: entry.actAs, synchronizerId: this.engine.synchronizerId };
     try {
       const decoded = decodePreparedTransaction(bytes);
-      return { hash: hashPreparedTransactionV2(decoded).hash, actAs: decoded.metadata.actAs, synchronizerId: decoded.metadata.synchronizerId };
+      return { hash: hashPreparedTransactionV2(decoded).hash, actAs: decoded.metadata.actAs, synchronizerId: decoded.metadata.synchronizerId, decoded };
     } catch (e) {
       if (e instanceof ProtoError || e instanceof HashingError) throw errors.invalidField('prepared_transaction', e.message);
       throw e;
