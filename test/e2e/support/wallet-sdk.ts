@@ -64,7 +64,7 @@ export interface Balance {
  * the ACS filtered by the HoldingV1 interface with its view), summed by lock state. Not
  * `utxos.merge`: it calls `Object.groupBy`, which Node 20 lacks (research/peers-clients.md §0.3).
  */
-export async function balanceOf(sdk: WalletSdk, party: string, instrument: { admin: string; id: string }): Promise<Balance> {
+export async function balanceOf(sdk: Pick<WalletSdk, 'token'>, party: string, instrument: { admin: string; id: string }): Promise<Balance> {
   // includeLocked must be explicit: the SDK drops locked holdings when it is undefined, although
   // its type documentation says it defaults to true.
   const utxos = await sdk.token.utxos.list({ partyId: party, includeLocked: true });
