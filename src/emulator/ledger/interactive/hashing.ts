@@ -17,7 +17,7 @@
  * `explain` collects a readable trace (the `hashingDetails` of a verbose prepare).
  */
 import { createHash } from 'node:crypto';
-import { ByteSink } from './byte-sink.js';
+import { ByteSink } from '../byte-sink.js';
 import type { PCreate, PExercise, PFetch, PIdentifier, PMetadata, PNode, PPreparedTransaction, PValue } from './prepared-transaction.js';
 
 /** Hash purpose of prepared transactions (`HashPurpose.PreparedSubmission`, id 48). */

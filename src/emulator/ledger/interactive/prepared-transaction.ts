@@ -6,7 +6,7 @@
  * 64-bit integers are bigints; contract ids are hex strings (as on the wire).
  */
 import { ProtoError, ProtoMessage } from '../dar/protobuf.js';
-import { ProtoWriter } from './proto-writer.js';
+import { ProtoWriter } from '../protobuf-writer.js';
 
 export interface PIdentifier {
   packageId: string;

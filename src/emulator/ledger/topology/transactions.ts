@@ -22,7 +22,7 @@
  */
 import { ProtoError, ProtoMessage } from '../dar/protobuf.js';
 import { cantonHash, HashPurpose } from './canton-hash.js';
-import { ProtoWriter } from './protobuf-writer.js';
+import { ProtoWriter } from '../protobuf-writer.js';
 
 /** Proto version of `TopologyTransaction` on protocol versions 33+ (its only supported version). */
 export const TOPOLOGY_TRANSACTION_PROTO_VERSION = 30;
@@ -100,37 +100,37 @@ const MAPPING_NAMES: Record<number, string> = {
 // ---- encoding ---------------------------------------------------------------------------------
 
 function signingKeyMessage(k: TopologySigningKey): ProtoWriter {
-  return new ProtoWriter().uint(2, k.format).bytes(3, k.publicKey).uint(4, k.scheme).packed(5, k.usage).uint(6, k.keySpec);
+  return new ProtoWriter().uintIfSet(2, k.format).bytesIfSet(3, k.publicKey).uintIfSet(4, k.scheme).packed(5, k.usage).uintIfSet(6, k.keySpec);
 }
 
 function mappingMessage(m: TopologyMapping): ProtoWriter {
   const w = new ProtoWriter();
   switch (m.kind) {
     case 'NamespaceDelegation': {
-      const nd = new ProtoWriter().string(1, m.namespace);
+      const nd = new ProtoWriter().stringIfSet(1, m.namespace);
       if (m.targetKey) nd.message(2, signingKeyMessage(m.targetKey));
-      nd.bool(3, m.isRootDelegation);
+      nd.boolIfSet(3, m.isRootDelegation);
       if (m.restriction === 'canSignAllMappings') nd.message(4, new ProtoWriter());
       if (m.restriction === 'canSignAllButNamespaceDelegations') nd.message(5, new ProtoWriter());
       if (m.restriction === 'canSignSpecificMappings') nd.message(6, new ProtoWriter());
       return w.message(1, nd);
     }
     case 'PartyToKeyMapping': {
-      const ptk = new ProtoWriter().string(1, m.party).uint(3, m.threshold);
+      const ptk = new ProtoWriter().stringIfSet(1, m.party).uintIfSet(3, m.threshold);
       for (const k of m.signingKeys) ptk.message(4, signingKeyMessage(k));
       return w.message(16, ptk);
     }
     case 'PartyToParticipant': {
-      const ptp = new ProtoWriter().string(1, m.party).uint(2, m.threshold);
+      const ptp = new ProtoWriter().stringIfSet(1, m.party).uintIfSet(2, m.threshold);
       for (const p of m.participants) {
-        const hp = new ProtoWriter().string(1, p.participantUid).uint(2, p.permission);
+        const hp = new ProtoWriter().stringIfSet(1, p.participantUid).uintIfSet(2, p.permission);
         if (p.onboarding) hp.message(3, new ProtoWriter());
         ptp.message(3, hp);
       }
       if (m.partySigningKeys) {
         const sk = new ProtoWriter();
         for (const k of m.partySigningKeys.keys) sk.message(1, signingKeyMessage(k));
-        sk.uint(2, m.partySigningKeys.threshold);
+        sk.uintIfSet(2, m.partySigningKeys.threshold);
         ptp.message(6, sk);
       }
       return w.message(9, ptp);
@@ -142,8 +142,8 @@ function mappingMessage(m: TopologyMapping): ProtoWriter {
 
 /** The serialized, versioned transaction: `UntypedVersionedMessage(data = TopologyTransaction, version = 30)`. */
 export function encodeTopologyTransaction(tx: TopologyTransaction): Buffer {
-  const inner = new ProtoWriter().uint(1, tx.operation).uint(2, tx.serial).message(3, mappingMessage(tx.mapping)).finish();
-  return new ProtoWriter().bytes(1, inner).uint(2, TOPOLOGY_TRANSACTION_PROTO_VERSION).finish();
+  const inner = new ProtoWriter().uintIfSet(1, tx.operation).uintIfSet(2, tx.serial).message(3, mappingMessage(tx.mapping)).finish();
+  return new ProtoWriter().bytesIfSet(1, inner).uintIfSet(2, TOPOLOGY_TRANSACTION_PROTO_VERSION).finish();
 }
 
 /** `TopologyTransaction.hash`: purpose TopologyTransactionSignature over the serialized bytes. */

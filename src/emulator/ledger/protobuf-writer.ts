@@ -1,7 +1,8 @@
 /**
  * A protobuf wire-format writer, the counterpart of `dar/protobuf.ts`: enough to serialise the
- * interactive submission messages (`interactive_submission_service.proto`, `value.proto`)
- * without generated code. Fields are written in the order the caller writes them (callers follow
+ * messages the emulated participant writes itself without generated code: interactive
+ * submission (`interactive_submission_service.proto`, `value.proto`) and topology transactions
+ * (`topology.proto`, `crypto.proto`). Fields are written in the order the caller writes them (callers follow
  * field-number order, as protobuf serialisers do); proto3 scalars at their default value are
  * skipped by the `*IfSet` helpers, oneof members and `optional` fields are always written.
  */
@@ -20,6 +21,9 @@ export class ProtoWriter {
     this.out.varint(b.length);
     this.out.bytes(b);
     return this;
+  }
+  bytesIfSet(field: number, b: Uint8Array): this {
+    return b.length === 0 ? this : this.bytes(field, b);
   }
   string(field: number, s: string): this {
     this.tag(field, 2);
@@ -52,6 +56,13 @@ export class ProtoWriter {
   }
   boolIfSet(field: number, b: boolean): this {
     return b ? this.bool(field, b) : this;
+  }
+  /** A repeated enum / int32 field in the packed encoding (proto3's default for scalars); nothing when empty. */
+  packed(field: number, values: readonly number[]): this {
+    if (values.length === 0) return this;
+    const inner = new ByteSink();
+    for (const v of values) inner.varint(v);
+    return this.bytes(field, inner.view());
   }
   /** sint64: zigzag varint. */
   sint64(field: number, n: bigint): this {
