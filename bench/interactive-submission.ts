@@ -64,7 +64,10 @@ async function startServer(signers: Signer[], holdings: number): Promise<{ world
   const node = [process.execPath, '--import', 'tsx', join(root, 'bench/isub-server.ts')];
   const [cmd, ...args] = pinnable ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(cmd!, args, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdin!.end(JSON.stringify({ senders: signers.map(({ publicKey, fingerprint }) => ({ publicKey, fingerprint })), holdings }));
+  // The server onboards each sender as a wallet would (generate-topology, a signature over the
+  // multi-hash, allocate), so it gets the key pair; the keys are made fresh for this run.
+  const senders = signers.map(({ publicKey, privateKey }) => ({ publicKey, privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') }));
+  child.stdin!.end(JSON.stringify({ senders, holdings }));
   const world = await new Promise<World>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('the benchmark server did not start within 60 s')), 60_000);
