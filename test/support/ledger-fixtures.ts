@@ -9,6 +9,7 @@ import type { LedgerApiDeps } from '../../src/emulator/ledger-api/app.js';
 import { ArgumentError, type InterfaceDef, type TemplateDef } from '../../src/emulator/ledger/templates.js';
 import { ManualClock } from '../../src/emulator/shared/clock.js';
 import type { QualifiedId } from '../../src/emulator/ledger/types.js';
+import type { UserClaims } from '../../src/emulator/ledger/claims.js';
 
 export const IOU_PKG = 'a'.repeat(64);
 export const IFACE_PKG = 'b'.repeat(64);
@@ -147,4 +148,21 @@ export const ACCOUNT = '#test-iou:Iou:Account';
 export function acsRequest(party: string, filter: unknown = null, extra: Record<string, unknown> = {}) {
   const cumulative = filter === null ? [] : [{ identifierFilter: filter }];
   return { eventFormat: { filtersByParty: { [party]: { cumulative } }, verbose: false }, activeAtOffset: 0, ...extra };
+}
+
+/** The claims of a regular user holding no right, with `o` overriding any field. */
+export function userClaims(userId: string, o: Partial<UserClaims> = {}): UserClaims {
+  return {
+    kind: 'user',
+    userId,
+    identityProviderId: '',
+    admin: false,
+    idpAdmin: false,
+    actAs: new Set(),
+    readAs: new Set(),
+    executeAs: new Set(),
+    readAsAnyParty: false,
+    executeAsAnyParty: false,
+    ...o,
+  };
 }

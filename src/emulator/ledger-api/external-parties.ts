@@ -18,7 +18,7 @@ import {
   GenerateExternalPartyTopologyRequestSchema,
   type GenerateExternalPartyTopologyResponse,
 } from '../../ledger/schemas/external-parties.js';
-import { matchIdentityProviderId } from './parties.js';
+import { checkAllocatingUser, matchIdentityProviderId } from './parties.js';
 
 export const externalPartiesRoutes: RouteModule = (app) => {
   app.post('/v2/parties/external/generate-topology', async (c) => {
@@ -43,15 +43,7 @@ export const externalPartiesRoutes: RouteModule = (app) => {
       identityProviderId: idp,
       beforeCommit: () => {
         requireIdentityProviderExists(idp);
-        if (userId === undefined) return;
-        // getUserIfUserSpecified + checkUserLimitsIfUserSpecified, as for POST /v2/parties
-        engine.users.getUser(userId, idp, "checking user's existence");
-        if (claims.kind === 'user' && !claims.admin && !claims.idpAdmin) {
-          const held = new Set(engine.users.rights(userId).flatMap((r) => ('party' in r ? [r.party] : [])));
-          if (held.size + 1 > engine.parties.maxSelfAllocatedParties) {
-            throw errors.permissionDenied('User quota of party allocations exhausted');
-          }
-        }
+        checkAllocatingUser(engine, claims, userId, idp);
       },
     });
     if (userId !== undefined) {

@@ -9,6 +9,7 @@
 import type { RouteModule } from './app.js';
 import { decodeBody, queryInt } from './decode.js';
 import type { Claims } from '../ledger/claims.js';
+import type { LedgerEngine } from '../ledger/engine.js';
 import { isAdminOrIdpAdmin } from '../ledger/claims.js';
 import { errors, LedgerApiError } from '../ledger/errors.js';
 import { ledgerStringError, optionalIdentityProviderId, optionalUserId, requireParty } from '../ledger/object-meta.js';
@@ -63,17 +64,7 @@ export const partiesRoutes: RouteModule = (app) => {
       annotations: req.localMetadata?.annotations ?? {},
       resourceVersion: req.localMetadata?.resourceVersion ?? '',
       identityProviderId: idp,
-      beforeCommit: () => {
-        if (userId === undefined) return;
-        // getUserIfUserSpecified + checkUserLimitsIfUserSpecified
-        engine.users.getUser(userId, idp, "checking user's existence");
-        if (claims.kind === 'user' && !claims.admin && !claims.idpAdmin) {
-          const held = new Set(engine.users.rights(userId).flatMap((r) => ('party' in r ? [r.party] : [])));
-          if (held.size + 1 > engine.parties.maxSelfAllocatedParties) {
-            throw errors.permissionDenied('User quota of party allocations exhausted');
-          }
-        }
-      },
+      beforeCommit: () => checkAllocatingUser(engine, claims, userId, idp),
     });
     if (userId !== undefined) {
       const right: Right = { kind: 'CanActAs', party: rec.party };
@@ -210,4 +201,20 @@ function canOperateAs(claims: Claims, party: string): boolean {
     claims.readAs.has(party) ||
     claims.executeAs.has(party)
   );
+}
+
+/**
+ * `getUserIfUserSpecified` + `checkUserLimitsIfUserSpecified` of Canton's party allocation (both
+ * the local and the external one): the named user must exist, and a regular user may hold rights
+ * to at most `max-self-allocated-parties` parties after the allocation.
+ */
+export function checkAllocatingUser(engine: LedgerEngine, claims: Claims, userId: string | undefined, idp: string): void {
+  if (userId === undefined) return;
+  engine.users.getUser(userId, idp, "checking user's existence");
+  if (claims.kind === 'user' && !claims.admin && !claims.idpAdmin) {
+    const held = new Set(engine.users.rights(userId).flatMap((r) => ('party' in r ? [r.party] : [])));
+    if (held.size + 1 > engine.parties.maxSelfAllocatedParties) {
+      throw errors.permissionDenied('User quota of party allocations exhausted');
+    }
+  }
 }

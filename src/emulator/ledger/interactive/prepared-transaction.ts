@@ -328,28 +328,8 @@ function readCreate(m: ProtoMessage): PCreate {
   };
 }
 
-function readExercise(m: ProtoMessage): PExercise {
-  const e: PExercise = {
-    lfVersion: m.string(1),
-    contractId: m.string(2),
-    packageName: m.string(3),
-    templateId: readIdentifier(m.message(4)),
-    signatories: m.repeatedStrings(5),
-    stakeholders: m.repeatedStrings(6),
-    actingParties: m.repeatedStrings(7),
-    choiceId: m.string(9),
-    chosenValue: readValue(m.message(10)),
-    consuming: m.bool(11),
-    children: m.repeatedStrings(12),
-    choiceObservers: m.repeatedStrings(14),
-  };
-  const iface = optIdentifier(m, 8);
-  if (iface) e.interfaceId = iface;
-  if (m.has(13)) e.exerciseResult = readValue(m.message(13));
-  return e;
-}
-
-function readFetch(m: ProtoMessage): PFetch {
+/** Fields 1-8 of an Exercise and of a Fetch node (transaction/v1/interactive_submission_data.proto): the same numbers and meaning. */
+function readActionOnContract(m: ProtoMessage): PFetch {
   const f: PFetch = {
     lfVersion: m.string(1),
     contractId: m.string(2),
@@ -363,6 +343,21 @@ function readFetch(m: ProtoMessage): PFetch {
   if (iface) f.interfaceId = iface;
   return f;
 }
+
+function readExercise(m: ProtoMessage): PExercise {
+  const e: PExercise = {
+    ...readActionOnContract(m),
+    choiceId: m.string(9),
+    chosenValue: readValue(m.message(10)),
+    consuming: m.bool(11),
+    children: m.repeatedStrings(12),
+    choiceObservers: m.repeatedStrings(14),
+  };
+  if (m.has(13)) e.exerciseResult = readValue(m.message(13));
+  return e;
+}
+
+const readFetch = readActionOnContract;
 
 function readNode(m: ProtoMessage): PNode {
   const nodeId = m.string(1);

@@ -3,6 +3,7 @@
  * each rejection, and that a rejected request changes nothing. Keys and signatures come from the
  * official signing library (core-signing-lib: tweetnacl Ed25519), the wallet SDK's signer.
  */
+import { userClaims } from '../../../support/ledger-fixtures.js';
 import { generateKeyPairSync, sign as nodeSign } from 'node:crypto';
 import { createKeyPair, signTransactionHash } from '@canton-network/core-signing-lib';
 import { describe, expect, it } from 'vitest';
@@ -17,21 +18,6 @@ import { cantonHash, combinedTopologyHash, fingerprintOf } from '../../../../src
 import { allocateExternalParty } from '../../../../src/emulator/ledger/topology/allocate-external.js';
 import { encodeTopologyTransaction, topologyTransactionHash, type TopologyTransaction } from '../../../../src/emulator/ledger/topology/transactions.js';
 
-function userClaims(userId: string, o: Partial<UserClaims> = {}): UserClaims {
-  return {
-    kind: 'user',
-    userId,
-    identityProviderId: '',
-    admin: false,
-    idpAdmin: false,
-    actAs: new Set(),
-    readAs: new Set(),
-    executeAs: new Set(),
-    readAsAnyParty: false,
-    executeAsAnyParty: false,
-    ...o,
-  };
-}
 
 function setup(seed = 'test') {
   const engine = new LedgerEngine({ seed });

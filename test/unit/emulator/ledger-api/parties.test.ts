@@ -1,3 +1,4 @@
+import { userClaims } from '../../../support/ledger-fixtures.js';
 import { describe, expect, it } from 'vitest';
 import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
@@ -5,21 +6,6 @@ import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
 import { WILDCARD, type Claims, type UserClaims } from '../../../../src/emulator/ledger/claims.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 
-function userClaims(userId: string, o: Partial<UserClaims> = {}): UserClaims {
-  return {
-    kind: 'user',
-    userId,
-    identityProviderId: '',
-    admin: false,
-    idpAdmin: false,
-    actAs: new Set(),
-    readAs: new Set(),
-    executeAs: new Set(),
-    readAsAnyParty: false,
-    executeAsAnyParty: false,
-    ...o,
-  };
-}
 
 /** App whose "tokens" are names in a claims table; no Authorization header means auth off. */
 function setup() {
