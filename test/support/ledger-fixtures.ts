@@ -9,7 +9,8 @@ import type { LedgerApiDeps } from '../../src/emulator/ledger-api/app.js';
 import { ArgumentError, type InterfaceDef, type TemplateDef } from '../../src/emulator/ledger/templates.js';
 import { ManualClock } from '../../src/emulator/shared/clock.js';
 import type { QualifiedId } from '../../src/emulator/ledger/types.js';
-import type { UserClaims } from '../../src/emulator/ledger/claims.js';
+import { WILDCARD, type Claims, type UserClaims } from '../../src/emulator/ledger/claims.js';
+import type { RouteModule } from '../../src/emulator/ledger-api/app.js';
 
 export const IOU_PKG = 'a'.repeat(64);
 export const IFACE_PKG = 'b'.repeat(64);
@@ -165,4 +166,31 @@ export function userClaims(userId: string, o: Partial<UserClaims> = {}): UserCla
     executeAsAnyParty: false,
     ...o,
   };
+}
+
+/**
+ * A ledger API app over `engine` with `routes`, whose bearer tokens are looked up in `table`
+ * (no token, or an unknown one: WILDCARD claims), and `call`, one request with its status, text
+ * and parsed JSON (undefined when the body is not JSON, e.g. tapir's text/plain 400).
+ */
+export function claimsTableApp(engine: LedgerEngine, routes: RouteModule[]) {
+  const table = new Map<string, Claims>();
+  const app = createLedgerApiApp(
+    { engine, authenticate: async (h) => (h === undefined ? WILDCARD : (table.get(h.replace(/^Bearer /, '')) ?? WILDCARD)) },
+    routes,
+  );
+  const call = async (method: string, path: string, body?: unknown, token?: string) => {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    const res = await app.request(path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const text = await res.text();
+    let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions read arbitrary fields of the answer
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, json, text };
+  };
+  return { app, table, call };
 }

@@ -3,42 +3,22 @@
  * each rejection, and that a rejected request changes nothing. Keys and signatures come from the
  * official signing library (core-signing-lib: tweetnacl Ed25519), the wallet SDK's signer.
  */
-import { userClaims } from '../../../support/ledger-fixtures.js';
 import { generateKeyPairSync, sign as nodeSign } from 'node:crypto';
 import { createKeyPair, signTransactionHash } from '@canton-network/core-signing-lib';
 import { describe, expect, it } from 'vitest';
-import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
+import { claimsTableApp, userClaims } from '../../../support/ledger-fixtures.js';
 import { externalPartiesRoutes } from '../../../../src/emulator/ledger-api/external-parties.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
-import { WILDCARD, type Claims, type UserClaims } from '../../../../src/emulator/ledger/claims.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { LedgerApiError } from '../../../../src/emulator/ledger/errors.js';
 import { cantonHash, combinedTopologyHash, fingerprintOf } from '../../../../src/emulator/ledger/topology/canton-hash.js';
 import { allocateExternalParty } from '../../../../src/emulator/ledger/topology/allocate-external.js';
 import { encodeTopologyTransaction, topologyTransactionHash, type TopologyTransaction } from '../../../../src/emulator/ledger/topology/transactions.js';
 
-
 function setup(seed = 'test') {
   const engine = new LedgerEngine({ seed });
-  const table = new Map<string, Claims>();
-  const app = createLedgerApiApp(
-    { engine, authenticate: async (h) => (h === undefined ? WILDCARD : table.get(h.replace(/^Bearer /, '')) ?? WILDCARD) },
-    [partiesRoutes, externalPartiesRoutes, usersRoutes],
-  );
-  const call = async (method: string, path: string, body?: unknown, token?: string) => {
-    const headers: Record<string, string> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
-    const res = await app.request(path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text };
-  };
+  const { table, call } = claimsTableApp(engine, [partiesRoutes, externalPartiesRoutes, usersRoutes]);
   /** Everything an allocation could change. */
   const snapshot = () =>
     JSON.stringify({

@@ -1,40 +1,13 @@
-import { userClaims } from '../../../support/ledger-fixtures.js';
 import { describe, expect, it } from 'vitest';
-import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
+import { claimsTableApp, userClaims } from '../../../support/ledger-fixtures.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
-import { WILDCARD, type Claims, type UserClaims } from '../../../../src/emulator/ledger/claims.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
-
 
 /** App whose "tokens" are names in a claims table; no Authorization header means auth off. */
 function setup() {
   const engine = new LedgerEngine({ seed: 'test' });
-  const table = new Map<string, Claims>();
-  const app = createLedgerApiApp(
-    {
-      engine,
-      authenticate: async (h) => (h === undefined ? WILDCARD : table.get(h.replace(/^Bearer /, '')) ?? WILDCARD),
-    },
-    [partiesRoutes, usersRoutes],
-  );
-  const call = async (method: string, path: string, body?: unknown, token?: string) => {
-    const headers: Record<string, string> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
-    const res = await app.request(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text };
-  };
+  const { table, call } = claimsTableApp(engine, [partiesRoutes, usersRoutes]);
   return { engine, table, call, ns: engine.namespace };
 }
 
