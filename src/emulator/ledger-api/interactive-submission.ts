@@ -67,7 +67,9 @@ export const interactiveSubmissionRoutes: RouteModule = (app) => {
       preparedTransaction: result.preparedTransaction.toString('base64'),
       preparedTransactionHash: result.hash.toString('base64'),
       hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-      ...(result.hashingDetails !== undefined ? { hashingDetails: result.hashingDetails } : {}),
+      // Option fields: Canton's JSON writes None as null (no traffic cost estimation here).
+      hashingDetails: result.hashingDetails ?? null,
+      costEstimation: null,
     });
   });
 

@@ -19,7 +19,7 @@ async function prepare(app: { request: (p: string, i: RequestInit) => Response |
   const r = await app.request('/v2/interactive-submission/prepare', { method: 'POST', body: JSON.stringify(body) });
   const json = await r.json();
   expect(r.status, JSON.stringify(json)).toBe(200);
-  return json as { preparedTransaction: string; preparedTransactionHash: string; hashingSchemeVersion: string; hashingDetails?: string };
+  return json as { preparedTransaction: string; preparedTransactionHash: string; hashingSchemeVersion: string; hashingDetails: string | null; costEstimation: unknown };
 }
 
 function nodeOf(tx: ReturnType<typeof decodePreparedTransaction>, id: string) {
@@ -67,6 +67,8 @@ describe('prepare: hash and content against the SDK oracle', () => {
 
     const split = await prepare(l.app, prepareBody([alice], [exercise(IOU, cid, 'Split', { amount: '4' })]));
     expect(await hashPreparedTransaction(split.preparedTransaction, 'base64')).toBe(split.preparedTransactionHash);
+    // Without verboseHashing the Option fields are present as null, as Canton's JSON writes None.
+    expect(split).toMatchObject({ hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2', hashingDetails: null, costEstimation: null });
     const tx = decodePreparedTransaction(split.preparedTransaction);
     const root = nodeOf(tx, tx.transaction!.roots[0]!);
     if (root.oneofKind !== 'exercise') throw new Error('root is not an exercise');
