@@ -3,6 +3,7 @@
  * completions, ACS, update stream, deduplication) once the actAs parties' signatures check out;
  * every rejection leaves the ledger untouched; rights; preferred packages.
  */
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { UserClaims } from '../../../../src/emulator/ledger/claims.js';
 import { testLedger, IOU, create, exercise, cmds, acsRequest, type TestLedger } from '../../../support/ledger-fixtures.js';
@@ -268,5 +269,50 @@ describe('preferred packages', () => {
     expect(((await invalid.json()) as { code: string }).code).toBe('INVALID_FIELD');
     const party = await call(l, '/v2/interactive-submission/preferred-packages', { packageVettingRequirements: [{ packageName: 'pref-pkg', parties: ['unknownParty::ns'] }] });
     expect(party.body.code).toBe('UNKNOWN_INFORMEES');
+  });
+});
+
+describe('an ECDSA P-256 external party, onboarded through /v2/parties/external/*', () => {
+  it('executes with an ECDSA-SHA256 signature in CONCAT (r‖s) or DER form; an Ed25519 spec over the same key is refused', async () => {
+    const l = testLedger();
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const spki = publicKey.export({ format: 'der', type: 'spki' });
+    const topo = await call(l, '/v2/parties/external/generate-topology', {
+      synchronizer: l.engine.synchronizerId,
+      partyHint: 'ecdsa',
+      publicKey: { format: 'CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO', keyData: spki.toString('base64'), keySpec: 'SIGNING_KEY_SPEC_EC_P256' },
+    });
+    expect(topo.status, JSON.stringify(topo.body)).toBe(200);
+    const ecdsa = (data: string, dsaEncoding: 'der' | 'ieee-p1363') =>
+      sign('sha256', Buffer.from(data, 'base64'), { key: privateKey, dsaEncoding }).toString('base64');
+    const allocated = await call(l, '/v2/parties/external/allocate', {
+      synchronizer: l.engine.synchronizerId,
+      onboardingTransactions: topo.body.topologyTransactions.map((transaction: string) => ({ transaction })),
+      multiHashSignatures: [
+        { format: 'SIGNATURE_FORMAT_DER', signature: ecdsa(topo.body.multiHash, 'der'), signedBy: topo.body.publicKeyFingerprint, signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256' },
+      ],
+    });
+    expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
+    const party: string = allocated.body.partyId;
+    const signed = (p: Prepared, format: string, dsaEncoding: 'der' | 'ieee-p1363', spec = 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256') => ({
+      userId: 'tester',
+      preparedTransaction: p.preparedTransaction,
+      hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+      submissionId: `ecdsa-${format}-${spec}`,
+      partySignatures: {
+        signatures: [{ party, signatures: [{ format, signature: ecdsa(p.preparedTransactionHash, dsaEncoding), signedBy: topo.body.publicKeyFingerprint, signingAlgorithmSpec: spec }] }],
+      },
+    });
+    const iou = (amount: string) => create(IOU, { issuer: party, owner: party, amount, observers: [] });
+
+    const first = await prepare(l, prepareBody([party], [iou('1')]));
+    await expectRejected(l, party, () => call(l, '/v2/interactive-submission/executeAndWait', signed(first, 'SIGNATURE_FORMAT_CONCAT', 'ieee-p1363', 'SIGNING_ALGORITHM_SPEC_ED25519')), 400, 'FAILED_TO_EXECUTE_TRANSACTION');
+    const concat = await call(l, '/v2/interactive-submission/executeAndWait', signed(first, 'SIGNATURE_FORMAT_CONCAT', 'ieee-p1363'));
+    expect(concat.status, JSON.stringify(concat.body)).toBe(200);
+
+    const second = await prepare(l, prepareBody([party], [iou('2')]));
+    const der = await call(l, '/v2/interactive-submission/executeAndWait', signed(second, 'SIGNATURE_FORMAT_DER', 'der'));
+    expect(der.status, JSON.stringify(der.body)).toBe(200);
+    expect(await acsIds(l, party)).toHaveLength(2);
   });
 });
