@@ -41,7 +41,12 @@ export const iouTemplate: TemplateDef<Iou> = {
     for (const f of ['issuer', 'owner', 'amount'] as const) {
       if (typeof p?.[f] !== 'string') throw new ArgumentError(`Missing non-optional field: ${f}`);
     }
-    return { issuer: p.issuer!, owner: p.owner!, amount: Number(p.amount).toFixed(10), observers: p.observers ?? [] };
+    // A List Party, as LF types it: anything else is rejected, as Canton's value translation does.
+    const observers: unknown = p.observers ?? [];
+    if (!Array.isArray(observers) || !observers.every((o) => typeof o === 'string')) {
+      throw new ArgumentError('Type mismatch: observers must be a list of parties');
+    }
+    return { issuer: p.issuer!, owner: p.owner!, amount: Number(p.amount).toFixed(10), observers };
   },
   choices: {
     Transfer: {
