@@ -162,7 +162,7 @@ export type Allowance = (path: string) => boolean;
  * The differences between `ours` (a description) and `theirs` (`toNative` of the DAR type), each
  * as `path: ours vs theirs`. An `any`/`custom` of ours is a difference unless `allowed(path)`.
  */
-export function compareTypes(ours: NativeValueType, theirs: NativeValueType, path = '', allowed: Allowance = () => false, seen = new Set<string>(), pairs = new WeakMap<object, WeakSet<object>>()): string[] {
+export function compareTypes(ours: NativeValueType, theirs: NativeValueType, path = '', allowed: Allowance = () => false, pairs = new WeakMap<object, WeakSet<object>>()): string[] {
   const a = canonical(ours);
   const b = canonical(theirs);
   if (typeof a === 'object' && typeof b === 'object') {
@@ -175,12 +175,12 @@ export function compareTypes(ours: NativeValueType, theirs: NativeValueType, pat
   const diff = (): string[] => [`${path || '<root>'}: ${describe(a)} vs ${describe(b)}`];
   if (typeof a === 'string' || typeof b === 'string') return a === b ? [] : diff();
   if ('custom' in b) return diff();
-  if ('opt' in a) return 'opt' in b ? compareTypes(a.opt, b.opt, `${path}?`, allowed, seen, pairs) : diff();
-  if ('list' in a) return 'list' in b ? compareTypes(a.list, b.list, `${path}[]`, allowed, seen, pairs) : diff();
-  if ('textMap' in a) return 'textMap' in b ? compareTypes(a.textMap, b.textMap, `${path}{}`, allowed, seen, pairs) : diff();
+  if ('opt' in a) return 'opt' in b ? compareTypes(a.opt, b.opt, `${path}?`, allowed, pairs) : diff();
+  if ('list' in a) return 'list' in b ? compareTypes(a.list, b.list, `${path}[]`, allowed, pairs) : diff();
+  if ('textMap' in a) return 'textMap' in b ? compareTypes(a.textMap, b.textMap, `${path}{}`, allowed, pairs) : diff();
   if ('map' in a) {
     if (!('map' in b)) return diff();
-    return [...compareTypes(a.map[0], b.map[0], `${path}<key>`, allowed, seen, pairs), ...compareTypes(a.map[1], b.map[1], `${path}<value>`, allowed, seen, pairs)];
+    return [...compareTypes(a.map[0], b.map[0], `${path}<key>`, allowed, pairs), ...compareTypes(a.map[1], b.map[1], `${path}<value>`, allowed, pairs)];
   }
   if ('enum' in a) return 'enum' in b && a.enum.join(',') === b.enum.join(',') ? [] : diff();
   if ('rec' in a) {
@@ -188,14 +188,14 @@ export function compareTypes(ours: NativeValueType, theirs: NativeValueType, pat
     const an = a.rec.map(([n]) => n).join(',');
     const bn = b.rec.map(([n]) => n).join(',');
     if (an !== bn) return [`${path || '<root>'}: record fields (${an}) vs (${bn})`];
-    return a.rec.flatMap(([n, t], i) => compareTypes(t, b.rec[i]![1], `${path}.${n}`, allowed, seen, pairs));
+    return a.rec.flatMap(([n, t], i) => compareTypes(t, b.rec[i]![1], `${path}.${n}`, allowed, pairs));
   }
   if ('variant' in a) {
     if (!('variant' in b)) return diff();
     const an = Object.keys(a.variant).join(',');
     const bn = Object.keys(b.variant).join(',');
     if (an !== bn) return [`${path || '<root>'}: variant constructors (${an}) vs (${bn})`];
-    return Object.entries(a.variant).flatMap(([n, t]) => compareTypes(t, b.variant[n]!, `${path}|${n}`, allowed, seen, pairs));
+    return Object.entries(a.variant).flatMap(([n, t]) => compareTypes(t, b.variant[n]!, `${path}|${n}`, allowed, pairs));
   }
   return diff();
 }
