@@ -9,13 +9,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DecodedChoice } from '../../../../src/emulator/ledger/dar/index.js';
 import { TemplateRegistry, type ChoiceDef, type TemplateDef } from '../../../../src/emulator/ledger/templates.js';
-import { registerPingTemplate } from '../../../../src/emulator/templates/admin-workflows/index.js';
+import { PingId, registerPingTemplate } from '../../../../src/emulator/templates/admin-workflows/index.js';
 import { registerAmulet } from '../../../../src/emulator/templates/amulet/index.js';
-import { registerTestTokenV1 } from '../../../../src/emulator/templates/test-token-v1/index.js';
+import { registerTestTokenV1, TEST_TOKEN_V1_PACKAGE_ID } from '../../../../src/emulator/templates/test-token-v1/index.js';
 import { registerTestTokenV2 } from '../../../../src/emulator/templates/test-token-v2/index.js';
 import type { NativeValueType } from '../../../../src/emulator/ledger/value-types.js';
 import { rec } from '../../../../src/emulator/templates/lf-types.js';
-import { TEST_TOKEN_V1_PACKAGE_ID } from '../../../../src/emulator/templates/test-token-v1/index.js';
 import { Tt1Types } from '../../../../src/emulator/templates/test-token-v1/values.js';
 import { TOKEN_STANDARD_PACKAGES, TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';
 import { compareTypes, DarIndex } from '../../../support/lf-dar-types.js';
@@ -95,6 +94,14 @@ describe('native templates describe the LF types of Splice DARs', () => {
   it('compares every native template of a package among the DARs (and says which it skips)', () => {
     // Ping's package (canton-builtin-admin-workflow-ping) ships with Canton, not among Splice's DARs.
     expect(skipped).toEqual(['canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping']);
+    // Without its DAR, Ping is checked against its Daml (`Canton.Internal.Ping`): id, initiator, responder.
+    const ping = registry().templateById(PingId)!;
+    expect(ping.payloadType).toEqual(rec(['id', 'text'], ['initiator', 'party'], ['responder', 'party']));
+    expect(Object.fromEntries(Object.values(ping.choices).map((c) => [c.name, c.argumentType]))).toEqual({
+      Respond: rec(),
+      AbortPing: rec(['anyone', 'party']),
+      Archive: rec(),
+    });
     const payloads = compared.filter((c) => c.what.endsWith(' payload')).map((c) => c.what.replace(/ payload$/, ''));
     expect(payloads).toEqual([
       'splice-amulet:Splice.AmuletRules:AmuletRules',
