@@ -92,6 +92,8 @@ export function archiveChoice<P>(signatories: (p: P) => string[]): ChoiceDef<P, 
     name: 'Archive',
     consuming: true,
     controllers: (p) => signatories(p),
+    // `DA.Internal.Template.Archive`: a record without fields.
+    argumentType: { rec: [] },
     body: () => ({}),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The LF type of a native template's payload or choice argument, as the native templates
  * describe their records (templates/lf-types.ts, `LfT`): Decimal is `Numeric 10`, `int` Int64,
- * `time` Timestamp, `cid` ContractId, `any` a value whose type the template does not pin down,
+ * `time` Timestamp, `date` Date, `cid` ContractId, `any` a value whose type the template does not pin down,
  * `custom` a value read by a hand-written parser (its type is not described). The engine only
  * needs the shape, to encode values with their LF types (interactive submission's prepared
  * transactions); the template layer reads and normalises values with it.
@@ -12,6 +12,7 @@ export type NativeValueType =
   | 'decimal'
   | 'int'
   | 'time'
+  | 'date'
   | 'bool'
   | 'cid'
   | 'unit'

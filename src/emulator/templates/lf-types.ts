@@ -51,6 +51,18 @@ function intText(v: unknown, path: string): string {
   throw new ArgumentError(`${path}: expected an Int64, got ${JSON.stringify(v)}`);
 }
 
+/** A Date as transcode reads and prints it: an ISO local date `yyyy-mm-dd` that is a real calendar day. */
+function dateText(v: unknown, path: string): string {
+  const bad = () => new ArgumentError(`${path}: expected a Date (yyyy-mm-dd), got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string') throw bad();
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) throw bad();
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) throw bad();
+  return v;
+}
+
 /** Normalises `value` of type `t`; `path` names the field in error messages. */
 export function normalize(t: LfT, value: unknown, path: string, rules: RecordRules = TRANSCODE_RECORDS): unknown {
   if (typeof t === 'string') {
@@ -65,6 +77,8 @@ export function normalize(t: LfT, value: unknown, path: string, rules: RecordRul
         return intText(value, path);
       case 'time':
         return formatTime(parseTime(value, path));
+      case 'date':
+        return dateText(value, path);
       case 'bool':
         if (typeof value !== 'boolean') throw new ArgumentError(`${path}: expected a Bool, got ${JSON.stringify(value)}`);
         return value;

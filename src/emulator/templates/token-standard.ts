@@ -6,7 +6,7 @@
  * Token implementations (src/emulator/templates/*) implement these interfaces; registering them
  * makes interface filters, interface views and interface-id exercises work for wallets.
  */
-import type { InterfaceDef, TemplateRegistry } from '../ledger/templates.js';
+import type { InterfaceDef, InterfaceImpl, TemplateRegistry } from '../ledger/templates.js';
 import type { QualifiedId } from '../ledger/types.js';
 import { list, opt, rec, type LfT } from './lf-types.js';
 
@@ -107,4 +107,208 @@ export function tokenStandardV1Types(Metadata: LfT) {
   const TransferLegV1 = rec(['sender', 'party'], ['receiver', 'party'], ['amount', 'decimal'], ['instrumentId', InstrumentId], ['meta', Metadata]);
   const AllocationSpecificationV1 = rec(['settlement', SettlementInfoV1], ['transferLegId', 'text'], ['transferLeg', TransferLegV1]);
   return { InstrumentId, TransferV1, SettlementInfoV1, TransferLegV1, AllocationSpecificationV1 };
+}
+
+/**
+ * `AnyValue` of `Splice.Api.Token.MetadataV1` (the values of a `ChoiceContext`): a recursive
+ * variant (`AV_List [AnyValue]`, `AV_Map (TextMap AnyValue)`), described as the cyclic value it
+ * is; readers and encoders recurse on the value, which is finite.
+ */
+function anyValueType(): LfT {
+  const constructors: Record<string, LfT> = {
+    AV_Text: 'text',
+    AV_Int: 'int',
+    AV_Decimal: 'decimal',
+    AV_Bool: 'bool',
+    AV_Date: 'date',
+    AV_Time: 'time',
+    AV_RelTime: rec(['microseconds', 'int']),
+    AV_Party: 'party',
+    AV_ContractId: 'cid',
+  };
+  const anyValue: LfT = { variant: constructors };
+  constructors.AV_List = list(anyValue);
+  constructors.AV_Map = { textMap: anyValue };
+  return anyValue;
+}
+
+/**
+ * The LF types of the token-standard records (V1 and V2 API packages, as the DARs declare them,
+ * field order included) and of every interface choice's argument, for describing native
+ * payloads and choice arguments exactly (prepared transactions encode them with these).
+ * Checked against the DARs by test/unit/emulator/templates/lf-types-vs-dars.test.ts.
+ */
+export const TokenStandardTypes = (() => {
+  const Metadata = rec(['values', { textMap: 'text' }]);
+  const RelTime = rec(['microseconds', 'int']);
+  const AnyValue = anyValueType();
+  const ChoiceContext = rec(['values', { textMap: AnyValue }]);
+  const ExtraArgs = rec(['context', ChoiceContext], ['meta', Metadata]);
+  const { InstrumentId, TransferV1, SettlementInfoV1, TransferLegV1, AllocationSpecificationV1 } = tokenStandardV1Types(Metadata);
+  const Lock = rec(['holders', list('party')], ['expiresAt', opt('time')], ['expiresAfter', opt(RelTime)], ['context', opt('text')]);
+  const HoldingViewV1 = rec(['owner', 'party'], ['instrumentId', InstrumentId], ['amount', 'decimal'], ['lock', opt(Lock)], ['meta', Metadata]);
+  // ---- V2 (HoldingV2, TransferInstructionV2, AllocationV2, AllocationInstructionV2, TransferEventsV2)
+  const Account = rec(['owner', opt('party')], ['provider', opt('party')], ['id', 'text']);
+  const HoldingViewV2 = rec(['account', Account], ['instrumentId', InstrumentId], ['amount', 'decimal'], ['lock', opt(Lock)], ['meta', Metadata]);
+  const TransferV2 = rec(
+    ['sender', Account],
+    ['receiver', Account],
+    ['amount', 'decimal'],
+    ['instrumentId', InstrumentId],
+    ['requestedAt', 'time'],
+    ['executeBefore', 'time'],
+    ['inputHoldingCids', list('cid')],
+    ['meta', Metadata],
+  );
+  const SettlementInfoV2 = rec(['executors', list('party')], ['id', 'text'], ['cid', opt('cid')], ['meta', Metadata]);
+  const TransferLegV2 = rec(['transferLegId', 'text'], ['sender', Account], ['receiver', Account], ['amount', 'decimal'], ['instrumentId', 'text'], ['meta', Metadata]);
+  // AllocationV2 and TransferEventsV2 each declare a `TransferLegSide` (and `TransferSide`) of this shape.
+  const TransferLegSide = rec(
+    ['transferLegId', 'text'],
+    ['side', { enum: ['SenderSide', 'ReceiverSide'] }],
+    ['otherside', Account],
+    ['amount', 'decimal'],
+    ['instrumentId', 'text'],
+    ['meta', Metadata],
+  );
+  const AllocationSpecificationV2 = rec(
+    ['admin', 'party'],
+    ['authorizer', Account],
+    ['transferLegSides', list(TransferLegSide)],
+    ['settlementDeadline', opt('time')],
+    ['nextIterationFunding', opt({ textMap: 'decimal' })],
+    ['committed', 'bool'],
+    ['meta', Metadata],
+  );
+  const FinalizedAllocation = rec(['allocationCid', 'cid'], ['extraTransferLegSides', list(TransferLegSide)], ['nextIterationFunding', opt({ textMap: 'decimal' })]);
+
+  const extraArgsOnly = rec(['extraArgs', ExtraArgs]);
+  const update = rec(['extraActors', list('party')], ['extraArgs', ExtraArgs]);
+  const publicFetchV1 = rec(['expectedAdmin', 'party'], ['actor', 'party']);
+  const actorsOnly = rec(['actors', list('party')]);
+  const actorsAndExtraArgs = rec(['actors', list('party')], ['extraArgs', ExtraArgs]);
+  /** Argument types of the interface choices, by interface (keys of `TS`) and choice name. */
+  const choiceArgs = {
+    TransferFactoryV1: {
+      TransferFactory_Transfer: rec(['expectedAdmin', 'party'], ['transfer', TransferV1], ['extraArgs', ExtraArgs]),
+      TransferFactory_PublicFetch: publicFetchV1,
+    },
+    TransferInstructionV1: {
+      TransferInstruction_Accept: extraArgsOnly,
+      TransferInstruction_Reject: extraArgsOnly,
+      TransferInstruction_Withdraw: extraArgsOnly,
+      TransferInstruction_Update: update,
+    },
+    AllocationFactoryV1: {
+      AllocationFactory_Allocate: rec(
+        ['expectedAdmin', 'party'],
+        ['allocation', AllocationSpecificationV1],
+        ['requestedAt', 'time'],
+        ['inputHoldingCids', list('cid')],
+        ['extraArgs', ExtraArgs],
+      ),
+      AllocationFactory_PublicFetch: publicFetchV1,
+    },
+    AllocationInstructionV1: { AllocationInstruction_Withdraw: extraArgsOnly, AllocationInstruction_Update: update },
+    AllocationV1: { Allocation_ExecuteTransfer: extraArgsOnly, Allocation_Cancel: extraArgsOnly, Allocation_Withdraw: extraArgsOnly },
+    TransferFactoryV2: {
+      TransferFactory_Transfer: rec(['transfer', TransferV2], ['actors', list('party')], ['extraArgs', ExtraArgs]),
+      TransferFactory_PublicFetch: actorsOnly,
+    },
+    TransferInstructionV2: {
+      TransferInstruction_Accept: actorsAndExtraArgs,
+      TransferInstruction_Reject: actorsAndExtraArgs,
+      TransferInstruction_Withdraw: actorsAndExtraArgs,
+    },
+    AllocationFactoryV2: {
+      AllocationFactory_Allocate: rec(
+        ['settlement', SettlementInfoV2],
+        ['allocation', AllocationSpecificationV2],
+        ['requestedAt', 'time'],
+        ['inputHoldingCids', list('cid')],
+        ['extraArgs', ExtraArgs],
+        ['actors', list('party')],
+      ),
+      AllocationFactory_PublicFetch: actorsOnly,
+    },
+    AllocationInstructionV2: { AllocationInstruction_Accept: actorsAndExtraArgs, AllocationInstruction_Withdraw: actorsAndExtraArgs },
+    AllocationV2: {
+      Allocation_Settle: rec(
+        ['actors', list('party')],
+        ['extraTransferLegSides', list(TransferLegSide)],
+        ['nextIterationFunding', opt({ textMap: 'decimal' })],
+        ['extraArgs', ExtraArgs],
+      ),
+      Allocation_Cancel: actorsAndExtraArgs,
+      Allocation_Withdraw: actorsAndExtraArgs,
+    },
+    SettlementFactoryV2: {
+      SettlementFactory_SettleBatch: rec(
+        ['settlement', SettlementInfoV2],
+        ['transferLegs', list(TransferLegV2)],
+        ['allocations', list(FinalizedAllocation)],
+        ['actors', list('party')],
+        ['extraArgs', ExtraArgs],
+      ),
+      SettlementFactory_PublicFetch: actorsOnly,
+    },
+    EventLogV2: {
+      EventLog_HoldingsChange: rec(
+        ['admin', 'party'],
+        ['account', Account],
+        ['inputHoldingCids', list('cid')],
+        ['transferLegSides', list(TransferLegSide)],
+        ['outputHoldingCids', list('cid')],
+        ['observers', list('party')],
+        ['extraArgs', ExtraArgs],
+      ),
+    },
+  } as const;
+  return {
+    Metadata,
+    RelTime,
+    AnyValue,
+    ChoiceContext,
+    ExtraArgs,
+    InstrumentId,
+    Lock,
+    HoldingViewV1,
+    TransferV1,
+    SettlementInfoV1,
+    TransferLegV1,
+    AllocationSpecificationV1,
+    Account,
+    HoldingViewV2,
+    TransferV2,
+    SettlementInfoV2,
+    TransferLegV2,
+    TransferLegSide,
+    AllocationSpecificationV2,
+    FinalizedAllocation,
+    choiceArgs,
+  } as const;
+})();
+
+/**
+ * The argument type of choice `choice` of interface `iface`: a Daml interface declares its
+ * choices' argument types, which every implementation shares.
+ */
+export function interfaceChoiceArgumentType(iface: InterfaceDef, choice: string): LfT | undefined {
+  if (choice === 'Archive') return rec();
+  const byInterface: Readonly<Record<string, Readonly<Record<string, LfT>>>> = TokenStandardTypes.choiceArgs;
+  for (const [key, def] of Object.entries(TS)) {
+    if (def.id.packageId === iface.id.packageId && def.id.entityName === iface.id.entityName) return byInterface[key]?.[choice];
+  }
+  return undefined;
+}
+
+/** Gives every interface choice a template implements without an `argumentType` the interface's. */
+export function describeInterfaceChoices(impls: readonly InterfaceImpl[]): void {
+  for (const impl of impls) {
+    for (const [name, c] of Object.entries(impl.choices)) {
+      if (c.argumentType) continue;
+      const t = interfaceChoiceArgumentType(impl.interface, name);
+      if (t) impl.choices[name] = { ...c, argumentType: t };
+    }
+  }
 }

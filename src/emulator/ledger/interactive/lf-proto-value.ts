@@ -170,6 +170,8 @@ export function nativeTypedValue(t: NativeValueType, v: unknown): PValue {
         return { kind: 'int64', value: BigInt(String(v)) };
       case 'time':
         return { kind: 'timestamp', value: isoToMicros(String(v)) };
+      case 'date':
+        return { kind: 'date', value: dateToDays(String(v)) };
       case 'bool':
         return { kind: 'bool', value: v === true };
       case 'cid':

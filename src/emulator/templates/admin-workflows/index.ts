@@ -54,6 +54,7 @@ function pingTemplate(): TemplateDef<PingPayload> {
     signatories: (p) => [p.initiator],
     observers: (p) => [p.responder],
     parsePayload: recordParser<PingPayload>(PingT, 'createArguments'),
+    payloadType: PingT,
     choices: {
       Respond: nativeChoice<PingPayload, Record<string, never>>('Respond', rec(), {
         consuming: true,

@@ -457,6 +457,7 @@ export function amuletAllocationV2Template(): TemplateDef<AmuletAllocationV2Payl
         ? undefined
         : 'isBasicAccount allocation.authorizer && isValidSettlementInfoV2 settlement && isValidAllocationSpecificationV2 (== amuletInstrumentIdName) allocation',
     parsePayload: recordParser(T.AmuletAllocationV2, 'createArguments'),
+    payloadType: T.AmuletAllocationV2,
     choices: {},
     implements: [impl],
   };

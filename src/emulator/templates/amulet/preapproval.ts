@@ -276,6 +276,7 @@ export function registerTransferPreapprovals(templates: TemplateRegistry, behavi
     signatories: (p) => [p.receiver],
     observers: (p) => [p.provider],
     parsePayload: recordParser(ProposalT, 'createArguments'),
+    payloadType: ProposalT,
     choices: {
       TransferPreapprovalProposal_Accept: nativeChoice<TransferPreapprovalProposalPayload, { context: PaymentTransferContextV; inputs: TransferInputV[]; expiresAt: string }>(
         'TransferPreapprovalProposal_Accept',

@@ -12,7 +12,7 @@ import type { InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from
 import { archiveChoice } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
-import { TS } from '../token-standard.js';
+import { TokenStandardTypes, TS } from '../token-standard.js';
 import { amuletAllocationV2Template, externalPartyAmuletRulesV2 } from './allocation-v2.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
@@ -96,7 +96,7 @@ const SummarizingMiningRoundT = rec(
   ['issuanceConfig', T.IssuanceConfig],
   ['tickDuration', T.RelTime],
   ['trafficPrice', opt('decimal')],
-  ['rewardConfig', opt('any')],
+  ['rewardConfig', opt(T.RewardConfig)],
 );
 
 
@@ -793,7 +793,12 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
-      TransferFactory_PublicFetch: publicFetch('TransferFactory_PublicFetch'),
+      // V2's `TransferFactory_PublicFetch` takes `actors` (no expected admin) and returns the view.
+      TransferFactory_PublicFetch: nativeChoice<{ dso: string }, { actors: string[] }>(
+        'TransferFactory_PublicFetch',
+        TokenStandardTypes.choiceArgs.TransferFactoryV2.TransferFactory_PublicFetch,
+        { consuming: false, controllers: (_p, a) => a.actors, body: (_ctx, self) => factoryView(self.payload) },
+      ),
       Archive: archiveChoice(epSignatories),
     },
   };

@@ -14,7 +14,7 @@ import type { UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { formatDecimal, parseDecimal, parseTime } from '../lf.js';
 import { list, opt, rec, tuple2, type LfT } from '../lf-types.js';
-import { tokenStandardV1Types } from '../token-standard.js';
+import { TokenStandardTypes } from '../token-standard.js';
 
 export const SPLICE_AMULET_PACKAGE_ID = 'fb10433a48c24f30076a7aee03a3e314b7ab02fe9a22e2069e3af92d2b6ac88a';
 export const SPLICE_AMULET_PACKAGE_NAME = 'splice-amulet';
@@ -171,10 +171,8 @@ export const T = (() => {
     ['transferPreapprovalBaseDuration', opt(RelTime)],
   );
   const AmuletRules = rec(['dso', 'party'], ['configSchedule', schedule('time', AmuletConfig)], ['isDevNet', 'bool'], ['contractStateSchemaVersion', opt('int')]);
-  const Metadata = rec(['values', { textMap: 'text' }]);
-  const { InstrumentId, TransferV1, AllocationSpecificationV1 } = tokenStandardV1Types(Metadata);
-  const AnyValue: LfT = 'any';
-  const ExtraArgs = rec(['context', rec(['values', { textMap: AnyValue }])], ['meta', Metadata]);
+  // The token-standard records (token-standard.ts), with `AnyValue` as the recursive variant it is.
+  const { Metadata, InstrumentId, TransferV1, AllocationSpecificationV1, ExtraArgs } = TokenStandardTypes;
   const TransferContext = rec(
     ['openMiningRound', 'cid'],
     ['issuingMiningRounds', { map: [Round, 'cid'] }],
@@ -192,6 +190,7 @@ export const T = (() => {
       InputValidatorLivenessActivityRecord: 'cid',
       InputUnclaimedActivityRecord: 'cid',
       InputDevelopmentFundCoupon: 'cid',
+      InputRewardCouponV2: 'cid',
     },
   };
   const TransferOutput = rec(['receiver', 'party'], ['receiverFeeRatio', 'decimal'], ['amount', 'decimal'], ['lock', opt(TimeLock)], ['meta', opt(Metadata)]);
@@ -205,29 +204,17 @@ export const T = (() => {
   );
   const PaymentAmount = rec(['amount', 'decimal'], ['unit', { enum: ['USDUnit', 'AmuletUnit', 'ExtUnit'] }]);
   // token-standard V2 (splice-api-token-holding-v2 / -allocation-v2 1.0.0, the versions splice-amulet 0.1.22 depends on)
-  const AccountV2 = rec(['owner', opt('party')], ['provider', opt('party')], ['id', 'text']);
-  const SettlementInfoV2 = rec(['executors', list('party')], ['id', 'text'], ['cid', opt('cid')], ['meta', Metadata]);
-  const TransferLegV2 = rec(['transferLegId', 'text'], ['sender', AccountV2], ['receiver', AccountV2], ['amount', 'decimal'], ['instrumentId', 'text'], ['meta', Metadata]);
-  const TransferLegSideV2 = rec(
-    ['transferLegId', 'text'],
-    ['side', { enum: ['SenderSide', 'ReceiverSide'] }],
-    ['otherside', AccountV2],
-    ['amount', 'decimal'],
-    ['instrumentId', 'text'],
-    ['meta', Metadata],
-  );
-  const AllocationSpecificationV2 = rec(
-    ['admin', 'party'],
-    ['authorizer', AccountV2],
-    ['transferLegSides', list(TransferLegSideV2)],
-    ['settlementDeadline', opt('time')],
-    ['nextIterationFunding', opt({ textMap: 'decimal' })],
-    ['committed', 'bool'],
-    ['meta', Metadata],
-  );
-  const FinalizedAllocation = rec(['allocationCid', 'cid'], ['extraTransferLegSides', list(TransferLegSideV2)], ['nextIterationFunding', opt({ textMap: 'decimal' })]);
+  const {
+    Account: AccountV2,
+    SettlementInfoV2,
+    TransferLegV2,
+    TransferLegSide: TransferLegSideV2,
+    AllocationSpecificationV2,
+    FinalizedAllocation,
+  } = TokenStandardTypes;
   return {
     Round,
+    RewardConfig,
     RelTime,
     ExpiringAmount,
     Amulet,

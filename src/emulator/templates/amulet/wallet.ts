@@ -85,6 +85,7 @@ export function walletTemplates(): TemplateDef[] {
     observers: (p) => [p.receiver],
     ensure: (p) => ([...p.description].length < 280 && [...p.trackingId].length < 280 ? undefined : 'DA.Text.length description < 280 && DA.Text.length trackingId < 280'),
     parsePayload: recordParser(T.TransferOffer, 'createArguments'),
+    payloadType: T.TransferOffer,
     choices: {
       TransferOffer_Accept: nativeChoice<TransferOfferPayload, Record<string, never>>('TransferOffer_Accept', rec(), {
         consuming: true,
@@ -137,6 +138,7 @@ export function walletTemplates(): TemplateDef[] {
     signatories: (p) => [p.sender, p.receiver],
     observers: () => [],
     parsePayload: recordParser(T.AcceptedTransferOffer, 'createArguments'),
+    payloadType: T.AcceptedTransferOffer,
     choices: {
       AcceptedTransferOffer_Complete: nativeChoice<AcceptedTransferOfferPayload, CompleteArg>(
         'AcceptedTransferOffer_Complete',
@@ -158,11 +160,18 @@ export function walletTemplates(): TemplateDef[] {
       CO_SubscriptionAcceptAndMakeInitialPayment: 'cid',
       CO_SubscriptionMakePayment: 'cid',
       CO_MergeTransferInputs: 'unit',
-      CO_BuyMemberTraffic: 'any',
-      CO_CompleteBuyTrafficRequest: 'any',
+      CO_BuyMemberTraffic: rec(
+        ['trafficAmount', 'int'],
+        ['memberId', 'text'],
+        ['synchronizerId', 'text'],
+        ['migrationId', 'int'],
+        ['minTopupInterval', T.RelTime],
+        ['topupStateCid', opt('cid')],
+      ),
+      CO_CompleteBuyTrafficRequest: rec(['trafficRequestCid', 'cid']),
       CO_Tap: rec(['tapAmount', 'decimal']),
-      ExtAmuletOperation: 'any',
-      CO_CreateExternalPartySetupProposal: 'any',
+      ExtAmuletOperation: rec(['dummyUnitField', 'unit']),
+      CO_CreateExternalPartySetupProposal: rec(['externalParty', 'party'], ['preapprovalExpiresAt', 'time']),
       CO_AcceptTransferPreapprovalProposal: rec(['preapprovalProposalCid', 'cid'], ['expiresAt', 'time']),
       CO_RenewTransferPreapproval: rec(['previousApprovalCid', 'cid'], ['newExpiresAt', 'time']),
       CO_TransferPreapprovalSend: rec(
@@ -261,6 +270,7 @@ export function walletTemplates(): TemplateDef[] {
     signatories: installSignatories,
     observers: () => [],
     parsePayload: recordParser(T.WalletAppInstall, 'createArguments'),
+    payloadType: T.WalletAppInstall,
     choices: {
       WalletAppInstall_ExecuteBatch: viaValidator<BatchArg>(
         'WalletAppInstall_ExecuteBatch',

@@ -11,7 +11,7 @@
 import { formatInstant } from '../../shared/clock.js';
 import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../lf.js';
 import { fieldPath, list, normalize, opt, rec, type LfT, type RecordRules } from '../lf-types.js';
-import { tokenStandardV1Types } from '../token-standard.js';
+import { TokenStandardTypes, tokenStandardV1Types } from '../token-standard.js';
 import { ArgumentError } from '../../ledger/templates.js';
 
 // ---- types (LF JSON shapes) ----------------------------------------------------------------
@@ -132,26 +132,21 @@ export const parseAllocationSpecification = parserOf<AllocationSpecification>(Al
 
 /**
  * The LF types of TestTokenV1's payloads and choice arguments, for encoding them (prepared
- * transactions). Reading keeps the parsers above; here `Metadata` and `RelTime` are described
- * as the records they are (`values: TextMap Text`, `microseconds: Int64`).
+ * transactions). Reading keeps the parsers above; here the token-standard records are described
+ * as the DARs declare them (token-standard.ts: `Metadata`, `RelTime`, `AnyValue` and all).
  */
 export const Tt1Types = (() => {
-  const Metadata = rec(['values', { textMap: 'text' }]);
-  const RelTime = rec(['microseconds', 'int']);
-  const { InstrumentId, TransferV1, AllocationSpecificationV1 } = tokenStandardV1Types(Metadata);
-  const Lock = rec(['holders', list('party')], ['expiresAt', opt('time')], ['expiresAfter', opt(RelTime)], ['context', opt('text')]);
-  const HoldingView = rec(['owner', 'party'], ['instrumentId', InstrumentId], ['amount', 'decimal'], ['lock', opt(Lock)], ['meta', Metadata]);
-  const ExtraArgs = rec(['context', rec(['values', { textMap: 'any' }])], ['meta', Metadata]);
+  const { ExtraArgs, TransferV1, AllocationSpecificationV1, HoldingViewV1: HoldingView, choiceArgs } = TokenStandardTypes;
   return {
     Token: rec(['holding', HoldingView]),
     TokenTransferOffer: rec(['transfer', TransferV1]),
     TokenAllocation: rec(['allocation', AllocationSpecificationV1]),
     TokenRules: rec(['admin', 'party']),
     ExtraArgsOnly: rec(['extraArgs', ExtraArgs]),
-    PublicFetch: rec(['expectedAdmin', 'party'], ['actor', 'party']),
-    Transfer: rec(['expectedAdmin', 'party'], ['transfer', TransferV1], ['extraArgs', ExtraArgs]),
-    Allocate: rec(['expectedAdmin', 'party'], ['allocation', AllocationSpecificationV1], ['requestedAt', 'time'], ['inputHoldingCids', list('cid')], ['extraArgs', ExtraArgs]),
-    Update: rec(['extraActors', list('party')], ['extraArgs', ExtraArgs]),
+    PublicFetch: choiceArgs.TransferFactoryV1.TransferFactory_PublicFetch,
+    Transfer: choiceArgs.TransferFactoryV1.TransferFactory_Transfer,
+    Allocate: choiceArgs.AllocationFactoryV1.AllocationFactory_Allocate,
+    Update: choiceArgs.TransferInstructionV1.TransferInstruction_Update,
   } as const;
 })();
 

@@ -15,6 +15,7 @@ import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templat
 import type { ExtraArgs } from '../lf.js';
 import { TS } from '../token-standard.js';
 import { ACCOUNT_CONFIGS_CONTEXT_KEY, fetchView, TestTokenV2Ids } from './ids.js';
+import { Tt2Types } from './types.js';
 import { accountParties, assertMsg, checkActors, fail, requireMatchExpected, requireR, withContextValue } from './utils.js';
 import {
   AA,
@@ -391,12 +392,16 @@ interface AuthorizeArg {
   extraArgs: ExtraArgs;
 }
 
+/**
+ * An `Authorize*Action` choice. The parsed argument stays the LF record (its contract id under
+ * `instrCid` or `allocationCid`), as the exercise node carries it; the body gets it as `AuthorizeArg`.
+ */
 function authorizeChoice(
-  name: string,
+  name: 'AuthorizeTransferInstructionAction' | 'AuthorizeAllocationAction' | 'AuthorizeAllocationInstructionAction',
   actions: ActionType,
   cidField: 'instrCid' | 'allocationCid',
   run: (ctx: UpdateContext, config: AccountConfig, arg: AuthorizeArg) => unknown,
-): ChoiceDef<AccountConfig, AuthorizeArg> {
+): ChoiceDef<AccountConfig, Record<string, unknown>> {
   const parse = pArg<Record<string, unknown>>({
     actor: [pParty, 'req'],
     authorizer: [pParty, 'req'],
@@ -404,15 +409,20 @@ function authorizeChoice(
     [cidField]: [pCid, 'req'],
     extraArgs: [pExtraArgs, 'req'],
   });
+  const authorizeArg = (r: Record<string, unknown>): AuthorizeArg => ({
+    actor: r.actor as string,
+    authorizer: r.authorizer as string,
+    action: r.action as Action,
+    cid: r[cidField] as string,
+    extraArgs: r.extraArgs as ExtraArgs,
+  });
   return {
     name,
     consuming: false,
-    controllers: (p, arg) => [arg.actor, p.admin],
-    parseArgument: (raw) => {
-      const r = parse(raw);
-      return { actor: r.actor as string, authorizer: r.authorizer as string, action: r.action as Action, cid: r[cidField] as string, extraArgs: r.extraArgs as ExtraArgs };
-    },
-    body: (ctx, self, arg) => run(ctx, self.payload, arg),
+    controllers: (p, arg) => [authorizeArg(arg).actor, p.admin],
+    parseArgument: parse,
+    argumentType: Tt2Types[name],
+    body: (ctx, self, arg) => run(ctx, self.payload, authorizeArg(arg)),
   };
 }
 
@@ -436,6 +446,7 @@ export const accountConfigTemplate: TemplateDef<AccountConfig> = {
       ? undefined
       : 'isValidAccountConfig this && isSome account.provider',
   parsePayload: (raw) => pAccountConfig(raw, 'createArguments'),
+  payloadType: Tt2Types.AccountConfig,
   choices: {
     AuthorizeTransferInstructionAction: authorizeChoice('AuthorizeTransferInstructionAction', TIA, 'instrCid', (ctx, config, arg) => {
       checkTransferAllowed(ctx, config, arg.actor, arg.authorizer, true);
@@ -478,12 +489,14 @@ export const accountProposalTemplate: TemplateDef<AccountProposalPayload> = {
   signatories: (p) => optParties(p.config.account.provider),
   observers: (p) => optParties(p.config.account.owner),
   parsePayload: pPayload<AccountProposalPayload & Record<string, unknown>>({ config: [pAccountConfig, 'req'] }),
+  payloadType: Tt2Types.AccountProposal,
   choices: {
     AccountProposal_Accept: {
       name: 'AccountProposal_Accept',
       consuming: true,
       controllers: (p) => optParties(p.config.account.owner),
       parseArgument: emptyArg,
+      argumentType: Tt2Types.NoFields,
       body: (ctx, self) => ({ accountConfig: ctx.create(TestTokenV2Ids.AccountConfig, self.payload.config) }),
     },
     AccountProposal_Reject: {
@@ -491,6 +504,7 @@ export const accountProposalTemplate: TemplateDef<AccountProposalPayload> = {
       consuming: true,
       controllers: (p) => optParties(p.config.account.owner),
       parseArgument: emptyArg,
+      argumentType: Tt2Types.NoFields,
       body: () => ({}),
     },
     AccountProposal_Withdraw: {
@@ -498,6 +512,7 @@ export const accountProposalTemplate: TemplateDef<AccountProposalPayload> = {
       consuming: true,
       controllers: (p) => optParties(p.config.account.provider),
       parseArgument: emptyArg,
+      argumentType: Tt2Types.NoFields,
       body: () => ({}),
     },
   },

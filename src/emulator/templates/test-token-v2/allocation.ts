@@ -79,6 +79,7 @@ import {
   type SettlementInfoV2,
   type TransferLegSide,
 } from './values.js';
+import { Tt2Types } from './types.js';
 
 type CidMap = Record<string, string[]>;
 
@@ -586,6 +587,7 @@ export const tokenAllocationInstructionV2Template: TemplateDef<TokenAllocationIn
   observers: instrObservers,
   ensure: ensureInstr,
   parsePayload: parseInstr,
+  payloadType: Tt2Types.TokenAllocationInstructionV2,
   choices: {},
   implements: [
     {
@@ -603,6 +605,7 @@ export const tokenAllocationV2Template: TemplateDef<TokenAllocationV2Payload> = 
   observers: allocObservers,
   ensure: ensureAlloc,
   parsePayload: parseAlloc,
+  payloadType: Tt2Types.TokenAllocationV2,
   choices: {},
   implements: [
     {
@@ -631,6 +634,7 @@ export const tokenAllocationInstructionV1Template: TemplateDef<TokenAllocationIn
   observers: (p) => instrObservers(p.instrV2),
   ensure: (p) => ensureInstr(p.instrV2) ?? (instructionViewV1(p.instrV2) ? undefined : 'canViewAsAllocationInstructionV1 (instrV2.allocateBefore, instrV2)'),
   parsePayload: pPayload<TokenAllocationInstructionV1Payload & Record<string, unknown>>({ instrV2: [(v) => parseInstr(v), 'req'] }),
+  payloadType: Tt2Types.TokenAllocationInstructionV1,
   choices: {},
   implements: [
     {
@@ -682,6 +686,7 @@ export const tokenAllocationV1Template: TemplateDef<TokenAllocationV1Payload> = 
   observers: (p) => allocObservers(p.allocationV2),
   ensure: (p) => ensureAlloc(p.allocationV2) ?? (allocationViewV1(p.allocationV2) ? undefined : 'canViewAsAllocationV1 (allocationV2.allocateBefore, allocationV2)'),
   parsePayload: pPayload<TokenAllocationV1Payload & Record<string, unknown>>({ allocationV2: [(v) => parseAlloc(v), 'req'] }),
+  payloadType: Tt2Types.TokenAllocationV1,
   choices: {},
   implements: [
     {

@@ -9,6 +9,7 @@ import { TS } from '../token-standard.js';
 import { registerView, TestTokenV2Ids } from './ids.js';
 import { accountParties, downcastHolding, fail, require, requireR } from './utils.js';
 import { dec, pHoldingView, pPayload, showAccount, showInstrumentId, showTime, type Account, type HoldingView, type InstrumentId } from './values.js';
+import { Tt2Types } from './types.js';
 
 export interface TokenPayload {
   holding: HoldingView;
@@ -23,6 +24,7 @@ export const tokenTemplate: TemplateDef<TokenPayload> = {
   observers: () => [],
   ensure: (p) => (dec(p.holding.amount) > 0n && p.holding.account.owner !== null ? undefined : 'holding.amount > 0.0 && isSome holding.account.owner'),
   parsePayload: pPayload<TokenPayload & Record<string, unknown>>({ holding: [pHoldingView, 'req'] }),
+  payloadType: Tt2Types.Token,
   choices: {},
   implements: [
     { interface: TS.HoldingV1, view: (p) => downcastHolding(p.holding), choices: {} },

@@ -42,7 +42,7 @@ import { archiveChoice, type InterfaceImpl, type TemplateRegistry } from '../../
 import { nameKey, type QualifiedId } from '../../ledger/types.js';
 import type { TransactionRecord } from '../../ledger/updates.js';
 import { formatTime, type ChoiceContext } from '../lf.js';
-import { registerTokenStandardInterfaces } from '../token-standard.js';
+import { describeInterfaceChoices, registerTokenStandardInterfaces } from '../token-standard.js';
 import { accountConfigTemplate, accountProposalTemplate, basicAccountConfig } from './account-config.js';
 import { tokenAllocationInstructionV1Template, tokenAllocationInstructionV2Template, tokenAllocationV1Template, tokenAllocationV2Template } from './allocation.js';
 import { tokenTemplate } from './holding.js';
@@ -71,6 +71,8 @@ export const TEST_TOKEN_V2_TEMPLATES = [
 // Every Daml interface has the implicit consuming `Archive` choice (controllers: the signatories).
 for (const t of TEST_TOKEN_V2_TEMPLATES) {
   for (const impl of t.implements as InterfaceImpl[]) impl.choices.Archive ??= archiveChoice((p) => (t.signatories as (x: unknown) => string[])(p));
+  // Interface choices take the interface's argument type (prepared transactions encode them with it).
+  describeInterfaceChoices(t.implements as InterfaceImpl[]);
 }
 
 /** Registers the token-standard interfaces and TestTokenV2's templates (idempotent). */

@@ -76,6 +76,7 @@ import {
   type TransferV2,
 } from './values.js';
 import type { AllocationResultV2 } from './allocation.js';
+import { Tt2Types } from './types.js';
 
 export interface TokenRulesPayload {
   admin: string;
@@ -331,6 +332,7 @@ export const tokenRulesTemplate: TemplateDef<TokenRulesPayload> = {
   signatories: (p) => [p.admin],
   observers: () => [],
   parsePayload: pPayload<TokenRulesPayload & Record<string, unknown>>({ admin: [pParty, 'req'] }),
+  payloadType: Tt2Types.TokenRules,
   choices: {
     TokenRules_OfferMint: {
       name: 'TokenRules_OfferMint',
@@ -343,6 +345,7 @@ export const tokenRulesTemplate: TemplateDef<TokenRulesPayload> = {
         offeredAt: [pTime, 'req'],
         receiverConfig: [pAccountConfig, 'req'],
       }),
+      argumentType: Tt2Types.OfferMint,
       body: (ctx, self, arg: OfferMintArg) => offerMint(ctx, self.payload.admin, arg),
     },
   },

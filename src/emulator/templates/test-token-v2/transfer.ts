@@ -62,6 +62,7 @@ import {
   type AvailableActions,
   type TransferV2,
 } from './values.js';
+import { Tt2Types } from './types.js';
 
 export interface TokenTransferOfferPayload {
   actionAuthorizers: ActionAuthorizers;
@@ -317,6 +318,7 @@ export const tokenTransferOfferTemplate: TemplateDef<TokenTransferOfferPayload> 
     originalInstructionCid: [pCid, 'opt'],
     mintAmount: [pDecimal, 'req'],
   }),
+  payloadType: Tt2Types.TokenTransferOffer,
   choices: {},
   implements: [
     {

@@ -14,6 +14,8 @@ import { TEST_TOKEN_V1_PACKAGE_ID } from '../../../../../src/emulator/templates/
 import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { buildDar } from '../../../../support/dar-builder.js';
+import { tt2Ledger } from '../../templates/test-token-v2/fixture.js';
+import { basic, context, extraArgs, IFACE as TT2_IFACE } from '../../templates/test-token-v2/client.js';
 
 async function prepare(app: { request: (p: string, i: RequestInit) => Response | Promise<Response> }, body: unknown) {
   const r = await app.request('/v2/interactive-submission/prepare', { method: 'POST', body: JSON.stringify(body) });
@@ -138,6 +140,69 @@ describe('prepare: hash and content against the SDK oracle', () => {
       .map((n) => (n.versionedNode.oneofKind === 'v1' ? n.versionedNode.v1.nodeType : undefined))
       .filter((n) => n?.oneofKind === 'create');
     expect(created.length).toBeGreaterThan(0);
+  });
+
+  it('TestTokenV2 V2 transfer: hash equals the oracle; Optional, TextMap, GenMap and AnyValue carry their real LF shape', async () => {
+    const l = tt2Ledger();
+    const t1 = l.mint(l.alice, '100');
+    const rules = await l.client.disclosed(l.admin, l.rules);
+    const transfer = {
+      sender: basic(l.alice),
+      receiver: basic(l.bob),
+      amount: '30',
+      instrumentId: { admin: l.admin, id: 'X2' },
+      requestedAt: l.at(-1000),
+      executeBefore: l.at(3_600_000),
+      inputHoldingCids: [t1],
+      meta: { values: { 'example.com/note': 'rent' } },
+    };
+    const res = await prepare(
+      l.app,
+      prepareBody(
+        [l.alice],
+        [{ ExerciseCommand: { templateId: TT2_IFACE.TransferFactoryV2, contractId: l.rules, choice: 'TransferFactory_Transfer', choiceArgument: { transfer, actors: [l.alice], extraArgs: extraArgs(context(l.rules)) } } }],
+        { disclosedContracts: [rules] },
+      ),
+    );
+    expect(await hashPreparedTransaction(res.preparedTransaction, 'base64')).toBe(res.preparedTransactionHash);
+    const tx = decodePreparedTransaction(res.preparedTransaction);
+    const root = nodeOf(tx, '0');
+    if (root.oneofKind !== 'exercise') throw new Error('not an exercise');
+    expect(root.exercise.interfaceId).toMatchObject({ moduleName: 'Splice.Api.Token.TransferInstructionV2', entityName: 'TransferFactory' });
+    const field = (v: any, label: string) => v.sum.record.fields.find((f: any) => f.label === label).value;
+    const arg = root.exercise.chosenValue!;
+    const labels = (v: typeof arg) => (v.sum.oneofKind === 'record' ? v.sum.record.fields.map((f) => f.label) : []);
+    expect(labels(arg)).toEqual(['transfer', 'actors', 'extraArgs']);
+    // Account { owner : Optional Party; provider : Optional Party; id : Text }: Some owner, None provider
+    const sender = field(field(arg, 'transfer'), 'sender');
+    expect(field(sender, 'owner').sum).toEqual({ oneofKind: 'optional', optional: { value: { sum: { oneofKind: 'party', party: l.alice } } } });
+    expect(field(sender, 'provider').sum).toEqual({ oneofKind: 'optional', optional: {} });
+    // Metadata.values : TextMap Text
+    expect(field(field(field(arg, 'transfer'), 'meta'), 'values').sum).toEqual({
+      oneofKind: 'textMap',
+      textMap: { entries: [{ key: 'example.com/note', value: { sum: { oneofKind: 'text', text: 'rent' } } }] },
+    });
+    // ChoiceContext.values : TextMap AnyValue, AnyValue a variant (AV_List of AV_ContractId)
+    const ctxValues = field(field(field(arg, 'extraArgs'), 'context'), 'values').sum;
+    expect(ctxValues.oneofKind).toBe('textMap');
+    expect(ctxValues.textMap.entries.map((e: any) => e.key)).toEqual(['testTokenV2/accountConfigs', 'testTokenV2/tokenRules']);
+    expect(ctxValues.textMap.entries[0].value.sum).toEqual({ oneofKind: 'variant', variant: { constructor: 'AV_List', value: { sum: { oneofKind: 'list', list: { elements: [] } } } } });
+    expect(ctxValues.textMap.entries[1].value.sum).toMatchObject({ oneofKind: 'variant', variant: { constructor: 'AV_ContractId', value: { sum: { oneofKind: 'contractId', contractId: l.rules } } } });
+    // the created TokenTransferOffer: DA.Map fields are GenMaps keyed by the action variant, None is an empty Optional
+    const offer = tx.transaction!.nodes
+      .map((n) => (n.versionedNode.oneofKind === 'v1' ? n.versionedNode.v1.nodeType : undefined))
+      .find((n) => n?.oneofKind === 'create' && n.create.templateId?.entityName === 'TokenTransferOffer');
+    if (offer?.oneofKind !== 'create') throw new Error('no TokenTransferOffer created');
+    const payload = offer.create.argument!;
+    expect(labels(payload)).toEqual(['actionAuthorizers', 'availableActions', 'transfer', 'originalInstructionCid', 'mintAmount']);
+    const authorizers = field(payload, 'actionAuthorizers').sum;
+    expect(authorizers.oneofKind).toBe('genMap');
+    expect(authorizers.genMap.entries[0].key.sum).toMatchObject({ oneofKind: 'variant', variant: { constructor: 'TIA_Accept', value: { sum: { oneofKind: 'unit' } } } });
+    expect(field(payload, 'originalInstructionCid').sum).toEqual({ oneofKind: 'optional', optional: {} });
+    // the input holding (HoldingV2 view: `lock : Optional Lock`)
+    const token = tx.metadata!.inputContracts.map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1 : undefined)!).find((c) => c.contractId === t1)!;
+    expect(field(field(field(token.argument, 'holding'), 'account'), 'owner').sum.oneofKind).toBe('optional');
+    expect(field(field(token.argument, 'holding'), 'lock').sum).toEqual({ oneofKind: 'optional', optional: {} });
   });
 
   it('a template of an uploaded DAR: every value is encoded with its LF type, ids on records, variants and enums', async () => {

@@ -1,0 +1,47 @@
+/**
+ * The shared LF value normaliser (templates/lf-types.ts) on the types the token-standard
+ * descriptions added: Date, and the recursive `AnyValue` variant of a choice context.
+ */
+import { describe, expect, it } from 'vitest';
+import { ArgumentError } from '../../../../src/emulator/ledger/templates.js';
+import { nativeTypedValue } from '../../../../src/emulator/ledger/interactive/lf-proto-value.js';
+import { normalize } from '../../../../src/emulator/templates/lf-types.js';
+import { TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';
+
+describe('normalize', () => {
+  it('reads a Date as a real calendar day and rejects anything else', () => {
+    expect(normalize('date', '2024-02-29', 'd')).toBe('2024-02-29');
+    expect(() => normalize('date', '2023-02-29', 'd')).toThrow(ArgumentError);
+    expect(() => normalize('date', '2024-02-29T00:00:00Z', 'd')).toThrow('d: expected a Date (yyyy-mm-dd), got "2024-02-29T00:00:00Z"');
+    expect(() => normalize('date', 20240229, 'd')).toThrow(ArgumentError);
+  });
+
+  it('reads nested AnyValues (AV_List, AV_Map) to the canonical JSON, and rejects an unknown constructor', () => {
+    const ctx = {
+      values: {
+        b: { tag: 'AV_List', value: [{ tag: 'AV_Decimal', value: '1.5' }, { tag: 'AV_Int', value: 7 }] },
+        a: { tag: 'AV_Map', value: { k: { tag: 'AV_Date', value: '2026-01-31' } } },
+      },
+    };
+    expect(normalize(TokenStandardTypes.ChoiceContext, ctx, 'context')).toEqual({
+      values: {
+        a: { tag: 'AV_Map', value: { k: { tag: 'AV_Date', value: '2026-01-31' } } },
+        b: { tag: 'AV_List', value: [{ tag: 'AV_Decimal', value: '1.5000000000' }, { tag: 'AV_Int', value: '7' }] },
+      },
+    });
+    expect(() => normalize(TokenStandardTypes.ChoiceContext, { values: { x: { tag: 'AV_Float', value: 1 } } }, 'context')).toThrow(
+      'context.values.x: expected a variant with tag one of AV_Text, AV_Int, AV_Decimal, AV_Bool, AV_Date, AV_Time, AV_RelTime, AV_Party, AV_ContractId, AV_List, AV_Map, got "AV_Float"',
+    );
+  });
+});
+
+describe('nativeTypedValue', () => {
+  it('encodes a Date as days since the epoch and an AnyValue list as variants of its elements', () => {
+    expect(nativeTypedValue('date', '1970-01-11')).toEqual({ kind: 'date', value: 10 });
+    expect(nativeTypedValue(TokenStandardTypes.AnyValue, { tag: 'AV_List', value: [{ tag: 'AV_Text', value: '42' }] })).toEqual({
+      kind: 'variant',
+      constructor: 'AV_List',
+      value: { kind: 'list', elements: [{ kind: 'variant', constructor: 'AV_Text', value: { kind: 'text', value: '42' } }] },
+    });
+  });
+});
