@@ -16,9 +16,10 @@
  *    every leg moves exactly the leg amounts, with no AmuletRules transfer (and no fees);
  *  - withdraw (authorizer) and cancel (executors; the DSO once expired) unlock the LockedAmulet.
  *
- * Deviations (see LIMITATIONS in ./index.ts): where 0.1.22 reads the ExternalPartyConfigState
- * from the `external-party-config-state` context entry (holding-fee rate, round, maximum TTL), the
- * emulation reads `amulet-rules` and `open-round`, as its V1 factories do; no
+ * Deviations (see LIMITATIONS in ./index.ts): the factory and settlement read the
+ * ExternalPartyConfigState from the `external-party-config-state` context entry (holding-fee
+ * rate, round, maximum TTL) as 0.1.22 does, but also accept the older `amulet-rules` /
+ * `open-round` context in its place (wallets pinned to older Splice); no
  * TransferEventsV2 events are logged; `SettlementFactory_SettleBatch` insists on at least one
  * transfer leg (the interface's MUST, which Splice's default implementation does not check).
  */
@@ -29,7 +30,19 @@ import { formatTime, parseTime } from '../lf.js';
 import { TS } from '../token-standard.js';
 import { list, opt, rec, recordParser, tuple2, type LfT } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
-import { contextCid, fetchOpenRound, optionalContextBool, paymentFromChoiceContext, prepareTwoStepTransfer, transferConfigAmulet, type TwoStepTransfer } from './transfer.js';
+import {
+  configStateReference,
+  contextCid,
+  fetchOpenRound,
+  optionalContextBool,
+  paymentOf,
+  prepareTwoStepTransfer,
+  transferConfigAmulet,
+  type Payment,
+  type TransferReference,
+  type TwoStepTransfer,
+} from './transfer.js';
+import { configStateFromContext } from './external-party-config-state.js';
 import {
   AMULET_INSTRUMENT_ID,
   AmuletIds,
@@ -62,6 +75,7 @@ import {
   type ExtraArgsV,
   type FinalizedAllocationV,
   type LockedAmuletPayload,
+  type RelTimeV,
   type MetadataV,
   type OpenMiningRoundPayload,
   type SettlementInfoV2,
@@ -268,8 +282,8 @@ function validateAmuletNextIterationFunding(ctx: UpdateContext, funding: Record<
  * `computeAllocationExpiry`: `oldExpiresAt + tokenStandardMaxTTL` (90 days when unset; `maxTime`
  * when that would overflow), capped at the settlement deadline; it must lie in the future.
  */
-function computeAllocationExpiry(ctx: UpdateContext, round: OpenMiningRoundPayload, oldExpiresAt: string, settlementDeadline: string | null): string {
-  const ttl = round.transferConfigUsd.tokenStandardMaxTTL ? BigInt(round.transferConfigUsd.tokenStandardMaxTTL.microseconds) : DAYS_90;
+function computeAllocationExpiry(ctx: UpdateContext, maxTTL: RelTimeV | null, oldExpiresAt: string, settlementDeadline: string | null): string {
+  const ttl = maxTTL ? BigInt(maxTTL.microseconds) : DAYS_90;
   const old = parseTime(oldExpiresAt);
   const candidate = MAX_TIME - old <= ttl ? MAX_TIME : old + ttl;
   const expiresAt = settlementDeadline === null ? candidate : parseTime(settlementDeadline) < candidate ? parseTime(settlementDeadline) : candidate;
@@ -281,9 +295,21 @@ function computeAllocationExpiry(ctx: UpdateContext, round: OpenMiningRoundPaylo
 /** `mkAllocationLockContext (downcast settlement)`. */
 const allocationLockContext = (s: SettlementInfoV2) => `allocation for settlement of ${s.id}`;
 
-/** The open round standing in for 0.1.22's ExternalPartyConfigState (LIMITATIONS 1). */
-function referenceRound(ctx: UpdateContext, dso: string, extra: ExtraArgsV): OpenMiningRoundPayload {
-  return fetchOpenRound(ctx, dso, contextCid(ctx, extra, CTX.openRound));
+/**
+ * The reference data of a V2 allocation choice: the context's ExternalPartyConfigState (0.1.22);
+ * with the older context (wallets pinned to older Splice) the open round stands in for it.
+ */
+function referenceData(ctx: UpdateContext, dso: string, extra: ExtraArgsV): { ref: TransferReference; maxTTL: RelTimeV | null } {
+  const cs = configStateFromContext(ctx, dso, extra);
+  if (cs !== null) return { ref: configStateReference(cs.state), maxTTL: cs.state.transferConfig.tokenStandardMaxTTL };
+  const round = fetchOpenRound(ctx, dso, contextCid(ctx, extra, CTX.openRound));
+  return { ref: { round: round.round, amuletPrice: round.amuletPrice, fees: transferConfigAmulet(round) }, maxTTL: round.transferConfigUsd.tokenStandardMaxTTL };
+}
+
+/** `getTokenStandardMaxTTL` of the payment's transfer config. */
+function maxTTLOf(payment: Payment, dso: string, ctx: UpdateContext): RelTimeV | null {
+  if (payment.via === 'external-party-config-state') return payment.state.transferConfig.tokenStandardMaxTTL;
+  return fetchOpenRound(ctx, dso, payment.pctx.context.openMiningRound).transferConfigUsd.tokenStandardMaxTTL;
 }
 
 /**
@@ -368,17 +394,17 @@ function settleImpl(ctx: UpdateContext, self: { contractId: string; payload: Amu
   requireR(ctx, input >= outputFunding, 'inputAmount', showDecimal(input), 'is less than', 'minimal outputAmount', showDecimal(outputFunding));
 
   // reference data, then the payout
-  const round = referenceRound(ctx, dso, arg.extraArgs);
-  const fees = transferConfigAmulet(round);
+  const { ref, maxTTL } = referenceData(ctx, dso, arg.extraArgs);
+  const fees = ref.fees;
   const amulet = (amount: bigint): AmuletPayload => ({
     dso,
     owner: authorizer,
-    amount: { initialAmount: decText(amount), createdAt: round.round, ratePerRound: { rate: decText(fees.holdingFeeRate) } },
+    amount: { initialAmount: decText(amount), createdAt: ref.round, ratePerRound: { rate: decText(fees.holdingFeeRate) } },
   });
   const payoutCids = payout > 0n ? [ctx.create(AmuletIds.Amulet, amulet(payout) as never)] : [];
 
   // the next iteration's lock and allocation (the expiry is bumped from the old one)
-  const newExpiresAt = computeAllocationExpiry(ctx, round, p.expiresAt, allocation.settlementDeadline);
+  const newExpiresAt = computeAllocationExpiry(ctx, maxTTL, p.expiresAt, allocation.settlementDeadline);
   const nextLocked =
     outputFunding > 0n
       ? ctx.create(AmuletIds.LockedAmulet, {
@@ -477,7 +503,7 @@ function allocateImpl(ctx: UpdateContext, templates: TemplateRegistry, dso: stri
   const funding = outputFunding - net;
 
   // an unfeatured payment context: locking to oneself is not featured
-  const pctx = paymentFromChoiceContext(ctx, dso, arg.extraArgs, false);
+  const payment = paymentOf(ctx, dso, arg.extraArgs, false);
   ensureBasicAccount(ctx, 'allocation.authorizer', allocation.authorizer);
   const authorizer = allocation.authorizer.owner!;
   checkActors(ctx, arg.actors, [[authorizer]]);
@@ -489,8 +515,7 @@ function allocateImpl(ctx: UpdateContext, templates: TemplateRegistry, dso: stri
   validateAmuletTransferLegSides(ctx, allocation.transferLegSides);
   ensureNoAccountMeta(ctx, 'allocation', 'authorizer', allocation.meta);
   assertDeadlineExceeded(ctx, 'requestedAt', arg.requestedAt);
-  const round = fetchOpenRound(ctx, dso, pctx.context.openMiningRound);
-  const expiresAt = computeAllocationExpiry(ctx, round, arg.requestedAt, allocation.settlementDeadline);
+  const expiresAt = computeAllocationExpiry(ctx, maxTTLOf(payment, dso, ctx), arg.requestedAt, allocation.settlementDeadline);
 
   let lockedAmulet: string | null = null;
   let changeCids: string[];
@@ -512,7 +537,7 @@ function allocateImpl(ctx: UpdateContext, templates: TemplateRegistry, dso: stri
       transferBeforeDeadline: 'allocation.expiresAt',
       allowFeaturing: false,
     };
-    const prepared = prepareTwoStepTransfer(ctx, templates, twoStep, arg.requestedAt, arg.inputHoldingCids, pctx);
+    const prepared = prepareTwoStepTransfer(ctx, templates, twoStep, arg.requestedAt, arg.inputHoldingCids, payment);
     lockedAmulet = prepared.lockedAmulet;
     changeCids = prepared.senderChangeCids;
     meta = prepared.meta;

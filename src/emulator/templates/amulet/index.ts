@@ -73,10 +73,12 @@ import type { AmuletBehaviour } from './transfer.js';
 import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayload } from './values.js';
 import { walletTemplates } from './wallet.js';
 import { registerTransferPreapprovals } from './preapproval.js';
+import { ExternalPartyConfigStateId, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
 
 export * from './values.js';
 export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
 export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
+export { ExternalPartyConfigStateId, EXTERNAL_PARTY_CONFIG_STATE_KEY, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
 export { TransferPreapprovalProposalId, payForTransferPreapproval, type TransferPreapprovalProposalPayload } from './preapproval.js';
 
 /**
@@ -306,6 +308,47 @@ export function advanceAmuletRounds(engine: LedgerEngine, dso: string): number {
   return advanced;
 }
 
+// ---- external-party config states (./external-party-config-state.ts) -----------------------------------
+
+/** The DSO's active ExternalPartyConfigStates, oldest `targetArchiveAfter` first. */
+export function externalPartyConfigStates(engine: LedgerEngine, dso: string): Array<ContractRecord & { payload: ExternalPartyConfigStatePayload }> {
+  return (active(engine, ExternalPartyConfigStateId, dso) as Array<ContractRecord & { payload: ExternalPartyConfigStatePayload }>)
+    .filter((c) => c.payload.dso === dso)
+    .sort((a, b) => Number(parseTime(a.payload.targetArchiveAfter) - parseTime(b.payload.targetArchiveAfter)));
+}
+
+/**
+ * What Splice's DSO automation does with the config states: with none, bootstrap the pair from the
+ * open rounds (BootstrapExternalPartyConfigStateInstructionTrigger, once per network); then,
+ * whenever the older of the two is past its `targetArchiveAfter`, replace it with a new one
+ * (UpdateExternalPartyConfigStateTrigger). Returns how many transactions it submitted.
+ */
+export function updateExternalPartyConfigStates(engine: LedgerEngine, dso: string): number {
+  let submitted = 0;
+  for (let guard = 0; guard < 10; guard++) {
+    const rules = amuletRulesOf(engine, dso);
+    const rounds = openMiningRounds(engine, dso);
+    if (!rules || rounds.length !== 3) return submitted;
+    const openMiningRoundTriple = { round0Cid: rounds[0]!.contractId, round1Cid: rounds[1]!.contractId, round2Cid: rounds[2]!.contractId };
+    const states = externalPartyConfigStates(engine, dso);
+    let command: EngineCommand;
+    if (states.length === 0) {
+      command = exercise(AmuletIds.AmuletRules, rules.contractId, 'AmuletRules_BootstrapExternalPartyConfigState', { openMiningRoundTriple, expectedDso: dso });
+    } else if (states.length >= 2 && parseTime(states[0]!.payload.targetArchiveAfter) <= engine.clock.nowMicros()) {
+      command = exercise(AmuletIds.AmuletRules, rules.contractId, 'AmuletRules_UpdateExternalPartyConfigStates', {
+        externalPartyConfigStateCid0: states[0]!.contractId,
+        externalPartyConfigStateCid1: states[1]!.contractId,
+        openMiningRoundTriple,
+      });
+    } else {
+      return submitted;
+    }
+    submit(engine, [dso], [command], [], { userId: 'amulet-config-state-automation' });
+    submitted++;
+  }
+  return submitted;
+}
+
 /** Name of the round automation of `dso` on `engine.automations`. */
 export const roundAutomationName = (dso: string) => `amulet-rounds:${dso}`;
 
@@ -366,7 +409,13 @@ export function seedAmuletWorld(engine: LedgerEngine, opts: SeedAmuletWorldOptio
     [],
     opts,
   );
-  if (opts.automateRounds ?? true) engine.automations.register(roundAutomationName(dso), (e) => void advanceAmuletRounds(e, dso));
+  updateExternalPartyConfigStates(engine, dso);
+  if (opts.automateRounds ?? true) {
+    engine.automations.register(roundAutomationName(dso), (e) => {
+      advanceAmuletRounds(e, dso);
+      updateExternalPartyConfigStates(e, dso);
+    });
+  }
   return { dso, amuletRulesCid, externalPartyAmuletRulesCid };
 }
 

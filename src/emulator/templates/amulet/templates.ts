@@ -14,6 +14,7 @@ import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../lf.js';
 import { TokenStandardTypes, TS } from '../token-standard.js';
 import { amuletAllocationV2Template, externalPartyAmuletRulesV2 } from './allocation-v2.js';
+import { externalPartyConfigStateChoices, externalPartyConfigStateTemplate } from './external-party-config-state.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import {
@@ -22,13 +23,16 @@ import {
   copyOnlyBurnMeta,
   executeTransfer,
   executeTwoStepTransfer,
+  exercisePayment,
   exercisePaymentTransfer,
   fetchOpenRound,
   holdingToTransferInputs,
   holdingTxMeta,
   optionalContextCid,
   paymentFromChoiceContext,
+  paymentOf,
   prepareTwoStepTransfer,
+  rulesPayment,
   transferConfigAmulet,
   transferControllers,
   type AmuletBehaviour,
@@ -588,6 +592,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           },
         },
       ),
+      ...externalPartyConfigStateChoices(),
       AmuletRules_Fetch: nativeChoice<AmuletRulesPayload, { p: string }>('AmuletRules_Fetch', P_ARG, {
         consuming: false,
         controllers: (_p, a) => [a.p],
@@ -667,9 +672,9 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
 
     // self transfer, or sender and receiver both authorize: complete at once
     if (actors.includes(t.receiver)) {
-      const pctx = paymentFromChoiceContext(ctx, dso, extra, false);
-      const inputs = holdingToTransferInputs(ctx, templates, dso, t.sender, pctx, t.inputHoldingCids);
-      const r = exercisePaymentTransfer(ctx, dso, pctx, {
+      const payment = paymentOf(ctx, dso, extra, false);
+      const inputs = holdingToTransferInputs(ctx, templates, dso, t.sender, payment, t.inputHoldingCids);
+      const r = exercisePayment(ctx, dso, payment, {
         sender: t.sender,
         provider: t.sender,
         inputs,
@@ -683,8 +688,8 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       );
     }
     if (preapprovalCid === null) {
-      const pctx = paymentFromChoiceContext(ctx, dso, extra, false);
-      const prepared = prepareTwoStepTransfer(ctx, templates, standardTransferToTwoStepTransfer(t), t.requestedAt, t.inputHoldingCids, pctx);
+      const payment = paymentOf(ctx, dso, extra, false);
+      const prepared = prepareTwoStepTransfer(ctx, templates, standardTransferToTwoStepTransfer(t), t.requestedAt, t.inputHoldingCids, payment);
       const transferInstructionCid = ctx.create(AmuletIds.AmuletTransferInstruction, {
         transfer: { ...t, inputHoldingCids: [prepared.lockedAmulet] },
         lockedAmulet: prepared.lockedAmulet,
@@ -695,8 +700,10 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
         meta: prepared.meta,
       };
     }
+    // TransferPreapproval_Send takes a PaymentTransferContext (TransferPreapproval_SendV2, which
+    // takes the config state, is not emulated: LIMITATIONS 3), so the direct path needs the rules
     const pctx = paymentFromChoiceContext(ctx, dso, extra, true);
-    const inputs = holdingToTransferInputs(ctx, templates, dso, t.sender, pctx, t.inputHoldingCids);
+    const inputs = holdingToTransferInputs(ctx, templates, dso, t.sender, rulesPayment(pctx), t.inputHoldingCids);
     const r = ctx.exercise(preapprovalCid, 'TransferPreapproval_Send', { sender: t.sender, context: pctx, inputs, amount: t.amount, description: reason } as never) as {
       result: { createdAmulets: Array<{ value: string }>; senderChangeAmulet: string | null };
       meta: MetadataV | null;
@@ -711,7 +718,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
   /** `amulet_allocationFactory_allocateImpl`. */
   const allocateImpl = (ctx: UpdateContext, dso: string, arg: AllocateArg) => {
     requireExpectedAdminMatch(ctx, arg.expectedAdmin, dso);
-    const pctx = paymentFromChoiceContext(ctx, dso, arg.extraArgs, false);
+    const payment = paymentOf(ctx, dso, arg.extraArgs, false);
     const s = arg.allocation.settlement;
     const leg = arg.allocation.transferLeg;
     assertDeadlineExceeded(ctx, 'Allocation.settlement.requestedAt', s.requestedAt);
@@ -721,7 +728,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     require(ctx, 'Instrument-id must match the factory', leg.instrumentId.admin === dso && leg.instrumentId.id === AMULET_INSTRUMENT_ID);
     assertDeadlineExceeded(ctx, 'requestedAt', arg.requestedAt);
     require(ctx, 'At least one input holding must be provided', arg.inputHoldingCids.length > 0);
-    const prepared = prepareTwoStepTransfer(ctx, templates, allocationToTwoStepTransfer(arg.allocation), arg.requestedAt, arg.inputHoldingCids, pctx);
+    const prepared = prepareTwoStepTransfer(ctx, templates, allocationToTwoStepTransfer(arg.allocation), arg.requestedAt, arg.inputHoldingCids, payment);
     const allocationCid = ctx.create(AmuletIds.AmuletAllocation, {
       lockedAmulet: prepared.lockedAmulet,
       allocation: arg.allocation,
@@ -955,6 +962,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     amuletTransferInstruction,
     amuletAllocation,
     amuletAllocationV2Template(),
+    externalPartyConfigStateTemplate(),
   ] as TemplateDef[];
 }
 

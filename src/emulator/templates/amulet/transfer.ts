@@ -18,6 +18,7 @@ import type { FetchedContract, TemplateRegistry, UpdateContext } from '../../led
 import { nameKey } from '../../ledger/types.js';
 import { TS } from '../token-standard.js';
 import { parseTime } from '../lf.js';
+import { configStateFromContext, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
 import {
   AMULET_INSTRUMENT_ID,
   AmuletIds,
@@ -46,6 +47,7 @@ import {
   type MetadataV,
   type OpenMiningRoundPayload,
   type PaymentTransferContextV,
+  type RoundV,
   type TimeLockV,
   type TransferConfigV,
   type TransferContextV,
@@ -169,21 +171,44 @@ function invalidTransfer(ctx: UpdateContext, reason: string): never {
 }
 
 /** `executeTransfer` (without reward issuance: see LIMITATIONS). */
+/**
+ * What a transfer reads from its context (`TransferContextSummaryV2`): the round that stamps new
+ * holdings, the amulet price and the fees in Amulet. AmuletRules_Transfer takes them from the open
+ * round; `executeExternalPartyTransfer` from an ExternalPartyConfigState.
+ */
+export interface TransferReference {
+  round: RoundV;
+  amuletPrice: string;
+  fees: AmuletFees;
+}
+
 export function executeTransfer(ctx: UpdateContext, behaviour: AmuletBehaviour, dso: string, context: TransferContextV, t: AmuletTransferV): TransferOutcome {
   // summarizeAndValidateContext
   const openRound = fetchOpenRound(ctx, dso, context.openMiningRound);
   assertDeadlineExceeded(ctx, 'openRound.opensAt', openRound.opensAt);
-  if (context.featuredAppRight !== null) {
-    const far = fetchForDso<FeaturedAppRightPayload>(ctx, dso, context.featuredAppRight, AmuletIds.FeaturedAppRight);
+  return executeTransferWith(ctx, behaviour, dso, { round: openRound.round, amuletPrice: openRound.amuletPrice, fees: transferConfigAmulet(openRound) }, context.featuredAppRight, t);
+}
+
+/** `executeTransfer'`: the transfer proper, once its reference data is known. */
+export function executeTransferWith(
+  ctx: UpdateContext,
+  behaviour: AmuletBehaviour,
+  dso: string,
+  ref: TransferReference,
+  featuredAppRight: string | null,
+  t: AmuletTransferV,
+): TransferOutcome {
+  if (featuredAppRight !== null) {
+    const far = fetchForDso<FeaturedAppRightPayload>(ctx, dso, featuredAppRight, AmuletIds.FeaturedAppRight);
     if (far.provider !== t.provider) {
       failGeneral(
         ctx,
-        `Contract mismatch: expected FeaturedAppRight {dso = ${showParty(dso)}, provider = ${showParty(t.provider)}}, got FeaturedAppRight {dso = ${showParty(far.dso)}, provider = ${showParty(far.provider)}} referenced by ${context.featuredAppRight}`,
+        `Contract mismatch: expected FeaturedAppRight {dso = ${showParty(dso)}, provider = ${showParty(t.provider)}}, got FeaturedAppRight {dso = ${showParty(far.dso)}, provider = ${showParty(far.provider)}} referenced by ${featuredAppRight}`,
       );
     }
   }
-  const fees = transferConfigAmulet(openRound);
-  const round = BigInt(openRound.round.number);
+  const fees = ref.fees;
+  const round = BigInt(ref.round.number);
 
   // summarizeAndConsumeInputs
   let totalAmulet = 0n;
@@ -228,7 +253,7 @@ export function executeTransfer(ctx: UpdateContext, behaviour: AmuletBehaviour, 
   const leftOver = totalAmulet - holdingFees - totalOutput - totalOutputFees;
   const senderChangeFee = minDec(fees.createFee, leftOver);
   const senderChangeAmount = leftOver - senderChangeFee;
-  const roundZeroAdjustment = BigInt(openRound.round.number) * fees.holdingFeeRate;
+  const roundZeroAdjustment = round * fees.holdingFeeRate;
   const balanceChanges = new Map<string, { a: bigint; r: bigint }>();
   const addChange = (p: string, a: bigint, r: bigint) => {
     const prev = balanceChanges.get(p) ?? { a: 0n, r: 0n };
@@ -249,7 +274,7 @@ export function executeTransfer(ctx: UpdateContext, behaviour: AmuletBehaviour, 
   // createTransferOutputs
   const expiring = (amount: bigint) => ({
     initialAmount: decText(amount),
-    createdAt: { number: openRound.round.number },
+    createdAt: { number: ref.round.number },
     ratePerRound: { rate: decText(fees.holdingFeeRate) },
   });
   const createdAmulets: TransferOutcome['createdAmulets'] = outputs.map((o) => {
@@ -277,12 +302,12 @@ export function executeTransfer(ctx: UpdateContext, behaviour: AmuletBehaviour, 
     outputFees: outputs.map((o) => decText(o.outputFee)),
     senderChangeFee: decText(senderChangeFee),
     senderChangeAmount: decText(senderChangeAmount),
-    amuletPrice: openRound.amuletPrice,
+    amuletPrice: ref.amuletPrice,
     inputValidatorFaucetAmount: decText(0n),
     inputUnclaimedActivityRecordAmount: decText(0n),
     inputDevelopmentFundAmount: decText(0n),
   };
-  const result = { round: openRound.round, summary, createdAmulets, senderChangeAmulet, meta };
+  const result = { round: ref.round, summary, createdAmulets, senderChangeAmulet, meta };
   return { result, createdAmulets, senderChangeAmulet, meta };
 }
 
@@ -354,6 +379,69 @@ export function paymentFromChoiceContext(ctx: UpdateContext, dso: string, extra:
   };
 }
 
+/**
+ * How a token-standard choice pays: through `AmuletRules_Transfer` with the context's AmuletRules
+ * and open round (the ≤ 0.1.17 choice context, still served to wallets pinned to older Splice), or
+ * through `executeExternalPartyTransfer` with the context's ExternalPartyConfigState (0.1.22's
+ * choice context; Scan's two-step, V2 allocation and settlement contexts carry nothing else).
+ */
+export type Payment =
+  | { via: 'amulet-rules'; pctx: PaymentTransferContextV }
+  | { via: 'external-party-config-state'; configStateCid: string; state: ExternalPartyConfigStatePayload; featuredAppRight: string | null };
+
+/**
+ * The context's payment: the `external-party-config-state` when the context has one (0.1.22's
+ * `externalPartyTransferFromChoiceContext`; the unfeatured variant drops the featured app right),
+ * else `amulet-rules` / `open-round` (`paymentFromChoiceContext`).
+ */
+export function paymentOf(ctx: UpdateContext, dso: string, extra: ExtraArgsV, featured: boolean): Payment {
+  const cs = configStateFromContext(ctx, dso, extra);
+  if (cs === null) return { via: 'amulet-rules', pctx: paymentFromChoiceContext(ctx, dso, extra, featured) };
+  const featuredAppRight = optionalContextCid(ctx, extra, CTX.featuredAppRight);
+  return { via: 'external-party-config-state', configStateCid: cs.cid, state: cs.state, featuredAppRight: featured ? featuredAppRight : null };
+}
+
+export const rulesPayment = (pctx: PaymentTransferContextV): Payment => ({ via: 'amulet-rules', pctx });
+
+/**
+ * Pay `transfer`: `AmuletRules_Transfer` (an exercise node), or `executeExternalPartyTransfer`
+ * (inline, no AmuletRules involved), whose transfer config has no fees (TransferConfigV2) and which
+ * charges no holding fee on its inputs (0.1.22).
+ */
+export function exercisePayment(ctx: UpdateContext, dso: string, payment: Payment, transfer: AmuletTransferV): TransferOutcome {
+  if (payment.via === 'amulet-rules') return exercisePaymentTransfer(ctx, dso, payment.pctx, transfer);
+  return executeTransferWith(ctx, { holdingFeesOnTransfer: false }, dso, configStateReference(payment.state), payment.featuredAppRight, transfer);
+}
+
+/** The transfer reference data of a config state: its holding-fee round, price and fee-less config. */
+export function configStateReference(s: ExternalPartyConfigStatePayload): TransferReference {
+  const scale = divDec(dec('1'), dec(s.amuletPrice));
+  const c = s.transferConfig;
+  return {
+    round: s.holdingFeesOpenRoundNumber,
+    amuletPrice: s.amuletPrice,
+    fees: {
+      createFee: 0n,
+      holdingFeeRate: mulDec(scale, dec(c.holdingFee.rate)),
+      lockHolderFee: 0n,
+      transferFeeInitialRate: 0n,
+      transferFeeSteps: [],
+      maxNumInputs: Number(c.maxNumInputs),
+      maxNumOutputs: Number(c.maxNumOutputs),
+      maxNumLockHolders: Number(c.maxNumLockHolders),
+    },
+  };
+}
+
+/** Release a lock held with the owner (`LockedAmulet_Unlock` needs the open round; the V2 choice does not). */
+function unlockHeld(ctx: UpdateContext, payment: Payment, lockedAmuletCid: string): string {
+  if (payment.via === 'amulet-rules') {
+    const r = ctx.exercise(lockedAmuletCid, 'LockedAmulet_Unlock', { openRoundCid: payment.pctx.context.openMiningRound }) as { amuletSum: { amulet: string } };
+    return r.amuletSum.amulet;
+  }
+  return (ctx.exercise(lockedAmuletCid, 'LockedAmulet_UnlockV2', {}) as { amuletCid: string }).amuletCid;
+}
+
 // ---- holdings as transfer inputs ---------------------------------------------------------------------
 
 /** The HoldingV1 view of any contract implementing the interface (or undefined). */
@@ -371,7 +459,7 @@ export function holdingToTransferInputs(
   templates: TemplateRegistry,
   dso: string,
   owner: string,
-  pctx: PaymentTransferContextV,
+  payment: Payment,
   cids: string[],
 ): TransferInputV[] {
   return cids.map((cid) => {
@@ -381,7 +469,11 @@ export function holdingToTransferInputs(
       groupMismatch(ctx, showForOwner(dso, owner), showForOwner(view.instrumentId.admin, view.owner), cid);
     }
     if (nameKey(c.templateId) === nameKey(AmuletIds.LockedAmulet)) {
-      const r = ctx.exercise(cid, 'LockedAmulet_OwnerExpireLock', { openRoundCid: pctx.context.openMiningRound }) as { amuletSum: { amulet: string } };
+      if (payment.via === 'external-party-config-state') {
+        const r = ctx.exercise(cid, 'LockedAmulet_OwnerExpireLockV2', {}) as { amuletCid: string };
+        return { tag: 'InputAmulet', value: r.amuletCid };
+      }
+      const r = ctx.exercise(cid, 'LockedAmulet_OwnerExpireLock', { openRoundCid: payment.pctx.context.openMiningRound }) as { amuletSum: { amulet: string } };
       return { tag: 'InputAmulet', value: r.amuletSum.amulet };
     }
     return { tag: 'InputAmulet', value: cid };
@@ -409,11 +501,11 @@ export function prepareTwoStepTransfer(
   s: TwoStepTransfer,
   requestedAt: string,
   inputHoldingCids: string[],
-  pctx: PaymentTransferContextV,
+  payment: Payment,
 ): { lockedAmulet: string; senderChangeCids: string[]; meta: MetadataV } {
   require(ctx, 'requestedAt < transferBefore', parseTime(requestedAt) < parseTime(s.transferBefore));
-  const inputs = holdingToTransferInputs(ctx, templates, s.dso, s.sender, pctx, inputHoldingCids);
-  const r = exercisePaymentTransfer(ctx, s.dso, pctx, {
+  const inputs = holdingToTransferInputs(ctx, templates, s.dso, s.sender, payment, inputHoldingCids);
+  const r = exercisePayment(ctx, s.dso, payment, {
     sender: s.sender,
     provider: s.sender,
     inputs,
@@ -442,12 +534,12 @@ export function executeTwoStepTransfer(
   transferMeta: MetadataV | null,
 ): { senderHoldingCids: string[]; receiverHoldingCids: string[]; meta: MetadataV } {
   assertWithinDeadline(ctx, s.transferBeforeDeadline, s.transferBefore);
-  const pctx = paymentFromChoiceContext(ctx, s.dso, extra, s.allowFeaturing);
-  const unlocked = ctx.exercise(lockedAmuletCid, 'LockedAmulet_Unlock', { openRoundCid: pctx.context.openMiningRound }) as { amuletSum: { amulet: string } };
-  const r = exercisePaymentTransfer(ctx, s.dso, pctx, {
+  const payment = paymentOf(ctx, s.dso, extra, s.allowFeaturing);
+  const unlocked = unlockHeld(ctx, payment, lockedAmuletCid);
+  const r = exercisePayment(ctx, s.dso, payment, {
     sender: s.sender,
     provider: s.provider,
-    inputs: [{ tag: 'InputAmulet', value: unlocked.amuletSum.amulet }],
+    inputs: [{ tag: 'InputAmulet', value: unlocked }],
     outputs: [{ receiver: s.receiver, receiverFeeRatio: decText(0n), amount: s.amount, lock: null, meta: transferMeta }],
     beneficiaries: null,
   });
@@ -459,14 +551,16 @@ export function executeTwoStepTransfer(
 }
 
 /**
- * `abortTwoStepTransfer`: with `expire-lock = true` the DSO-held lock is released now (needs
- * `open-round`); with `false` (the registry says the LockedAmulet is gone) only check that the
- * transfer's deadline has passed, and return no holdings.
+ * `abortTwoStepTransfer`: with `expire-lock = true` the DSO-held lock is released now (with the
+ * context's config state: `LockedAmulet_UnlockV2`; with the older context: `LockedAmulet_Unlock`
+ * on its `open-round`); with `false` (the registry says the LockedAmulet is gone) only check that
+ * the transfer's deadline has passed, and return no holdings.
  */
 export function abortTwoStepTransfer(ctx: UpdateContext, s: TwoStepTransfer, lockedAmuletCid: string, extra: ExtraArgsV): string[] {
   const expire = optionalContextBool(ctx, extra, CTX.expireLock);
   if (expire === null) failGeneral(ctx, `Missing context entry for: ${CTX.expireLock}`);
   if (expire) {
+    if (configStateFromContext(ctx, s.dso, extra) !== null) return [(ctx.exercise(lockedAmuletCid, 'LockedAmulet_UnlockV2', {}) as { amuletCid: string }).amuletCid];
     const openRoundCid = contextCid(ctx, extra, CTX.openRound);
     fetchOpenRound(ctx, s.dso, openRoundCid);
     const r = ctx.exercise(lockedAmuletCid, 'LockedAmulet_Unlock', { openRoundCid }) as { amuletSum: { amulet: string } };

@@ -115,6 +115,7 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction',
       'splice-amulet:Splice.AmuletAllocation:AmuletAllocation',
       'splice-amulet:Splice.AmuletAllocationV2:AmuletAllocationV2',
+      'splice-amulet:Splice.ExternalPartyConfigState:ExternalPartyConfigState',
       'splice-wallet:Splice.Wallet.TransferOffer:TransferOffer',
       'splice-wallet:Splice.Wallet.TransferOffer:AcceptedTransferOffer',
       'splice-wallet:Splice.Wallet.Install:WalletAppInstall',
