@@ -134,8 +134,8 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.AccountConfig:AccountConfig',
       'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.AccountConfig:AccountProposal',
     ]);
-    // 28 payloads and 181 choice arguments (template choices, Archive included, and interface choices).
-    expect(compared.length).toBe(209);
+    // 29 payloads and 184 choice arguments (template choices, Archive included, and interface choices).
+    expect(compared.length).toBe(213);
     // Spot checks that interface choices of both API versions are among them.
     const names = compared.map((c) => c.what);
     for (const expected of [
@@ -144,6 +144,8 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-amulet:Splice.AmuletAllocationV2:AmuletAllocationV2 splice-api-token-allocation-v2:Allocation.Allocation_Settle',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:TokenRules splice-api-token-allocation-instruction-v1:AllocationFactory.AllocationFactory_Allocate',
       'splice-wallet:Splice.Wallet.Install:WalletAppInstall WalletAppInstall_ExecuteBatch',
+      'splice-amulet:Splice.AmuletRules:AmuletRules AmuletRules_BootstrapExternalPartyConfigState',
+      'splice-amulet:Splice.AmuletRules:AmuletRules AmuletRules_UpdateExternalPartyConfigStates',
     ]) {
       expect(names).toContain(expected);
     }
