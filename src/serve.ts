@@ -43,6 +43,7 @@ export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
   if (env.HOST) merged.host = env.HOST;
   if (env.REDIS_URL) merged.redisUrl = env.REDIS_URL;
   if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
+  if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
   const parsed = RegistryConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
@@ -72,7 +73,7 @@ export async function startRegistry(
   deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch; upstreams?: Partial<UpstreamsConfig> } = {},
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
-  const recipes = [...builtInRecipes(), ...declarativeRecipes(config.recipes, logger)];
+  const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
   const ledger = new LedgerClient({
     baseUrl: config.ledger.url,
     tokenProvider: tokenProviderOf(config.ledger.auth),

@@ -102,7 +102,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     const r = createRegistry({
       admin,
       instruments,
-      recipes: builtInRecipes(),
+      recipes: builtInRecipes({ amuletCompat: config.amuletRegistryCompat }),
       ledger: inProcessLedger(built.app, tokenFor(config, user), logger),
       cache: createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) }),
       clock: engine.clock,

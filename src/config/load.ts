@@ -37,6 +37,7 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   if (env.DEMO_WORLD !== undefined) raw.demoWorld = !['false', '0', 'no', 'off'].includes(env.DEMO_WORLD.toLowerCase());
   raw.listMaxElements = num('LEDGER_LIST_MAX_ELEMENTS');
   raw.logLevel = env.LOG_LEVEL || undefined;
+  raw.amuletRegistryCompat = env.AMULET_REGISTRY_COMPAT || undefined;
   if (env.DEMO_WORLD_FILE) raw.world = readJson('DEMO_WORLD_FILE', readText('DEMO_WORLD_FILE', env.DEMO_WORLD_FILE));
   if (env.DECLARED_TEMPLATES_FILE) raw.declaredTemplates = readJson('DECLARED_TEMPLATES_FILE', readText('DECLARED_TEMPLATES_FILE', env.DECLARED_TEMPLATES_FILE));
   else if (env.DECLARED_TEMPLATES) raw.declaredTemplates = readJson('DECLARED_TEMPLATES', env.DECLARED_TEMPLATES);

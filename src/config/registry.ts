@@ -5,6 +5,13 @@
  */
 import { z } from 'zod';
 
+/**
+ * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
+ * on the ExternalPartyConfigState) or `legacy` (`amulet-rules` / `open-round` everywhere, for
+ * wallets pinned to older Splice). Env AMULET_REGISTRY_COMPAT.
+ */
+export const AmuletRegistryCompatSchema = z.enum(['current', 'legacy']);
+
 export const InstrumentConfigSchema = z
   .object({
     id: z.string().min(1),
@@ -70,6 +77,7 @@ export const RegistryConfigSchema = z
     /** TTL of cached disclosed contracts (archives delete them earlier). */
     cacheTtlSeconds: z.number().int().positive().default(3600),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    amuletCompat: AmuletRegistryCompatSchema.default('current'),
   })
   .strict()
   .superRefine((c, ctx) => {

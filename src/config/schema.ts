@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AuthConfigSchema } from '../emulator/ledger-api/auth.js';
 import { DemoWorldSchema } from '../emulator/seed.js';
+import { AmuletRegistryCompatSchema } from './registry.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -87,6 +88,8 @@ export const EmulatorConfigSchema = z.object({
   /** `http-list-max-elements-limit` of the JSON API. */
   listMaxElements: z.number().int().positive().default(200).describe('LEDGER_LIST_MAX_ELEMENTS'),
   logLevel: LogLevelSchema.default('info').describe('LOG_LEVEL'),
+  /** Which Scan generation the emulated scan's Amulet registry answers as (`legacy`: pre config state). */
+  amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe('AMULET_REGISTRY_COMPAT: current or legacy'),
   /** Templates of Daml models the emulator does not implement (signatories/observers by field path). */
   declaredTemplates: z.array(DeclaredTemplateConfigSchema).default([]).describe('DECLARED_TEMPLATES (JSON) or DECLARED_TEMPLATES_FILE'),
 });

@@ -1,41 +1,47 @@
 /**
  * Recipe for Canton Coin (Amulet, package `splice-amulet`), reproducing Splice Scan's registry
- * (research/registry.md §3.3; Scan's HttpTokenStandard*Handler and ChoiceContextBuilder):
- *  - factory = the DSO's ExternalPartyAmuletRules (disclosed, not in the context);
- *  - base context: `amulet-rules` (AmuletRules) and `open-round` (the latest *usable*
- *    OpenMiningRound: of exactly three consecutive open rounds, the newest whose `opensAt` has
- *    come), else 404 "No open usable OpenMiningRound found.";
- *  - transfer factory: transferKind `self` when sender == receiver; otherwise the receiver's
- *    TransferPreapproval (→ `transfer-preapproval`, plus the provider's FeaturedAppRight as
- *    `featured-app-right` when it has one) makes it `direct`; else `offer`. Disclosure order:
- *    AmuletRules, OpenMiningRound, [FeaturedAppRight], [TransferPreapproval],
- *    ExternalPartyAmuletRules;
- *  - transfer-instruction accept/reject/withdraw and allocation execute-transfer/withdraw/cancel
- *    (`getTwoStepTransferContext`): the base context plus the instruction's LockedAmulet
- *    (disclosed) and `expire-lock: true` (+ the executor's `featured-app-right` for
- *    execute-transfer). When the LockedAmulet is gone (its lock expired and it was unlocked):
- *    accept / execute-transfer → 404 "LockedAmulet '…' not found for …, which expires on …";
- *    reject / withdraw / cancel → only `{"expire-lock": false}` and no disclosures;
- *  - allocation factory (v1 and v2): the base context, ExternalPartyAmuletRules disclosed too;
- *    Amulet creates no allocation instructions (their contexts: 400);
- *  - allocations v2 withdraw/cancel: the AmuletAllocationV2's LockedAmulet is optional (an
- *    allocation that needed no funding has none): with it `{"expire-lock": true}` and the
- *    LockedAmulet disclosed; without it, or when it is gone, only `{"expire-lock": false}`; no
- *    featuring (Scan: FARs will go with CIP-104);
- *  - settlement factory (v2): the base context, ExternalPartyAmuletRules (the factory) and every
- *    LockedAmulet backing the referenced allocations disclosed (the executor archives them but is
- *    not their stakeholder); only AmuletAllocationV2s are looked up: 404 for an unknown one.
- * Like Scan, the recipe does not check amounts, deadlines or holdings (the service pre-checks the
- * token-standard arguments; the Daml choice does the rest). Transfer instructions are served on
- * V1 and V2 alike (v2: sender and receiver compared as whole accounts, the pre-approval looked up
- * by the receiver's owner). A V1 AmuletAllocation answers only on /v1, an AmuletAllocationV2 only
- * on /v2 (each is the other's 404, as Scan looks up one template per version).
+ * (research/registry.md §3.3; Scan's HttpTokenStandard*Handler and ChoiceContextBuilder). Two
+ * generations, chosen by the `compat` setting (config `amuletCompat` / env AMULET_REGISTRY_COMPAT):
  *
- * The context key `external-party-config-state` of splice-amulet 0.1.22 is never served: the
- * emulated Amulet has no ExternalPartyConfigState, and its Daml reads `amulet-rules` and
- * `open-round` instead (the ≤ 0.1.17 token-standard code; LIMITATIONS 1 in
- * src/emulator/templates/amulet/index.ts), so wherever Scan would put the config state (the V2
- * allocation and settlement factories) the base context stands in for it.
+ * `current` (default; the newest Scan, which pairs with splice-amulet 0.1.22):
+ *  - factory = the DSO's ExternalPartyAmuletRules (disclosed, not in the context);
+ *  - the config state = the DSO's newest ExternalPartyConfigState (`lookupLatestExternalPartyConfigState`),
+ *    under `external-party-config-state`, everywhere only when one exists;
+ *  - transfer factory (v1, v2) and allocation factory v1: `amulet-rules` (AmuletRules), `open-round`
+ *    (the latest *usable* OpenMiningRound: of exactly three consecutive open rounds, the newest whose
+ *    `opensAt` has come; else 404 "No open usable OpenMiningRound found.") and the config state (Scan
+ *    keeps the rules and round for informees that have not vetted the newer packages);
+ *    transferKind `self` when sender == receiver; otherwise the receiver's TransferPreapproval
+ *    (→ `transfer-preapproval`, plus the provider's FeaturedAppRight as `featured-app-right`) makes
+ *    it `direct`; else `offer`. Disclosure order: AmuletRules, OpenMiningRound,
+ *    [ExternalPartyConfigState], [FeaturedAppRight], [TransferPreapproval], ExternalPartyAmuletRules;
+ *  - allocation factory v2 and settlement factory: only the config state;
+ *  - transfer-instruction accept/reject/withdraw and allocation v1 execute-transfer/withdraw/cancel
+ *    (`getTwoStepTransferContext`): the config state, `expire-lock: true` and (execute-transfer) the
+ *    executor's `featured-app-right`, with the instruction's LockedAmulet disclosed; no rules, no
+ *    round. When the LockedAmulet is gone (its lock expired and it was unlocked): accept /
+ *    execute-transfer → 404 "LockedAmulet '…' not found for …, which expires on …"; reject /
+ *    withdraw / cancel → only `{"expire-lock": false}` and no disclosures;
+ *  - allocation v2 withdraw/cancel: the AmuletAllocationV2's LockedAmulet is optional (an allocation
+ *    that needed no funding has none): with it `{"expire-lock": true}` and the LockedAmulet
+ *    disclosed; without it, or when it is gone, only `{"expire-lock": false}`; no featuring (Scan:
+ *    FARs will go with CIP-104). An allocation made through the V1 factory (AmuletAllocation) is
+ *    accepted too: Scan looks up the V2 allocation, then falls back to V1 (its two-step context);
+ *  - settlement factory: ExternalPartyAmuletRules (the factory) and every LockedAmulet backing the
+ *    referenced allocations disclosed (the executor archives them but is not their stakeholder);
+ *    each allocation is looked up as an AmuletAllocationV2, then as an AmuletAllocation; 404 for
+ *    an unknown one.
+ *
+ * `legacy` (Scan releases before the config state, for wallets pinned to splice-amulet ≤ 0.1.17
+ * packages): every context is built on `amulet-rules` + `open-round` (the two-step contexts add
+ * them too, as `abortTwoStepTransfer` then read `open-round`), no config state anywhere, and no
+ * V1 fallback (a V1 allocation answers only on /v1, a V2 one only on /v2).
+ *
+ * In both, Amulet creates no allocation instructions (their contexts: 400), a V2 allocation is a
+ * 404 on /v1, and like Scan the recipe does not check amounts, deadlines or holdings (the service
+ * pre-checks the token-standard arguments; the Daml choice does the rest). Transfer instructions
+ * are served on V1 and V2 alike (v2: sender and receiver compared as whole accounts, the
+ * pre-approval looked up by the receiver's owner).
  */
 import { formatInstant, parseInstant } from '../../emulator/shared/clock.js';
 import type { AnyValue } from '../../emulator/templates/lf.js';
@@ -45,6 +51,9 @@ import type { AllocationAction, AllocationInstructionAction, ApiVersion, Transfe
 import type { InstrumentConfig } from '../service.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
 import { contractIdValue, UnsupportedOperation, TOKEN_STANDARD_V1_APIS } from './recipe.js';
+
+/** Which Scan generation the Amulet registry answers as (see the module comment). */
+export type AmuletRegistryCompat = 'current' | 'legacy';
 
 const PKG = 'splice-amulet';
 const T = {
@@ -57,7 +66,11 @@ const T = {
   AmuletTransferInstruction: `${PKG}:Splice.AmuletTransferInstruction:AmuletTransferInstruction`,
   AmuletAllocation: `${PKG}:Splice.AmuletAllocation:AmuletAllocation`,
   AmuletAllocationV2: `${PKG}:Splice.AmuletAllocationV2:AmuletAllocationV2`,
+  ExternalPartyConfigState: `${PKG}:Splice.ExternalPartyConfigState:ExternalPartyConfigState`,
 } as const;
+
+/** `externalPartyConfigStateContextKey` (Splice.Amulet.TokenApiUtils). */
+const CONFIG_STATE_KEY = 'external-party-config-state';
 
 export const AMULET_RECIPE_NAME = PKG;
 
@@ -78,23 +91,41 @@ interface Payload {
   expiresAt?: string;
   opensAt?: string;
   round?: { number: string };
+  targetArchiveAfter?: string;
 }
+
+/**
+ * The V1 APIs plus the V2 ones the emulated Amulet implements: HoldingV2 views, TransferFactory
+ * and TransferInstruction V2, AllocationFactory V2 (Amulet has no allocation instructions) and
+ * Allocation / SettlementFactory V2. (Scan's 0.5 metadata listed only the V1 APIs.)
+ */
+const AMULET_APIS: Readonly<Record<string, number>> = {
+  ...TOKEN_STANDARD_V1_APIS,
+  'splice-api-token-holding-v2': 1,
+  'splice-api-token-transfer-instruction-v2': 1,
+  'splice-api-token-allocation-v2': 1,
+  'splice-api-token-allocation-instruction-v2': 1,
+};
 
 export class AmuletRecipe implements Recipe {
   readonly name = PKG;
-  /**
-   * The V1 APIs plus the V2 ones the emulated Amulet implements: HoldingV2 views, TransferFactory
-   * and TransferInstruction V2, AllocationFactory V2 (Amulet has no allocation instructions) and
-   * Allocation / SettlementFactory V2. (Scan's 0.5 metadata listed only the V1 APIs.)
-   */
-  readonly supportedApis = {
-    ...TOKEN_STANDARD_V1_APIS,
-    'splice-api-token-holding-v2': 1,
-    'splice-api-token-transfer-instruction-v2': 1,
-    'splice-api-token-allocation-v2': 1,
-    'splice-api-token-allocation-instruction-v2': 1,
-  };
-  readonly indexedTemplates = [T.AmuletRules, T.ExternalPartyAmuletRules, T.OpenMiningRound, T.TransferPreapproval, T.FeaturedAppRight].map((t) => `#${t}`);
+  readonly compat: AmuletRegistryCompat;
+
+  readonly supportedApis: Readonly<Record<string, number>>;
+
+  constructor(opts: { compat?: AmuletRegistryCompat } = {}) {
+    this.compat = opts.compat ?? 'current';
+    this.supportedApis = {
+      ...AMULET_APIS,
+      // Scan 0.7's instrument lists the V2 event log too (research/peers-clients.md §7.1; the
+      // emulated Amulet logs no EventLog_HoldingsChange, LIMITATIONS 3 of the Amulet templates)
+      ...(this.compat === 'current' ? { 'splice-api-token-transfer-events-v2': 1 } : {}),
+    };
+  }
+
+  readonly indexedTemplates = [T.AmuletRules, T.ExternalPartyAmuletRules, T.OpenMiningRound, T.ExternalPartyConfigState, T.TransferPreapproval, T.FeaturedAppRight].map(
+    (t) => `#${t}`,
+  );
   readonly cachedTemplates = [T.AmuletTransferInstruction, T.AmuletAllocation, T.AmuletAllocationV2, T.LockedAmulet].map((t) => `#${t}`);
 
   kindOf(c: IndexedContract): ContractKind | undefined {
@@ -115,7 +146,7 @@ export class AmuletRecipe implements Recipe {
   }
 
   async transferFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): Promise<TransferFactoryParts> {
-    const base = this.base(env);
+    const base = this.rulesContext(env);
     const factory = this.factory(env);
     // v1: parties; v2: accounts, compared as whole records, the pre-approval looked up by owner
     type Account = { owner: string | null; provider: string | null; id: string };
@@ -154,8 +185,9 @@ export class AmuletRecipe implements Recipe {
     return this.twoStepContext(env, `AmuletTransferInstruction '${req.contract.contractId}'`, p.lockedAmulet, p.transfer.executeBefore, req.action === 'accept', undefined);
   }
 
-  async allocationFactory(_version: ApiVersion, _args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
-    const base = this.base(env);
+  async allocationFactory(version: ApiVersion, _args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
+    // the newest Scan's V2 factory needs only the config state (and no open round: no 404 without one)
+    const base = this.compat === 'current' && version === 2 ? this.configStateContext(env) : this.rulesContext(env);
     const factory = this.factory(env);
     return { factory, values: base.values, disclose: [...base.disclose, factory] };
   }
@@ -167,11 +199,14 @@ export class AmuletRecipe implements Recipe {
   async allocationContext(req: ContractRequest<AllocationAction>, env: RecipeEnv): Promise<ContextParts> {
     const isV2 = templateKey(req.contract.packageName, req.contract.templateId) === T.AmuletAllocationV2;
     if (req.version === 2) {
-      if (!isV2) throw notFound(`AmuletAllocationV2 '${req.contract.contractId}' not found.`);
       if (req.action === 'execute-transfer') throw new UnsupportedOperation('execute-transfer is a V1 allocation choice; V2 allocations settle through the settlement factory');
-      return this.unlockV2Context(env, (req.contract.payload as { lockedAmulet: string | null }).lockedAmulet);
+      if (isV2) return this.unlockV2Context(env, (req.contract.payload as { lockedAmulet: string | null }).lockedAmulet);
+      // the newest Scan looks up the V2 allocation, then falls back to V1 (an allocation made
+      // through the V1 factory), whose withdraw/cancel context is the V1 one
+      if (this.compat === 'legacy') throw notFound(`AmuletAllocationV2 '${req.contract.contractId}' not found.`);
+    } else if (isV2) {
+      throw notFound(`AmuletAllocation '${req.contract.contractId}' not found.`);
     }
-    if (isV2) throw notFound(`AmuletAllocation '${req.contract.contractId}' not found.`);
     const p = req.contract.payload as { lockedAmulet: string; allocation: { settlement: { settleBefore: string; executor: string } } };
     const execute = req.action === 'execute-transfer';
     return this.twoStepContext(
@@ -185,37 +220,75 @@ export class AmuletRecipe implements Recipe {
   }
 
   async settlementFactory(args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
-    const base = this.base(env);
+    const base = this.compat === 'current' ? this.configStateContext(env) : this.rulesContext(env);
     const factory = this.factory(env);
     const locked: IndexedContract[] = [];
     for (const { allocationCid } of (args.allocations as Array<{ allocationCid: string }> | undefined) ?? []) {
       if (!/^[0-9a-f]{2,}$/.test(allocationCid)) throw badRequest(`allocations: "${allocationCid}" is not a contract id`);
-      const c = await env.index.getById(allocationCid);
-      if (!c || templateKey(c.packageName, c.templateId) !== T.AmuletAllocationV2) throw notFound(`AmuletAllocationV2 '${allocationCid}' not found.`);
-      const p = c.payload as { lockedAmulet: string | null; expiresAt: string; allocation: { admin: string } };
-      if (p.allocation.admin !== env.admin) throw notFound(`AmuletAllocationV2 '${allocationCid}' not found.`);
-      if (p.lockedAmulet === null) continue;
-      const l = await env.index.getById(p.lockedAmulet);
+      const backing = await this.settledAllocation(env, allocationCid);
+      if (backing.lockedAmulet === null) continue;
+      const l = await env.index.getById(backing.lockedAmulet);
       if (!l || templateKey(l.packageName, l.templateId) !== T.LockedAmulet) {
-        const at = parseInstant(p.expiresAt);
-        throw notFound(`LockedAmulet 'Some(ContractId(${p.lockedAmulet}))' not found for AmuletAllocationV2 '${allocationCid}', which expires on ${at === undefined ? 'None' : `Some(${formatInstant(at)})`}`);
+        const at = backing.expiresAt === null ? undefined : parseInstant(backing.expiresAt);
+        throw notFound(
+          `LockedAmulet 'Some(ContractId(${backing.lockedAmulet}))' not found for ${backing.template} '${allocationCid}', which expires on ${at === undefined ? 'None' : `Some(${formatInstant(at)})`}`,
+        );
       }
       locked.push(l);
     }
     return { factory, values: base.values, disclose: [...base.disclose, factory, ...locked] };
   }
 
+  /**
+   * An allocation of this admin named in a settlement: an AmuletAllocationV2, else (current
+   * Scan's fallback) a V1 AmuletAllocation; 404 naming the V2 template when it is neither.
+   */
+  private async settledAllocation(
+    env: RecipeEnv,
+    cid: string,
+  ): Promise<{ template: 'AmuletAllocationV2' | 'AmuletAllocation'; lockedAmulet: string | null; expiresAt: string | null }> {
+    const c = await env.index.getById(cid);
+    const key = c === undefined ? undefined : templateKey(c.packageName, c.templateId);
+    if (c && key === T.AmuletAllocationV2) {
+      const p = c.payload as { lockedAmulet: string | null; expiresAt: string; allocation: { admin: string } };
+      if (p.allocation.admin === env.admin) return { template: 'AmuletAllocationV2', lockedAmulet: p.lockedAmulet, expiresAt: p.expiresAt };
+    }
+    if (c && key === T.AmuletAllocation && this.compat === 'current') {
+      const p = c.payload as { lockedAmulet: string; allocation: { settlement: { settleBefore: string }; transferLeg: { instrumentId: { admin: string } } } };
+      if (p.allocation.transferLeg.instrumentId.admin === env.admin) {
+        return { template: 'AmuletAllocation', lockedAmulet: p.lockedAmulet, expiresAt: p.allocation.settlement.settleBefore };
+      }
+    }
+    throw notFound(`AmuletAllocationV2 '${cid}' not found.`);
+  }
+
   // ---- lookups -------------------------------------------------------------------------------------
 
-  /** `getAmuletRulesTransferContext`: AmuletRules and the latest usable open round. */
-  private base(env: RecipeEnv): ContextParts {
+  /**
+   * `getAmuletRulesTransferContext`: AmuletRules and the latest usable open round, then (current)
+   * the newest ExternalPartyConfigState when there is one.
+   */
+  private rulesContext(env: RecipeEnv): ContextParts {
     const rules = this.single(env, T.AmuletRules, 'AmuletRules');
     const round = this.latestUsableOpenRound(env);
     if (!round) throw notFound('No open usable OpenMiningRound found.');
-    return {
-      values: { 'amulet-rules': contractIdValue(rules.contractId), 'open-round': contractIdValue(round.contractId) },
-      disclose: [rules, round],
-    };
+    const state = this.compat === 'current' ? this.latestConfigState(env) : undefined;
+    const values: Record<string, AnyValue> = { 'amulet-rules': contractIdValue(rules.contractId), 'open-round': contractIdValue(round.contractId) };
+    if (state) values[CONFIG_STATE_KEY] = contractIdValue(state.contractId);
+    return { values, disclose: [rules, round, ...(state ? [state] : [])] };
+  }
+
+  /** Only the newest ExternalPartyConfigState, when there is one (the newest Scan's V2 contexts). */
+  private configStateContext(env: RecipeEnv): ContextParts {
+    const state = this.latestConfigState(env);
+    return state ? { values: { [CONFIG_STATE_KEY]: contractIdValue(state.contractId) }, disclose: [state] } : { values: {}, disclose: [] };
+  }
+
+  /** `lookupLatestExternalPartyConfigState`: the DSO's config state lasting longest. */
+  private latestConfigState(env: RecipeEnv): IndexedContract | undefined {
+    const found = env.index.find(T.ExternalPartyConfigState, (c) => (c.payload as Payload).dso === env.admin);
+    const until = (c: IndexedContract) => parseInstant((c.payload as Payload).targetArchiveAfter ?? '') ?? 0n;
+    return found.reduce<IndexedContract | undefined>((a, b) => (a === undefined || until(b) > until(a) ? b : a), undefined);
   }
 
   private factory(env: RecipeEnv): IndexedContract {
@@ -272,7 +345,8 @@ export class AmuletRecipe implements Recipe {
     featuredProvider: string | undefined,
   ): Promise<ContextParts> {
     const locked = await env.index.getById(lockedAmuletCid);
-    const base = this.base(env);
+    // the newest Scan: the config state only; older releases: AmuletRules and the open round
+    const base = this.compat === 'current' ? this.configStateContext(env) : this.rulesContext(env);
     const featured = featuredProvider === undefined ? undefined : this.featuredAppRightOf(env, featuredProvider);
     if (!locked || templateKey(locked.packageName, locked.templateId) !== T.LockedAmulet) {
       if (requireLockedAmulet) {

@@ -4,10 +4,11 @@ import type { Recipe } from './recipe.js';
 import { TestTokenV1Recipe } from './test-token-v1.js';
 import { TestTokenV2Recipe } from './test-token-v2.js';
 import { DeclarativeRecipe } from './declarative.js';
-import { AmuletRecipe } from './amulet.js';
+import { AmuletRecipe, type AmuletRegistryCompat } from './amulet.js';
 
-export function builtInRecipes(): Recipe[] {
-  return [new TestTokenV1Recipe(), new TestTokenV2Recipe(), new AmuletRecipe()];
+/** `amuletCompat`: which Scan generation the Amulet recipe answers as (default `current`). */
+export function builtInRecipes(opts: { amuletCompat?: AmuletRegistryCompat } = {}): Recipe[] {
+  return [new TestTokenV1Recipe(), new TestTokenV2Recipe(), new AmuletRecipe({ compat: opts.amuletCompat })];
 }
 
 /**

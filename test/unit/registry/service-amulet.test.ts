@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { buildEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/emulator/shared/clock.js';
 import { formatTime } from '../../../src/emulator/templates/lf.js';
-import { createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../../src/emulator/templates/amulet/index.js';
+import { createFeaturedAppRight, createTransferPreapproval, externalPartyConfigStates, seedAmuletWorld, tapAmulet } from '../../../src/emulator/templates/amulet/index.js';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
 import { noAuth } from '../../../src/ledger/auth.js';
@@ -46,6 +46,13 @@ async function post(path: string, body: unknown) {
 async function ledger(path: string, body: unknown) {
   const r = await emu.app.request(path, { method: 'POST', body: JSON.stringify(body) });
   return { status: r.status, body: (await r.json()) as any };
+}
+
+/** The DSO's ExternalPartyConfigState lasting longest (what Scan's lookupLatestExternalPartyConfigState returns). */
+function newestConfigState(): string {
+  const states = externalPartyConfigStates(engine, dso);
+  expect(states).toHaveLength(2);
+  return states[states.length - 1]!.contractId;
 }
 
 const at = (ms: number) => formatTime(clock.nowMicros() + BigInt(ms) * 1000n);
@@ -126,10 +133,13 @@ describe('Amulet registry over the emulated ledger', () => {
     const h = tapAmulet(engine, { dso, receiver: alice, amount: '100' });
     const { factory, result } = await walletTransfer(alice, bob, '40', [h]);
     expect(factory.transferKind).toBe('offer');
-    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
+    // the newest of the DSO's two config states
+    expect(factory.choiceContext.choiceContextData.values['external-party-config-state']).toEqual({ tag: 'AV_ContractId', value: newestConfigState() });
     expect(factory.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').slice(1).join(':'))).toEqual([
       'Splice.AmuletRules:AmuletRules',
       'Splice.Round:OpenMiningRound',
+      'Splice.ExternalPartyConfigState:ExternalPartyConfigState',
       'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
     ]);
     expect(factory.choiceContext.disclosedContracts[0].debugPackageName).toBe('splice-amulet');
@@ -139,10 +149,19 @@ describe('Amulet registry over the emulated ledger', () => {
 
     const ctx = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
     expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
-    expect(ctx.body.choiceContextData.values['expire-lock']).toEqual({ tag: 'AV_Bool', value: true });
-    expect(ctx.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['AmuletRules', 'OpenMiningRound', 'LockedAmulet']);
+    // the newest Scan's two-step context: the config state and expire-lock, no rules, no round
+    expect(ctx.body.choiceContextData.values).toEqual({
+      'external-party-config-state': { tag: 'AV_ContractId', value: newestConfigState() },
+      'expire-lock': { tag: 'AV_Bool', value: true },
+    });
+    expect(ctx.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['ExternalPartyConfigState', 'LockedAmulet']);
+    expect(ctx.body.disclosedContracts[1].contractId).toBe((engine.contracts.get(instr)!.payload as any).lockedAmulet);
     const acc = await submit(bob, TI, instr, 'TransferInstruction_Accept', { extraArgs: { context: ctx.body.choiceContextData, meta: { values: {} } } }, ctx.body.disclosedContracts);
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
+    // paid through the config state (executeExternalPartyTransfer), not AmuletRules_Transfer
+    const choices = acc.body.transaction.events.filter((e: any) => e.ExercisedEvent).map((e: any) => e.ExercisedEvent.choice);
+    expect(choices).toContain('LockedAmulet_UnlockV2');
+    expect(choices).not.toContain('AmuletRules_Transfer');
     expect(await balance(bob)).toBe(40);
     expect(await balance(alice)).toBe(60);
   });
@@ -154,10 +173,17 @@ describe('Amulet registry over the emulated ledger', () => {
     const h = tapAmulet(engine, { dso, receiver: alice, amount: '10' });
     const { factory, result } = await walletTransfer(alice, carol, '4', [h]);
     expect(factory.transferKind).toBe('direct');
-    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'featured-app-right', 'open-round', 'transfer-preapproval']);
+    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual([
+      'amulet-rules',
+      'external-party-config-state',
+      'featured-app-right',
+      'open-round',
+      'transfer-preapproval',
+    ]);
     expect(factory.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual([
       'AmuletRules',
       'OpenMiningRound',
+      'ExternalPartyConfigState',
       'FeaturedAppRight',
       'TransferPreapproval',
       'ExternalPartyAmuletRules',
@@ -281,6 +307,7 @@ describe('Amulet registry over the emulated ledger', () => {
         'splice-api-token-transfer-instruction-v2': 1,
         'splice-api-token-allocation-v2': 1,
         'splice-api-token-allocation-instruction-v2': 1,
+        'splice-api-token-transfer-events-v2': 1,
       });
     });
 
@@ -290,10 +317,10 @@ describe('Amulet registry over the emulated ledger', () => {
       // unlocked balances after the taps
       const [alice0, bob0] = [await balance(alice), await balance(bob)];
       const a = await walletAllocate('dvp-1', alice, [side('dvp-1-a', 'SenderSide', bob, '30'), side('dvp-1-b', 'ReceiverSide', bob, '10')], [ha]);
-      expect(Object.keys(a.factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+      // the newest Scan's V2 allocation factory: only the config state
+      expect(a.factory.choiceContext.choiceContextData.values).toEqual({ 'external-party-config-state': { tag: 'AV_ContractId', value: newestConfigState() } });
       expect(names(a.factory.choiceContext.disclosedContracts)).toEqual([
-        'Splice.AmuletRules:AmuletRules',
-        'Splice.Round:OpenMiningRound',
+        'Splice.ExternalPartyConfigState:ExternalPartyConfigState',
         'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
       ]);
       expect(a.factory.factoryId).toBe(world.externalPartyAmuletRulesCid);
@@ -304,15 +331,14 @@ describe('Amulet registry over the emulated ledger', () => {
       const f = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('dvp-1', [a.allocationCid, b.allocationCid]) });
       expect(f.status, JSON.stringify(f.body)).toBe(200);
       expect(f.body.factoryId).toBe(world.externalPartyAmuletRulesCid);
-      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+      expect(Object.keys(f.body.choiceContext.choiceContextData.values)).toEqual(['external-party-config-state']);
       const lockedA = (engine.contracts.get(a.allocationCid)!.payload as any).lockedAmulet;
       expect(names(f.body.choiceContext.disclosedContracts)).toEqual([
-        'Splice.AmuletRules:AmuletRules',
-        'Splice.Round:OpenMiningRound',
+        'Splice.ExternalPartyConfigState:ExternalPartyConfigState',
         'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
         'Splice.Amulet:LockedAmulet',
       ]);
-      expect(f.body.choiceContext.disclosedContracts[3].contractId).toBe(lockedA);
+      expect(f.body.choiceContext.disclosedContracts[2].contractId).toBe(lockedA);
       const tx = await submit(executor, SF2, f.body.factoryId, 'SettlementFactory_SettleBatch', settleArgs('dvp-1', [a.allocationCid, b.allocationCid], f.body.choiceContext.choiceContextData), f.body.choiceContext.disclosedContracts);
       expect(tx.status, JSON.stringify(tx.body)).toBe(200);
       expect(tx.body.transaction.events[0].ExercisedEvent.exerciseResult.allocationSettleResults).toHaveLength(2);
