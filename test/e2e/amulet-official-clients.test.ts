@@ -239,7 +239,8 @@ describe('official Splice clients and the wallet SDK amulet path against the emu
       });
       const exercise = exerciseOf(command);
       expect(exercise).toMatchObject({ templateId: TRANSFER_FACTORY, contractId: stack.seeded!.amulet!.externalPartyAmuletRulesCid, choice: 'TransferFactory_Transfer' });
-      expect(contextKeys(exercise)).toEqual(['amulet-rules', 'open-round']);
+      // the newest Scan's transfer factory context: rules and round, plus the config state
+      expect(contextKeys(exercise)).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
       await aliceSdk.ledger.internal.submit({ commands: [command], actAs: [alice], disclosedContracts: disclosed });
 
       // Pending: the 50 CC are locked on alice's side; bob sees the instruction.
@@ -257,7 +258,8 @@ describe('official Splice clients and the wallet SDK amulet path against the emu
       });
       const acceptExercise = exerciseOf(accept);
       expect(acceptExercise).toMatchObject({ templateId: TRANSFER_INSTRUCTION, contractId: pending[0]!.contractId, choice: 'TransferInstruction_Accept' });
-      expect(contextKeys(acceptExercise)).toEqual(['amulet-rules', 'expire-lock', 'open-round']);
+      // the newest Scan's two-step context: the config state and expire-lock only
+      expect(contextKeys(acceptExercise)).toEqual(['expire-lock', 'external-party-config-state']);
       await bobSdk.ledger.internal.submit({ commands: [accept], actAs: [bob], disclosedContracts: acceptDisclosed });
       expected.alice = plus(expected.alice, '-50');
       expected.bob = plus(expected.bob, '50');
@@ -327,7 +329,7 @@ describe('official Splice clients and the wallet SDK amulet path against the emu
         memo: 'cc direct',
       });
       const exercise = exerciseOf(command);
-      expect(contextKeys(exercise)).toEqual(['amulet-rules', 'featured-app-right', 'open-round', 'transfer-preapproval']);
+      expect(contextKeys(exercise)).toEqual(['amulet-rules', 'external-party-config-state', 'featured-app-right', 'open-round', 'transfer-preapproval']);
       expect(disclosed.map((d) => d.contractId)).toContain(preapprovalCid);
       await aliceSdk.ledger.internal.submit({ commands: [command], actAs: [alice], disclosedContracts: disclosed });
       expected.alice = plus(expected.alice, '-30');

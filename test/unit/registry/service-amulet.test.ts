@@ -403,6 +403,148 @@ describe('Amulet registry over the emulated ledger', () => {
     });
   });
 
+  describe('an allocation made through the V1 factory, served by the V2 endpoints (V2 lookup, then V1)', () => {
+    const AF1 = '#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory';
+    const AL1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
+    const v1Args = (id: string, context: unknown, inputs: string[]) => ({
+      expectedAdmin: dso,
+      allocation: {
+        settlement: { executor, settlementRef: { id, cid: null }, requestedAt: at(-1000), allocateBefore: at(3600_000), settleBefore: at(7200_000), meta: { values: {} } },
+        transferLegId: `${id}-leg`,
+        transferLeg: { sender: alice, receiver: bob, amount: '2', instrumentId: { admin: dso, id: 'Amulet' }, meta: { values: {} } },
+      },
+      requestedAt: at(-1000),
+      inputHoldingCids: inputs,
+      extraArgs: { context, meta: { values: {} } },
+    });
+    async function v1Allocate(id: string) {
+      const h = tapAmulet(engine, { dso, receiver: alice, amount: '2' });
+      const f = await post('/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: v1Args(id, { values: {} }, [h]) });
+      expect(f.status, JSON.stringify(f.body)).toBe(200);
+      // the V1 factory keeps the rules and round, plus the config state
+      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
+      const tx = await submit(alice, AF1, f.body.factoryId, 'AllocationFactory_Allocate', v1Args(id, f.body.choiceContext.choiceContextData, [h]), f.body.choiceContext.disclosedContracts);
+      expect(tx.status, JSON.stringify(tx.body)).toBe(200);
+      const cid = tx.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.allocationCid as string;
+      expect(engine.contracts.get(cid)!.templateId.entityName).toBe('AmuletAllocation');
+      await registry.index.catchUp();
+      return { cid, locked: (engine.contracts.get(cid)!.payload as any).lockedAmulet as string };
+    }
+
+    it('v2 withdraw gets the V1 two-step context, which the V1 allocation accepts', async () => {
+      const { cid, locked } = await v1Allocate('v1-fallback-1');
+      const before = await balance(alice);
+      const w = await post(`/registry/allocations/v2/${cid}/choice-contexts/withdraw`, {});
+      expect(w.status, JSON.stringify(w.body)).toBe(200);
+      expect(w.body.choiceContextData.values).toEqual({
+        'external-party-config-state': { tag: 'AV_ContractId', value: newestConfigState() },
+        'expire-lock': { tag: 'AV_Bool', value: true },
+      });
+      expect(w.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['ExternalPartyConfigState', 'LockedAmulet']);
+      expect(w.body.disclosedContracts[1].contractId).toBe(locked);
+      // the same answer as /v1
+      const w1 = await post(`/registry/allocations/v1/${cid}/choice-contexts/withdraw`, {});
+      expect(w1.body).toEqual(w.body);
+      const tx = await submit(alice, AL1, cid, 'Allocation_Withdraw', { extraArgs: { context: w.body.choiceContextData, meta: { values: {} } } }, w.body.disclosedContracts);
+      expect(tx.status, JSON.stringify(tx.body)).toBe(200);
+      expect(await balance(alice)).toBe(before + 2);
+    });
+
+    it('v2 cancel and the settlement factory accept it too; its LockedAmulet is disclosed', async () => {
+      const { cid, locked } = await v1Allocate('v1-fallback-2');
+      const c = await post(`/registry/allocations/v2/${cid}/choice-contexts/cancel`, {});
+      expect(c.status, JSON.stringify(c.body)).toBe(200);
+      expect(Object.keys(c.body.choiceContextData.values).sort()).toEqual(['expire-lock', 'external-party-config-state']);
+      const f = await post('/registry/allocation/v2/settlement-factory', {
+        choiceArguments: {
+          settlement: { executors: [executor], id: 'v1-fallback-2', cid: null, meta: { values: {} } },
+          transferLegs: [{ transferLegId: 'v1-fallback-2-leg', sender: { owner: alice, provider: null, id: '' }, receiver: { owner: bob, provider: null, id: '' }, amount: '2', instrumentId: 'Amulet', meta: { values: {} } }],
+          allocations: [{ allocationCid: cid, extraTransferLegSides: [], nextIterationFunding: null }],
+          actors: [executor],
+          extraArgs: { context: { values: {} }, meta: { values: {} } },
+        },
+      });
+      expect(f.status, JSON.stringify(f.body)).toBe(200);
+      expect(f.body.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['ExternalPartyConfigState', 'ExternalPartyAmuletRules', 'LockedAmulet']);
+      expect(f.body.choiceContext.disclosedContracts[2].contractId).toBe(locked);
+      // execute-transfer stays a V1-only endpoint (V2 has no such route)
+      const exec = await post(`/registry/allocations/v2/${cid}/choice-contexts/execute-transfer`, {});
+      expect(exec.status).toBe(404);
+    });
+  });
+
+  describe('AMULET_REGISTRY_COMPAT=legacy: the Scan contexts before the config state', () => {
+    let legacy: Registry;
+    beforeAll(async () => {
+      legacy = createRegistry({
+        admin: dso,
+        instruments: [amuletInstrumentConfig()],
+        recipes: [new AmuletRecipe({ compat: 'legacy' })],
+        ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch }),
+        cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+        clock,
+        logger,
+        pollIdleMs: 20,
+      });
+      await legacy.start();
+    });
+    afterAll(async () => legacy.stop());
+    const postLegacy = async (path: string, body: unknown) => {
+      const r = await legacy.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+
+    it('offer then accept with amulet-rules and open-round only, which the emulated Daml still takes', async () => {
+      const inst = (await (await legacy.app.request('/registry/metadata/v1/instruments/Amulet')).json()) as any;
+      expect(inst.supportedApis['splice-api-token-transfer-events-v2']).toBeUndefined();
+      const h = tapAmulet(engine, { dso, receiver: alice, amount: '7' });
+      const f = await postLegacy('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, bob, '7', [h]) });
+      expect(f.status, JSON.stringify(f.body)).toBe(200);
+      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+      expect(f.body.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['AmuletRules', 'OpenMiningRound', 'ExternalPartyAmuletRules']);
+      const args = transferArgs(alice, bob, '7', [h]);
+      args.extraArgs.context = f.body.choiceContext.choiceContextData;
+      const tx = await submit(alice, TF, f.body.factoryId, 'TransferFactory_Transfer', args, f.body.choiceContext.disclosedContracts);
+      expect(tx.status, JSON.stringify(tx.body)).toBe(200);
+      const instr = tx.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+      await legacy.index.catchUp();
+      const ctx = await postLegacy(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
+      expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+      expect(Object.keys(ctx.body.choiceContextData.values).sort()).toEqual(['amulet-rules', 'expire-lock', 'open-round']);
+      expect(ctx.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['AmuletRules', 'OpenMiningRound', 'LockedAmulet']);
+      const before = await balance(bob);
+      const acc = await submit(bob, TI, instr, 'TransferInstruction_Accept', { extraArgs: { context: ctx.body.choiceContextData, meta: { values: {} } } }, ctx.body.disclosedContracts);
+      expect(acc.status, JSON.stringify(acc.body)).toBe(200);
+      const choices = acc.body.transaction.events.filter((e: any) => e.ExercisedEvent).map((e: any) => e.ExercisedEvent.choice);
+      expect(choices).toContain('AmuletRules_Transfer');
+      expect(await balance(bob)).toBe(before + 7);
+    });
+
+    it('the V2 allocation factory gives amulet-rules and open-round, and a V1 allocation is a 404 on /v2', async () => {
+      const f = await postLegacy('/registry/allocation-instruction/v2/allocation-factory', {
+        choiceArguments: {
+          settlement: { executors: [executor], id: 'legacy-1', cid: null, meta: { values: {} } },
+          allocation: {
+            admin: dso,
+            authorizer: { owner: alice, provider: null, id: '' },
+            transferLegSides: [{ transferLegId: 'l', side: 'ReceiverSide', otherside: { owner: bob, provider: null, id: '' }, amount: '1', instrumentId: 'Amulet', meta: { values: {} } }],
+            settlementDeadline: null, nextIterationFunding: null, committed: false, meta: { values: {} } },
+          requestedAt: at(-1000),
+          inputHoldingCids: [],
+          extraArgs: { context: { values: {} }, meta: { values: {} } },
+          actors: [alice],
+        },
+      });
+      expect(f.status, JSON.stringify(f.body)).toBe(200);
+      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+      const v1 = engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([alice])).find((c) => c.templateId.entityName === 'AmuletAllocation');
+      expect(v1, 'a V1 allocation from the fallback tests').toBeDefined();
+      const w = await postLegacy(`/registry/allocations/v2/${v1!.contractId}/choice-contexts/withdraw`, {});
+      expect(w.status).toBe(404);
+      expect(w.body.error).toBe(`AmuletAllocationV2 '${v1!.contractId}' not found.`);
+    });
+  });
+
   it('404 "No open usable OpenMiningRound found." without a usable round triple', async () => {
     // the DSO archives its newest round: no triple of consecutive rounds is left
     const rounds = engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([dso])).filter((c) => c.templateId.entityName === 'OpenMiningRound');
