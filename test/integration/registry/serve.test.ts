@@ -50,6 +50,15 @@ describe('serve', () => {
     expect(inst).toMatchObject({ id: 'TT2-USD', decimals: 2, totalSupply: '1000.0000000000' });
   });
 
+  it('AMULET_REGISTRY_COMPAT overrides amuletCompat of the file (default current)', () => {
+    const base = { adminParty: 'a', ledger: { url: 'http://x' }, instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'splice-amulet' }] };
+    expect(loadRegistryConfig({ REGISTRY_CONFIG_FILE: configFile('cc.json', base) }).amuletCompat).toBe('current');
+    const legacyFile = configFile('cc-legacy.json', { ...base, amuletCompat: 'legacy' });
+    expect(loadRegistryConfig({ REGISTRY_CONFIG_FILE: legacyFile }).amuletCompat).toBe('legacy');
+    expect(loadRegistryConfig({ REGISTRY_CONFIG_FILE: legacyFile, AMULET_REGISTRY_COMPAT: 'current' }).amuletCompat).toBe('current');
+    expect(() => loadRegistryConfig({ REGISTRY_CONFIG_FILE: legacyFile, AMULET_REGISTRY_COMPAT: 'v1' })).toThrow(/amuletCompat/);
+  });
+
   it('refuses a broken configuration with a message that says what is wrong', () => {
     expect(() => loadRegistryConfig({})).toThrow(/REGISTRY_CONFIG_FILE is not set/);
     const bad = configFile('bad.json', { adminParty: 'a', ledger: { url: 'not a url' }, instruments: [] });

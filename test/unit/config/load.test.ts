@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadEmulatorConfig } from '../../../src/config/load.js';
 import { buildEmulator } from '../../../src/emulator/index.js';
+import { builtInRecipes } from '../../../src/registry/recipes/index.js';
+import type { AmuletRecipe } from '../../../src/registry/recipes/amulet.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tr-config-'));
 function file(name: string, content: unknown): string {
@@ -13,6 +15,17 @@ function file(name: string, content: unknown): string {
 }
 
 describe('emulator configuration from the environment', () => {
+  it('AMULET_REGISTRY_COMPAT: the emulated scan answers as the newest Scan unless set to legacy', () => {
+    expect(loadEmulatorConfig({}).amuletRegistryCompat).toBe('current');
+    expect(loadEmulatorConfig({ AMULET_REGISTRY_COMPAT: 'legacy' }).amuletRegistryCompat).toBe('legacy');
+    expect(() => loadEmulatorConfig({ AMULET_REGISTRY_COMPAT: 'old' })).toThrow(/amuletRegistryCompat/);
+    const recipe = (compat?: 'current' | 'legacy') => builtInRecipes({ amuletCompat: compat }).find((r) => r.name === 'splice-amulet') as AmuletRecipe;
+    expect(recipe().compat).toBe('current');
+    expect(recipe('legacy').compat).toBe('legacy');
+    expect(recipe('legacy').supportedApis['splice-api-token-transfer-events-v2']).toBeUndefined();
+    expect(recipe().supportedApis['splice-api-token-transfer-events-v2']).toBe(1);
+  });
+
   it('has working defaults (the demo world on, auth off, Canton ports)', () => {
     const c = loadEmulatorConfig({});
     expect(c).toMatchObject({ port: 7575, registryPort: 7576, demoWorld: true, auth: { mode: 'none' } });
