@@ -7,23 +7,25 @@
  * Behaviour follows the Daml code of canton-network/splice (obsidiansystems fork @f819bd6f and its
  * history; research/registry.md §3, §4.4; research/scan-validator.md §4). The token-standard
  * implementation is the one Scan's registry of research/registry.md §3.3 pairs with: factory =
- * ExternalPartyAmuletRules, choice-context keys `amulet-rules`, `open-round`,
- * `transfer-preapproval`, `featured-app-right`, `expire-lock`.
+ * ExternalPartyAmuletRules, choice-context keys `external-party-config-state`, `amulet-rules`,
+ * `open-round`, `transfer-preapproval`, `featured-app-right`, `expire-lock`.
  *
  * LIMITATIONS (deviations from splice-amulet 0.1.22, and why):
- *  1. Context generation: the factories and the two-step transfers read `amulet-rules` and
- *     `open-round` from the choice context and unlock with `LockedAmulet_Unlock {openRoundCid}`
- *     (the splice-amulet ≤ 0.1.17 token-standard code, which Scan's older registry releases
- *     serve), with 0.1.22's actor rule (`[sender]` or `[sender, receiver]`; with the receiver
- *     among the actors the transfer completes at once). 0.1.22 reads an
- *     `external-party-config-state` instead (ExternalPartyConfigState is not modelled); the V2
- *     allocation factory and `Allocation_Settle` read `amulet-rules` / `open-round` in its place
- *     (the payout's round and holding-fee rate, and the maximum TTL of `computeAllocationExpiry`,
- *     come from the open round's `transferConfigUsd`; unset TTL = 90 days, as Splice). Not
- *     checked here: `executeBefore - requestedAt <= tokenStandardMaxTTL` and account metadata in
- *     V1 `transfer.meta`. Both `LockedAmulet_Unlock` and `LockedAmulet_UnlockV2` (and the
- *     OwnerExpireLock pair) exist, with the V1 semantics (0.1.22 marks the V1 ones deprecated);
- *     the V2 allocations unlock with `LockedAmulet_UnlockV2`, as 0.1.22 does.
+ *  1. Context generation: both generations of the token-standard choice context are accepted.
+ *     With `external-party-config-state` in the context (0.1.22, what Scan's registry serves by
+ *     default) the two-step transfers, the V2 allocation factory and the settlement pay through
+ *     the ExternalPartyConfigState (./external-party-config-state.ts: its round, price and
+ *     fee-less TransferConfigV2; `executeExternalPartyTransfer`, no AmuletRules involved; locks
+ *     released with `LockedAmulet_UnlockV2`), and so do the transfer factory's self and offer
+ *     paths and the V1 allocation factory; without it they read `amulet-rules` / `open-round` and
+ *     unlock with `LockedAmulet_Unlock {openRoundCid}` (the ≤ 0.1.17 token-standard code, which
+ *     older Scan releases serve: the registry's `legacy` setting). The direct path (receiver's
+ *     pre-approval) always pays through AmuletRules (`TransferPreapproval_Send`; the SendV2
+ *     choice is not emulated). 0.1.22's actor rule applies (`[sender]` or `[sender, receiver]`;
+ *     with the receiver among the actors the transfer completes at once). Not checked here:
+ *     `executeBefore - requestedAt <= tokenStandardMaxTTL` and account metadata in V1
+ *     `transfer.meta`. Both `LockedAmulet_Unlock` and `LockedAmulet_UnlockV2` (and the
+ *     OwnerExpireLock pair) exist, with the V1 semantics (0.1.22 marks the V1 ones deprecated).
  *  2. Fees: the round's `transferConfigUsd` is honoured (create fee, lock-holder fee, stepped
  *     transfer fee, scaled by 1/amuletPrice; pre-CIP-78 math), whereas 0.1.22's `ensure` rejects
  *     non-zero fees. The seeded config has zero fees, as on today's networks. Holding fees accrue
@@ -54,7 +56,10 @@
  *     print a Daml `show` of a whole record (checked-fetch mismatches) the record is abbreviated to
  *     the contract id.
  *  6. The V1 AmuletAllocation.expiresAt is set to `settlement.settleBefore` (0.1.22 computes it
- *     from the ExternalPartyConfigState's maximum TTL, as the V2 allocations here do). The V1
+ *     from the ExternalPartyConfigState's maximum TTL, as the V2 allocations here do). The
+ *     ExternalPartyConfigState's fields of newer packages (traffic price, synchronizers,
+ *     switch-over times) are not in 0.1.22 and not modelled; its EventLog interface instance is
+ *     not declared. The V1
  *     allocation lock context is `allocation for transfer leg "<id>" to '<receiver>'` (the
  *     ≤ 0.1.17 text; V2 locks use 0.1.22's `allocation for settlement of <id>`).
  *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_MergeTransferInputs,
@@ -376,9 +381,10 @@ export interface AmuletWorld {
 }
 
 /**
- * Allocates the DSO party, creates AmuletRules (DevNet: tap enabled), ExternalPartyAmuletRules and
- * the first three OpenMiningRounds (`AmuletRules_Bootstrap_Rounds`, round 0 lasting one tick), and
- * registers the round automation on `engine.automations`.
+ * Allocates the DSO party, creates AmuletRules (DevNet: tap enabled), ExternalPartyAmuletRules,
+ * the first three OpenMiningRounds (`AmuletRules_Bootstrap_Rounds`, round 0 lasting one tick) and
+ * the two ExternalPartyConfigStates (`AmuletRules_BootstrapExternalPartyConfigState`), and
+ * registers the round and config-state automation on `engine.automations`.
  */
 export function seedAmuletWorld(engine: LedgerEngine, opts: SeedAmuletWorldOptions = {}): AmuletWorld {
   registerAmulet(engine.templates, opts.behaviour);

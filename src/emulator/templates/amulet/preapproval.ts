@@ -22,7 +22,8 @@
  *  2. The split is done with the emulator's `executeTransfer` (output metadata is not stored on
  *     amulets there either), so the self-transfer's `meta` is the emulator's merge-split meta.
  *  3. `AmuletRules_CreateExternalPartySetupProposal` and `TransferPreapproval_SendV2` are not
- *     implemented (ExternalPartyConfigState and external-party setup are not modelled).
+ *     implemented (external-party setup is not modelled; the ExternalPartyConfigState is, see
+ *     ./external-party-config-state.ts).
  */
 import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';

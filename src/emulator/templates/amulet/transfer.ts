@@ -2,8 +2,9 @@
  * The Amulet transfer (`Splice.AmuletRules.executeTransfer`) and the two-step transfer used by
  * the token-standard implementation (`Splice.Amulet.TwoStepTransfer`), as the emulator runs them.
  * Behaviour follows the Daml code of splice-amulet (see LIMITATIONS in ./index.ts):
- *  - the transfer context is read from the token-standard choice context: `amulet-rules`,
- *    `open-round`, optional `featured-app-right` (research/registry.md §3.3, §3.6);
+ *  - the transfer context is read from the token-standard choice context: the
+ *    `external-party-config-state` where the choice takes it (`Payment`, `paymentOf`), else
+ *    `amulet-rules` and `open-round`; optional `featured-app-right` (research/registry.md §3.3);
  *  - inputs are Amulets of the sender (fetched, checked, archived); outputs are new Amulets or
  *    LockedAmulets created in the open round with the round's holding fee rate; the rest goes
  *    back to the sender as one change Amulet;
