@@ -44,6 +44,20 @@ const UNDOCUMENTED: Array<{ operationId: string; status: number; reason: string 
   { operationId: 'listBulkAcsSnapshotObjects', status: 400, reason: 'bulk storage not configured: gRPC UNIMPLEMENTED, which HttpErrorHandler maps to 400 (research §1), not the 501 the spec lists' },
 ];
 
+/**
+ * Choices whose Daml result is an enum: Scan renders a result of any Daml type as its JSON value
+ * (an enum as its constructor's name), while the file types `exercise_result` as an object, which
+ * holds only for record results. splice-amulet 0.1.22's
+ * `AmuletRules_BootstrapExternalPartyConfigState` returns the single-constructor enum
+ * `AmuletRules_BootstrapExternalPartyConfigStateResult` (the DSO runs it once, when the world is
+ * seeded). Such an event is checked with that one value replaced by `{}`: everything else must conform.
+ */
+const ENUM_RESULTS = new Set(['AmuletRules_BootstrapExternalPartyConfigStateResult']);
+
+function withoutEnumResults(text: string): string {
+  return JSON.stringify(JSON.parse(text), (key, value: unknown) => (key === 'exercise_result' && typeof value === 'string' && ENUM_RESULTS.has(value) ? {} : value));
+}
+
 function isErrorBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 1 && typeof (body as { error?: unknown }).error === 'string';
 }
@@ -64,7 +78,10 @@ async function call(w: Pick<World, 'get' | 'post'>, method: 'GET' | 'POST', path
     // record coverage of the documented status (the excerpt gives it no content)
     v2Spec.validateResponse({ method, path, status: res.status, contentType: null, body: '' });
   } else {
-    const r = validator.validateResponse({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: text });
+    let r = validator.validateResponse({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: text });
+    if (!r.ok && r.errors.some((e) => /exercise_result must be object, got "[A-Za-z_]+"/.test(e))) {
+      r = validator.validateResponse({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: withoutEnumResults(text) });
+    }
     if (!r.ok) {
       const allowed = UNDOCUMENTED.find((u) => u.operationId === r.operation && u.status === res.status);
       const undocumentedOnly = r.errors.length === 1 && r.errors[0]!.includes('is not documented');

@@ -90,7 +90,7 @@ describe('token-standard registry through the scan-proxy', () => {
     });
     expect(f.status).toBe(200);
     expect(f.body.transferKind).toBe('offer');
-    expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+    expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
     const bad = await w.json('POST', '/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory', { user: 'alice', body: '{' });
     expect(bad.status).toBe(400);
     expect(typeof bad.body.error).toBe('string');
