@@ -17,6 +17,7 @@ import type { UpstreamMode } from './config/upstreams.js';
 import { buildEmulator, type StartEmulatorOptions } from './emulator/index.js';
 import type { LedgerEngine } from './emulator/ledger/engine.js';
 import type { LedgerApp } from './emulator/ledger-api/app.js';
+import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
 import { createScanApp, ScanService } from './emulator/scan/index.js';
 import { createValidatorApp } from './emulator/validator/index.js';
 import type { SeededWorld } from './emulator/seed.js';
@@ -44,6 +45,8 @@ export interface StackOptions extends StartEmulatorOptions {
 export interface RunningStack {
   engine: LedgerEngine;
   ledgerUrl: string;
+  /** The ledger's websocket channels (served on `ledgerUrl` with `ws://`). */
+  ledgerStreams: LedgerStreams;
   /** The demo admin's registry, when the demo world has instruments. */
   registryUrl?: string;
   registry?: Registry;
@@ -215,6 +218,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   return {
     engine,
     ledgerUrl: ledger.url,
+    ledgerStreams: built.streams,
     validatorUrl,
     registryUrl,
     registry,

@@ -92,7 +92,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
   });
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = new URL(req.url ?? '/', 'http://ledger').pathname;
+    const path = channelPath(req.url ?? '/');
     const opener = WEBSOCKET_CHANNELS.get(path);
     if (!opener || req.method !== 'GET') {
       refuse(socket, 404, 'The requested resource could not be found.');
@@ -258,6 +258,15 @@ function bearerOf(req: IncomingMessage): string | undefined {
     .map((p) => p.trim())
     .find((p) => p.startsWith(WS_TOKEN_PREFIX));
   return fromProtocol === undefined ? undefined : `Bearer ${fromProtocol.slice(WS_TOKEN_PREFIX.length)}`;
+}
+
+/**
+ * The request path without its query, with repeated slashes collapsed: the wallet SDK's events
+ * namespace joins `websocketURL.toString()` (which ends in `/`) and `/v2/updates`, so it asks for
+ * `//v2/updates`.
+ */
+function channelPath(url: string): string {
+  return url.split('?')[0]!.replace(/\/{2,}/g, '/');
 }
 
 function textOf(data: RawData): string {
