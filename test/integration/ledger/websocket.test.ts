@@ -188,6 +188,50 @@ describe('ledger websocket channels', () => {
   }, 90_000);
 });
 
+describe('ledger websocket back-pressure', () => {
+  it('keeps a slow consumer\'s server-side send buffer near the high-water mark, and delivers everything in order once it reads', async () => {
+    const t = testLedger();
+    const highWater = 64 * 1024;
+    const served = await serveLedger(t, { highWaterBytes: highWater });
+    try {
+      const bank = t.party('bank');
+      const alice = t.party('alice');
+      const s = subscribe(served.wsUrl, '/v2/updates', updatesRequest(alice));
+      await new Promise<void>((r) => s.ws.once('open', () => r()));
+      await eventually(() => t.engine.updates.listenerCount === 1);
+      // The client stops reading: the kernel buffers fill, then the server's.
+      s.ws.pause();
+      const txs = 200;
+      const perTx = 50;
+      let frameBytes = 0;
+      for (let i = 0; i < txs; i++) {
+        const r = await fetch(`${served.httpUrl}/v2/commands/submit-and-wait`, {
+          method: 'POST',
+          body: JSON.stringify(cmds([bank, alice], Array.from({ length: perTx }, (_, j) => create(IOU, iou(bank, alice, String(i * perTx + j + 1)))))),
+        });
+        expect(r.status).toBe(200);
+      }
+      const one = await fetch(`${served.httpUrl}/v2/updates?limit=1`, { method: 'POST', body: JSON.stringify(updatesRequest(alice, { endInclusive: 1 })) });
+      frameBytes = (await one.text()).length;
+      expect(txs * frameBytes).toBeGreaterThan(8 * 1024 * 1024);
+      await new Promise((r) => setTimeout(r, 100));
+      // Back-pressure engaged (the buffer reached the mark) but never held more than the mark plus
+      // one transaction's frame, against ~10 MB of pending updates.
+      expect(served.streams.maxBufferedAmount).toBeGreaterThanOrEqual(highWater);
+      expect(served.streams.maxBufferedAmount).toBeLessThan(highWater + 2 * frameBytes);
+      s.ws.resume();
+      const frames = await s.waitFrames(txs, 20_000);
+      const offsets = frames.map((f) => (f as { update: { Transaction: { value: { offset: number } } } }).update.Transaction.value.offset);
+      expect(offsets).toEqual(Array.from({ length: txs }, (_, i) => i + 1));
+      s.ws.close();
+      await s.closed;
+      await eventually(() => served.streams.size === 0 && t.engine.updates.listenerCount === 0);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+});
+
 describe('ledger websocket channels with auth', () => {
   it('reads the token from the jwt.token. subprotocol; a missing or bad token gets the 401 error frame', async () => {
     // The HTTP app and the channels share one authenticator, built on the test ledger's engine.
