@@ -33,20 +33,30 @@ import { WILDCARD, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../ledger/errors.js';
 import type { TransactionRecord } from '../ledger/updates.js';
+import type { z } from 'zod';
+import { CompletionStreamRequestSchema, GetCompletionsRequestSchema } from '../../ledger/schemas/commands.js';
+import { GetActiveContractsRequestSchema, GetUpdatesRequestSchema } from '../../ledger/schemas/state.js';
 import type { Authenticator } from './auth.js';
 import { openCommandCompletions, openCompletions } from './commands.js';
+import { decodeValue } from './decode.js';
 import { openActiveContracts } from './state.js';
 import { logWindow, type LogStream, type OpenedStream, type SnapshotStream, type StreamOpener } from './streams.js';
 import { openUpdates, openUpdateTrees } from './updates.js';
 
+interface Channel {
+  /** The request frame's type (tapir decodes the frame with it before the stream is called). */
+  request: z.ZodType;
+  open: StreamOpener;
+}
+
 /** The channels (asyncapi 3.5; `command-completions` from 3.5.7) and the stream each serves. */
-export const WEBSOCKET_CHANNELS: ReadonlyMap<string, StreamOpener> = new Map([
-  ['/v2/updates', openUpdates],
-  ['/v2/updates/flats', openUpdates],
-  ['/v2/updates/trees', openUpdateTrees],
-  ['/v2/state/active-contracts', openActiveContracts],
-  ['/v2/commands/completions', openCompletions],
-  ['/v2/commands/command-completions', openCommandCompletions],
+export const WEBSOCKET_CHANNELS: ReadonlyMap<string, Channel> = new Map([
+  ['/v2/updates', { request: GetUpdatesRequestSchema, open: openUpdates }],
+  ['/v2/updates/flats', { request: GetUpdatesRequestSchema, open: openUpdates }],
+  ['/v2/updates/trees', { request: GetUpdatesRequestSchema, open: openUpdateTrees }],
+  ['/v2/state/active-contracts', { request: GetActiveContractsRequestSchema, open: openActiveContracts }],
+  ['/v2/commands/completions', { request: CompletionStreamRequestSchema, open: openCompletions }],
+  ['/v2/commands/command-completions', { request: GetCompletionsRequestSchema, open: openCommandCompletions }],
 ]);
 
 /** `Endpoints.wsSubprotocol`: the subprotocol Canton answers. */
@@ -93,19 +103,19 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = channelPath(req.url ?? '/');
-    const opener = WEBSOCKET_CHANNELS.get(path);
-    if (!opener || req.method !== 'GET') {
+    const channel = WEBSOCKET_CHANNELS.get(path);
+    if (!channel || req.method !== 'GET') {
       refuse(socket, 404, 'The requested resource could not be found.');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       open.add(ws);
       ws.once('close', () => open.delete(ws));
-      serve(ws, bearerOf(req), opener);
+      serve(ws, bearerOf(req), channel);
     });
   };
 
-  function serve(ws: WebSocket, authorization: string | undefined, opener: StreamOpener): void {
+  function serve(ws: WebSocket, authorization: string | undefined, channel: Channel): void {
     let stop: (() => void) | undefined;
     ws.once('close', () => stop?.());
     ws.on('error', (err) => deps.logger?.debug({ err }, 'websocket error'));
@@ -113,28 +123,21 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
       void (async () => {
         let stream: OpenedStream;
         try {
-          const request = decodeFrame(data, isBinary);
+          // As on Canton: the frame is decoded first (tapir), then the token is checked and the
+          // request validated and authorized (the gRPC call).
+          const request = decodeFrame(data, isBinary, channel.request);
           const claims: Claims = await authenticate(authorization);
           if (ws.readyState !== ws.OPEN) return;
-          stream = openWith(opener, claims, request, data);
+          stream = channel.open(engine, claims, request);
         } catch (e) {
-          fail(ws, e);
+          // What the list endpoint answers with a text/plain 400 (e.g. an identifier that is not
+          // `pkg:Module:Entity`) fails circe's decoding of the frame on Canton.
+          fail(ws, e instanceof PlainTextBadRequest ? frameDecodeFailure(textOf(data), e.body) : e);
           return;
         }
         stop = stream.kind === 'snapshot' ? sendSnapshot(ws, stream) : sendLog(ws, stream);
       })();
     });
-  }
-
-  function openWith(opener: StreamOpener, claims: Claims, request: unknown, data: RawData): OpenedStream {
-    try {
-      return opener(engine, claims, request);
-    } catch (e) {
-      // The request type's decoder is tapir's frame codec on Canton, so a shape error is a frame
-      // decode failure there, not the list endpoint's text/plain 400.
-      if (e instanceof PlainTextBadRequest) throw frameDecodeFailure(textOf(data), e.body);
-      throw e;
-    }
   }
 
   /** Sends `frames` while the send buffer allows; `resume` is called once it has drained. */
@@ -274,15 +277,26 @@ function textOf(data: RawData): string {
   return Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data).toString('utf8');
 }
 
-/** Parses the request frame as JSON; anything else is a tapir frame decode failure. */
-function decodeFrame(data: RawData, isBinary: boolean): unknown {
+/**
+ * Decodes the request frame as the channel's request type; a frame that is not JSON or not of
+ * that type is a tapir frame decode failure (not the list endpoint's text/plain 400).
+ */
+function decodeFrame(data: RawData, isBinary: boolean, type: z.ZodType): unknown {
   const text = textOf(data);
   if (isBinary) throw frameDecodeFailure(text, 'binary frame');
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch (e) {
     throw frameDecodeFailure(text, e instanceof Error ? e.message : String(e));
   }
+  try {
+    decodeValue(json, type);
+  } catch (e) {
+    if (e instanceof PlainTextBadRequest) throw frameDecodeFailure(text, e.body);
+    throw e;
+  }
+  return json;
 }
 
 /** tapir's `WebSocketFrameDecodeFailure` text, as `LedgerApiErrors.InternalError.Generic` carries it. */

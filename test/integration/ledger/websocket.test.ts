@@ -140,7 +140,8 @@ describe('ledger websocket channels', () => {
   });
 
   it('answers a first frame that does not decode with an internal-error frame and a normal close', async () => {
-    for (const frame of ['not json', '{"beginExclusive":"x"}']) {
+    const badIdentifier = JSON.stringify({ beginExclusive: 0, filter: { filtersByParty: { [alice]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: 'no-colons' } } } }] } } } });
+    for (const frame of ['not json', '{"beginExclusive":"x"}', badIdentifier]) {
       const s = subscribe(served.wsUrl, '/v2/updates', frame);
       expect(await s.closed).toEqual({ code: 1000, reason: '' });
       expect(s.frames).toHaveLength(1);
@@ -261,6 +262,11 @@ describe('ledger websocket channels with auth', () => {
         expect(withoutIds(s.frames[0])).toEqual(withoutIds(await http.json()));
         expect(s.frames).toHaveLength(1);
       }
+
+      // The frame is decoded before the token is looked at (tapir, then the gRPC call).
+      const undecodable = subscribe(served.wsUrl, '/v2/state/active-contracts', '{"activeAtOffset":"x"}', { protocols: ['jwt.token.bad', 'daml.ws.auth'] });
+      expect(await undecodable.closed).toEqual({ code: 1000, reason: '' });
+      expect(undecodable.frames).toMatchObject([{ code: 'LEDGER_API_INTERNAL_ERROR' }]);
 
       // Rights as for the list endpoint: alice-user may not read bob.
       const bob = t.party('bob');
