@@ -66,6 +66,8 @@ export const WS_TOKEN_PREFIX = 'jwt.token.';
 /** pekko-http `Protocol.CloseCodes.Regular`, sent when the stream completes. */
 export const CLOSE_NORMAL = 1000;
 
+/** Largest request frame accepted. */
+const MAX_REQUEST_FRAME_BYTES = 4 * 1024 * 1024;
 /** Default send-buffer high-water mark per socket. */
 const DEFAULT_HIGH_WATER_BYTES = 256 * 1024;
 
@@ -96,6 +98,9 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
   let maxBuffered = 0;
   const wss = new WebSocketServer({
     noServer: true,
+    // The only inbound frame is one request; a larger one is refused (close 1009) rather than
+    // buffered (ws's default allows 100 MiB).
+    maxPayload: MAX_REQUEST_FRAME_BYTES,
     // Canton always names `daml.ws.auth`; a client that did not offer it would fail the handshake
     // (RFC 6455 §4.1), so it is answered only when offered.
     handleProtocols: (protocols) => (protocols.has(WS_AUTH_PROTOCOL) ? WS_AUTH_PROTOCOL : false),
