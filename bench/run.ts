@@ -1,9 +1,10 @@
-/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket]`. Exits non-zero when a target is missed. */
 import { report, runLedgerBench } from './ledger.js';
 import { runRegistryBench } from './registry.js';
 import { runInteractiveSubmissionBench } from './interactive-submission.js';
+import { runWebsocketBench } from './websocket.js';
 
-const benches = { ledger: runLedgerBench, registry: runRegistryBench, 'interactive-submission': runInteractiveSubmissionBench } as const;
+const benches = { ledger: runLedgerBench, registry: runRegistryBench, 'interactive-submission': runInteractiveSubmissionBench, websocket: runWebsocketBench } as const;
 const which = process.argv[2] ?? 'ledger';
 if (!(which in benches)) {
   console.error(`unknown benchmark "${which}" (available: ${Object.keys(benches).join(', ')})`);

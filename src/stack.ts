@@ -6,6 +6,7 @@
  * real participant (in process, through `app.request`), so every run exercises the production
  * code path (DESIGN.md). Scan and validator can each be proxied to a real upstream instead.
  */
+import { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -16,6 +17,7 @@ import type { UpstreamMode } from './config/upstreams.js';
 import { buildEmulator, type StartEmulatorOptions } from './emulator/index.js';
 import type { LedgerEngine } from './emulator/ledger/engine.js';
 import type { LedgerApp } from './emulator/ledger-api/app.js';
+import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
 import { createScanApp, ScanService } from './emulator/scan/index.js';
 import { createValidatorApp } from './emulator/validator/index.js';
 import type { SeededWorld } from './emulator/seed.js';
@@ -43,6 +45,8 @@ export interface StackOptions extends StartEmulatorOptions {
 export interface RunningStack {
   engine: LedgerEngine;
   ledgerUrl: string;
+  /** The ledger's websocket channels (served on `ledgerUrl` with `ws://`). */
+  ledgerStreams: LedgerStreams;
   /** The demo admin's registry, when the demo world has instruments. */
   registryUrl?: string;
   registry?: Registry;
@@ -56,11 +60,20 @@ export interface RunningStack {
   close(): Promise<void>;
 }
 
-async function listen(fetch: (req: Request) => Response | Promise<Response>, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
+async function listen(
+  fetch: (req: Request) => Response | Promise<Response>,
+  port: number,
+  host: string,
+  onListening?: (server: HttpServer) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch, port, hostname: host }, () => resolve(s));
     s.once('error', reject);
   });
+  if (onListening) {
+    if (!(server instanceof HttpServer)) throw new Error('expected an HTTP/1.1 server');
+    onListening(server);
+  }
   const { port: bound } = server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
@@ -115,8 +128,12 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     return r;
   };
 
-  const ledger = await listen(built.app.fetch, config.port, config.host);
-  closers.push(ledger.close);
+  // The ledger's websocket channels share its HTTP server, as on a participant.
+  const ledger = await listen(built.app.fetch, config.port, config.host, (server) => built.streams.attach(server));
+  closers.push(async () => {
+    built.streams.close();
+    await ledger.close();
+  });
   const seeded = built.seeded;
   const userOf = (party: string) => seeded!.parties.find((p) => p.party === party)!.userId;
 
@@ -201,6 +218,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   return {
     engine,
     ledgerUrl: ledger.url,
+    ledgerStreams: built.streams,
     validatorUrl,
     registryUrl,
     registry,

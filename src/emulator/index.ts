@@ -5,8 +5,9 @@
  *
  * LIMITATIONS (what is not emulated yet; README lists them too): one participant on one
  * synchronizer (no reassignment), no interactive (external-party) submission, no pruning, no
- * websocket streams, no Daml-LF evaluation (templates are native TypeScript or declared).
+ * Daml-LF evaluation (templates are native TypeScript or declared).
  */
+import { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
@@ -16,6 +17,7 @@ import type { QualifiedId } from './ledger/types.js';
 import { EmulatorConfigSchema } from '../config/schema.js';
 import { createAuthenticator } from './ledger-api/auth.js';
 import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-api/index.js';
+import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.js';
 import { LedgerEngine } from './ledger/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
@@ -33,6 +35,8 @@ export interface StartEmulatorOptions {
 export interface RunningEmulator {
   engine: LedgerEngine;
   app: LedgerApp;
+  /** The websocket channels of the ledger API, attached to the ledger's HTTP server when listening. */
+  streams: LedgerStreams;
   /** Base URL of the ledger JSON API, e.g. `http://127.0.0.1:7575`. */
   ledgerUrl: string;
   /** The demo world, when it was seeded. */
@@ -64,7 +68,8 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
   const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world ?? config.world) : undefined;
   const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine });
   const app = createLedgerApiApp({ engine, authenticate, logger: logger.child({ module: 'ledger-api' }) }, ledgerApiRoutes);
-  return { engine, app, seeded, config };
+  const streams = createLedgerStreams({ engine, authenticate, logger: logger.child({ module: 'ledger-ws' }) });
+  return { engine, app, streams, seeded, config };
 }
 
 function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface']): QualifiedId {
@@ -79,6 +84,8 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
     const s = serve({ fetch: built.app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
   });
+  if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
+  built.streams.attach(server);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
@@ -86,6 +93,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
     ledgerUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        built.streams.close();
         server.close((err) => (err ? reject(err) : resolve()));
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),

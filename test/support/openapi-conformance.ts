@@ -321,6 +321,11 @@ function convertSchema(node: Json, ctx: ConvertContext): JsonObject {
       out.properties = props;
     } else if (key === 'items' || key === 'not') {
       out[key] = convertSchema(value, ctx);
+    } else if (key === 'prefixItems') {
+      // The AsyncAPI files write tuples (JsCantonError `resources`: Tuple2_String_String) in the
+      // JSON Schema 2020-12 form; ajv's default draft-07 spells them as an `items` array.
+      if (!Array.isArray(value)) throw new Error(`prefixItems is not an array in ${ctx.file}`);
+      out.items = value.map((sub) => convertSchema(sub, ctx));
     } else if (key === 'additionalProperties') {
       out[key] = typeof value === 'boolean' ? value : convertSchema(value, ctx);
     } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
@@ -429,14 +434,11 @@ function isLedgerSpec(doc: JsonObject): boolean {
   return isObject(doc.info) && doc.info.title === 'JSON Ledger API HTTP endpoints';
 }
 
-function compileSpec(file: string, allowNullForOptional: boolean | undefined): CompiledSpec {
-  const doc = loadYaml(file);
-  if (!isObject(doc) || !isObject(doc.paths)) throw new Error(`${file} is not an OpenAPI document`);
-  const allowNull = allowNullForOptional ?? isLedgerSpec(doc);
-  const key = `${file}\0${allowNull}`;
-  const cached = compiledSpecs.get(key);
-  if (cached) return cached;
-
+/**
+ * One ajv instance that compiles spec schemas (converted to JSON Schema) and registers, on demand,
+ * the `$defs` document of every spec file they refer into.
+ */
+function schemaCompiler(allowNull: boolean): { compile(schema: Json, file: string): ValidateFunction } {
   const ajv = new Ajv({
     strict: true,
     // Spec schemas routinely use `properties` without `type: object` etc.; that is not an error.
@@ -477,6 +479,25 @@ function compileSpec(file: string, allowNullForOptional: boolean | undefined): C
       ajv.addSchema({ $id: docId(target), $defs: defs });
     }
   };
+
+  return {
+    compile(schema, file) {
+      const converted = convertSchema(schema, ctxFor(file));
+      registerPending();
+      return ajv.compile(converted);
+    },
+  };
+}
+
+function compileSpec(file: string, allowNullForOptional: boolean | undefined): CompiledSpec {
+  const doc = loadYaml(file);
+  if (!isObject(doc) || !isObject(doc.paths)) throw new Error(`${file} is not an OpenAPI document`);
+  const allowNull = allowNullForOptional ?? isLedgerSpec(doc);
+  const key = `${file}\0${allowNull}`;
+  const cached = compiledSpecs.get(key);
+  if (cached) return cached;
+
+  const compiler = schemaCompiler(allowNull);
 
   const paths: PathEntry[] = [];
   const operations: SpecOperation[] = [];
@@ -520,9 +541,7 @@ function compileSpec(file: string, allowNullForOptional: boolean | undefined): C
     schemaValidator(cacheKey, schema, schemaFile) {
       let validate = validators.get(cacheKey);
       if (!validate) {
-        const converted = convertSchema(schema, ctxFor(schemaFile));
-        registerPending();
-        validate = ajv.compile(converted);
+        validate = compiler.compile(schema, schemaFile);
         validators.set(cacheKey, validate);
       }
       return validate;
@@ -803,4 +822,116 @@ export async function expectConformant(
   const media = mediaTypeOf(contentType);
   if (media !== undefined && isJsonMedia(media) && text !== '') return JSON.parse(text) as unknown;
   return text;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// AsyncAPI (the JSON Ledger API's websocket channels)
+
+export const ASYNC_SPECS = {
+  ledgerApi35: 'ledger-api/asyncapi-3.5.yaml',
+  ledgerApi34: 'ledger-api/asyncapi-3.4.yaml',
+} as const;
+
+/** Which side of a channel a frame came from: the server's `subscribe` message or the client's `publish`. */
+export type AsyncDirection = 'subscribe' | 'publish';
+
+export interface AsyncFrameToValidate {
+  channel: string;
+  direction: AsyncDirection;
+  /** The frame text as sent (parsed here) or an already parsed JSON value. */
+  frame: unknown;
+  /** Coverage label, e.g. `success` or `error`. */
+  kind: string;
+}
+
+export interface AsyncCoverageEntry {
+  channel: string;
+  direction: AsyncDirection;
+  kind: string;
+  ok: boolean;
+}
+
+export interface AsyncApiValidator {
+  readonly specPath: string;
+  channels(): string[];
+  /** Validates one frame against the payload schema of its channel's message. */
+  validateFrame(frame: AsyncFrameToValidate): { ok: boolean; errors: string[] };
+  coverage(): AsyncCoverageEntry[];
+  /** The (channel, kind) pairs of `required` without a conformant server frame. */
+  uncovered(required: Array<{ channel: string; kind: string }>): Array<{ channel: string; kind: string }>;
+}
+
+/**
+ * Builds a validator for an AsyncAPI 2.x file (the ledger's `asyncapi-3.x.yaml`). Its schemas are
+ * the same tapir-generated OpenAPI 3.0 dialect as the HTTP spec, so they go through the same
+ * conversion; `allowNullForOptional` defaults to true for the same reason as for the ledger's
+ * OpenAPI spec (circe writes `None` as `null`).
+ */
+export function createAsyncApiValidator(specFile: string, options: { allowNullForOptional?: boolean } = {}): AsyncApiValidator {
+  const file = specPath(specFile);
+  const doc = loadYaml(file);
+  if (!isObject(doc) || typeof doc.asyncapi !== 'string' || !isObject(doc.channels)) throw new Error(`${file} is not an AsyncAPI document`);
+  const channels = doc.channels;
+  const compiler = schemaCompiler(options.allowNullForOptional ?? true);
+  const validators = new Map<string, ValidateFunction>();
+  const recorded: AsyncCoverageEntry[] = [];
+
+  /**
+   * The server's messages are `Either_JsCantonError_<Response>`: circe's untagged Either, a `oneOf`
+   * of JsCantonError and the response. The response types have no required property, so every
+   * JsCantonError matches both sides and a literal `oneOf` rejects every error frame (a real
+   * participant's too). The harness therefore validates a frame against the side its `kind` names:
+   * `error` frames against JsCantonError, all others against the response.
+   */
+  const validatorFor = (channel: string, direction: AsyncDirection, kind: string): ValidateFunction | string => {
+    const item = channels[channel];
+    if (!isObject(item)) return `channel ${channel} is not in ${file}`;
+    const operation = item[direction];
+    if (!isObject(operation) || operation.message === undefined) return `channel ${channel} has no ${direction} message`;
+    const { node: message, file: messageFile } = deref(operation.message, file);
+    if (!isObject(message) || message.payload === undefined) return `the ${direction} message of ${channel} has no payload`;
+    const { node: payload, file: payloadFile } = deref(message.payload, messageFile);
+    let schema: Json = message.payload;
+    let side = 'whole';
+    if (isObject(payload) && Array.isArray(payload.oneOf)) {
+      const isError = (s: Json) => isObject(s) && typeof s.$ref === 'string' && s.$ref.endsWith('/JsCantonError');
+      const errorSide = payload.oneOf.find(isError);
+      const responseSide = payload.oneOf.filter((s) => !isError(s));
+      if (errorSide !== undefined && responseSide.length === 1) {
+        side = kind === 'error' ? 'error' : 'response';
+        schema = kind === 'error' ? errorSide : responseSide[0]!;
+      }
+    }
+    const key = `${channel} ${direction} ${side}`;
+    const cached = validators.get(key);
+    if (cached) return cached;
+    const validate = compiler.compile(schema, side === 'whole' ? messageFile : payloadFile);
+    validators.set(key, validate);
+    return validate;
+  };
+
+  return {
+    specPath: file,
+    channels: () => Object.keys(channels),
+    validateFrame({ channel, direction, frame, kind }) {
+      const where = `${direction} ${channel} (${kind})`;
+      let value: unknown = frame;
+      if (typeof frame === 'string') {
+        try {
+          value = JSON.parse(frame);
+        } catch (e) {
+          recorded.push({ channel, direction, kind, ok: false });
+          return { ok: false, errors: [`${where}: frame is not JSON (${(e as Error).message}): ${preview(frame)}`] };
+        }
+      }
+      const validate = validatorFor(channel, direction, kind);
+      const errors = typeof validate === 'string' ? [validate] : validate(value) ? [] : formatAjvErrors(validate.errors).map((line) => `${where}: ${line}`);
+      recorded.push({ channel, direction, kind, ok: errors.length === 0 });
+      return { ok: errors.length === 0, errors };
+    },
+    coverage: () => recorded.map((e) => ({ ...e })),
+    uncovered(required) {
+      return required.filter((r) => !recorded.some((e) => e.ok && e.direction === 'subscribe' && e.channel === r.channel && e.kind === r.kind));
+    },
+  };
 }

@@ -9,9 +9,10 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { formatInstant } from '../shared/clock.js';
 import type { RouteModule } from './app.js';
-import { decodeBody } from './decode.js';
+import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, invalidIdentifier, shapeOf, transactionEnvelope, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
-import { collectOpenEnded, listParams } from './lists.js';
+import { listOf, listParams } from './lists.js';
+import type { LogStream, StreamOpener } from './streams.js';
 import { requireActAs, requireReadAs, requireReadAsAnyParty, userIdOf, type Claims } from '../ledger/claims.js';
 import type { Deduplication, EngineCommand, Submission } from '../ledger/commands.js';
 import type { LedgerEngine } from '../ledger/engine.js';
@@ -62,33 +63,39 @@ export const commandRoutes: RouteModule = (app) => {
   });
 
   app.post('/v2/commands/completions', async (c) => {
-    const claims = c.get('claims');
-    const req = await decodeBody(c, CompletionStreamRequestSchema);
-    const userId = resolveUserId(claims, req.userId);
-    if (req.parties.length === 0) throw errors.missingField('parties');
-    requireReadAs(claims, req.parties);
-    return c.json(await completions(c, { userId, parties: new Set(req.parties), beginExclusive: req.beginExclusive }));
+    return c.json(await listOf(c.get('engine'), openCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
   });
 
-  // 3.5.7: completions of every user; `parties` optional (none = every party, for ReadAsAnyParty).
   app.post('/v2/commands/command-completions', async (c) => {
-    const claims = c.get('claims');
-    const req = await decodeBody(c, GetCompletionsRequestSchema);
-    if (req.parties.length === 0) requireReadAsAnyParty(claims);
-    else requireReadAs(claims, req.parties);
-    return c.json(await completions(c, { parties: req.parties.length === 0 ? undefined : new Set(req.parties), beginExclusive: req.beginExclusive }));
+    return c.json(await listOf(c.get('engine'), openCommandCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
   });
 };
 
-/** The completions of committed commands after `beginExclusive`, as a list (open-ended stream). */
-async function completions(c: Context, q: { userId?: string; parties?: ReadonlySet<string>; beginExclusive: number }): Promise<unknown[]> {
-  const engine: LedgerEngine = c.get('engine');
+/** `/v2/commands/completions`: the completions of one user's commands, for `parties`. */
+export const openCompletions: StreamOpener = (engine, claims, body) => {
+  const req = decodeValue(body, CompletionStreamRequestSchema);
+  const userId = resolveUserId(claims, req.userId);
+  if (req.parties.length === 0) throw errors.missingField('parties');
+  requireReadAs(claims, req.parties);
+  return completionStream(engine, { userId, parties: new Set(req.parties), beginExclusive: req.beginExclusive });
+};
+
+/** 3.5.7 `/v2/commands/command-completions`: completions of every user; `parties` optional (none = every party, for ReadAsAnyParty). */
+export const openCommandCompletions: StreamOpener = (engine, claims, body) => {
+  const req = decodeValue(body, GetCompletionsRequestSchema);
+  if (req.parties.length === 0) requireReadAsAnyParty(claims);
+  else requireReadAs(claims, req.parties);
+  return completionStream(engine, { parties: req.parties.length === 0 ? undefined : new Set(req.parties), beginExclusive: req.beginExclusive });
+};
+
+/** The completions of committed commands after `beginExclusive` (an open-ended stream). */
+function completionStream(engine: LedgerEngine, q: { userId?: string; parties?: ReadonlySet<string>; beginExclusive: number }): LogStream {
   if (q.beginExclusive < 0) {
     throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${q.beginExclusive} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
   }
   const end = engine.ledgerEnd();
   if (q.beginExclusive > end) throw errors.offsetAfterLedgerEnd('Begin', q.beginExclusive, end);
-  const completionOf = (tx: TransactionRecord) => {
+  const completionOf = (tx: TransactionRecord): unknown[] => {
     if (q.userId !== undefined && tx.userId !== q.userId) return [];
     const actAs = q.parties ? tx.actAs.filter((p) => q.parties!.has(p)) : tx.actAs;
     if (actAs.length === 0) return [];
@@ -114,12 +121,7 @@ async function completions(c: Context, q: { userId?: string; parties?: ReadonlyS
       },
     ];
   };
-  return collectOpenEnded(
-    engine,
-    listParams(c),
-    (e) => engine.updates.range(q.beginExclusive, e).flatMap(completionOf),
-    (offset) => completionOf(engine.updates.atOffset(offset)!),
-  );
+  return { kind: 'log', beginExclusive: q.beginExclusive, descending: false, render: completionOf };
 }
 
 export function emptyTransaction(tx: TransactionRecord): Record<string, unknown> {

@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import { LedgerApiError } from '../ledger/errors.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { queryInt } from './decode.js';
+import { logWindow, type OpenedStream } from './streams.js';
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 500;
 
@@ -76,4 +77,24 @@ export async function collectOpenEnded<T>(
     });
   }
   return bounded(engine, out, p);
+}
+
+/** Serves an opened stream in list form: a snapshot or bounded window at once, an open-ended one until idle. */
+export async function listOf(engine: LedgerEngine, stream: OpenedStream, p: ListParams): Promise<unknown[]> {
+  if (stream.kind === 'snapshot') return bounded(engine, stream.items, p);
+  if (stream.endInclusive !== undefined) {
+    const out: unknown[] = [];
+    const cap = engine.listMaxElements + 1;
+    for (const tx of logWindow(engine, stream, stream.beginExclusive, stream.endInclusive)) {
+      if (out.length >= cap) break;
+      out.push(...stream.render(tx));
+    }
+    return bounded(engine, out, p);
+  }
+  return collectOpenEnded(
+    engine,
+    p,
+    (end) => logWindow(engine, stream, stream.beginExclusive, end).flatMap((tx) => stream.render(tx)),
+    (offset) => stream.render(engine.updates.atOffset(offset)!),
+  );
 }

@@ -5,10 +5,11 @@
  */
 import type { Context } from 'hono';
 import type { RouteModule } from './app.js';
-import { decodeBody } from './decode.js';
+import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { activeContractJson, compileEventFormat, templateKeysOf, type EventFilter } from './events.js';
-import { bounded, listParams } from './lists.js';
-import { requireReadAs, requireReadAsAnyParty } from '../ledger/claims.js';
+import { listOf, listParams } from './lists.js';
+import type { StreamOpener } from './streams.js';
+import { requireReadAs, requireReadAsAnyParty, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { errors, LedgerApiError } from '../ledger/errors.js';
 import { GetActiveContractsPageRequestSchema, GetActiveContractsRequestSchema } from '../../ledger/schemas/state.js';
@@ -18,26 +19,8 @@ const DEFAULT_PAGE_SIZE = 1000;
 
 export const stateRoutes: RouteModule = (app) => {
   app.post('/v2/state/active-contracts', async (c) => {
-    const engine = c.get('engine');
-    const req = await decodeBody(c, GetActiveContractsRequestSchema);
-    if (req.eventFormat && req.filter) {
-      throw errors.invalidArgument('Both event_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.');
-    }
-    if (req.eventFormat && req.verbose) {
-      throw errors.invalidArgument('Both event_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.');
-    }
-    if (!req.eventFormat && !req.filter) {
-      throw errors.invalidArgument('Either filter/verbose or event_format is required. Please use either backwards compatible arguments (filter and verbose) or event_format.');
-    }
-    const format = req.eventFormat ?? { ...req.filter!, verbose: req.verbose ?? false };
-    const filter = compileEventFormat(engine, format, req.eventFormat ? 'eventFormat' : 'filter');
-    authorizeRead(c, filter);
-    const offset = checkActiveAt(engine, req.activeAtOffset);
-    let start = 0;
-    if (req.streamContinuationToken) start = parseToken(req.streamContinuationToken, offset);
-    const items = acsAt(engine, filter, offset).slice(start);
-    const out = items.map((item, i) => ({ ...item, streamContinuationToken: token(offset, start + i + 1) }));
-    return c.json(bounded(engine, out, listParams(c)));
+    const opened = openActiveContracts(c.get('engine'), c.get('claims'), await readJsonBody(c));
+    return c.json(await listOf(c.get('engine'), opened, listParams(c)));
   });
 
   app.post('/v2/state/active-contracts-page', async (c) => {
@@ -66,8 +49,32 @@ export const stateRoutes: RouteModule = (app) => {
   });
 };
 
+/** `/v2/state/active-contracts`: the ACS at `activeAtOffset`, each element with its continuation token. */
+export const openActiveContracts: StreamOpener = (engine, claims, body) => {
+  const req = decodeValue(body, GetActiveContractsRequestSchema);
+  if (req.eventFormat && req.filter) {
+    throw errors.invalidArgument('Both event_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.');
+  }
+  if (req.eventFormat && req.verbose) {
+    throw errors.invalidArgument('Both event_format and verbose are set. Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.');
+  }
+  if (!req.eventFormat && !req.filter) {
+    throw errors.invalidArgument('Either filter/verbose or event_format is required. Please use either backwards compatible arguments (filter and verbose) or event_format.');
+  }
+  const format = req.eventFormat ?? { ...req.filter!, verbose: req.verbose ?? false };
+  const filter = compileEventFormat(engine, format, req.eventFormat ? 'eventFormat' : 'filter');
+  authorizeClaims(claims, filter);
+  const offset = checkActiveAt(engine, req.activeAtOffset);
+  let start = 0;
+  if (req.streamContinuationToken) start = parseToken(req.streamContinuationToken, offset);
+  const items = acsAt(engine, filter, offset).slice(start);
+  return { kind: 'snapshot', items: items.map((item, i) => ({ ...item, streamContinuationToken: token(offset, start + i + 1) })) };
+};
+
 function authorizeRead(c: Context, f: EventFilter): void {
-  const claims = c.get('claims');
+  authorizeClaims(c.get('claims'), f);
+}
+function authorizeClaims(claims: Claims, f: EventFilter): void {
   requireReadAs(claims, f.parties);
   if (f.anyParty) requireReadAsAnyParty(claims);
 }

@@ -4,10 +4,11 @@
  */
 import type { Context } from 'hono';
 import type { RouteModule } from './app.js';
-import { decodeBody, decodeValue } from './decode.js';
+import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, shapeOf, transactionJson, transactionTreeJson, wildcardFilterFor, type EventFilter, type Shape } from './events.js';
-import { bounded, collectOpenEnded, listParams } from './lists.js';
-import { requireReadAs, requireReadAsAnyParty } from '../ledger/claims.js';
+import { listOf, listParams } from './lists.js';
+import type { LogStream, StreamOpener } from './streams.js';
+import { requireReadAs, requireReadAsAnyParty, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { errors, LedgerApiError, PlainTextBadRequest } from '../ledger/errors.js';
 import type { TransactionRecord } from '../ledger/updates.js';
@@ -37,60 +38,8 @@ const GetUpdatesPageRequestSchema = z.object({
 
 export const updateRoutes: RouteModule = (app) => {
   const stream = (tree: boolean) => async (c: Context) => {
-    const engine: LedgerEngine = c.get('engine');
-    const req = await decodeBody(c, GetUpdatesRequestSchema);
-    if (req.filter && req.updateFormat) {
-      throw errors.invalidArgument('Both update_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.');
-    }
-    let view: TxView | undefined;
-    if (req.filter || tree) {
-      if (!req.filter) throw errors.invalidArgument('Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.');
-      view = { filter: compileEventFormat(engine, req.filter, 'filter'), shape: tree ? 'LEDGER_EFFECTS' : 'ACS_DELTA' };
-    } else if (req.updateFormat) {
-      view = viewOf(engine, req.updateFormat, 'updateFormat');
-    } else {
-      throw errors.invalidArgument('Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.');
-    }
-    if (view) authorize(c, view.filter);
-    const begin = req.beginExclusive;
-    if (begin < 0) throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${begin} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
-    const end = engine.ledgerEnd();
-    if (begin > end) throw errors.offsetAfterLedgerEnd('Begin', begin, end);
-    if (req.endInclusive !== undefined) {
-      if (req.endInclusive > end) throw errors.offsetAfterLedgerEnd('End', req.endInclusive, end);
-      if (req.endInclusive < begin) {
-        throw new LedgerApiError('OFFSET_OUT_OF_RANGE', `Begin offset ${begin} is after end offset ${req.endInclusive}`);
-      }
-    }
-    const render = (tx: TransactionRecord): unknown[] => {
-      if (!view) return [];
-      if (tree) {
-        const t = transactionTreeJson(engine, tx, view.filter);
-        return t ? [{ update: { TransactionTree: { value: t } } }] : [];
-      }
-      const t = transactionJson(engine, tx, view.filter, view.shape);
-      return t ? [{ update: { Transaction: { value: t } } }] : [];
-    };
-    const parties = view && !view.filter.anyParty ? view.filter.parties : undefined;
-    const p = listParams(c);
-    if (req.endInclusive !== undefined) {
-      let txs = engine.updates.range(begin, req.endInclusive, parties);
-      if (req.descendingOrder) txs = txs.reverse();
-      const out: unknown[] = [];
-      const cap = engine.listMaxElements + 1;
-      for (const tx of txs) {
-        if (out.length >= cap) break;
-        out.push(...render(tx));
-      }
-      return c.json(bounded(engine, out, p));
-    }
-    const out = await collectOpenEnded(
-      engine,
-      p,
-      (e) => engine.updates.range(begin, e, parties).flatMap(render),
-      (offset) => render(engine.updates.atOffset(offset)!),
-    );
-    return c.json(out);
+    const opened = (tree ? openUpdateTrees : openUpdates)(c.get('engine'), c.get('claims'), await readJsonBody(c));
+    return c.json(await listOf(c.get('engine'), opened, listParams(c)));
   };
   app.post('/v2/updates', stream(false));
   app.post('/v2/updates/flats', stream(false));
@@ -175,6 +124,55 @@ export const updateRoutes: RouteModule = (app) => {
   });
 };
 
+/** `/v2/updates` and `/v2/updates/flats`: `update_format`, or the legacy `filter`/`verbose` (ACS_DELTA). */
+export const openUpdates: StreamOpener = (engine, claims, body) => openUpdateStream(engine, claims, body, false);
+/** `/v2/updates/trees`: the legacy `filter`/`verbose`, rendered as LEDGER_EFFECTS transaction trees. */
+export const openUpdateTrees: StreamOpener = (engine, claims, body) => openUpdateStream(engine, claims, body, true);
+
+function openUpdateStream(engine: LedgerEngine, claims: Claims, body: unknown, tree: boolean): LogStream {
+  const req = decodeValue(body, GetUpdatesRequestSchema);
+  if (req.filter && req.updateFormat) {
+    throw errors.invalidArgument('Both update_format and filter are set. Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.');
+  }
+  let view: TxView | undefined;
+  if (req.filter || tree) {
+    if (!req.filter) throw errors.invalidArgument('Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.');
+    view = { filter: compileEventFormat(engine, req.filter, 'filter'), shape: tree ? 'LEDGER_EFFECTS' : 'ACS_DELTA' };
+  } else if (req.updateFormat) {
+    view = viewOf(engine, req.updateFormat, 'updateFormat');
+  } else {
+    throw errors.invalidArgument('Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.');
+  }
+  if (view) authorizeClaims(claims, view.filter);
+  const begin = req.beginExclusive;
+  if (begin < 0) throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${begin} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
+  const end = engine.ledgerEnd();
+  if (begin > end) throw errors.offsetAfterLedgerEnd('Begin', begin, end);
+  if (req.endInclusive !== undefined) {
+    if (req.endInclusive > end) throw errors.offsetAfterLedgerEnd('End', req.endInclusive, end);
+    if (req.endInclusive < begin) {
+      throw new LedgerApiError('OFFSET_OUT_OF_RANGE', `Begin offset ${begin} is after end offset ${req.endInclusive}`);
+    }
+  }
+  const render = (tx: TransactionRecord): unknown[] => {
+    if (!view) return [];
+    if (tree) {
+      const t = transactionTreeJson(engine, tx, view.filter);
+      return t ? [{ update: { TransactionTree: { value: t } } }] : [];
+    }
+    const t = transactionJson(engine, tx, view.filter, view.shape);
+    return t ? [{ update: { Transaction: { value: t } } }] : [];
+  };
+  return {
+    kind: 'log',
+    beginExclusive: begin,
+    endInclusive: req.endInclusive,
+    parties: view && !view.filter.anyParty ? view.filter.parties : undefined,
+    descending: req.endInclusive !== undefined && req.descendingOrder,
+    render,
+  };
+}
+
 function viewOf(engine: LedgerEngine, f: UpdateFormat, path: string): TxView | undefined {
   if (!f.includeTransactions) return undefined;
   return txView(engine, f.includeTransactions, `${path}.includeTransactions`);
@@ -196,8 +194,11 @@ function legacyView(engine: LedgerEngine, requestingParties: string[], format: T
 }
 
 function authorize(c: Context, f: EventFilter): void {
-  requireReadAs(c.get('claims'), f.parties);
-  if (f.anyParty) requireReadAsAnyParty(c.get('claims'));
+  authorizeClaims(c.get('claims'), f);
+}
+function authorizeClaims(claims: Claims, f: EventFilter): void {
+  requireReadAs(claims, f.parties);
+  if (f.anyParty) requireReadAsAnyParty(claims);
 }
 
 function offsetTx(engine: LedgerEngine, offset: number): TransactionRecord | undefined {

@@ -208,6 +208,11 @@ export interface ErrorRenderContext {
   correlationId: string;
   /** Set when the failure happened while reading the token (Endpoints.validateJwtToken). */
   tokenFailure?: boolean;
+  /**
+   * The error is built from the error code in the JSON layer itself (`JsCantonError.fromErrorCode`
+   * in `Endpoints.handleError`), not decoded from a gRPC status, so nothing redacts it.
+   */
+  unredacted?: boolean;
 }
 
 /**
@@ -219,7 +224,7 @@ export interface ErrorRenderContext {
  * `retryInfo` out when there is none, which satisfies both.
  */
 export function renderJsCantonError(err: LedgerApiError, ctx: ErrorRenderContext): JsCantonError {
-  if (err.redacted) {
+  if (err.redacted && !ctx.unredacted) {
     return {
       code: 'NA',
       cause: 'A security-sensitive error has been received',

@@ -103,6 +103,11 @@ export class UpdateLog {
     return [...offsets].sort((a, b) => a - b).map((o) => this.txs[o - 1]!);
   }
 
+  /** How many listeners are subscribed (streams free theirs when they end). */
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
   /** Calls `listener` for every transaction appended from now on; returns an unsubscribe. */
   subscribe(listener: (tx: TransactionRecord) => void): () => void {
     this.listeners.add(listener);
