@@ -73,11 +73,13 @@ import type { AmuletBehaviour } from './transfer.js';
 import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayload } from './values.js';
 import { walletTemplates } from './wallet.js';
 import { registerTransferPreapprovals } from './preapproval.js';
+import { registerMemberTraffic } from './traffic.js';
 
 export * from './values.js';
 export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
 export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
 export { TransferPreapprovalProposalId, payForTransferPreapproval, type TransferPreapprovalProposalPayload } from './preapproval.js';
+export { MemberTrafficId, synchronizerFees, type MemberTrafficPayload } from './traffic.js';
 
 /**
  * Registers the token-standard interfaces and the Amulet and wallet templates. Idempotent (a
@@ -89,6 +91,7 @@ export function registerAmulet(templates: TemplateRegistry, behaviour: Partial<A
   const b: AmuletBehaviour = { holdingFeesOnTransfer: behaviour.holdingFeesOnTransfer ?? false };
   for (const def of [...amuletTemplates(templates, b), ...walletTemplates()]) templates.register(def);
   registerTransferPreapprovals(templates, b);
+  registerMemberTraffic(templates, b);
 }
 
 // ---- configuration ---------------------------------------------------------------------------------

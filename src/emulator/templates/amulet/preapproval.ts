@@ -156,7 +156,7 @@ export function payForTransferPreapproval(
 }
 
 /** `splitAndBurn`: a self-transfer of `amount` to the provider, whose output is archived. */
-function splitAndBurn(
+export function splitAndBurn(
   ctx: UpdateContext,
   behaviour: AmuletBehaviour,
   sender: string,
