@@ -107,7 +107,7 @@ async function completions(c: Context, q: { userId?: string; parties?: ReadonlyS
               traceContext: null,
               offset: tx.offset,
               synchronizerTime: { synchronizerId: tx.synchronizerId, recordTime: formatInstant(tx.recordTimeMicros) },
-              paidTrafficCost: 0,
+              paidTrafficCost: Number(tx.paidTrafficCost ?? 0n),
             },
           },
         },

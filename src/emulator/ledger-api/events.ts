@@ -317,7 +317,9 @@ export function transactionEnvelope(tx: TransactionRecord, commandId: string, ev
     traceContext: null,
     recordTime: formatInstant(tx.recordTimeMicros),
     externalTransactionHash: tx.externalTransactionHash ?? null,
-    paidTrafficCost: null,
+    // Set for requests this participant submitted and paid (every transaction of the emulated
+    // ledger is), when the synchronizer meters traffic.
+    paidTrafficCost: tx.paidTrafficCost === undefined ? null : Number(tx.paidTrafficCost),
   };
 }
 

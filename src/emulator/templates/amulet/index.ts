@@ -73,13 +73,13 @@ import type { AmuletBehaviour } from './transfer.js';
 import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayload } from './values.js';
 import { walletTemplates } from './wallet.js';
 import { registerTransferPreapprovals } from './preapproval.js';
-import { registerMemberTraffic } from './traffic.js';
+import { registerMemberTraffic, trafficControlParametersOf } from './traffic.js';
 
 export * from './values.js';
 export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
 export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
 export { TransferPreapprovalProposalId, payForTransferPreapproval, type TransferPreapprovalProposalPayload } from './preapproval.js';
-export { MemberTrafficId, synchronizerFees, type MemberTrafficPayload } from './traffic.js';
+export { MemberTrafficId, synchronizerFees, trafficControlParametersOf, type MemberTrafficPayload } from './traffic.js';
 
 /**
  * Registers the token-standard interfaces and the Amulet and wallet templates. Idempotent (a
@@ -327,6 +327,11 @@ export interface SeedAmuletWorldOptions extends AmuletConfigOptions, AmuletSubmi
   /** Advance rounds automatically with the clock (default true). */
   automateRounds?: boolean;
   behaviour?: Partial<AmuletBehaviour>;
+  /**
+   * Meter the synchronizer's traffic with the config's base rate and scaling factor, as the SVs
+   * configure it (default true): transactions then report `paidTrafficCost` (ledger/traffic.ts).
+   */
+  meterTraffic?: boolean;
 }
 
 export interface AmuletWorld {
@@ -370,6 +375,7 @@ export function seedAmuletWorld(engine: LedgerEngine, opts: SeedAmuletWorldOptio
     opts,
   );
   if (opts.automateRounds ?? true) engine.automations.register(roundAutomationName(dso), (e) => void advanceAmuletRounds(e, dso));
+  if (opts.meterTraffic ?? true) engine.traffic.setParameters(trafficControlParametersOf(config));
   return { dso, amuletRulesCid, externalPartyAmuletRulesCid };
 }
 

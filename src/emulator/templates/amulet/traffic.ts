@@ -25,6 +25,7 @@
  *     (`CO_BuyMemberTraffic`, `ValidatorTopUpState`) are not implemented.
  */
 import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
+import type { TrafficControlParameters } from '../../ledger/traffic.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
@@ -42,6 +43,7 @@ import {
   intToDec,
   mulDec,
   showParty,
+  type AmuletConfigV,
   type AmuletRulesPayload,
   type TransferContextV,
   type TransferInputV,
@@ -249,3 +251,18 @@ const fetchTraffic = (ctx: UpdateContext, dso: string, cid: string) => fetchForD
 
 const showForMemberTraffic = (dso: string, t: MemberTrafficPayload) =>
   `ForMemberTraffic {dso = ${showParty(dso)}, memberId = ${JSON.stringify(t.memberId)}, synchronizerId = ${JSON.stringify(t.synchronizerId)}, migrationId = ${t.migrationId}}`;
+
+/**
+ * The synchronizer's traffic control parameters as the SVs set them from the AmuletConfig
+ * (Splice's `ReconcileDynamicSynchronizerParametersTrigger`): the base rate is `burstAmount`
+ * bytes per `burstWindow`, the read scaling factor `readVsWriteScalingFactor`.
+ */
+export function trafficControlParametersOf(config: AmuletConfigV): TrafficControlParameters {
+  const fees = config.decentralizedSynchronizer.fees;
+  return {
+    maxBaseTrafficAmount: BigInt(fees.baseRateTrafficLimits.burstAmount),
+    maxBaseTrafficAccumulationDurationMicros: BigInt(fees.baseRateTrafficLimits.burstWindow.microseconds),
+    readVsWriteScalingFactor: BigInt(fees.readVsWriteScalingFactor),
+    baseEventCost: 0n,
+  };
+}
