@@ -220,6 +220,14 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
     const other = await status('other-domain::1220aa', member);
     expect(other.body.traffic_status.target).toEqual({ total_purchased: 0 });
 
+    // beyond the free base rate the participant's requests consume the extra traffic it bought
+    engine.traffic.setParameters({ maxBaseTrafficAmount: 0n, maxBaseTrafficAccumulationDurationMicros: 1_200_000_000n, readVsWriteScalingFactor: 4n, baseEventCost: 0n });
+    tapAmulet(engine, { dso, receiver: provider, amount: '1' });
+    const tx = engine.updates.range(engine.ledgerEnd() - 1, engine.ledgerEnd())[0]!;
+    const consumed = await status(engine.synchronizerId, member);
+    expect(consumed.body.traffic_status.actual.total_consumed).toBe(Number(tx.paidTrafficCost));
+    expect(consumed.body.traffic_status.actual.total_consumed).toBeGreaterThan(0);
+
     const unknown = await status(engine.synchronizerId, 'PAR::someone::1220abcdef0123456789');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe('No traffic state found for member PAR::someone::1220abcdef01...');

@@ -121,6 +121,8 @@ export class SequencerTraffic {
       s.baseTrafficRemainder = s.baseTrafficRemainder + refill > max ? max : s.baseTrafficRemainder + refill;
       s.timestampMicros = atMicros;
     }
+    // a lowered maximum (new synchronizer parameters) caps what was accumulated
+    if (s.baseTrafficRemainder > max) s.baseTrafficRemainder = max;
     return s;
   }
 }
