@@ -37,7 +37,7 @@ import { ScanError } from '../scan/errors.js';
 import type { ScanService } from '../scan/service.js';
 import { createTokenAuthenticator, REALMS, unauthorized, type Realm, type ValidatorAuthConfig } from './auth.js';
 import { fromLedgerError, ValidatorError } from './errors.js';
-import { CreateTransferOfferRequest, decodeBody, TapRequest, TransferPreapprovalSendRequest } from './schemas.js';
+import { CreateBuyTrafficRequest, CreateTransferOfferRequest, decodeBody, TapRequest, TransferPreapprovalSendRequest } from './schemas.js';
 import { ValidatorWallets, type UserWallet } from './wallet.js';
 
 export const VALIDATOR_BASE_PATH = '/api/validator';
@@ -146,6 +146,19 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono {
       path: '/v0/wallet/transfer-offers/:tracking_id/status',
       auth: walletRoute('getTransferOfferStatus'),
       handler: (c, u) => wallets.transferOfferStatus(w(u), c.req.param('tracking_id')!),
+    },
+
+    {
+      method: 'POST',
+      path: '/v0/wallet/buy-traffic-requests',
+      auth: walletRoute('createBuyTrafficRequest'),
+      handler: async (c, u) => wallets.createBuyTrafficRequest(w(u), await body(c, CreateBuyTrafficRequest)),
+    },
+    {
+      method: 'POST',
+      path: '/v0/wallet/buy-traffic-requests/:tracking_id/status',
+      auth: walletRoute('getBuyTrafficRequestStatus'),
+      handler: (c, u) => wallets.buyTrafficRequestStatus(w(u), c.req.param('tracking_id')!),
     },
 
     // wallet, internal (wallet-internal.yaml)

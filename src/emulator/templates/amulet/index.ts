@@ -57,8 +57,8 @@
  *     from the ExternalPartyConfigState's maximum TTL, as the V2 allocations here do). The V1
  *     allocation lock context is `allocation for transfer leg "<id>" to '<receiver>'` (the
  *     ≤ 0.1.17 text; V2 locks use 0.1.22's `allocation for settlement of <id>`).
- *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_MergeTransferInputs,
- *     CO_Tap, CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal and
+ *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_CompleteBuyTrafficRequest,
+ *     CO_MergeTransferInputs, CO_Tap, CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal and
  *     CO_RenewTransferPreapproval; the other wallet operations fail saying so.
  */
 import type { DisclosedInput, EngineCommand, Submission } from '../../ledger/commands.js';
@@ -74,12 +74,14 @@ import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayloa
 import { walletTemplates } from './wallet.js';
 import { registerTransferPreapprovals } from './preapproval.js';
 import { registerMemberTraffic, trafficControlParametersOf } from './traffic.js';
+import { registerBuyTrafficRequests } from './buy-traffic-request.js';
 
 export * from './values.js';
 export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
 export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
 export { TransferPreapprovalProposalId, payForTransferPreapproval, type TransferPreapprovalProposalPayload } from './preapproval.js';
 export { MemberTrafficId, synchronizerFees, trafficControlParametersOf, type MemberTrafficPayload } from './traffic.js';
+export { BuyTrafficRequestId, type BuyTrafficRequestPayload } from './buy-traffic-request.js';
 
 /**
  * Registers the token-standard interfaces and the Amulet and wallet templates. Idempotent (a
@@ -92,6 +94,7 @@ export function registerAmulet(templates: TemplateRegistry, behaviour: Partial<A
   for (const def of [...amuletTemplates(templates, b), ...walletTemplates()]) templates.register(def);
   registerTransferPreapprovals(templates, b);
   registerMemberTraffic(templates, b);
+  registerBuyTrafficRequests(templates);
 }
 
 // ---- configuration ---------------------------------------------------------------------------------

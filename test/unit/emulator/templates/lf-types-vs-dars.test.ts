@@ -120,6 +120,7 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-wallet:Splice.Wallet.Install:WalletAppInstall',
       'splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal',
       'splice-amulet:Splice.DecentralizedSynchronizer:MemberTraffic',
+      'splice-wallet:Splice.Wallet.BuyTrafficRequest:BuyTrafficRequest',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:TokenTransferOffer',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:TokenAllocation',
@@ -135,7 +136,7 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.AccountConfig:AccountProposal',
     ]);
     // 28 payloads and 181 choice arguments (template choices, Archive included, and interface choices).
-    expect(compared.length).toBe(213);
+    expect(compared.length).toBe(221);
     // Spot checks that interface choices of both API versions are among them.
     const names = compared.map((c) => c.what);
     for (const expected of [
