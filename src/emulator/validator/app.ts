@@ -20,7 +20,8 @@
  * are forwarded, with `/api/validator/v0/scan-proxy` stripped, to the Amulet registry app that
  * scan serves at its host root (`registryApp`), and its answer is passed through.
  *
- * The wallet automation (completing accepted transfer offers, expiring offers) is registered on
+ * The wallet automation (completing accepted transfer offers and buy-traffic requests, expiring
+ * offers and requests, cancelling invalid traffic purchases) is registered on
  * `engine.automations` and run before and after each wallet request, so an accepted offer is
  * completed as soon as the accept returns (the real automation does it moments later). So is the
  * validator's pre-approval automation (`AcceptTransferPreapprovalProposalTrigger`): a
