@@ -70,13 +70,13 @@ describe('BuyTrafficRequest', () => {
     const funds = l.tap(l.alice, '700');
     const r = await batch(cid, [funds]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events = r.body.transaction.events as any[];
+    const events: Array<{ ExercisedEvent?: { exerciseResult: { outcomes: Array<{ tag: string; value: { _1: string; _2: unknown } }> } } }> = r.body.transaction.events;
     expect(trace(events).slice(0, 3)).toEqual([
       'exercise WalletAppInstall.WalletAppInstall_ExecuteBatch',
       'consume BuyTrafficRequest.BuyTrafficRequest_Complete',
       'exercise AmuletRules.AmuletRules_BuyMemberTraffic',
     ]);
-    const outcome = events[0].ExercisedEvent.exerciseResult.outcomes[0];
+    const outcome = events[0]!.ExercisedEvent!.exerciseResult.outcomes[0]!;
     expect(outcome.tag).toBe('COO_CompleteBuyTrafficRequest');
     expect(outcome.value._2).toEqual({ trackingId: 't1', endUserParty: l.alice });
     expect(l.engine.contracts.get(outcome.value._1)!.payload).toMatchObject({ memberId: l.engine.participantMember, totalPurchased: '200000', amuletSpent: '666.8000000000' });

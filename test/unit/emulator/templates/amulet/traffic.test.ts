@@ -8,6 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { MemberTrafficId, synchronizerFees } from '../../../../../src/emulator/templates/amulet/index.js';
 import { AMULET, amuletLedger, exercise, trace, type AmuletLedger } from './fixture.js';
 
+/** The fields of `AmuletRules_BuyMemberTrafficResult` read here. */
+interface BuyResult {
+  amuletPaid: string;
+  summary: { amuletPrice: string };
+  meta: { values: Record<string, string> };
+  purchasedTraffic: string;
+  senderChangeAmulet: string;
+}
+
 const MEMBER_TRAFFIC = '#splice-amulet:Splice.DecentralizedSynchronizer:MemberTraffic';
 
 function buy(l: AmuletLedger, provider: string, inputs: string[], over: Partial<Record<string, unknown>> = {}) {
@@ -46,7 +55,7 @@ describe('AmuletRules_BuyMemberTraffic', () => {
     const funds = l.tap(l.provider, '2000');
     const r = await buy(l, l.provider, [funds]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events = r.body.transaction.events as any[];
+    const events: Array<{ ExercisedEvent?: { exerciseResult: BuyResult } }> = r.body.transaction.events;
     expect(trace(events)).toEqual([
       'exercise AmuletRules.AmuletRules_BuyMemberTraffic',
       'exercise OpenMiningRound.OpenMiningRound_Fetch',
@@ -57,7 +66,7 @@ describe('AmuletRules_BuyMemberTraffic', () => {
       'consume Amulet.Archive',
       'create MemberTraffic',
     ]);
-    const result = events[0].ExercisedEvent.exerciseResult;
+    const result = events[0]!.ExercisedEvent!.exerciseResult;
     expect(result.amuletPaid).toBe('666.8000000000');
     expect(result.summary.amuletPrice).toBe('0.0050000000');
     expect(result.meta.values['splice.lfdecentralizedtrust.org/tx-kind']).toBe('burn');
