@@ -317,9 +317,11 @@ export function transactionEnvelope(tx: TransactionRecord, commandId: string, ev
     traceContext: null,
     recordTime: formatInstant(tx.recordTimeMicros),
     externalTransactionHash: tx.externalTransactionHash ?? null,
-    // Set for requests this participant submitted and paid (every transaction of the emulated
-    // ledger is), when the synchronizer meters traffic.
-    paidTrafficCost: tx.paidTrafficCost === undefined ? null : Number(tx.paidTrafficCost),
+    // The cost this participant paid for the request (every transaction of the emulated ledger is
+    // submitted here), when the synchronizer meters traffic; like the command id, only for a
+    // reader among the submitting parties (JsTransaction.paidTrafficCost: "Not set for
+    // transactions … returned as part of a query filtering for a non submitting party").
+    paidTrafficCost: tx.paidTrafficCost === undefined || commandId === '' ? null : Number(tx.paidTrafficCost),
   };
 }
 

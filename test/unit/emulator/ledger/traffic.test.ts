@@ -70,12 +70,17 @@ describe('paidTrafficCost on the Ledger API', () => {
     const end = engine.ledgerEnd();
     const tx = engine.updates.range(end - 1, end)[0]!;
     expect(tx.paidTrafficCost).toBeGreaterThan(REQUEST_OVERHEAD_BYTES);
-    const byId = await app.request('/v2/updates/transaction-by-id', {
-      method: 'POST',
-      body: JSON.stringify({ updateId: tx.updateId, transactionFormat: { eventFormat: { filtersByParty: { [alice]: { cumulative: [] } }, verbose: false }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } }),
-    });
-    expect(byId.status).toBe(200);
-    expect(((await byId.json()) as { transaction: { paidTrafficCost: number } }).transaction.paidTrafficCost).toBe(Number(tx.paidTrafficCost));
+    const byId = async (party: string) => {
+      const r = await app.request('/v2/updates/transaction-by-id', {
+        method: 'POST',
+        body: JSON.stringify({ updateId: tx.updateId, transactionFormat: { eventFormat: { filtersByParty: { [party]: { cumulative: [] } }, verbose: false }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } }),
+      });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { transaction: { commandId: string; paidTrafficCost: number | null } }).transaction;
+    };
+    // alice submitted the tap: she sees the cost; the DSO (a stakeholder, not a submitter) does not
+    expect((await byId(alice)).paidTrafficCost).toBe(Number(tx.paidTrafficCost));
+    expect(await byId(dso)).toMatchObject({ commandId: '', paidTrafficCost: null });
     const completions = await app.request('/v2/commands/completions?stream_idle_timeout_ms=10', {
       method: 'POST',
       body: JSON.stringify({ userId: 'tester', parties: [alice], beginExclusive: 0 }),
