@@ -29,7 +29,7 @@ import type { TrafficControlParameters } from '../../ledger/traffic.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
-import { splitAndBurn } from './preapproval.js';
+import { checkExpectedDso, splitAndBurn } from './preapproval.js';
 import { fetchForDso, fetchOpenRound, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
 import {
   AmuletIds,
@@ -105,12 +105,6 @@ const BuyMemberTrafficT = rec(
 /** `throw (InvalidTransfer reason)`: the exception's message is the derived `show` of the reason. */
 function invalidTransfer(ctx: UpdateContext, reason: string): never {
   return ctx.fail(reason, { errorId: 'UNHANDLED_EXCEPTION/Splice.AmuletRules:InvalidTransfer', category: 9 });
-}
-
-/** `checkExpectedDso` (Splice.AmuletRules). */
-function checkExpectedDso(ctx: UpdateContext, dso: string, expected: string | null): void {
-  if (expected === null) failGeneral(ctx, 'Expected DSO party not set by caller. Please change your code to set it as a prudent security measure.');
-  if (expected !== dso) failGeneral(ctx, `DSO party expected by caller ${showParty(expected)} does not match actual DSO party ${showParty(dso)}`);
 }
 
 /** The USD and Amulet price of `trafficAmount` bytes (`computeSynchronizerFees`), as scaled decimals. */
