@@ -20,7 +20,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LedgerEngine } from '../../src/emulator/ledger/engine.js';
 import { createScanApp } from '../../src/emulator/scan/index.js';
 import { ManualClock } from '../../src/emulator/shared/clock.js';
-import { createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
+import { amuletContext, createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
 import { buildWorld, IDS, type World } from '../unit/emulator/scan/fixture.js';
 import { SPECS, createSpecValidator, specPath, type CoverageRequirement } from '../support/openapi-conformance.js';
 
@@ -131,6 +131,7 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
       ['get', '/v0/featured-apps/by-provider/{provider_party_id}'],
       ['get', '/v0/featured-apps/by-contract-id/{contract_id}'],
       ['get', '/v0/transfer-preapprovals/by-party/{party}'],
+      ['get', '/v0/domains/{domain_id}/members/{member_id}/traffic-status'],
       ['get', '/v0/state/acs/snapshot-timestamp'],
       ['get', '/v0/state/acs/snapshot-timestamp-after'],
       ['post', '/v0/state/acs/force'],
@@ -181,6 +182,81 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
     expect((await call(w, 'GET', `/api/scan/v0/transfer-preapprovals/by-party/${w.bob}`)).status).toBe(200);
     expect((await call(w, 'GET', `/api/scan/v0/transfer-preapprovals/by-party/${w.alice}`)).status).toBe(404);
     expect((await call(w, 'GET', '/api/scan/v0/transfer-preapprovals/by-party/alice')).status).toBe(400);
+  });
+
+  it('member traffic status: purchases, consumption and the errors', async () => {
+    const clock = new ManualClock('2026-05-01T01:00:00Z');
+    const engine = new LedgerEngine({ clock, seed: 'scan-traffic' });
+    const { dso } = seedAmuletWorld(engine);
+    const provider = engine.parties.allocate('provider').party;
+    const app = createScanApp({ engine, dsoParty: dso, clock });
+    const w = { get: (path: string) => Promise.resolve(app.request(`http://scan.local${path}`)), post: () => Promise.reject(new Error('unused')) };
+    const member = engine.participantMember;
+    const status = (domain: string, m: string) => call(w, 'GET', `/api/scan/v0/domains/${encodeURIComponent(domain)}/members/${encodeURIComponent(m)}/traffic-status`);
+
+    const before = await status(engine.synchronizerId, member);
+    expect(before.status).toBe(200);
+    expect(before.body.traffic_status.target).toEqual({ total_purchased: 0 });
+    expect(before.body.traffic_status.actual.total_limit).toBe(0);
+
+    const funds = tapAmulet(engine, { dso, receiver: provider, amount: '1000' });
+    const ctx = amuletContext(engine, dso);
+    engine.commands.submit({
+      userId: 'tester',
+      actAs: [provider],
+      readAs: [],
+      commandId: 'buy-traffic',
+      workflowId: '',
+      submissionId: 'buy-traffic',
+      commands: [
+        {
+          kind: 'exercise',
+          template: { package: { name: 'splice-amulet' }, moduleName: 'Splice.AmuletRules', entityName: 'AmuletRules' },
+          contractId: ctx.amuletRulesCid,
+          choice: 'AmuletRules_BuyMemberTraffic',
+          choiceArgument: {
+            inputs: [{ tag: 'InputAmulet', value: funds }],
+            context: { openMiningRound: ctx.openRoundCid, issuingMiningRounds: [], validatorRights: [], featuredAppRight: null },
+            provider,
+            memberId: member,
+            synchronizerId: engine.synchronizerId,
+            migrationId: '0',
+            trafficAmount: '250000',
+            expectedDso: dso,
+          },
+        },
+      ],
+      disclosedContracts: ctx.disclosed.slice(0, 2),
+    });
+    const after = await status(engine.synchronizerId, member);
+    expect(after.body.traffic_status.target).toEqual({ total_purchased: 250000 });
+    expect(after.body.traffic_status.actual.total_limit).toBe(250000);
+    // within the free base rate nothing extra is consumed yet
+    expect(after.body.traffic_status.actual.total_consumed).toBe(0);
+    // another (well-formed) synchronizer: the sequencer's state, no purchases
+    const other = await status('other-domain::1220aa', member);
+    expect(other.body.traffic_status.target).toEqual({ total_purchased: 0 });
+
+    // beyond the free base rate the participant's requests consume the extra traffic it bought
+    engine.traffic.setParameters({ maxBaseTrafficAmount: 0n, maxBaseTrafficAccumulationDurationMicros: 1_200_000_000n, readVsWriteScalingFactor: 4n, baseEventCost: 0n });
+    tapAmulet(engine, { dso, receiver: provider, amount: '1' });
+    const tx = engine.updates.range(engine.ledgerEnd() - 1, engine.ledgerEnd())[0]!;
+    const consumed = await status(engine.synchronizerId, member);
+    expect(consumed.body.traffic_status.actual.total_consumed).toBe(Number(tx.paidTrafficCost));
+    expect(consumed.body.traffic_status.actual.total_consumed).toBeGreaterThan(0);
+
+    const unknown = await status(engine.synchronizerId, 'PAR::someone::1220abcdef0123456789');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe('No traffic state found for member PAR::someone::1220abcdef01...');
+    const badMember = await status(engine.synchronizerId, 'PAR::x');
+    expect(badMember.status).toBe(400);
+    expect(badMember.body.error).toBe('Could not decode member ID: Invalid member `PAR::x`, expecting <three-letter-code>::id::fingerprint.');
+    expect((await status(engine.synchronizerId, 'participant1')).body.error).toBe('Could not decode member ID: Expected delimiter :: after three letter code of `participant1`');
+    expect((await status(engine.synchronizerId, 'XYZ::a::b')).body.error).toBe('Could not decode member ID: Unknown three letter type XYZ');
+    expect((await status(engine.synchronizerId, 'PAR:-a::b')).body.error).toBe('Could not decode member ID: Expected delimiter :: after three letter code of `PAR:-a::b`');
+    const badDomain = await status('global-domain', member);
+    expect(badDomain.status).toBe(400);
+    expect(badDomain.body.error).toBe('Could not decode domain ID: Invalid unique identifier `global-domain` with missing namespace.');
   });
 
   it('ACS snapshots, holdings and their errors', async () => {

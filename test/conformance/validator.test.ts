@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeaturedAppRight, createTransferPreapproval, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
 import { formatTime } from '../../src/emulator/templates/lf.js';
 import { createValidatorApp } from '../../src/emulator/validator/index.js';
+import { walletAutomationName } from '../../src/emulator/validator/app.js';
+import { ValidatorWallets } from '../../src/emulator/validator/wallet.js';
 import { buildValidatorWorld, expiresIn, type ValidatorWorld } from '../unit/emulator/validator/fixture.js';
 import { SPECS, createSpecValidator, specPath, type CoverageRequirement, type SpecValidator } from '../support/openapi-conformance.js';
 
@@ -37,6 +39,7 @@ function specFor(method: string, path: string): SpecValidator {
   if (p.startsWith('/v0/scan-proxy/')) return scanProxy;
   if (p === '/status' || p === '/version') return commonSpec;
   if (p === '/v0/wallet/transfer-offers' || /^\/v0\/wallet\/transfer-offers\/[^/]+\/status$/.test(p)) return walletExternal;
+  if (p === '/v0/wallet/buy-traffic-requests' || /^\/v0\/wallet\/buy-traffic-requests\/[^/]+\/status$/.test(p)) return walletExternal;
   if (p.startsWith('/v0/wallet/')) return walletInternal;
   void method;
   return validatorSpec;
@@ -64,6 +67,8 @@ const UNDOCUMENTED: Array<{ operationId: string; status: number; reason: string 
     'lookupTransferPreapprovalByParty',
     'createTransferPreapproval',
     'transferPreapprovalSend',
+    'createBuyTrafficRequest',
+    'getBuyTrafficRequestStatus',
   ].map((operationId) => ({ operationId, status: 401, reason: "pekko authenticateOAuth2's rejection (plain text, WWW-Authenticate); the specs document no 401" })),
   ...[
     'listTransferOffers',
@@ -78,8 +83,10 @@ const UNDOCUMENTED: Array<{ operationId: string; status: number; reason: string 
     'listAcceptedTransferOffers',
     'createTransferPreapproval',
     'transferPreapprovalSend',
+    'createBuyTrafficRequest',
+    'getBuyTrafficRequestStatus',
   ].map((operationId) => ({ operationId, status: 403, reason: 'UserWalletAuthExtractor: `Authorization Failed for <user>` (AuthExtractor.rejectWithAuthorizationFailure)' })),
-  ...['createTransferPreapproval', 'transferPreapprovalSend'].map((operationId) => ({
+  ...['createTransferPreapproval', 'transferPreapprovalSend', 'createBuyTrafficRequest'].map((operationId) => ({
     operationId,
     status: 404,
     reason: 'UserWalletAuthExtractor: `No wallet found for user …` (the other wallet operations document it; these two do not)',
@@ -156,6 +163,11 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
           ['post', '/v0/wallet/transfer-offers', 409],
           ['post', '/v0/wallet/transfer-offers/{tracking_id}/status', 200],
           ['post', '/v0/wallet/transfer-offers/{tracking_id}/status', 404],
+          ['post', '/v0/wallet/buy-traffic-requests', 200],
+          ['post', '/v0/wallet/buy-traffic-requests', 400],
+          ['post', '/v0/wallet/buy-traffic-requests', 409],
+          ['post', '/v0/wallet/buy-traffic-requests/{tracking_id}/status', 200],
+          ['post', '/v0/wallet/buy-traffic-requests/{tracking_id}/status', 404],
         ]),
       ),
     ).toEqual([]);
@@ -206,6 +218,65 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
     for (const p of ['/readyz', '/livez', '/status', '/version', '/v0/validator-user']) expect((await call('GET', `${BASE}${p}`)).status).toBe(200);
     createFeaturedAppRight(w.engine, { dso: w.dso, provider: w.validator });
     expect((await call('GET', `${BASE}/v0/validator-user`)).body.featured).toBe(true);
+  });
+
+  it('wallet: buy-traffic requests, completed by the wallet automation, and their errors', async () => {
+    const B = `${BASE}/v0/wallet/buy-traffic-requests`;
+    const request = (id: string, amount = 200_000, ms = 3600_000, domain = w.engine.synchronizerId) => ({
+      receiving_validator_party_id: w.validator,
+      domain_id: domain,
+      traffic_amount: amount,
+      tracking_id: id,
+      expires_at: expiresIn(w, ms),
+    });
+    const status = (id: string, user = 'bob') => call('POST', `${B}/${id}/status`, { user });
+    for (const [method, path, body] of [['POST', B, request('e')], ['POST', `${B}/e/status`]] as Array<[string, string, unknown?]>) {
+      expect((await call(method, path, { body })).status).toBe(401);
+      expect((await call(method, path, { body, user: 'mallory' })).status).toBe(403);
+    }
+    expect((await call('POST', B, { body: request('e'), user: 'carol' })).status).toBe(404);
+
+    // bob pays all his 666.8 CC for 200 kB (16.67 $/MB at 0.005 $/CC): the automation completes it
+    tapAmulet(w.engine, { dso: w.dso, receiver: w.bob, amount: '666.8' });
+    const created = await call('POST', B, { user: 'bob', body: request('bt1') });
+    expect(created.status).toBe(200);
+    expect(created.body.request_contract_id).toMatch(/^00[0-9a-f]+$/);
+    const done = await status('bt1');
+    expect(done.body.status).toBe('completed');
+    expect(typeof done.body.transaction_id).toBe('string');
+    const member = w.engine.participantMember;
+    expect(w.scan.memberTrafficStatus(w.engine.synchronizerId, member)).toMatchObject({ traffic_status: { target: { total_purchased: 200_000 } } });
+    expect((await call('POST', B, { user: 'bob', body: request('bt1') })).status).toBe(409);
+    expect((await status('unknown')).status).toBe(404);
+    // alice does not see bob's tracking ids
+    expect((await status('bt1', 'alice')).status).toBe(404);
+
+    // invalid requests: the automation cancels them with the Amulet rules' reason
+    expect((await call('POST', B, { user: 'bob', body: request('small', 1000) })).status).toBe(200);
+    expect((await status('small')).body).toEqual({
+      status: 'failed',
+      failure_reason: 'rejected',
+      rejection_reason: 'ITR_InsufficientTopupAmount {requestedTopupAmount = 1000, minTopupAmount = 200000}',
+    });
+    expect((await call('POST', B, { user: 'bob', body: request('poor') })).status).toBe(200);
+    expect((await status('poor')).body).toMatchObject({ status: 'failed', failure_reason: 'rejected' });
+    expect((await status('poor')).body.rejection_reason).toMatch(/^ITR_InsufficientFunds \{missingAmount = /);
+
+    // bad bodies and parties
+    expect((await call('POST', B, { user: 'bob', body: {} })).status).toBe(400);
+    expect((await call('POST', B, { user: 'bob', body: { ...request('x'), receiving_validator_party_id: 'nobody' } })).status).toBe(400);
+    expect((await call('POST', B, { user: 'bob', body: { ...request('x'), receiving_validator_party_id: 'someone::1220ab' } })).status).toBe(400);
+    expect((await call('POST', B, { user: 'bob', body: { ...request('x'), traffic_amount: 'lots' } })).status).toBe(400);
+
+    // a request nobody completes in time expires
+    w.engine.automations.unregister(walletAutomationName(w.validator));
+    expect((await call('POST', B, { user: 'bob', body: request('late', 200_000, 1000) })).status).toBe(200);
+    expect((await status('late')).body).toEqual({ status: 'created' });
+    w.clock.advance(2000);
+    // the wallet automation again (an equivalent instance, for the rest of the suite)
+    const automation = new ValidatorWallets({ engine: w.engine, dso: w.dso, validatorParty: w.validator, validatorUser: 'ledger-api-user' });
+    w.engine.automations.register(walletAutomationName(w.validator), () => automation.runAutomation());
+    expect((await status('late')).body).toEqual({ status: 'failed', failure_reason: 'expired' });
   });
 
   it('wallet: the transfer-offer flow and every error', async () => {

@@ -114,7 +114,7 @@ function completionStream(engine: LedgerEngine, q: { userId?: string; parties?: 
               traceContext: null,
               offset: tx.offset,
               synchronizerTime: { synchronizerId: tx.synchronizerId, recordTime: formatInstant(tx.recordTimeMicros) },
-              paidTrafficCost: 0,
+              paidTrafficCost: Number(tx.paidTrafficCost ?? 0n),
             },
           },
         },

@@ -317,7 +317,11 @@ export function transactionEnvelope(tx: TransactionRecord, commandId: string, ev
     traceContext: null,
     recordTime: formatInstant(tx.recordTimeMicros),
     externalTransactionHash: tx.externalTransactionHash ?? null,
-    paidTrafficCost: null,
+    // The cost this participant paid for the request (every transaction of the emulated ledger is
+    // submitted here), when the synchronizer meters traffic; like the command id, only for a
+    // reader among the submitting parties (JsTransaction.paidTrafficCost: "Not set for
+    // transactions … returned as part of a query filtering for a non submitting party").
+    paidTrafficCost: tx.paidTrafficCost === undefined || commandId === '' ? null : Number(tx.paidTrafficCost),
   };
 }
 

@@ -146,6 +146,10 @@ export class CommandService {
       witnesses,
     };
     if (opts.externalTransactionHash !== undefined) tx.externalTransactionHash = opts.externalTransactionHash;
+    // The confirmation request is sequenced: this participant pays its traffic.
+    const traffic = engine.traffic;
+    const cost = traffic.consume(engine.participantMember, traffic.eventCost(traffic.requestSize(i.nodes, i.inputs.values(), i.created.values()), 1n), now);
+    if (cost !== undefined) tx.paidTrafficCost = cost;
     for (const n of i.nodes) if (n.kind === 'create') n.transient = i.consumed.has(n.contract.contractId);
     for (const c of i.created.values()) {
       c.createdOffset = offset;

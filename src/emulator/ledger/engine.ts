@@ -17,6 +17,7 @@ import { CommandService } from './commands.js';
 import { EngineAutomations } from './automations.js';
 import { ExternalPartyStore } from './external-parties.js';
 import { InteractiveSubmissionService } from './interactive/service.js';
+import { SequencerTraffic } from './traffic.js';
 
 export interface LedgerEngineOptions {
   clock?: Clock;
@@ -38,6 +39,8 @@ export class LedgerEngine {
   /** The participant's namespace: every party it allocates is `hint::<namespace>`. */
   readonly namespace: string;
   readonly participantId: string;
+  /** The participant as a sequencer member (`Member.toProtoPrimitive`: `PAR::<uid>`). */
+  readonly participantMember: string;
   readonly synchronizerId: string;
   readonly synchronizerAlias: string;
   readonly listMaxElements: number;
@@ -56,6 +59,8 @@ export class LedgerEngine {
   readonly interactive: InteractiveSubmissionService;
   /** Background automation run lazily before each submission (automations.ts). */
   readonly automations: EngineAutomations;
+  /** The synchronizer's traffic control, metering this participant's requests (off until parameters are set). */
+  readonly traffic = new SequencerTraffic();
 
   constructor(opts: LedgerEngineOptions = {}) {
     this.clock = opts.clock ?? systemClock;
@@ -64,6 +69,7 @@ export class LedgerEngine {
     this.participantName = opts.participantName ?? 'participant1';
     this.namespace = stableFingerprint(`${seed}/namespace/${this.participantName}`);
     this.participantId = `${this.participantName}::${this.namespace}`;
+    this.participantMember = `PAR::${this.participantId}`;
     const syncName = opts.synchronizerName ?? 'global-domain';
     this.synchronizerId = `${syncName}::${stableFingerprint(`${seed}/synchronizer/${syncName}`)}`;
     this.synchronizerAlias = opts.synchronizerAlias ?? 'global';

@@ -55,6 +55,8 @@ export interface TransactionRecord {
   witnesses: ReadonlySet<string>;
   /** Base64 prepared-transaction hash of an externally signed (interactive) submission. */
   externalTransactionHash?: string;
+  /** Bytes of traffic the submitting participant paid for the request (./traffic.ts); absent without traffic control. */
+  paidTrafficCost?: bigint;
 }
 
 export class UpdateLog {

@@ -68,6 +68,13 @@ export function createScanApp(opts: ScanAppOptions): Hono {
     { method: 'GET', path: '/v0/featured-apps/:provider_party_id', handler: (c) => scan.featuredAppRight(c.req.param('provider_party_id')!) },
     { method: 'GET', path: '/v0/transfer-preapprovals/by-party/:party', handler: (c) => scan.transferPreapprovalByParty(c.req.param('party')!) },
 
+    // synchronizer traffic
+    {
+      method: 'GET',
+      path: '/v0/domains/:domain_id/members/:member_id/traffic-status',
+      handler: (c) => scan.memberTrafficStatus(c.req.param('domain_id')!, c.req.param('member_id')!),
+    },
+
     // ACS snapshots and holdings
     {
       method: 'GET',

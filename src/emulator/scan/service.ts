@@ -40,6 +40,7 @@ import type {
   UpdateHistoryRequestV2,
 } from './schemas.js';
 import { ScanStore, type Snapshot, type SnapshotPage } from './store.js';
+import { MEMBER_TRAFFIC_TEMPLATE, memberTrafficStatus } from './traffic.js';
 
 /** Template name keys (`package-name:Module:Entity`, research §4) scan reads. */
 export const SCAN_TEMPLATES = {
@@ -241,6 +242,11 @@ export class ScanService {
     const c = this.store.activeNow(SCAN_TEMPLATES.transferPreapproval).find((x) => field(x, 'receiver') === party);
     if (!c) throw notFound(`No TransferPreapproval found for party: ${party}`);
     return { transfer_preapproval: contractWithStateJson(c) };
+  }
+
+  /** `GET /v0/domains/{domain_id}/members/{member_id}/traffic-status` (./traffic.ts). */
+  memberTrafficStatus(domainId: string, memberId: string): JsonObject {
+    return memberTrafficStatus(this.engine, this.store.activeNow(MEMBER_TRAFFIC_TEMPLATE), domainId, memberId);
   }
 
   // ---- ACS snapshots (§2.3, §2.4, §3) ----------------------------------------------------------

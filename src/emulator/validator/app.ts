@@ -20,7 +20,8 @@
  * are forwarded, with `/api/validator/v0/scan-proxy` stripped, to the Amulet registry app that
  * scan serves at its host root (`registryApp`), and its answer is passed through.
  *
- * The wallet automation (completing accepted transfer offers, expiring offers) is registered on
+ * The wallet automation (completing accepted transfer offers and buy-traffic requests, expiring
+ * offers and requests, cancelling invalid traffic purchases) is registered on
  * `engine.automations` and run before and after each wallet request, so an accepted offer is
  * completed as soon as the accept returns (the real automation does it moments later). So is the
  * validator's pre-approval automation (`AcceptTransferPreapprovalProposalTrigger`): a
@@ -37,7 +38,7 @@ import { ScanError } from '../scan/errors.js';
 import type { ScanService } from '../scan/service.js';
 import { createTokenAuthenticator, REALMS, unauthorized, type Realm, type ValidatorAuthConfig } from './auth.js';
 import { fromLedgerError, ValidatorError } from './errors.js';
-import { CreateTransferOfferRequest, decodeBody, TapRequest, TransferPreapprovalSendRequest } from './schemas.js';
+import { CreateBuyTrafficRequest, CreateTransferOfferRequest, decodeBody, TapRequest, TransferPreapprovalSendRequest } from './schemas.js';
 import { ValidatorWallets, type UserWallet } from './wallet.js';
 
 export const VALIDATOR_BASE_PATH = '/api/validator';
@@ -146,6 +147,19 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono {
       path: '/v0/wallet/transfer-offers/:tracking_id/status',
       auth: walletRoute('getTransferOfferStatus'),
       handler: (c, u) => wallets.transferOfferStatus(w(u), c.req.param('tracking_id')!),
+    },
+
+    {
+      method: 'POST',
+      path: '/v0/wallet/buy-traffic-requests',
+      auth: walletRoute('createBuyTrafficRequest'),
+      handler: async (c, u) => wallets.createBuyTrafficRequest(w(u), await body(c, CreateBuyTrafficRequest)),
+    },
+    {
+      method: 'POST',
+      path: '/v0/wallet/buy-traffic-requests/:tracking_id/status',
+      auth: walletRoute('getBuyTrafficRequestStatus'),
+      handler: (c, u) => wallets.buyTrafficRequestStatus(w(u), c.req.param('tracking_id')!),
     },
 
     // wallet, internal (wallet-internal.yaml)

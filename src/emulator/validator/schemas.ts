@@ -27,6 +27,16 @@ export const CreateTransferOfferRequest = z.object({
 });
 export type CreateTransferOfferRequest = z.infer<typeof CreateTransferOfferRequest>;
 
+/** `CreateBuyTrafficRequest` (wallet-external.yaml; all five fields required). */
+export const CreateBuyTrafficRequest = z.object({
+  receiving_validator_party_id: z.string(),
+  domain_id: z.string(),
+  traffic_amount: int64,
+  tracking_id: z.string(),
+  expires_at: int64,
+});
+export type CreateBuyTrafficRequest = z.infer<typeof CreateBuyTrafficRequest>;
+
 /** `TapRequest`. */
 export const TapRequest = z.object({
   amount: z.string(),

@@ -36,6 +36,7 @@ import { formatTime, parseTime } from '../templates/lf.js';
 import {
   amuletContext,
   AmuletIds,
+  BuyTrafficRequestId,
   amuletValueAtRound,
   dec,
   decText,
@@ -44,6 +45,7 @@ import {
   openMiningRounds,
   TransferPreapprovalProposalId,
   type AcceptedTransferOfferPayload,
+  type BuyTrafficRequestPayload,
   type AmuletPayload,
   type LockedAmuletPayload,
   type TransferOfferPayload,
@@ -52,7 +54,7 @@ import {
   type WalletAppInstallPayload,
 } from '../templates/amulet/index.js';
 import { badRequest, conflict, fromLedgerError, notFound, ValidatorError } from './errors.js';
-import { decodeNumeric, decodeParty, decodeTimestampMicros, type CreateTransferOfferRequest, type TapRequest, type TransferPreapprovalSendRequest } from './schemas.js';
+import { decodeNumeric, decodeParty, decodeTimestampMicros, type CreateBuyTrafficRequest, type CreateTransferOfferRequest, type TapRequest, type TransferPreapprovalSendRequest } from './schemas.js';
 
 export interface ValidatorWalletsOptions {
   engine: LedgerEngine;
@@ -82,6 +84,12 @@ export type TransferOfferStatus =
   | { status: 'created' | 'accepted' | 'completed'; transaction_id: string; contract_id: string }
   | { status: 'failed'; failure_kind: 'expired' | 'rejected' | 'withdrawn'; withdrawn_reason?: string };
 
+/** The statuses of `GetBuyTrafficRequestStatusResponse`. */
+export type BuyTrafficRequestStatus =
+  | { status: 'created' }
+  | { status: 'completed'; transaction_id: string }
+  | { status: 'failed'; failure_reason: 'expired' | 'rejected'; rejection_reason?: string };
+
 const SUBMITTED_WITHDRAW_REASON = 'Withdrawn by sender';
 
 const byName = (id: QualifiedId) => ({ package: { name: id.packageName }, moduleName: id.moduleName, entityName: id.entityName });
@@ -94,6 +102,7 @@ const KEY = {
   featured: nameKey(AmuletIds.FeaturedAppRight),
   preapproval: nameKey(AmuletIds.TransferPreapproval),
   proposal: nameKey(TransferPreapprovalProposalId),
+  buyTraffic: nameKey(BuyTrafficRequestId),
 };
 
 /** `TransferPreapprovalConfig.preapprovalLifetime` default: 90 days. */
@@ -714,6 +723,126 @@ export class ValidatorWallets {
         const senderInstall = byParty.get(p.sender);
         if (!senderInstall || this.failedCompletions.has(accepted.contractId)) continue;
         this.completeAcceptedOffer({ party: p.sender, install: senderInstall }, accepted.contractId);
+      }
+    }
+
+    this.runBuyTrafficAutomation(byParty, now);
+  }
+
+  // ---- buy traffic requests (wallet-external.yaml; ../templates/amulet/buy-traffic-request.ts) ----
+
+  /**
+   * The latest buy-traffic-request event with this tracking id in the wallet party's transaction
+   * log (`getLatestBuyTrafficRequestEventByTrackingId`): created, completed, or failed (cancelled
+   * = rejected with its reason, expired).
+   */
+  latestBuyTrafficRequestEvent(party: string, trackingId: string): BuyTrafficRequestStatus | undefined {
+    let latest: BuyTrafficRequestStatus | undefined;
+    for (const tx of this.engine.updates.range(0, this.engine.ledgerEnd(), new Set([party]))) {
+      for (const n of tx.nodes) {
+        if (n.kind !== 'exercise' || !n.witnesses.has(party)) continue;
+        const key = nameKey(n.templateId);
+        const arg = (n.choiceArgument ?? {}) as { trackingId?: unknown; reason?: unknown };
+        const res = (n.exerciseResult ?? {}) as { trackingInfo?: { trackingId?: unknown; endUserParty?: unknown } };
+        if (key === KEY.install && n.choice === 'WalletAppInstall_CreateBuyTrafficRequest') {
+          const install = this.engine.contracts.get(n.contractId)?.payload as WalletAppInstallPayload | undefined;
+          if (arg.trackingId === trackingId && install?.endUserParty === party) latest = { status: 'created' };
+          continue;
+        }
+        if (key !== KEY.buyTraffic || res.trackingInfo?.trackingId !== trackingId || res.trackingInfo?.endUserParty !== party) continue;
+        if (n.choice === 'BuyTrafficRequest_Complete') latest = { status: 'completed', transaction_id: tx.updateId };
+        else if (n.choice === 'BuyTrafficRequest_Cancel') latest = { status: 'failed', failure_reason: 'rejected', rejection_reason: String(arg.reason) };
+        else if (n.choice === 'BuyTrafficRequest_Expire') latest = { status: 'failed', failure_reason: 'expired' };
+      }
+    }
+    return latest;
+  }
+
+  /** `POST /v0/wallet/buy-traffic-requests/{tracking_id}/status`. */
+  buyTrafficRequestStatus(w: UserWallet, trackingId: string): BuyTrafficRequestStatus {
+    const s = this.latestBuyTrafficRequestEvent(w.party, trackingId);
+    if (!s) throw notFound(`Couldn't find buy traffic request with tracking id ${trackingId}`);
+    return s;
+  }
+
+  /**
+   * `POST /v0/wallet/buy-traffic-requests`: traffic for the participant hosting
+   * `receiving_validator_party_id` (the emulated participant: it must host the party) on
+   * `domain_id`, at the validator's migration id (0). 409 when the user's log already has an event
+   * with this tracking id; else `WalletAppInstall_CreateBuyTrafficRequest`, deduplicated on
+   * (user, tracking id). The wallet automation then buys it (`runBuyTrafficAutomation`).
+   */
+  createBuyTrafficRequest(w: UserWallet, req: CreateBuyTrafficRequest): JsonObject {
+    const receiving = decodeParty(req.receiving_validator_party_id);
+    if (!this.engine.parties.has(receiving)) throw badRequest(`No participant id found hosting party: ${receiving}`);
+    const expiresAt = decodeTimestampMicros(req.expires_at);
+    if (this.latestBuyTrafficRequestEvent(w.party, req.tracking_id)) {
+      throw conflict(`Buy traffic request with trackingId ${req.tracking_id} already exists.`);
+    }
+    try {
+      const { result } = this.exerciseInstall(
+        w,
+        'WalletAppInstall_CreateBuyTrafficRequest',
+        {
+          memberId: this.engine.participantMember,
+          synchronizerId: req.domain_id,
+          migrationId: '0',
+          trafficAmount: String(req.traffic_amount),
+          expiresAt: formatTime(expiresAt),
+          trackingId: req.tracking_id,
+        },
+        { commandId: commandId('org.lfdecentralizedtrust.splice.wallet.createBuyTrafficRequest', [w.party], req.tracking_id) },
+      );
+      return { request_contract_id: String(result.buyTrafficRequest) };
+    } catch (e) {
+      if (e instanceof ValidatorError && e.status === 409 && e.message.startsWith('DUPLICATE_COMMAND')) throw conflict('CreateBuyTrafficRequest duplicate command');
+      throw e;
+    }
+  }
+
+  /**
+   * The wallet automation's buy-traffic triggers: requests past `expiresAt` are expired
+   * (`WalletAppInstall_BuyTrafficRequest_Expire`); the others are completed with
+   * `WalletAppInstall_ExecuteBatch [CO_CompleteBuyTrafficRequest]` from the user's amulets, and
+   * cancelled with the Amulet rules' reason (`WalletAppInstall_BuyTrafficRequest_Cancel`) when the
+   * purchase is invalid (unknown synchronizer, below the minimum top-up, out of funds), as
+   * Splice's trigger does with a `COO_Error` outcome.
+   */
+  private runBuyTrafficAutomation(byParty: ReadonlyMap<string, UserWallet['install']>, now: bigint): void {
+    for (const [party, install] of byParty) {
+      for (const request of this.active(KEY.buyTraffic, party)) {
+        const p = request.payload as BuyTrafficRequestPayload;
+        if (p.endUserParty !== party || !this.engine.contracts.getActive(request.contractId) || this.failedCompletions.has(request.contractId)) continue;
+        const w = { party, install };
+        if (parseTime(p.expiresAt) <= now) {
+          this.tryAutomation('expire buy traffic request', () => this.exerciseInstall(w, 'WalletAppInstall_BuyTrafficRequest_Expire', { requestCid: request.contractId }));
+          continue;
+        }
+        let ctx: ReturnType<ValidatorWallets['paymentContext']>;
+        try {
+          ctx = this.paymentContext();
+        } catch {
+          return; // no usable open round yet: retried on a later pass
+        }
+        const inputs = this.amuletsOf(party)
+          .slice(0, 100)
+          .map((c) => ({ tag: 'InputAmulet', value: c.contractId }));
+        try {
+          this.exerciseInstall(
+            w,
+            'WalletAppInstall_ExecuteBatch',
+            { context: ctx.payment, inputs, operations: [{ tag: 'CO_CompleteBuyTrafficRequest', value: { trafficRequestCid: request.contractId } }] },
+            { disclosed: ctx.disclosed },
+          );
+        } catch (e) {
+          const reason = /(ITR_[A-Za-z]+ \{[^}]*\})/.exec((e as Error).message)?.[1];
+          if (reason !== undefined) {
+            this.tryAutomation('cancel buy traffic request', () => this.exerciseInstall(w, 'WalletAppInstall_BuyTrafficRequest_Cancel', { requestCid: request.contractId, reason }));
+          } else {
+            this.failedCompletions.add(request.contractId);
+            this.logger?.warn({ err: e }, `Unexpectedly failed to complete buy traffic request ${request.contractId}`);
+          }
+        }
       }
     }
   }

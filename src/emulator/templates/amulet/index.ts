@@ -62,8 +62,8 @@
  *     not declared. The V1
  *     allocation lock context is `allocation for transfer leg "<id>" to '<receiver>'` (the
  *     ≤ 0.1.17 text; V2 locks use 0.1.22's `allocation for settlement of <id>`).
- *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_MergeTransferInputs,
- *     CO_Tap, CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal and
+ *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_CompleteBuyTrafficRequest,
+ *     CO_MergeTransferInputs, CO_Tap, CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal and
  *     CO_RenewTransferPreapproval; the other wallet operations fail saying so.
  */
 import type { DisclosedInput, EngineCommand, Submission } from '../../ledger/commands.js';
@@ -79,12 +79,16 @@ import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayloa
 import { walletTemplates } from './wallet.js';
 import { registerTransferPreapprovals } from './preapproval.js';
 import { ExternalPartyConfigStateId, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
+import { registerMemberTraffic, trafficControlParametersOf } from './traffic.js';
+import { registerBuyTrafficRequests } from './buy-traffic-request.js';
 
 export * from './values.js';
 export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
 export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
 export { ExternalPartyConfigStateId, EXTERNAL_PARTY_CONFIG_STATE_KEY, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
 export { TransferPreapprovalProposalId, payForTransferPreapproval, type TransferPreapprovalProposalPayload } from './preapproval.js';
+export { MemberTrafficId, synchronizerFees, trafficControlParametersOf, type MemberTrafficPayload } from './traffic.js';
+export { BuyTrafficRequestId, type BuyTrafficRequestPayload } from './buy-traffic-request.js';
 
 /**
  * Registers the token-standard interfaces and the Amulet and wallet templates. Idempotent (a
@@ -96,6 +100,8 @@ export function registerAmulet(templates: TemplateRegistry, behaviour: Partial<A
   const b: AmuletBehaviour = { holdingFeesOnTransfer: behaviour.holdingFeesOnTransfer ?? false };
   for (const def of [...amuletTemplates(templates, b), ...walletTemplates()]) templates.register(def);
   registerTransferPreapprovals(templates, b);
+  registerMemberTraffic(templates, b);
+  registerBuyTrafficRequests(templates);
 }
 
 // ---- configuration ---------------------------------------------------------------------------------
@@ -372,6 +378,11 @@ export interface SeedAmuletWorldOptions extends AmuletConfigOptions, AmuletSubmi
   /** Advance rounds automatically with the clock (default true). */
   automateRounds?: boolean;
   behaviour?: Partial<AmuletBehaviour>;
+  /**
+   * Meter the synchronizer's traffic with the config's base rate and scaling factor, as the SVs
+   * configure it (default true): transactions then report `paidTrafficCost` (ledger/traffic.ts).
+   */
+  meterTraffic?: boolean;
 }
 
 export interface AmuletWorld {
@@ -422,6 +433,7 @@ export function seedAmuletWorld(engine: LedgerEngine, opts: SeedAmuletWorldOptio
       updateExternalPartyConfigStates(e, dso);
     });
   }
+  if (opts.meterTraffic ?? true) engine.traffic.setParameters(trafficControlParametersOf(config));
   return { dso, amuletRulesCid, externalPartyAmuletRulesCid };
 }
 

@@ -78,7 +78,7 @@ const ProposalT = rec(['receiver', 'party'], ['provider', 'party'], ['expectedDs
 
 
 /** `checkExpectedDso` (Splice.AmuletRules). */
-function checkExpectedDso(ctx: UpdateContext, dso: string, expected: string | null): void {
+export function checkExpectedDso(ctx: UpdateContext, dso: string, expected: string | null): void {
   if (expected === null) failGeneral(ctx, 'Expected DSO party not set by caller. Please change your code to set it as a prudent security measure.');
   if (expected !== dso) failGeneral(ctx, `DSO party expected by caller ${showParty(expected)} does not match actual DSO party ${showParty(dso)}`);
 }
@@ -157,7 +157,7 @@ export function payForTransferPreapproval(
 }
 
 /** `splitAndBurn`: a self-transfer of `amount` to the provider, whose output is archived. */
-function splitAndBurn(
+export function splitAndBurn(
   ctx: UpdateContext,
   behaviour: AmuletBehaviour,
   sender: string,

@@ -323,7 +323,7 @@ export interface OpenMiningRoundPayload {
 export interface AmuletConfigV {
   transferConfig: TransferConfigV;
   issuanceCurve: { initialValue: Record<string, unknown>; futureValues: Array<{ _1: RelTimeV; _2: Record<string, unknown> }> };
-  decentralizedSynchronizer: { requiredSynchronizers: { map: Array<[string, object]> }; activeSynchronizer: string; fees: Record<string, unknown> };
+  decentralizedSynchronizer: { requiredSynchronizers: { map: Array<[string, object]> }; activeSynchronizer: string; fees: SynchronizerFeesConfigV };
   tickDuration: RelTimeV;
   packageConfig: Record<string, string>;
   transferPreapprovalFee: string | null;
@@ -447,6 +447,15 @@ export interface AnyValueV {
 export interface ExtraArgsV {
   context: { values: Record<string, AnyValueV> };
   meta: MetadataV;
+}
+/** `SynchronizerFeesConfig` (Splice.DecentralizedSynchronizer) as LF JSON. */
+export interface SynchronizerFeesConfigV {
+  baseRateTrafficLimits: { burstAmount: string; burstWindow: { microseconds: string } };
+  /** $/MB. */
+  extraTrafficPrice: string;
+  /** Parts per 10,000. */
+  readVsWriteScalingFactor: string;
+  minTopupAmount: string;
 }
 export interface TransferContextV {
   openMiningRound: string;

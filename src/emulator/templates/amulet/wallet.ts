@@ -212,6 +212,17 @@ export function walletTemplates(): TemplateDef[] {
           inputs = changeInputs(r.senderChangeAmulet);
           break;
         }
+        case 'CO_CompleteBuyTrafficRequest': {
+          // ./buy-traffic-request.ts: the request buys the traffic from the user's inputs
+          const r = ctx.exercise((op.value as { trafficRequestCid: string }).trafficRequestCid, 'BuyTrafficRequest_Complete', {
+            inputs,
+            context: a.context,
+            walletProvider: p.validatorParty,
+          }) as { purchasedTraffic: string; trackingInfo: unknown; senderChangeAmulet: string | null };
+          outcomes.push({ tag: 'COO_CompleteBuyTrafficRequest', value: { _1: r.purchasedTraffic, _2: r.trackingInfo } });
+          inputs = changeInputs(r.senderChangeAmulet);
+          break;
+        }
         case 'CO_MergeTransferInputs': {
           const r = exercisePaymentTransfer(ctx, p.dsoParty, a.context, { sender: p.endUserParty, provider: p.endUserParty, inputs, outputs: [], beneficiaries: null });
           outcomes.push({ tag: 'COO_MergeTransferInputs', value: r.senderChangeAmulet });

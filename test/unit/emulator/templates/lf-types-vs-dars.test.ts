@@ -120,6 +120,8 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-wallet:Splice.Wallet.TransferOffer:AcceptedTransferOffer',
       'splice-wallet:Splice.Wallet.Install:WalletAppInstall',
       'splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal',
+      'splice-amulet:Splice.DecentralizedSynchronizer:MemberTraffic',
+      'splice-wallet:Splice.Wallet.BuyTrafficRequest:BuyTrafficRequest',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:TokenTransferOffer',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:TokenAllocation',
@@ -134,8 +136,8 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.AccountConfig:AccountConfig',
       'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.AccountConfig:AccountProposal',
     ]);
-    // 29 payloads and 184 choice arguments (template choices, Archive included, and interface choices).
-    expect(compared.length).toBe(213);
+    // 31 payloads and 194 choice arguments (template choices, Archive included, and interface choices).
+    expect(compared.length).toBe(225);
     // Spot checks that interface choices of both API versions are among them.
     const names = compared.map((c) => c.what);
     for (const expected of [
