@@ -127,4 +127,9 @@ export class SequencerTraffic {
   }
 }
 
-const blobBytes = (c: ContractRecord): bigint => BigInt(Buffer.from(c.blob, 'base64').length);
+/** Bytes of a contract's blob, from the length of its base64 text (no decoding on every commit). */
+const blobBytes = (c: ContractRecord): bigint => {
+  const b64 = c.blob;
+  const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return BigInt((b64.length / 4) * 3 - padding);
+};
