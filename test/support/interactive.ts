@@ -3,16 +3,9 @@
  * allocated) party in `engine.externalParties`, signing the prepared-transaction hash as a
  * wallet does, and prepare / execute requests over the JSON API.
  */
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { LedgerEngine } from '../../src/emulator/ledger/engine.js';
-import { publicKeyFromBytes } from '../../src/emulator/ledger/external-parties.js';
-
-/** Canton fingerprint of a raw public key: `1220` + SHA-256(int32 purpose 12 ‖ key). */
-export function fingerprintOf(rawKey: Buffer): string {
-  const purpose = Buffer.alloc(4);
-  purpose.writeInt32BE(12);
-  return `1220${createHash('sha256').update(Buffer.concat([purpose, rawKey])).digest('hex')}`;
-}
+import { normalizeSigningKey } from '../../src/emulator/ledger/topology/signing-keys.js';
 
 export interface ExternalKey {
   party: string;
@@ -26,7 +19,7 @@ export interface ExternalKey {
 export function newKey(party: string): ExternalKey {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const rawPublicKey = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
-  const fingerprint = fingerprintOf(rawPublicKey);
+  const { fingerprint } = normalizeSigningKey('raw', rawPublicKey, 'SIGNING_KEY_SPEC_EC_CURVE25519');
   return {
     party,
     fingerprint,
@@ -46,7 +39,7 @@ export function registerExternal(engine: LedgerEngine, party: string): ExternalK
   const k = newKey(party);
   engine.externalParties.register({
     party,
-    keys: [{ fingerprint: k.fingerprint, spec: 'SIGNING_KEY_SPEC_EC_CURVE25519', key: publicKeyFromBytes(k.rawPublicKey, 'raw') }],
+    keys: [normalizeSigningKey('raw', k.rawPublicKey, 'SIGNING_KEY_SPEC_EC_CURVE25519')],
     threshold: 1,
   });
   return k;

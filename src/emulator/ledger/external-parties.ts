@@ -11,7 +11,7 @@
  *  - SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256 / _384: ECDSA over SHA-256 / SHA-384 of the hash
  *    bytes, signature DER or CONCAT (r || s).
  */
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 
 export type SigningKeySpec =
   | 'SIGNING_KEY_SPEC_EC_CURVE25519'
@@ -47,19 +47,14 @@ export interface ExternalPartyRecord {
   threshold: number;
 }
 
-export type SignatureCheck = { ok: true } | { ok: false; reason: string };
-
-/** DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): 30 2a 30 05 06 03 2b 65 70 03 21 00. */
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
-/** Builds a verification key from the bytes a client sent: raw Ed25519 or DER SubjectPublicKeyInfo. */
-export function publicKeyFromBytes(bytes: Buffer, format: 'raw' | 'spki'): KeyObject {
-  if (format === 'raw') {
-    if (bytes.length !== 32) throw new Error(`a raw Ed25519 key has 32 bytes, got ${bytes.length}`);
-    return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, bytes]), format: 'der', type: 'spki' });
-  }
-  return createPublicKey({ key: bytes, format: 'der', type: 'spki' });
-}
+/**
+ * The outcome of checking a party's signatures. A failure carries the tally Canton's rejection
+ * reports: distinct keys with a valid signature, signatures that were invalid or by an unknown
+ * key, and the threshold; `external` is false when the party has no keys here at all.
+ */
+export type SignatureCheck =
+  | { ok: true }
+  | { ok: false; external: boolean; reason: string; valid: number; invalid: number; threshold: number };
 
 /** Verifies one signature over `data` with `key`; false for any malformed input. */
 export function verifySignature(key: SigningPublicKey, data: Uint8Array, sig: WireSignature): boolean {
@@ -107,20 +102,22 @@ export class ExternalPartyStore {
 
   /**
    * Checks that `signatures` authorize `party` over `hash`: each must be by one of the party's
-   * keys (by fingerprint) and valid; at least `threshold` distinct keys must have signed.
+   * keys (by fingerprint) and valid; at least `threshold` distinct keys must have signed. Every
+   * signature is checked, so a failure reports the whole tally.
    */
   verifyPartySignatures(party: string, hash: Uint8Array, signatures: readonly WireSignature[]): SignatureCheck {
     const rec = this.byParty.get(party);
-    if (!rec) return { ok: false, reason: `party ${party} is not an external party hosted here` };
+    if (!rec) return { ok: false, external: false, reason: `party ${party} is not an external party hosted here`, valid: 0, invalid: signatures.length, threshold: 0 };
     const valid = new Set<string>();
+    let invalid = 0;
     for (const sig of signatures) {
       const key = rec.keys.find((k) => k.fingerprint === sig.signedBy);
-      if (!key) return { ok: false, reason: `signature by unknown key ${sig.signedBy} for party ${party}` };
-      if (!verifySignature(key, hash, sig)) return { ok: false, reason: `invalid signature by ${sig.signedBy} for party ${party}` };
-      valid.add(key.fingerprint);
+      if (key && verifySignature(key, hash, sig)) valid.add(key.fingerprint);
+      else invalid++;
     }
-    if (valid.size < rec.threshold) {
-      return { ok: false, reason: `party ${party} needs ${rec.threshold} valid signature(s), got ${valid.size}` };
+    if (invalid > 0 || valid.size < rec.threshold) {
+      const reason = `party ${party}: ${valid.size} valid signature(s) from distinct keys, ${invalid} invalid or by unknown keys, threshold ${rec.threshold}`;
+      return { ok: false, external: true, reason, valid: valid.size, invalid, threshold: rec.threshold };
     }
     return { ok: true };
   }

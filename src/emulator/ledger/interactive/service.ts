@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import type { LedgerEngine } from '../engine.js';
 import type { Deduplication, Interpretation, Submission } from '../commands.js';
 import { errors, LedgerApiError } from '../errors.js';
-import { verifySignature, type WireSignature } from '../external-parties.js';
+import type { WireSignature } from '../external-parties.js';
 import { ProtoError } from '../dar/protobuf.js';
 import type { TransactionRecord } from '../updates.js';
 import { explainHash, hashPreparedTransactionV2, HashingError } from './hashing.js';
@@ -214,17 +214,9 @@ export class InteractiveSubmissionService {
       const signatures = given.filter((s) => s.party === party).flatMap((s) => s.signatures);
       const check = this.engine.externalParties.verifyPartySignatures(party, hash, signatures);
       if (check.ok) continue;
-      const rec = this.engine.externalParties.get(party);
-      if (!rec) throw failedToExecute(`Party ${party} is not an external party: it has no signing keys on this participant`);
-      const valid = new Set<string>();
-      let invalid = 0;
-      for (const sig of signatures) {
-        const k = rec.keys.find((key) => key.fingerprint === sig.signedBy);
-        if (k && verifySignature(k, hash, sig)) valid.add(k.fingerprint);
-        else invalid++;
-      }
+      if (!check.external) throw failedToExecute(`Party ${party} is not an external party: it has no signing keys on this participant`);
       throw failedToExecute(
-        `Received ${valid.size} valid signatures from distinct keys (${invalid} invalid), but expected at least ${rec.threshold} valid for ${party}. ` +
+        `Received ${check.valid} valid signatures from distinct keys (${check.invalid} invalid), but expected at least ${check.threshold} valid for ${party}. ` +
           `Transaction hash to be signed: ${hash.toString('hex')}. Ensure the correct transaction hash is signed with the correct key(s).`,
       );
     }
