@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { formatTime } from '../src/emulator/templates/lf.js';
 import { makeClient, percentile } from './http-client.js';
 import { processCpuMs } from './registry.js';
+import type { Result } from './report.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLIENTS = 16;
@@ -26,14 +27,6 @@ const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5000);
 const LATENCY_SAMPLES = 200;
 const TRANSFER_FACTORY_V1 = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
 
-interface Result {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  pass: boolean;
-  detail?: Record<string, unknown>;
-}
 
 interface World {
   url: string;

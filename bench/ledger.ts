@@ -9,24 +9,16 @@
  * Run: `npm run build && npm run bench -- ledger` (prints a table and writes .bench-out/ledger.json).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { buildEmulator } from '../src/emulator/index.js';
 import { makeClient, percentile } from './http-client.js';
+import type { Result } from './report.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-interface Result {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  pass: boolean;
-  detail?: Record<string, unknown>;
-}
 
 /** The template the benchmarks create, declared through the emulator's configuration. */
 const BENCH_TEMPLATE = { packageName: 'token-registry-bench', moduleName: 'Bench', entityName: 'Item', signatories: ['owner'] };
@@ -193,9 +185,3 @@ export async function runLedgerBench(): Promise<Result[]> {
   return results;
 }
 
-export function report(results: Result[], name: string): void {
-  const rows = results.map((r) => `${r.pass ? 'PASS' : 'FAIL'}  ${r.name}: ${r.value} ${r.unit} (target ${r.target})${r.detail ? `  ${JSON.stringify(r.detail)}` : ''}`);
-  console.log(rows.join('\n'));
-  mkdirSync(join(root, '.bench-out'), { recursive: true });
-  writeFileSync(join(root, '.bench-out', `${name}.json`), JSON.stringify({ at: new Date().toISOString(), node: process.version, results }, null, 2));
-}

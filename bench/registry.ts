@@ -36,6 +36,7 @@ import { createRegistry } from '../src/registry/index.js';
 import { builtInRecipes } from '../src/registry/recipes/index.js';
 import { percentile } from './http-client.js';
 import { mergeResults, type LoadOptions, type LoadResult } from './load-client.js';
+import type { Result } from './report.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FACTORY_PATH = '/registry/transfer-instruction/v1/transfer-factory';
@@ -47,14 +48,6 @@ const LOAD_PROCS = Math.max(1, Number(process.env.BENCH_LOAD_PROCS ?? 1));
 /** Per load process; far above what loopback can do in DURATION_MS, it only bounds a runaway. */
 const MAX_REQUESTS = 2_000_000;
 
-interface Result {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  pass: boolean;
-  detail?: Record<string, unknown>;
-}
 
 // ---- processes ------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 /** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket]`. Exits non-zero when a target is missed. */
-import { report, runLedgerBench } from './ledger.js';
+import { runLedgerBench } from './ledger.js';
+import { report } from './report.js';
 import { runRegistryBench } from './registry.js';
 import { runInteractiveSubmissionBench } from './interactive-submission.js';
 import { runWebsocketBench } from './websocket.js';

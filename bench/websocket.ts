@@ -17,18 +17,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { makeClient, percentile } from './http-client.js';
+import type { Result } from './report.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pinnable = availableParallelism() > 1 && spawnSync('taskset', ['-V']).status === 0;
 
-interface Result {
-  name: string;
-  value: number;
-  unit: string;
-  target: string;
-  pass: boolean;
-  detail?: Record<string, unknown>;
-}
 interface Stats {
   rssMb: number;
   subscriptions: number;
