@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
 import { packagesRoutes } from '../../../../src/emulator/ledger-api/packages.js';
 import type { Claims } from '../../../../src/emulator/ledger/claims.js';
+import { userClaims } from '../../../support/ledger-fixtures.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { archiveBytes, buildDalf, buildDar, buildManifest, buildRawDar, type DarSpec } from '../../../support/dar-builder.js';
 
@@ -31,18 +32,7 @@ function setup(claims?: Claims) {
   return { engine, app };
 }
 
-const user: Claims = {
-  kind: 'user',
-  userId: 'alice',
-  identityProviderId: '',
-  admin: false,
-  idpAdmin: false,
-  actAs: new Set(),
-  readAs: new Set(),
-  executeAs: new Set(),
-  readAsAnyParty: false,
-  executeAsAnyParty: false,
-};
+const user: Claims = userClaims('alice');
 
 const json = async (r: Response): Promise<any> => r.json();
 

@@ -10,7 +10,10 @@ import {
   updateExternalPartyConfigStates,
   EXTERNAL_PARTY_CONFIG_STATE_KEY,
 } from '../../../../../src/emulator/templates/amulet/index.js';
-import { AMULET, IFACE, amuletLedger, exercise, trace } from './fixture.js';
+import { AMULET, IFACE, amuletLedger, exercise, trace, transferArg, type AmuletLedger } from './fixture.js';
+
+/** A transfer requested a second ago, valid for an hour. */
+const SHORT_WINDOW = (l: AmuletLedger) => ({ requestedAt: l.at(-1000), executeBefore: l.at(3600_000) });
 
 const DAY_MS = 24 * 3600_000;
 
@@ -82,19 +85,9 @@ describe('ExternalPartyConfigState', () => {
     const l = amuletLedger();
     const h = l.tap(l.alice, '10');
     const c = l.ctx();
-    const transfer = {
-      sender: l.alice,
-      receiver: l.bob,
-      amount: '4',
-      instrumentId: { admin: l.dso, id: 'Amulet' },
-      requestedAt: l.at(-1000),
-      executeBefore: l.at(3600_000),
-      inputHoldingCids: [h],
-      meta: { values: {} },
-    };
     const offered = await l.client.ok(
       [l.alice],
-      [exercise(IFACE.TransferFactoryV1, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', { expectedAdmin: l.dso, transfer, extraArgs: { context: c.context, meta: { values: {} } } })],
+      [exercise(IFACE.TransferFactoryV1, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', transferArg(l, l.alice, l.bob, '4', [h], c.context, SHORT_WINDOW(l)))],
       c.disclosed,
     );
     const instr = offered.result.output.value.transferInstructionCid;
@@ -125,20 +118,7 @@ describe('ExternalPartyConfigState', () => {
     const r = await l.client.submit(
       [l.alice, l.bob],
       [
-        exercise(IFACE.TransferFactoryV1, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', {
-          expectedAdmin: l.dso,
-          transfer: {
-            sender: l.alice,
-            receiver: l.bob,
-            amount: '1',
-            instrumentId: { admin: l.dso, id: 'Amulet' },
-            requestedAt: l.at(-1000),
-            executeBefore: l.at(3600_000),
-            inputHoldingCids: [h],
-            meta: { values: {} },
-          },
-          extraArgs: { context: bogus, meta: { values: {} } },
-        }),
+        exercise(IFACE.TransferFactoryV1, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', transferArg(l, l.alice, l.bob, '1', [h], bogus, SHORT_WINDOW(l))),
       ],
       c.disclosed,
     );

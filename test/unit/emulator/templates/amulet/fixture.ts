@@ -185,4 +185,23 @@ export function amuletLedger(opts: SeedAmuletWorldOptions = {}) {
 }
 export type AmuletLedger = ReturnType<typeof amuletLedger>;
 
+/** The argument of TransferFactory_Transfer (V1) from `sender` to `receiver`, with `over` replacing transfer fields. */
+export function transferArg(l: AmuletLedger, sender: string, receiver: string, amount: string, inputs: string[], context: unknown, over: Record<string, unknown> = {}) {
+  return {
+    expectedAdmin: l.dso,
+    transfer: {
+      sender,
+      receiver,
+      amount,
+      instrumentId: l.instrument,
+      requestedAt: l.at(-60_000),
+      executeBefore: l.at(24 * 3600_000),
+      inputHoldingCids: inputs,
+      meta: { values: {} },
+      ...over,
+    },
+    extraArgs: { context, meta: { values: {} } },
+  };
+}
+
 export { cidValue };

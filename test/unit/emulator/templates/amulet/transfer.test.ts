@@ -5,25 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createFeaturedAppRight, createTransferPreapproval, AmuletIds } from '../../../../../src/emulator/templates/amulet/index.js';
-import { AMULET, IFACE, amuletLedger, exercise, trace, type AmuletLedger } from './fixture.js';
-
-function transferArg(l: AmuletLedger, sender: string, receiver: string, amount: string, inputs: string[], context: unknown, over: Record<string, unknown> = {}) {
-  return {
-    expectedAdmin: l.dso,
-    transfer: {
-      sender,
-      receiver,
-      amount,
-      instrumentId: l.instrument,
-      requestedAt: l.at(-60_000),
-      executeBefore: l.at(24 * 3600_000),
-      inputHoldingCids: inputs,
-      meta: { values: {} },
-      ...over,
-    },
-    extraArgs: { context, meta: { values: {} } },
-  };
-}
+import { AMULET, IFACE, amuletLedger, exercise, trace, transferArg, type AmuletLedger } from './fixture.js';
 
 async function factoryTransfer(l: AmuletLedger, actAs: string, arg: unknown, disclosed = l.ctx().disclosed) {
   return l.client.submit([actAs], [exercise(IFACE.TransferFactoryV1, l.world.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', arg)], disclosed);
