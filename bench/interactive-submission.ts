@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { formatTime } from '../src/emulator/templates/lf.js';
 import { makeClient, percentile } from './http-client.js';
 import { processCpuMs } from './registry.js';
-import type { Result } from './report.js';
+import { firstJsonLine, type Result } from './report.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLIENTS = 16;
@@ -61,19 +61,7 @@ async function startServer(signers: Signer[], holdings: number): Promise<{ world
   // multi-hash, allocate), so it gets the key pair; the keys are made fresh for this run.
   const senders = signers.map(({ publicKey, privateKey }) => ({ publicKey, privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') }));
   child.stdin!.end(JSON.stringify({ senders, holdings }));
-  const world = await new Promise<World>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the benchmark server did not start within 60 s')), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        resolve(JSON.parse(out.slice(0, nl)) as World);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`benchmark server exited with ${code}`)));
-  });
+  const world = await firstJsonLine<World>(child);
   if (pinnable) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
   return { world, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { makeClient, percentile } from './http-client.js';
-import type { Result } from './report.js';
+import { firstJsonLine, type Result } from './report.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pinnable = availableParallelism() > 1 && spawnSync('taskset', ['-V']).status === 0;
@@ -33,19 +33,7 @@ async function startServer() {
   const node = [process.execPath, '--expose-gc', '--import', 'tsx', join(root, 'bench/ws-server.ts')];
   const [cmd, ...args] = pinnable ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(cmd!, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const world = await new Promise<{ url: string; alice: string }>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the benchmark server did not start within 60 s')), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const nl = out.indexOf('\n');
-      if (nl >= 0) {
-        clearTimeout(timer);
-        resolve(JSON.parse(out.slice(0, nl)) as { url: string; alice: string });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`benchmark server exited with ${code}`)));
-  });
+  const world = await firstJsonLine<{ url: string; alice: string }>(child);
   if (pinnable) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
   const stats = () =>
     new Promise<Stats>((resolve) => {
