@@ -66,8 +66,6 @@ interface PreparedEntry {
   digest: string;
   hash: Buffer;
   actAs: readonly string[];
-  /** The event blob of each input contract handed out, by contract id. */
-  inputBlobs: ReadonlyMap<string, Buffer>;
   preparationTimeMicros: bigint;
   maxRecordTimeMicros?: bigint;
   /** Set once committed: a transaction is committed at most once, whatever the deduplication period. */
@@ -100,7 +98,6 @@ export class InteractiveSubmissionService {
       digest: digestOf(bytes),
       hash: hashed.hash,
       actAs: prepared.metadata.actAs,
-      inputBlobs: new Map(prepared.metadata.inputContracts.map((ic) => [ic.create.contractId, ic.eventBlob])),
       preparationTimeMicros: now,
       ...(req.maxRecordTimeMicros !== undefined ? { maxRecordTimeMicros: req.maxRecordTimeMicros } : {}),
     });
@@ -140,11 +137,11 @@ export class InteractiveSubmissionService {
       });
     }
     // The V2 hash covers each input contract's create node but not its event blob: the blob is
-    // authenticated against the contract instead, as Canton authenticates the input contracts of
-    // an executed transaction. A blob changed after prepare fails that check.
+    // authenticated against the contract instead (as a disclosed contract's is at submission), as
+    // Canton authenticates the input contracts of an executed transaction.
     for (const ic of decoded?.metadata.inputContracts ?? []) {
-      const handedOut = entry.inputBlobs.get(ic.create.contractId);
-      if (!handedOut || !handedOut.equals(ic.eventBlob)) {
+      const stored = engine.contracts.get(ic.create.contractId);
+      if (!stored || stored.blob !== ic.eventBlob.toString('base64')) {
         throw errors.invalidArgument(`Input contract ${ic.create.contractId} failed authentication: its event blob does not match the contract`);
       }
     }
