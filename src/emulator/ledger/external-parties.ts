@@ -12,17 +12,11 @@
  *    bytes, signature DER or CONCAT (r || s).
  */
 import { verify, type KeyObject } from 'node:crypto';
+import type { z } from 'zod';
+import type { SigningKeySpecSchema } from '../../ledger/schemas/external-parties.js';
 
-export type SigningKeySpec =
-  | 'SIGNING_KEY_SPEC_EC_CURVE25519'
-  | 'SIGNING_KEY_SPEC_EC_P256'
-  | 'SIGNING_KEY_SPEC_EC_P384'
-  | 'SIGNING_KEY_SPEC_EC_SECP256K1';
-
-export type SigningAlgorithmSpec =
-  | 'SIGNING_ALGORITHM_SPEC_ED25519'
-  | 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256'
-  | 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384';
+/** The key specs a party key can have: the Ledger API's `SigningKeySpec` less UNSPECIFIED. */
+export type SigningKeySpec = Exclude<z.infer<typeof SigningKeySpecSchema>, 'SIGNING_KEY_SPEC_UNSPECIFIED'>;
 
 export interface SigningPublicKey {
   /** Canton fingerprint of the key (`1220` + 64 hex), what a signature's `signedBy` names. */
@@ -90,10 +84,6 @@ export class ExternalPartyStore {
 
   get(party: string): ExternalPartyRecord | undefined {
     return this.byParty.get(party);
-  }
-
-  isExternal(party: string): boolean {
-    return this.byParty.has(party);
   }
 
   all(): ExternalPartyRecord[] {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { DurationSchema, Int64Schema, TransactionFormatSchema } from './common.js';
 import { CommandSchema, DeduplicationPeriodSchema, DisclosedContractSchema } from './commands.js';
+import { SignatureSchema } from './external-parties.js';
 
 export const HashingSchemeVersionSchema = z.enum(['HASHING_SCHEME_VERSION_UNSPECIFIED', 'HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3']);
 
@@ -55,13 +56,6 @@ export const JsPrepareSubmissionResponseSchema = z.object({
     .optional(),
 });
 export type JsPrepareSubmissionResponse = z.infer<typeof JsPrepareSubmissionResponseSchema>;
-
-export const SignatureSchema = z.object({
-  format: z.string(),
-  signature: z.string(),
-  signedBy: z.string(),
-  signingAlgorithmSpec: z.string(),
-});
 
 export const SinglePartySignaturesSchema = z.object({ party: z.string(), signatures: z.array(SignatureSchema) });
 export const PartySignaturesSchema = z.object({ signatures: z.array(SinglePartySignaturesSchema) });

@@ -9,6 +9,7 @@
  * The fingerprint is `Fingerprint.create`: hash purpose PublicKeyFingerprint (12), hex.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
+import { SigningKeySpecSchema } from '../../../ledger/schemas/external-parties.js';
 import type { SigningKeySpec } from '../external-parties.js';
 import { fingerprintOf } from './canton-hash.js';
 import { ProtoKeyFormat, type TopologySigningKey } from './transactions.js';
@@ -20,12 +21,7 @@ const KEY_SPEC_NUMBERS: Record<SigningKeySpec, number> = {
   SIGNING_KEY_SPEC_EC_P384: 3,
   SIGNING_KEY_SPEC_EC_SECP256K1: 4,
 };
-const KEY_SPECS: readonly SigningKeySpec[] = [
-  'SIGNING_KEY_SPEC_EC_CURVE25519',
-  'SIGNING_KEY_SPEC_EC_P256',
-  'SIGNING_KEY_SPEC_EC_P384',
-  'SIGNING_KEY_SPEC_EC_SECP256K1',
-];
+const KEY_SPECS: readonly SigningKeySpec[] = SigningKeySpecSchema.options.filter((s): s is SigningKeySpec => s !== 'SIGNING_KEY_SPEC_UNSPECIFIED');
 const KEY_SPECS_BY_NUMBER = new Map(KEY_SPECS.map((spec) => [KEY_SPEC_NUMBERS[spec], spec]));
 
 export function isSigningKeySpec(s: string): s is SigningKeySpec {
