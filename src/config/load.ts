@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { EmulatorConfigSchema, type EmulatorConfig } from './schema.js';
 
-export class ConfigError extends Error {}
+import { ConfigError } from './errors.js';
+
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 

@@ -21,7 +21,7 @@ import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.
 import { LedgerEngine } from './ledger/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
-import type { Clock } from './shared/clock.js';
+import type { Clock } from '../canton/clock.js';
 
 export interface StartEmulatorOptions {
   /** Parsed with the config schema: defaults fill what is left out (`auth: { mode: 'localnet' }` works). */

@@ -40,7 +40,7 @@
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import type { UpstreamApi } from '../config/upstreams.js';
-import { LedgerApiError, renderJsCantonError } from '../emulator/ledger/errors.js';
+import { LedgerApiError, renderJsCantonError } from '../canton/errors.js';
 
 export type ProxiedApi = UpstreamApi;
 

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
 import { ContractIndex } from '../contracts/contract-index.js';
-import type { Clock } from '../emulator/shared/clock.js';
+import type { Clock } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { createRegistryHttp } from './app.js';
 import type { Recipe } from './recipes/recipe.js';

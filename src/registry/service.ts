@@ -13,9 +13,9 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ContractIndex, IndexedContract } from '../contracts/contract-index.js';
-import type { Clock } from '../emulator/shared/clock.js';
-import { formatDecimal, parseDecimal, decimalPlaces } from '../emulator/templates/lf.js';
-import { parseInstant } from '../emulator/shared/clock.js';
+import type { Clock } from '../canton/clock.js';
+import { formatDecimal, parseDecimal, decimalPlaces } from '../canton/lf.js';
+import { parseInstant } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { LedgerError, LedgerUnavailableError } from '../ledger/errors.js';
 import type {

@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { MemoryCache } from '../../src/cache/memory-cache.js';
 import { buildEmulator } from '../../src/emulator/index.js';
-import { ManualClock } from '../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../src/canton/clock.js';
 import { registerTestTokenV1 } from '../../src/emulator/templates/test-token-v1/index.js';
 import {
   createTestTokenV2Account,

@@ -19,7 +19,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { LedgerEngine } from '../../src/emulator/ledger/engine.js';
 import { createScanApp } from '../../src/emulator/scan/index.js';
-import { ManualClock } from '../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../src/canton/clock.js';
 import { amuletContext, createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
 import { buildWorld, IDS, type World } from '../unit/emulator/scan/fixture.js';
 import { SPECS, createSpecValidator, specPath, type CoverageRequirement } from '../support/openapi-conformance.js';

@@ -7,7 +7,7 @@ import { LedgerEngine, type LedgerEngineOptions } from '../../src/emulator/ledge
 import { createLedgerApiApp, ledgerApiRoutes } from '../../src/emulator/ledger-api/index.js';
 import type { LedgerApiDeps } from '../../src/emulator/ledger-api/app.js';
 import { ArgumentError, type InterfaceDef, type TemplateDef } from '../../src/emulator/ledger/templates.js';
-import { ManualClock } from '../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../src/canton/clock.js';
 import type { QualifiedId } from '../../src/emulator/ledger/types.js';
 import { WILDCARD, type Claims, type UserClaims } from '../../src/emulator/ledger/claims.js';
 import type { RouteModule } from '../../src/emulator/ledger-api/app.js';

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Claims } from '../ledger/claims.js';
 import { WILDCARD } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../ledger/errors.js';
+import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../../canton/errors.js';
 import { isCallTimeAuthFailure } from './auth.js';
 
 export interface LedgerApiDeps {

@@ -38,7 +38,7 @@ import {
 import { z } from 'zod';
 import { WILDCARD, type Claims, type UserClaims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { LedgerApiError, PlainTextBadRequest, errors } from '../ledger/errors.js';
+import { LedgerApiError, PlainTextBadRequest, errors } from '../../canton/errors.js';
 import { userIdError } from '../ledger/object-meta.js';
 
 // ---- configuration ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { formatInstant } from '../shared/clock.js';
+import { formatInstant } from '../../canton/clock.js';
 import type { RouteModule } from './app.js';
 import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, invalidIdentifier, shapeOf, transactionEnvelope, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
@@ -16,7 +16,7 @@ import type { LogStream, StreamOpener } from './streams.js';
 import { requireActAs, requireReadAs, requireReadAsAnyParty, userIdOf, type Claims } from '../ledger/claims.js';
 import type { Deduplication, EngineCommand, Submission } from '../ledger/commands.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { errors, LedgerApiError } from '../ledger/errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 import { parseIdRef, type IdRef } from '../ledger/identifiers.js';
 import type { TransactionRecord } from '../ledger/updates.js';
 import {

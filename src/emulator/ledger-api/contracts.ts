@@ -7,7 +7,7 @@ import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 import { compileEventFormat, createdEventJson, matchEvent, wildcardFilterFor } from './events.js';
 import { requireReadAs, requireReadAsAnyParty } from '../ledger/claims.js';
-import { LedgerApiError } from '../ledger/errors.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import { formatId, nameKey, stakeholdersOf } from '../ledger/types.js';
 import { GetContractRequestSchema, GetEventsByContractIdRequestSchema } from '../../ledger/schemas/state.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { invalidBody, PlainTextBadRequest } from '../ledger/errors.js';
+import { invalidBody, PlainTextBadRequest } from '../../canton/errors.js';
 
 /** Reads the request body as JSON (a POST without Content-Type is read as JSON too: §0.4 of peers-clients). */
 export async function readJsonBody(c: Context): Promise<unknown> {

@@ -4,9 +4,9 @@
  * LEDGER_EFFECTS), their witness parties, interface views and blobs (research/ledger-api.md
  * §2.1, §2.2, §3). Every field is emitted, as Canton does.
  */
-import { formatInstant } from '../shared/clock.js';
+import { formatInstant } from '../../canton/clock.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { errors, invalidBody, LedgerApiError } from '../ledger/errors.js';
+import { errors, invalidBody, LedgerApiError } from '../../canton/errors.js';
 import { parseIdRef, resolveRef } from '../ledger/identifiers.js';
 import type { InterfaceDef } from '../ledger/templates.js';
 import type { ContractRecord, QualifiedId } from '../ledger/types.js';

@@ -9,7 +9,7 @@
 import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 import { isAdminOrIdpAdmin } from '../ledger/claims.js';
-import { errors } from '../ledger/errors.js';
+import { errors } from '../../canton/errors.js';
 import { optionalIdentityProviderId, optionalUserId, requireIdentityProviderExists } from '../ledger/object-meta.js';
 import { allocateExternalParty } from '../ledger/topology/allocate-external.js';
 import { generateExternalPartyTopology } from '../ledger/topology/generate-topology.js';

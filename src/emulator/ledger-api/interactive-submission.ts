@@ -7,14 +7,14 @@
  * preferred-package queries are public (any valid token).
  */
 import type { Context } from 'hono';
-import { parseInstant } from '../shared/clock.js';
+import { parseInstant } from '../../canton/clock.js';
 import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 import { deduplicationOf, emptyTransaction, parseCommands, resolveUserId } from './commands.js';
 import { compileEventFormat, shapeOf, transactionJson, wildcardFilterFor } from './events.js';
 import { canExecuteAs, requireReadAs, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { errors, LedgerApiError } from '../ledger/errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 import type { TransactionRecord } from '../ledger/updates.js';
 import {
   GetPreferredPackagesRequestSchema,

@@ -5,7 +5,7 @@
  * `stream_idle_timeout_ms` of idleness (`http-list-wait-time`, 500 ms by default).
  */
 import type { Context } from 'hono';
-import { LedgerApiError } from '../ledger/errors.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { queryInt } from './decode.js';
 import { logWindow, type OpenedStream } from './streams.js';

@@ -9,7 +9,7 @@
  */
 import type { Context } from 'hono';
 import { requireAdmin } from '../ledger/claims.js';
-import { errors, LedgerApiError, PlainTextBadRequest } from '../ledger/errors.js';
+import { errors, LedgerApiError, PlainTextBadRequest } from '../../canton/errors.js';
 import { compareVersions } from '../ledger/packages.js';
 import {
   ListVettedPackagesRequestSchema,

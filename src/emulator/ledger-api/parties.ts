@@ -11,7 +11,7 @@ import { decodeBody, queryInt } from './decode.js';
 import type { Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { isAdminOrIdpAdmin } from '../ledger/claims.js';
-import { errors, LedgerApiError } from '../ledger/errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 import { ledgerStringError, optionalIdentityProviderId, optionalUserId, requireParty } from '../ledger/object-meta.js';
 import type { PartyRecord, Right } from '../ledger/types.js';
 import type { Caller } from '../ledger/users.js';

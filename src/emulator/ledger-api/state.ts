@@ -11,7 +11,7 @@ import { listOf, listParams } from './lists.js';
 import type { StreamOpener } from './streams.js';
 import { requireReadAs, requireReadAsAnyParty, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { errors, LedgerApiError } from '../ledger/errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 import { GetActiveContractsPageRequestSchema, GetActiveContractsRequestSchema } from '../../ledger/schemas/state.js';
 
 /** Server default page size of active-contracts-page. */

@@ -4,7 +4,7 @@
  */
 import type { RouteModule } from './app.js';
 import { isAdminOrIdpAdmin, canReadAs, canActAs } from '../ledger/claims.js';
-import { errors } from '../ledger/errors.js';
+import { errors } from '../../canton/errors.js';
 
 /** The Canton release whose JSON API (and openapi-3.5.yaml) the emulator follows. */
 export const EMULATED_CANTON_VERSION = '3.5.10';

@@ -10,7 +10,7 @@ import { listOf, listParams } from './lists.js';
 import type { LogStream, StreamOpener } from './streams.js';
 import { requireReadAs, requireReadAsAnyParty, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { errors, LedgerApiError, PlainTextBadRequest } from '../ledger/errors.js';
+import { errors, LedgerApiError, PlainTextBadRequest } from '../../canton/errors.js';
 import type { TransactionRecord } from '../ledger/updates.js';
 import { UpdateFormatSchema, type TransactionFormat, type UpdateFormat } from '../../ledger/schemas/common.js';
 import {

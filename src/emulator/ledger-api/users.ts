@@ -18,7 +18,7 @@ import { decodeBody, queryInt } from './decode.js';
 import { callerOf, matchIdentityProviderId, requireAdminOrIdpAdminClaims } from './parties.js';
 import type { Claims } from '../ledger/claims.js';
 import { isAdmin } from '../ledger/claims.js';
-import { errors, LedgerApiError } from '../ledger/errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 import { ledgerStringError, userIdError } from '../ledger/object-meta.js';
 import type { Right } from '../ledger/types.js';
 import type { UserDetails, UserInput } from '../ledger/users.js';

@@ -31,7 +31,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { WILDCARD, type Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../ledger/errors.js';
+import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../../canton/errors.js';
 import type { TransactionRecord } from '../ledger/updates.js';
 import type { z } from 'zod';
 import { CompletionStreamRequestSchema, GetCompletionsRequestSchema } from '../../ledger/schemas/commands.js';

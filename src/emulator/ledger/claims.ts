@@ -5,7 +5,7 @@
  *
  * Note: ParticipantAdmin does NOT imply act-as or read-as for any party (Canton semantics).
  */
-import { errors } from './errors.js';
+import { errors } from '../../canton/errors.js';
 
 export type Claims =
   /** Auth is off (the sandbox default `AuthServiceWildcard`): everything allowed, no user. */

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { encodeBlob, decodeBlob } from './blob.js';
 import type { LedgerEngine } from './engine.js';
-import { errors, LedgerApiError, type Category } from './errors.js';
+import { errors, LedgerApiError, type Category } from '../../canton/errors.js';
 import { formatIdRef, resolveRef, unknownTemplateError, type IdRef, parseIdRef } from './identifiers.js';
 import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, type UpdateContext } from './templates.js';
 import type { ContractRecord, LfValue, QualifiedId } from './types.js';

@@ -5,7 +5,7 @@
  * All sources of nondeterminism come in as options (clock, id seed), so two engines built with
  * the same options and fed the same commands produce byte-identical ledgers.
  */
-import { systemClock, type Clock } from '../shared/clock.js';
+import { systemClock, type Clock } from '../../canton/clock.js';
 import { IdGenerator, stableFingerprint } from '../shared/ids.js';
 import { ContractStore } from './contracts.js';
 import { PackageStore } from './packages.js';

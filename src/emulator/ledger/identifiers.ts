@@ -3,7 +3,7 @@
  * (preferred) or `<package-id>:Module:Entity` (deprecated but accepted). Output always uses the
  * package-id form (research/ledger-api.md §1.8).
  */
-import { LedgerApiError } from './errors.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import type { InterfaceDef, TemplateDef, TemplateRegistry } from './templates.js';
 
 export interface IdRef {

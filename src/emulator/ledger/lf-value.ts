@@ -31,7 +31,7 @@
  * check them against.
  */
 import type { DecodedDataType, LfType, TypeConRef } from './dar/lf2.js';
-import { LedgerApiError, type ErrorCodeId } from './errors.js';
+import { LedgerApiError, type ErrorCodeId } from '../../canton/errors.js';
 import type { PackageStore } from './packages.js';
 import type { QualifiedId } from './types.js';
 

@@ -4,7 +4,7 @@
  * (research/ledger-api.md §1.9 and §7); error texts are Canton's, so clients that match on them
  * behave the same against the emulator.
  */
-import { errors, LedgerApiError } from './errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 
 // ---- Daml-LF id strings (`IdString.scala`) --------------------------------------------------
 

@@ -12,7 +12,7 @@
  */
 import { decodeDar, type DecodedDar, type DecodedPackage } from './dar/index.js';
 import type { DecodedDataType, DecodedInterface, DecodedTemplate } from './dar/index.js';
-import { LedgerApiError } from './errors.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import type { QualifiedId } from './types.js';
 
 export interface UploadDarOptions {

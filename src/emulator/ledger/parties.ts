@@ -10,7 +10,7 @@
  * Every method validates fully before touching state: a rejected call changes nothing.
  */
 import type { IdGenerator } from '../shared/ids.js';
-import { errors, LedgerApiError } from './errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 import {
   decodePageToken,
   encodePageToken,

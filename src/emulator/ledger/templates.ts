@@ -15,6 +15,7 @@ import { normalizeDeclaredPayload } from './lf-value.js';
 import type { PackageStore } from './packages.js';
 import type { LfValue, QualifiedId } from './types.js';
 import { nameKey } from './types.js';
+import { ArgumentError } from '../../canton/lf.js';
 
 /** What a choice body can do: the update actions of Daml, checked by the command interpreter. */
 export interface UpdateContext {
@@ -83,8 +84,8 @@ export interface TemplateDef<P = any> {
   implements: InterfaceImpl<P>[];
 }
 
-/** A request value that the template rejects (→ COMMAND_PREPROCESSING_FAILED). */
-export class ArgumentError extends Error {}
+// A request value the template rejects (→ COMMAND_PREPROCESSING_FAILED): the value codecs' error.
+export { ArgumentError };
 
 /** The implicit `Archive` choice every template has: consuming, controlled by the signatories. */
 export function archiveChoice<P>(signatories: (p: P) => string[]): ChoiceDef<P, unknown, Record<string, never>> {

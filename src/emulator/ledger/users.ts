@@ -11,7 +11,7 @@
  *
  * Every method validates fully before touching state: a rejected call changes nothing.
  */
-import { errors, LedgerApiError } from './errors.js';
+import { errors, LedgerApiError } from '../../canton/errors.js';
 import {
   decodePageToken,
   encodePageToken,

@@ -15,7 +15,7 @@
  *  - request timestamps echoed in error messages: `OffsetDateTime.toString`, which omits zero
  *    seconds and keeps the offset the client sent.
  */
-import { formatDamlTimestamp, formatInstant } from '../shared/clock.js';
+import { formatDamlTimestamp, formatInstant } from '../../canton/clock.js';
 import type { ContractRecord } from '../ledger/types.js';
 import { formatId } from '../ledger/types.js';
 

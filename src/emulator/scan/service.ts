@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from '../../canton/clock.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import type { ContractRecord } from '../ledger/types.js';
 import { formatId, nameKey } from '../ledger/types.js';

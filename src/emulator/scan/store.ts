@@ -21,7 +21,7 @@
  * across snapshots, one per contract, in (created_at, contract_id) order, as the v0/v1 page tokens
  * and the "outside of snapshot range" check need.
  */
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from '../../canton/clock.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import type { ContractRecord } from '../ledger/types.js';
 import { nameKey, stakeholdersOf } from '../ledger/types.js';

@@ -12,7 +12,7 @@
  */
 import { ArgumentError } from '../ledger/templates.js';
 import type { NativeValueType } from '../ledger/value-types.js';
-import { expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from './lf.js';
+import { expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf.js';
 
 /** The engine's description of native LF types (ledger/value-types.ts), which this module reads values with. */
 export type LfT = NativeValueType;

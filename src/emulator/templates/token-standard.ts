@@ -82,7 +82,7 @@ export function registerTokenStandardInterfaces(templates: TemplateRegistry): vo
 /**
  * LF type descriptors (lf-types.ts) of the token-standard V1 records that token payloads and
  * choice arguments carry, over the token's `Metadata` descriptor (Amulet reads it as transcode
- * does, TestTokenV1 with lf.ts `parseMetadata`).
+ * does, TestTokenV1 with canton/lf.ts `parseMetadata`).
  */
 export function tokenStandardV1Types(Metadata: LfT) {
   const InstrumentId = rec(['admin', 'party'], ['id', 'text']);

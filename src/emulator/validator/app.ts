@@ -33,7 +33,7 @@ import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { LedgerApiError } from '../ledger/errors.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import { ScanError } from '../scan/errors.js';
 import type { ScanService } from '../scan/service.js';
 import { createTokenAuthenticator, REALMS, unauthorized, type Realm, type ValidatorAuthConfig } from './auth.js';

@@ -12,7 +12,7 @@
  *    `WWW-Authenticate: Bearer realm="<realm>"`: the realm names the route group.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from '../../canton/clock.js';
 import { CREDENTIALS_MISSING, CREDENTIALS_REJECTED } from './errors.js';
 
 export interface ValidatorAuthConfig {

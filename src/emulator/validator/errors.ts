@@ -12,7 +12,7 @@
  *    another method: pekko's default 405 text.
  */
 import { createHash } from 'node:crypto';
-import type { LedgerApiError } from '../ledger/errors.js';
+import type { LedgerApiError } from '../../canton/errors.js';
 
 export type ValidatorErrorStatus = 400 | 403 | 404 | 409 | 429 | 500 | 503;
 

@@ -27,12 +27,12 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Deduplication, DisclosedInput, EngineCommand } from '../ledger/commands.js';
 import type { LedgerEngine } from '../ledger/engine.js';
-import { LedgerApiError } from '../ledger/errors.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import type { ContractRecord, QualifiedId } from '../ledger/types.js';
 import { nameKey } from '../ledger/types.js';
 import type { CreateNode, ExerciseNode, TransactionRecord } from '../ledger/updates.js';
 import { contractJson, contractWithStateJson, type JsonObject } from '../scan/encode.js';
-import { formatTime, parseTime } from '../templates/lf.js';
+import { formatTime, parseTime } from '../../canton/lf.js';
 import {
   amuletContext,
   AmuletIds,

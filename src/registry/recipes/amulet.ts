@@ -43,8 +43,8 @@
  * are served on V1 and V2 alike (v2: sender and receiver compared as whole accounts, the
  * pre-approval looked up by the receiver's owner).
  */
-import { formatInstant, parseInstant } from '../../emulator/shared/clock.js';
-import type { AnyValue } from '../../emulator/templates/lf.js';
+import { formatInstant, parseInstant } from '../../canton/clock.js';
+import type { AnyValue } from '../../canton/lf.js';
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
 import { badRequest, notFound } from '../errors.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';

@@ -39,8 +39,8 @@ import {
   type PerContractKind,
   type ValueExpr,
 } from '../../config/recipe-schema.js';
-import type { AnyValue } from '../../emulator/templates/lf.js';
-import { parseInstant } from '../../emulator/shared/clock.js';
+import type { AnyValue } from '../../canton/lf.js';
+import { parseInstant } from '../../canton/clock.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import { notFound, RegistryError } from '../errors.js';
 import {

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { ManualClock } from '../../../src/emulator/shared/clock.js';
-import { formatTime } from '../../../src/emulator/templates/lf.js';
+import { ManualClock } from '../../../src/canton/clock.js';
+import { formatTime } from '../../../src/canton/lf.js';
 import { openMiningRounds, registerAmulet, seedAmuletWorld, tapAmulet, type AmuletWorld } from '../../../src/emulator/templates/amulet/index.js';
 import { AmuletClient, IFACE, exercise, trace, type Disclosed } from '../../unit/emulator/templates/amulet/fixture.js';
 

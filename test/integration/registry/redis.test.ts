@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { buildEmulator } from '../../../src/emulator/index.js';
-import { ManualClock } from '../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../src/canton/clock.js';
 import { createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
 import { RedisCache, redisKey } from '../../../src/cache/index.js';
 import { CONTRACT_NS } from '../../../src/contracts/contract-index.js';

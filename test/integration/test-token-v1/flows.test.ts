@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { ManualClock } from '../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../src/canton/clock.js';
 import { registerTestTokenV1, testTokenV1TemplateId } from '../../../src/emulator/templates/test-token-v1/index.js';
 import {
   ALLOCATION_FACTORY_V1,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerApiError, renderJsCantonError } from '../../../src/emulator/ledger/errors.js';
+import { LedgerApiError, renderJsCantonError } from '../../../src/canton/errors.js';
 import { LedgerError, LedgerUnavailableError, errorFromResponse, hasCode, isRetryable } from '../../../src/ledger/errors.js';
 
 const where = { method: 'POST', path: '/v2/events/events-by-contract-id' };

@@ -19,7 +19,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { buildEmulator } from '../../../src/emulator/index.js';
-import { ManualClock } from '../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../src/canton/clock.js';
 import { createTestTokenV2Account, createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { buildEmulator } from '../../../src/emulator/index.js';
-import { ManualClock } from '../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../src/canton/clock.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../../../src/emulator/templates/test-token-v1/index.js';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger/client.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { buildEmulator } from '../../../src/emulator/index.js';
-import { ManualClock } from '../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../src/canton/clock.js';
 import {
   createTestTokenV2Account,
   createTestTokenV2Rules,

@@ -14,7 +14,7 @@
  * Errors carry Canton's cause texts and context keys. Nothing here stores anything.
  */
 import { createHash } from 'node:crypto';
-import { LedgerApiError } from '../errors.js';
+import { LedgerApiError } from '../../../canton/errors.js';
 import { decodePackage, LfDecodeError, type DecodedPackage } from './lf2.js';
 import { ManifestError, readDarManifest, type DarManifest } from './manifest.js';
 import { ProtoError, ProtoMessage } from './protobuf.js';

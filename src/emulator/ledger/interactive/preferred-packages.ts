@@ -8,7 +8,7 @@
  * a valid package name is INVALID_FIELD; a valid name nobody vetted is PACKAGE_NAMES_NOT_FOUND.
  */
 import type { LedgerEngine } from '../engine.js';
-import { errors, LedgerApiError } from '../errors.js';
+import { errors, LedgerApiError } from '../../../canton/errors.js';
 import { compareVersions } from '../packages.js';
 
 /** `Ref.PackageName`: letters, digits, `-`, `_`, `.`; at most 255 characters. */

@@ -22,7 +22,7 @@
 import { createHash } from 'node:crypto';
 import type { LedgerEngine } from '../engine.js';
 import type { Deduplication, Interpretation, Submission } from '../commands.js';
-import { errors, LedgerApiError } from '../errors.js';
+import { errors, LedgerApiError } from '../../../canton/errors.js';
 import type { WireSignature } from '../external-parties.js';
 import { ProtoError } from '../dar/protobuf.js';
 import type { TransactionRecord } from '../updates.js';

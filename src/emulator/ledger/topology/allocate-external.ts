@@ -11,7 +11,7 @@
  *
  * Everything is validated before anything is written: a rejected request changes nothing.
  */
-import { errors, LedgerApiError } from '../errors.js';
+import { errors, LedgerApiError } from '../../../canton/errors.js';
 import type { LedgerEngine } from '../engine.js';
 import { verifySignature, type SigningPublicKey, type WireSignature } from '../external-parties.js';
 import { combinedTopologyHash } from './canton-hash.js';

@@ -7,7 +7,7 @@
  * itself ("self-signed", topology.proto) and no NamespaceDelegation or PartyToKeyMapping is
  * generated. Nothing is stored: the same request always gives the same answer.
  */
-import { errors } from '../errors.js';
+import { errors } from '../../../canton/errors.js';
 import type { LedgerEngine } from '../engine.js';
 import { combinedTopologyHash } from './canton-hash.js';
 import { isSigningKeySpec, normalizeSigningKey, SigningKeyError, topologySigningKey, type KeyFormat, type NormalizedSigningKey } from './signing-keys.js';

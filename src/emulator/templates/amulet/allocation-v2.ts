@@ -26,7 +26,7 @@
 import type { ChoiceDef, FetchedContract, InterfaceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import { archiveChoice } from '../../ledger/templates.js';
 import { nameKey } from '../../ledger/types.js';
-import { formatTime, parseTime } from '../lf.js';
+import { formatTime, parseTime } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import { list, opt, rec, recordParser, tuple2, type LfT } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

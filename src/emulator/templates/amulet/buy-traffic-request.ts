@@ -13,7 +13,7 @@
  */
 import type { TemplateDef, TemplateRegistry } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
-import { formatTime, parseTime } from '../lf.js';
+import { formatTime, parseTime } from '../../../canton/lf.js';
 import { list, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { AmuletIds, SPLICE_WALLET_PACKAGE_ID, SPLICE_WALLET_PACKAGE_NAME, T, require, type PaymentTransferContextV, type TransferInputV, type WalletAppInstallPayload } from './values.js';

@@ -23,7 +23,7 @@
  */
 import type { TemplateDef, UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
-import { formatTime, parseTime } from '../lf.js';
+import { formatTime, parseTime } from '../../../canton/lf.js';
 import { opt, rec, recordParser, type LfT } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { fetchForDso, fetchOpenRound } from './transfer.js';

@@ -71,7 +71,7 @@ import type { LedgerEngine } from '../../ledger/engine.js';
 import type { TemplateRegistry } from '../../ledger/templates.js';
 import type { ContractRecord, LfValue, QualifiedId } from '../../ledger/types.js';
 import { nameKey } from '../../ledger/types.js';
-import { formatTime, parseTime } from '../lf.js';
+import { formatTime, parseTime } from '../../../canton/lf.js';
 import { registerTokenStandardInterfaces } from '../token-standard.js';
 import { amuletTemplates, SummarizingMiningRoundId } from './templates.js';
 import type { AmuletBehaviour } from './transfer.js';

@@ -27,7 +27,7 @@
  */
 import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
-import { formatTime, parseTime } from '../lf.js';
+import { formatTime, parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { executeTransfer, fetchForDso, holdingTxMeta, type AmuletBehaviour } from './transfer.js';

@@ -11,7 +11,7 @@
 import type { InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import { archiveChoice } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
-import { formatTime, parseTime } from '../lf.js';
+import { formatTime, parseTime } from '../../../canton/lf.js';
 import { TokenStandardTypes, TS } from '../token-standard.js';
 import { amuletAllocationV2Template, externalPartyAmuletRulesV2 } from './allocation-v2.js';
 import { externalPartyConfigStateChoices, externalPartyConfigStateTemplate } from './external-party-config-state.js';

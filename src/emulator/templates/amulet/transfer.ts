@@ -18,7 +18,7 @@
 import type { FetchedContract, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
 import { nameKey } from '../../ledger/types.js';
 import { TS } from '../token-standard.js';
-import { parseTime } from '../lf.js';
+import { parseTime } from '../../../canton/lf.js';
 import { configStateFromContext, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
 import {
   AMULET_INSTRUMENT_ID,

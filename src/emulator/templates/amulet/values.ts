@@ -9,10 +9,10 @@
  * (research/scan-validator.md §4: Decimal at scale 10, Int as a string, RelTime as
  * `{"microseconds": "…"}`, tuples as `{_1, _2}`, Set as `{"map": [[k, {}]]}`).
  */
-import { formatInstant } from '../../shared/clock.js';
+import { formatInstant } from '../../../canton/clock.js';
 import type { UpdateContext } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
-import { formatDecimal, parseDecimal, parseTime } from '../lf.js';
+import { formatDecimal, parseDecimal, parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, tuple2, type LfT } from '../lf-types.js';
 import { TokenStandardTypes } from '../token-standard.js';
 

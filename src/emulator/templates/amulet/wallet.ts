@@ -14,7 +14,7 @@
  *    the others fail saying so).
  */
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
-import { parseTime } from '../lf.js';
+import { parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { exercisePaymentTransfer } from './transfer.js';

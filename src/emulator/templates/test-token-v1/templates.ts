@@ -5,7 +5,7 @@
  * failure messages (see LIMITATIONS in ./index.ts for where and why this deviates).
  */
 import { TS } from '../token-standard.js';
-import { expectContractId, expectList, expectParty, formatDecimal, parseDecimal, parseTime, variant, type ExtraArgs } from '../lf.js';
+import { expectContractId, expectList, expectParty, formatDecimal, parseDecimal, parseTime, variant, type ExtraArgs } from '../../../canton/lf.js';
 import type { ChoiceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext, FetchedContract } from '../../ledger/templates.js';
 import { archiveChoice, ArgumentError } from '../../ledger/templates.js';
 import { nameKey, type QualifiedId } from '../../ledger/types.js';

@@ -8,8 +8,8 @@
  *    failures read like the real ones (Party `'p'`, Decimal unscaled "10.0", Time ISO_INSTANT,
  *    records `R {f = v}`; daml-lf `SBToText`/`Numeric.toUnscaledString`, derived Show).
  */
-import { formatInstant } from '../../shared/clock.js';
-import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../lf.js';
+import { formatInstant } from '../../../canton/clock.js';
+import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf.js';
 import { fieldPath, list, normalize, opt, rec, type LfT, type RecordRules } from '../lf-types.js';
 import { TokenStandardTypes, tokenStandardV1Types } from '../token-standard.js';
 import { ArgumentError } from '../../ledger/templates.js';

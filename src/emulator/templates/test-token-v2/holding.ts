@@ -4,7 +4,7 @@
  * locked holdings are real Tokens whose lock holders include the admin.
  */
 import { archiveChoice, type TemplateDef, type UpdateContext } from '../../ledger/templates.js';
-import { parseTime } from '../lf.js';
+import { parseTime } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import { registerView, TestTokenV2Ids } from './ids.js';
 import { accountParties, downcastHolding, fail, require, requireR } from './utils.js';

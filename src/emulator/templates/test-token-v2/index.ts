@@ -41,7 +41,7 @@ import type { EngineCommand, Submission } from '../../ledger/commands.js';
 import { archiveChoice, type InterfaceImpl, type TemplateRegistry } from '../../ledger/templates.js';
 import { nameKey, type QualifiedId } from '../../ledger/types.js';
 import type { TransactionRecord } from '../../ledger/updates.js';
-import { formatTime, type ChoiceContext } from '../lf.js';
+import { formatTime, type ChoiceContext } from '../../../canton/lf.js';
 import { describeInterfaceChoices, registerTokenStandardInterfaces } from '../token-standard.js';
 import { accountConfigTemplate, accountProposalTemplate, basicAccountConfig } from './account-config.js';
 import { tokenAllocationInstructionV1Template, tokenAllocationInstructionV2Template, tokenAllocationV1Template, tokenAllocationV2Template } from './allocation.js';

@@ -10,7 +10,7 @@
  * creates bob's Token; bob's reject or alice's withdraw return the locked amount to alice.
  */
 import { archiveChoice, type ChoiceDef, type TemplateDef, type UpdateContext } from '../../ledger/templates.js';
-import type { ExtraArgs } from '../lf.js';
+import type { ExtraArgs } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import {
   applyStateMachineTransitions,

@@ -10,7 +10,7 @@
  *    lock contexts (`'party'`, `Some x`, `Account {owner = …, provider = …, id = "…"}`);
  *  - Daml's derived `Ord` where the token sorts or keys maps by a value (DA.Map keys, dedupSort).
  */
-import { formatInstant } from '../../shared/clock.js';
+import { formatInstant } from '../../../canton/clock.js';
 import { ArgumentError } from '../../ledger/templates.js';
 import {
   expectContractId,
@@ -25,7 +25,7 @@ import {
   type AnyValue,
   type ExtraArgs,
   type Metadata,
-} from '../lf.js';
+} from '../../../canton/lf.js';
 
 // ---- record plumbing --------------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ import {
 import { createLedgerApiApp, type RouteModule } from '../../../../src/emulator/ledger-api/app.js';
 import type { Claims, UserClaims } from '../../../../src/emulator/ledger/claims.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
-import { LedgerApiError, PlainTextBadRequest, type JsCantonError } from '../../../../src/emulator/ledger/errors.js';
-import { ManualClock } from '../../../../src/emulator/shared/clock.js';
+import { LedgerApiError, PlainTextBadRequest, type JsCantonError } from '../../../../src/canton/errors.js';
+import { ManualClock } from '../../../../src/canton/clock.js';
 
 const SECRET = 'unsafe';
 

@@ -11,7 +11,7 @@ import { externalPartiesRoutes } from '../../../../src/emulator/ledger-api/exter
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
-import { LedgerApiError } from '../../../../src/emulator/ledger/errors.js';
+import { LedgerApiError } from '../../../../src/canton/errors.js';
 import { cantonHash, combinedTopologyHash, fingerprintOf } from '../../../../src/emulator/ledger/topology/canton-hash.js';
 import { allocateExternalParty } from '../../../../src/emulator/ledger/topology/allocate-external.js';
 import { encodeTopologyTransaction, topologyTransactionHash, type TopologyTransaction } from '../../../../src/emulator/ledger/topology/transactions.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerApiError } from '../../../../src/emulator/ledger/errors.js';
+import { LedgerApiError } from '../../../../src/canton/errors.js';
 import { compareVersions, isUtilityPackage, PackageStore } from '../../../../src/emulator/ledger/packages.js';
 import { buildDalf, buildDar, buildManifest, buildRawDar, type PackageSpec } from '../../../support/dar-builder.js';
 

@@ -9,7 +9,7 @@ import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { REQUEST_OVERHEAD_BYTES, SequencerTraffic } from '../../../../src/emulator/ledger/traffic.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../src/emulator/ledger-api/index.js';
 import type { ContractRecord } from '../../../../src/emulator/ledger/types.js';
-import { ManualClock } from '../../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../../src/canton/clock.js';
 import { seedAmuletWorld, tapAmulet } from '../../../../src/emulator/templates/amulet/index.js';
 
 const params = { maxBaseTrafficAmount: 1000n, maxBaseTrafficAccumulationDurationMicros: 10_000_000n, readVsWriteScalingFactor: 4n, baseEventCost: 0n };

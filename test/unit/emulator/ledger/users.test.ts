@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerApiError } from '../../../../src/emulator/ledger/errors.js';
+import { LedgerApiError } from '../../../../src/canton/errors.js';
 import { encodePageToken } from '../../../../src/emulator/ledger/object-meta.js';
 import { PartyStore } from '../../../../src/emulator/ledger/parties.js';
 import type { Right } from '../../../../src/emulator/ledger/types.js';

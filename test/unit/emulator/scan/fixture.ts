@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import type { QualifiedId } from '../../../../src/emulator/ledger/types.js';
 import type { TransactionRecord } from '../../../../src/emulator/ledger/updates.js';
-import { ManualClock } from '../../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../../src/canton/clock.js';
 import { createScanApp, ScanService } from '../../../../src/emulator/scan/index.js';
 
 export const STANDIN_PKG = createHash('sha256').update('scan-test/splice-amulet-standin').digest('hex');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDamlTimestamp, formatInstant, parseInstant } from '../../../../src/emulator/shared/clock.js';
+import { formatDamlTimestamp, formatInstant, parseInstant } from '../../../../src/canton/clock.js';
 
 describe('timestamps', () => {
   it('prints protobuf timestamps like Instant.toString (groups of 3 or 6 digits)', () => {

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../../src/canton/clock.js';
 import { bearerToken, createTokenAuthenticator, ledgerApiUser } from '../../../../src/emulator/validator/index.js';
 import { buildValidatorWorld, type ValidatorWorld } from './fixture.js';
 

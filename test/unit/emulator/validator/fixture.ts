@@ -11,7 +11,7 @@ import { MemoryCache } from '../../../../src/cache/memory-cache.js';
 import { buildEmulator } from '../../../../src/emulator/index.js';
 import type { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { ScanService } from '../../../../src/emulator/scan/index.js';
-import { ManualClock } from '../../../../src/emulator/shared/clock.js';
+import { ManualClock } from '../../../../src/canton/clock.js';
 import { installWallet, seedAmuletWorld } from '../../../../src/emulator/templates/amulet/index.js';
 import { createValidatorApp } from '../../../../src/emulator/validator/index.js';
 import { noAuth } from '../../../../src/ledger/auth.js';

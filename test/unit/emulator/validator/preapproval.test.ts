@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExerciseNode } from '../../../../src/emulator/ledger/updates.js';
 import { createFeaturedAppRight, installWallet, tapAmulet, TransferPreapprovalProposalId } from '../../../../src/emulator/templates/amulet/index.js';
-import { formatTime } from '../../../../src/emulator/templates/lf.js';
+import { formatTime } from '../../../../src/canton/lf.js';
 import { createValidatorApp, preapprovalAutomationName } from '../../../../src/emulator/validator/index.js';
 import { buildValidatorWorld, type ValidatorWorld } from './fixture.js';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeaturedAppRight, createTransferPreapproval, tapAmulet } from '../../../../src/emulator/templates/amulet/index.js';
-import { formatTime } from '../../../../src/emulator/templates/lf.js';
+import { formatTime } from '../../../../src/canton/lf.js';
 import { createValidatorApp } from '../../../../src/emulator/validator/index.js';
 import { buildValidatorWorld, type ValidatorWorld } from './fixture.js';
 

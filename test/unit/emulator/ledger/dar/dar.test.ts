@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { decodeDar, showType, type DecodedPackage } from '../../../../../src/emulator/ledger/dar/index.js';
-import { LedgerApiError } from '../../../../../src/emulator/ledger/errors.js';
+import { LedgerApiError } from '../../../../../src/canton/errors.js';
 import {
   archiveBytes,
   buildDalf,

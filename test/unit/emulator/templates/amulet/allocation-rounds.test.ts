@@ -14,7 +14,7 @@ import {
   roundAutomationName,
   amuletExpiresAtRound,
 } from '../../../../../src/emulator/templates/amulet/index.js';
-import { parseDecimal } from '../../../../../src/emulator/templates/lf.js';
+import { parseDecimal } from '../../../../../src/canton/lf.js';
 import { AMULET, IFACE, TICK_MS, amuletLedger, exercise, trace, type AmuletLedger } from './fixture.js';
 
 function allocateArg(l: AmuletLedger, sender: string, receiver: string, amount: string, inputs: string[], context: unknown) {

@@ -6,8 +6,8 @@
 import { expect } from 'vitest';
 import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
-import { ManualClock } from '../../../../../src/emulator/shared/clock.js';
-import { formatTime } from '../../../../../src/emulator/templates/lf.js';
+import { ManualClock } from '../../../../../src/canton/clock.js';
+import { formatTime } from '../../../../../src/canton/lf.js';
 import {
   amuletContext,
   disclosedOf,

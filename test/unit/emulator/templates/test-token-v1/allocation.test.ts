@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
-import type { ManualClock } from '../../../../../src/emulator/shared/clock.js';
+import type { ManualClock } from '../../../../../src/canton/clock.js';
 import { ALLOCATION_FACTORY_V1, ALLOCATION_V1, EMPTY_EXTRA_ARGS, Tt1Client, type Disclosed } from './tt1-client.js';
 import { allocateArg, at, inProcess, mint, setupWorld, type World } from './tt1-scenario.js';
 

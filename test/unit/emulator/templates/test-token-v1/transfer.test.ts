@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TEST_TOKEN_V1_PACKAGE_ID } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import type { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
-import type { ManualClock } from '../../../../../src/emulator/shared/clock.js';
+import type { ManualClock } from '../../../../../src/canton/clock.js';
 import { EMPTY_EXTRA_ARGS, HOLDING_V1, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, Tt1Client, type Disclosed } from './tt1-client.js';
 import { at, inProcess, mint, setupWorld, transferArg, type World } from './tt1-scenario.js';
 

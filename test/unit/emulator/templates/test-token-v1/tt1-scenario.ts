@@ -5,8 +5,8 @@
 import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
-import { formatTime } from '../../../../../src/emulator/templates/lf.js';
-import { ManualClock } from '../../../../../src/emulator/shared/clock.js';
+import { formatTime } from '../../../../../src/canton/lf.js';
+import { ManualClock } from '../../../../../src/canton/clock.js';
 import { EMPTY_EXTRA_ARGS, Tt1Client } from './tt1-client.js';
 
 export interface World {

@@ -4,8 +4,8 @@
  */
 import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
-import { ManualClock } from '../../../../../src/emulator/shared/clock.js';
-import { formatTime } from '../../../../../src/emulator/templates/lf.js';
+import { ManualClock } from '../../../../../src/canton/clock.js';
+import { formatTime } from '../../../../../src/canton/lf.js';
 import { createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../../../src/emulator/templates/test-token-v2/index.js';
 import { LedgerClient } from './client.js';
 

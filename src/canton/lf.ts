@@ -5,8 +5,10 @@
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").
  */
-import { formatDamlTimestamp, parseInstant } from '../shared/clock.js';
-import { ArgumentError } from '../ledger/templates.js';
+import { formatDamlTimestamp, parseInstant } from './clock.js';
+
+/** A request value that does not decode as its Daml type (→ COMMAND_PREPROCESSING_FAILED when a template reads it). */
+export class ArgumentError extends Error {}
 
 export const DECIMAL_SCALE = 10;
 const SCALE = 10n ** 10n;
