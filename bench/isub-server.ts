@@ -43,7 +43,7 @@ const senders = input.senders.map((s, i) => {
   });
   const key = createPrivateKey({ key: Buffer.from(s.privateKey, 'base64'), format: 'der', type: 'pkcs8' });
   const signature = sign(null, Buffer.from(topology.multiHash, 'base64'), key).toString('base64');
-  const party = allocateExternalParty(
+  const { party } = allocateExternalParty(
     engine,
     {
       synchronizer: engine.synchronizerId,

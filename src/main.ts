@@ -26,6 +26,7 @@ commands:
   config show        print the effective configuration (from the environment)
 
 environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), HOST (127.0.0.1),
+  PARTICIPANTS (1; 2 adds participant2 on PARTICIPANT2_PORT, 7579),
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
   LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL`;
@@ -64,6 +65,7 @@ async function emulate(): Promise<number> {
     ['service', 'url'],
     ['ledger JSON API v2', stack.ledgerUrl],
     ['ledger readiness', `${stack.ledgerUrl}/readyz`],
+    ...stack.participants.slice(1).map((p) => [`ledger JSON API v2 (${p.engine.participantName})`, p.ledgerUrl]),
   ];
   if (stack.registryUrl) {
     rows.push(['token-standard registry', stack.registryUrl], ['registry info', `${stack.registryUrl}/registry/metadata/v1/info`]);
@@ -78,7 +80,8 @@ async function emulate(): Promise<number> {
     rows.push([`validator${how}`, `${stack.validatorUrl}/api/validator`]);
     if (upstreams.validator.mode === 'emulate') rows.push(['scan-proxy registry', `${stack.validatorUrl}/api/validator/v0/scan-proxy`]);
   }
-  const lines = [`token-registry emulator ready (auth: ${config.auth.mode}, participant: ${stack.engine.participantId})`, '', table(rows)];
+  const ids = stack.participants.map((p) => p.participantId).join(', ');
+  const lines = [`token-registry emulator ready (auth: ${config.auth.mode}, participant${stack.participants.length > 1 ? 's' : ''}: ${ids})`, '', table(rows)];
   if (stack.seeded) {
     lines.push('', table([['party', 'user', 'role'], ...stack.seeded.parties.map((p) => [p.party, p.userId, p.role])]));
     if (stack.seeded.instruments.length > 0) {

@@ -42,9 +42,19 @@ export interface StackOptions extends StartEmulatorOptions {
   upstreams?: { scan?: UpstreamMode; validator?: UpstreamMode };
 }
 
+/** One participant of the emulated synchronizer, as the stack serves it. */
+export interface StackParticipant {
+  participantId: string;
+  engine: LedgerEngine;
+  ledgerUrl: string;
+  ledgerStreams: LedgerStreams;
+}
+
 export interface RunningStack {
   engine: LedgerEngine;
   ledgerUrl: string;
+  /** Every participant (the first is `engine` at `ledgerUrl`); two with `config.participants: 2` (PARTICIPANTS=2). */
+  participants: StackParticipant[];
   /** The ledger's websocket channels (served on `ledgerUrl` with `ws://`). */
   ledgerStreams: LedgerStreams;
   /** The demo admin's registry, when the demo world has instruments. */
@@ -129,11 +139,17 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   };
 
   // The ledger's websocket channels share its HTTP server, as on a participant.
-  const ledger = await listen(built.app.fetch, config.port, config.host, (server) => built.streams.attach(server));
-  closers.push(async () => {
-    built.streams.close();
-    await ledger.close();
-  });
+  const participants: StackParticipant[] = [];
+  for (const [i, p] of built.participants.entries()) {
+    const port = i === 0 ? config.port : config.participant2Port;
+    const ledger = await listen(p.app.fetch, port, config.host, (server) => p.streams.attach(server));
+    closers.push(async () => {
+      p.streams.close();
+      await ledger.close();
+    });
+    participants.push({ participantId: p.engine.participantId, engine: p.engine, ledgerUrl: ledger.url, ledgerStreams: p.streams });
+  }
+  const ledger = { url: participants[0]!.ledgerUrl };
   const seeded = built.seeded;
   const userOf = (party: string) => seeded!.parties.find((p) => p.party === party)!.userId;
 
@@ -218,6 +234,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   return {
     engine,
     ledgerUrl: ledger.url,
+    participants,
     ledgerStreams: built.streams,
     validatorUrl,
     registryUrl,

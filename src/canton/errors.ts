@@ -105,6 +105,8 @@ export const ERROR_CODES = {
   // TransactionRoutingError.TopologyErrors.UnknownInformees)
   PACKAGE_NAMES_NOT_FOUND: 11,
   UNKNOWN_INFORMEES: 9,
+  // routing (TransactionRoutingError.TopologyErrors.NoSynchronizerOnWhichAllSubmittersCanSubmit)
+  NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT: 11,
   INVALID_PRESCRIBED_SYNCHRONIZER_ID: 9,
   // user management
   USER_ALREADY_EXISTS: 10,

@@ -35,6 +35,8 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   raw.host = env.HOST || undefined;
   raw.seed = env.EMULATOR_SEED || undefined;
   raw.participantName = env.PARTICIPANT_NAME || undefined;
+  raw.participants = num('PARTICIPANTS');
+  raw.participant2Port = num('PARTICIPANT2_PORT');
   if (env.LEDGER_ADMIN_USERS !== undefined) raw.adminUsers = env.LEDGER_ADMIN_USERS.split(',').map((s) => s.trim()).filter(Boolean);
   if (env.DEMO_WORLD !== undefined) raw.demoWorld = !['false', '0', 'no', 'off'].includes(env.DEMO_WORLD.toLowerCase());
   raw.listMaxElements = num('LEDGER_LIST_MAX_ELEMENTS');

@@ -76,6 +76,13 @@ export const EmulatorConfigSchema = z.object({
   /** Seed of every generated id: the same seed and commands give the same ledger. */
   seed: z.string().min(1).default('token-registry').describe('EMULATOR_SEED'),
   participantName: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant1').describe('PARTICIPANT_NAME'),
+  /**
+   * How many participants the emulated synchronizer has. The second one (`participant2`) has its
+   * own ledger API on `participant2Port`, its own users, rights, packages, hosted parties and offsets.
+   */
+  participants: z.union([z.literal(1), z.literal(2)]).default(1).describe('PARTICIPANTS: 1 or 2'),
+  /** Port of the second participant's ledger API (with `participants: 2`). */
+  participant2Port: z.number().int().min(0).max(65535).default(7579).describe('PARTICIPANT2_PORT'),
   /** Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`). */
   adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('LEDGER_ADMIN_USERS (comma separated)'),
   auth: EmulatorAuthConfigSchema.default({ mode: 'none' }).describe(

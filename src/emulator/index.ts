@@ -1,11 +1,12 @@
 /**
- * Starts the emulated stack in-process: today the ledger node's JSON API v2 on its own port,
- * at the root path like a real participant. Used by the CLI (`emulate`) and by test suites
- * (`startEmulator()` from the package).
+ * Starts the emulated ledger in-process: each participant's JSON API v2 on its own port, at the
+ * root path like a real participant (one by default; `participants: 2` adds `participant2` on the
+ * same synchronizer). Used by the CLI (`emulate`) and by test suites (`startEmulator()` from the
+ * package).
  *
- * LIMITATIONS (what is not emulated yet; README lists them too): one participant on one
- * synchronizer (no reassignment), no interactive (external-party) submission, no pruning, no
- * Daml-LF evaluation (templates are native TypeScript or declared).
+ * LIMITATIONS (what is not emulated yet; README lists them too): one synchronizer (no
+ * reassignment), at most two participants (synchronizer.ts lists what multi-hosting lacks), no
+ * pruning, no Daml-LF evaluation (templates are native TypeScript or declared).
  */
 import { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,20 +33,28 @@ export interface StartEmulatorOptions {
   world?: DemoWorld;
 }
 
-export interface RunningEmulator {
+/** One participant of the emulated synchronizer: its engine, ledger API and websocket channels. */
+export interface ParticipantNode {
   engine: LedgerEngine;
   app: LedgerApp;
   /** The websocket channels of the ledger API, attached to the ledger's HTTP server when listening. */
   streams: LedgerStreams;
+}
+
+export interface RunningEmulator extends ParticipantNode {
+  /** Every participant, the first being this one (`engine`, `app`, `streams`); two with `participants: 2`. */
+  participants: ParticipantNode[];
   /** Base URL of the ledger JSON API, e.g. `http://127.0.0.1:7575`. */
   ledgerUrl: string;
+  /** Ledger API base URL of each participant, in `participants` order. */
+  ledgerUrls: string[];
   /** The demo world, when it was seeded. */
   seeded?: SeededWorld;
   close(): Promise<void>;
 }
 
 /** Builds the engine and the ledger API app without listening (for in-process use). */
-export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmulator, 'ledgerUrl' | 'close'> & { config: EmulatorConfig } {
+export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmulator, 'ledgerUrl' | 'ledgerUrls' | 'close'> & { config: EmulatorConfig } {
   const config = EmulatorConfigSchema.parse(opts.config ?? {});
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const engine = new LedgerEngine({
@@ -54,22 +63,37 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
     participantName: config.participantName,
     listMaxElements: config.listMaxElements,
   });
-  // What a real participant has from start, demo world or not.
-  installAdminWorkflows(engine);
-  for (const id of config.adminUsers) engine.users.addAdminUser(id);
-  for (const t of config.declaredTemplates) {
-    engine.templates.declare({
-      id: qualifiedId(t),
-      signatories: t.signatories,
-      observers: t.observers,
-      implements: t.implements.map((i) => ({ interfaceId: qualifiedId(i.interface), view: i.view })),
-    });
+  const engines = [engine];
+  if (config.participants === 2) {
+    if (config.participantName === 'participant2') throw new Error('PARTICIPANT_NAME must differ from participant2 when PARTICIPANTS=2');
+    engines.push(new LedgerEngine({ synchronizer: engine.synchronizer, participantName: 'participant2', listMaxElements: config.listMaxElements }));
   }
-  const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world ?? config.world) : undefined;
-  const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine });
-  const app = createLedgerApiApp({ engine, authenticate, logger: logger.child({ module: 'ledger-api' }) }, ledgerApiRoutes);
-  const streams = createLedgerStreams({ engine, authenticate, logger: logger.child({ module: 'ledger-ws' }) });
-  return { engine, app, streams, seeded, config };
+  for (const e of engines) {
+    // What a real participant has from start, demo world or not.
+    installAdminWorkflows(e);
+    for (const id of config.adminUsers) e.users.addAdminUser(id);
+    for (const t of config.declaredTemplates) {
+      e.templates.declare({
+        id: qualifiedId(t),
+        signatories: t.signatories,
+        observers: t.observers,
+        implements: t.implements.map((i) => ({ interfaceId: qualifiedId(i.interface), view: i.view })),
+      });
+    }
+  }
+  const others = new Map(engines.slice(1).map((e) => [e.participantName, e] as const));
+  const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world ?? config.world, others) : undefined;
+  // The other participants run the same native template implementations.
+  for (const e of engines.slice(1)) e.templates.adoptNative(engine.templates);
+  const participants = engines.map((e): ParticipantNode => {
+    const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine: e });
+    const name = e.participantName;
+    const app = createLedgerApiApp({ engine: e, authenticate, logger: logger.child({ module: 'ledger-api', participant: name }) }, ledgerApiRoutes);
+    const streams = createLedgerStreams({ engine: e, authenticate, logger: logger.child({ module: 'ledger-ws', participant: name }) });
+    return { engine: e, app, streams };
+  });
+  const first = participants[0]!;
+  return { ...first, participants, seeded, config };
 }
 
 function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface']): QualifiedId {
@@ -80,22 +104,35 @@ function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface'
 export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const built = buildEmulator(opts);
   const { config } = built;
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: built.app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-    s.once('error', reject);
-  });
-  if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
-  built.streams.attach(server);
-  const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return {
-    ...built,
-    ledgerUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        built.streams.close();
-        server.close((err) => (err ? reject(err) : resolve()));
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
+  const listening: Array<{ url: string; close(): Promise<void> }> = [];
+  const closeAll = async () => {
+    for (const l of listening.reverse()) await l.close();
   };
+  try {
+    for (const [i, p] of built.participants.entries()) {
+      const port = i === 0 ? config.port : config.participant2Port;
+      const server: ServerType = await new Promise((resolve, reject) => {
+        const s = serve({ fetch: p.app.fetch, port, hostname: config.host }, () => resolve(s));
+        s.once('error', reject);
+      });
+      if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
+      p.streams.attach(server);
+      const { port: bound } = server.address() as AddressInfo;
+      listening.push({
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
+        close: () =>
+          new Promise<void>((resolve, reject) => {
+            p.streams.close();
+            server.close((err) => (err ? reject(err) : resolve()));
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
+      });
+    }
+  } catch (e) {
+    await closeAll();
+    throw e;
+  }
+  const ledgerUrls = listening.map((l) => l.url);
+  return { ...built, ledgerUrl: ledgerUrls[0]!, ledgerUrls, close: closeAll };
 }

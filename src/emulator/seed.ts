@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { LedgerEngine } from './ledger/engine.js';
+import type { HostingPermission } from './ledger/synchronizer.js';
 import type { Right } from './ledger/types.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
 import { createTestTokenV2Rules, findTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from './templates/test-token-v2/index.js';
@@ -45,9 +46,20 @@ export interface DemoAmulet {
   featuredApps: string[];
 }
 
+/** Another participant that also hosts a demo party (its PartyToParticipant mapping names both). */
+export interface DemoHosting {
+  /** Participant name, e.g. `participant2` (needs `PARTICIPANTS=2`). */
+  participant: string;
+  permission: HostingPermission;
+}
+
 export interface DemoWorld {
-  /** Party hints; each becomes `hint::<participant namespace>` and a user `hint`. */
-  parties: Array<{ hint: string; role: string }>;
+  /**
+   * Party hints; each becomes `hint::<participant namespace>` on the first participant (with
+   * submission rights) and a user `hint` there. `hostedOn` lists further participants hosting it
+   * from the start; each gets a user `hint` too (CanActAs with Submission, else CanReadAs).
+   */
+  parties: Array<{ hint: string; role: string; hostedOn?: DemoHosting[] }>;
   instruments: DemoInstrument[];
   /** A Canton Coin world (DSO, rules, rounds, tapped coin, wallets); absent: none. */
   amulet?: DemoAmulet;
@@ -56,7 +68,17 @@ export interface DemoWorld {
 /** The demo world as configuration (DEMO_WORLD_FILE), validated with clear messages. */
 export const DemoWorldSchema = z
   .object({
-    parties: z.array(z.object({ hint: z.string().regex(/^[A-Za-z0-9:_ -]{1,200}$/), role: z.string().default('') }).strict()),
+    parties: z.array(
+      z
+        .object({
+          hint: z.string().regex(/^[A-Za-z0-9:_ -]{1,200}$/),
+          role: z.string().default(''),
+          hostedOn: z
+            .array(z.object({ participant: z.string().regex(/^[A-Za-z0-9_-]+$/), permission: z.enum(['Submission', 'Confirmation', 'Observation']) }).strict())
+            .optional(),
+        })
+        .strict(),
+    ),
     instruments: z
       .array(
         z
@@ -192,11 +214,26 @@ export function setUpValidatorUser(engine: LedgerEngine, userId: string, validat
   }
 }
 
-export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD): SeededWorld {
-  const parties = world.parties.map(({ hint, role }) => {
+/**
+ * Seeds `world` on `engine` (the first participant). `others` are the other participants of its
+ * synchronizer by name, for parties hosted on several (`hostedOn`); they are hosted there before
+ * anything is created, so every participant hosting a party sees all of its transactions.
+ */
+export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD, others: ReadonlyMap<string, LedgerEngine> = new Map()): SeededWorld {
+  const parties = world.parties.map(({ hint, role, hostedOn }) => {
     const party = engine.parties.allocate(hint).party;
     const rights: Right[] = [{ kind: 'CanActAs', party }];
     engine.users.create({ id: hint, primaryParty: party }, rights);
+    for (const h of hostedOn ?? []) {
+      const other = others.get(h.participant);
+      if (!other) {
+        throw new Error(`demo world: party "${hint}" is hosted on ${h.participant}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts participant2)`);
+      }
+      other.parties.allocateHosted(party, '', h.permission);
+      const right: Right = h.permission === 'Submission' ? { kind: 'CanActAs', party } : { kind: 'CanReadAs', party };
+      if (!other.users.has(hint)) other.users.create({ id: hint, primaryParty: party }, [right]);
+      else other.users.grant(hint, [right]);
+    }
     return { hint, role, party, userId: hint };
   });
   const partyOf = (hint: string): string => {

@@ -96,6 +96,8 @@ function completionStream(engine: LedgerEngine, q: { userId?: string; parties?: 
   const end = engine.ledgerEnd();
   if (q.beginExclusive > end) throw errors.offsetAfterLedgerEnd('Begin', q.beginExclusive, end);
   const completionOf = (tx: TransactionRecord): unknown[] => {
+    // Only the submitting participant reports a completion.
+    if (tx.submittingParticipant !== undefined) return [];
     if (q.userId !== undefined && tx.userId !== q.userId) return [];
     const actAs = q.parties ? tx.actAs.filter((p) => q.parties!.has(p)) : tx.actAs;
     if (actAs.length === 0) return [];

@@ -153,7 +153,10 @@ export function matchEvent(
   visibleTo: readonly string[] | ReadonlySet<string>,
 ): { witnesses: string[]; match: Match } | undefined {
   const match: Match = { blob: false, views: new Map() };
-  const visible = [...visibleTo];
+  // A participant reports only what the parties it hosts see (another participant's parties see
+  // nothing here, wildcard or not).
+  const hosted = engine.hostedFilter();
+  const visible = hosted ? [...visibleTo].filter(hosted) : [...visibleTo];
   if (f.anyParty && matchTemplate(engine, f.anyParty, templateId, match)) {
     // party-wildcard filters: the witness set is not restricted by a party list (§3)
     for (const [p, pf] of f.byParty) if (visible.includes(p)) matchTemplate(engine, pf, templateId, match);
@@ -291,7 +294,7 @@ function exerciseNodeEvent(engine: LedgerEngine, tx: TransactionRecord, node: Ex
   };
 }
 
-/** Whether the requester sees the command id: only the submitting parties do. */
+/** Whether the requester sees the command id: only the submitting parties do, on the submitting participant (a delivered copy has none). */
 function commandIdFor(tx: TransactionRecord, f: EventFilter): string {
   if (f.anyParty) return tx.commandId;
   return tx.actAs.some((p) => f.parties.has(p)) ? tx.commandId : '';

@@ -37,19 +37,20 @@ export const externalPartiesRoutes: RouteModule = (app) => {
     }
     const idp = optionalIdentityProviderId(matchIdentityProviderId(claims, req.identityProviderId), 'identity_provider_id');
     const userId = optionalUserId(req.userId, 'user_id');
-    // waitForAllocation (default true) needs no handling: the emulated allocation is effective
-    // before the response, so waiting and not waiting look the same to the client.
-    const partyId = allocateExternalParty(engine, req, {
+    // waitForAllocation (default true) needs no handling: a party hosted here only is effective
+    // before the response, and Canton does not wait for a multi-hosted one (it waits for the
+    // other hosting participants' authorization, which this call cannot give).
+    const { party } = allocateExternalParty(engine, req, {
       identityProviderId: idp,
       beforeCommit: () => {
         requireIdentityProviderExists(idp);
         checkAllocatingUser(engine, claims, userId, idp);
       },
-    });
-    if (userId !== undefined) {
       // updateUserInfoIfUserSpecified: the user gets CanActAs on the new party.
-      engine.users.grant(userId, [{ kind: 'CanActAs', party: partyId }], idp, { participantAdmin: true });
-    }
-    return c.json({ partyId });
+      onHosted: (p) => {
+        if (userId !== undefined) engine.users.grant(userId, [{ kind: 'CanActAs', party: p }], idp, { participantAdmin: true });
+      },
+    });
+    return c.json({ partyId: party });
   });
 };

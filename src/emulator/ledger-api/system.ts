@@ -40,16 +40,18 @@ export const systemRoutes: RouteModule = (app) => {
     const party = c.req.query('party');
     const participantId = c.req.query('participantId');
     const sync = { synchronizerAlias: engine.synchronizerAlias, synchronizerId: engine.synchronizerId };
-    if (participantId && participantId !== '' && participantId !== engine.participantId) {
-      return c.json({ connectedSynchronizers: [] });
-    }
+    // Another participant of the synchronizer may be asked about (its hosting of `party`).
+    const target = participantId && participantId !== '' ? participantId : engine.participantId;
+    if (!engine.synchronizer.isConnected(target)) return c.json({ connectedSynchronizers: [] });
     if (party === undefined || party === '') {
       return c.json({ connectedSynchronizers: [{ ...sync, permission: 'PARTICIPANT_PERMISSION_UNSPECIFIED' }] });
     }
     if (!isAdminOrIdpAdmin(claims) && !canActAs(claims, party) && !canReadAs(claims, party)) {
       throw errors.permissionDenied(`Claims do not authorize to read data for party '${party}'`);
     }
-    if (!engine.parties.has(party)) return c.json({ connectedSynchronizers: [] });
-    return c.json({ connectedSynchronizers: [{ ...sync, permission: 'PARTICIPANT_PERMISSION_SUBMISSION' }] });
+    // The permission of the party-to-participant mapping on the synchronizer.
+    const permission = engine.synchronizer.permissionOf(party, target);
+    if (permission === undefined) return c.json({ connectedSynchronizers: [] });
+    return c.json({ connectedSynchronizers: [{ ...sync, permission: `PARTICIPANT_PERMISSION_${permission.toUpperCase()}` }] });
   });
 };

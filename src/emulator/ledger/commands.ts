@@ -77,6 +77,7 @@ export class CommandService {
   submit(s: Submission): TransactionRecord {
     // A duplicate is refused before interpretation, as the submission service does.
     this.checkDeduplication(s.userId, s.actAs, s.commandId, s.deduplication, this.engine.clock.nowMicros());
+    this.requireSubmissionRights(s.actAs);
     const interpretation = this.interpret(s);
     return this.commit(interpretation, { submissionId: s.submissionId, deduplication: s.deduplication });
   }
@@ -88,8 +89,9 @@ export class CommandService {
    */
   interpret(s: Submission, ledgerTimeMicros?: bigint): Interpretation {
     const engine = this.engine;
-    // Background automation first (automations.ts): the command sees what it would have left.
-    engine.automations.run();
+    // Background automation first (automations.ts): the command sees what it would have left,
+    // on every participant of the synchronizer.
+    engine.synchronizer.runAutomations();
     const now = ledgerTimeMicros ?? engine.clock.nowMicros();
     for (const p of s.actAs) {
       if (!engine.parties.has(p)) {
@@ -113,7 +115,11 @@ export class CommandService {
     const now = engine.clock.nowMicros();
     const s = i.submission;
     this.checkDeduplication(s.userId, s.actAs, s.commandId, opts.deduplication, now);
-    const inactive = [...i.inputs.keys()].filter((cid) => !engine.contracts.getActive(cid));
+    // Activeness is the synchronizer's: an input read from another participant (disclosed) counts too.
+    const inactive = [...i.inputs.keys()].filter((cid) => {
+      const c = engine.synchronizer.storedContract(cid, engine);
+      return c === undefined || c.archivedOffset !== undefined;
+    });
     if (inactive.length > 0) {
       throw new LedgerApiError('LOCAL_VERDICT_INACTIVE_CONTRACTS', `Rejected transaction is referring to inactive contracts ${inactive.join(', ')}`, {
         resources: inactive.map((cid) => ['CONTRACT_ID', cid] as [string, string]),
@@ -148,7 +154,8 @@ export class CommandService {
     if (opts.externalTransactionHash !== undefined) tx.externalTransactionHash = opts.externalTransactionHash;
     // The confirmation request is sequenced: this participant pays its traffic.
     const traffic = engine.traffic;
-    const cost = traffic.consume(engine.participantMember, traffic.eventCost(traffic.requestSize(i.nodes, i.inputs.values(), i.created.values()), 1n), now);
+    const recipients = BigInt(engine.synchronizer.recipientsOf(witnesses));
+    const cost = traffic.consume(engine.participantMember, traffic.eventCost(traffic.requestSize(i.nodes, i.inputs.values(), i.created.values()), recipients), now);
     if (cost !== undefined) tx.paidTrafficCost = cost;
     for (const n of i.nodes) if (n.kind === 'create') n.transient = i.consumed.has(n.contract.contractId);
     for (const c of i.created.values()) {
@@ -158,9 +165,28 @@ export class CommandService {
     }
     for (const cid of i.consumed) if (!i.created.has(cid)) engine.contracts.archive(cid, offset);
     engine.updates.append(tx);
+    engine.synchronizer.publish(engine.participantId, tx, i.consumed);
     const changeKey = changeKeyOf(s.userId, s.actAs, s.commandId);
     this.dedup.set(changeKey, { offset: tx.offset, submissionId: opts.submissionId, recordTimeMicros: now });
     return tx;
+  }
+
+  /**
+   * A classic submission needs this participant to host every actAs party with submission
+   * permission (Canton's routing, `AdmissibleSynchronizersComputation`): a party hosted elsewhere,
+   * or here only to confirm or observe (an external party), cannot submit through this node.
+   */
+  private requireSubmissionRights(actAs: readonly string[]): void {
+    const engine = this.engine;
+    const notAllowed = actAs.filter((p) => engine.parties.has(p) && engine.hostingPermission(p) !== 'Submission' && engine.synchronizer.hostingOf(p) !== undefined);
+    if (notAllowed.length === 0) return;
+    const cause =
+      notAllowed.length === 1
+        ? 'This participant cannot submit as the given submitter on any connected synchronizer'
+        : 'Not connected to a synchronizer on which this participant can submit for all submitters';
+    throw new LedgerApiError('NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT', cause, {
+      context: notAllowed.length === 1 ? { unknownSubmitter: notAllowed[0]! } : { unknownSubmitters: `List(${notAllowed.join(', ')})` },
+    });
   }
 
   private checkDeduplication(userId: string, actAs: readonly string[], commandId: string, d: Deduplication | undefined, now: bigint): void {
@@ -501,7 +527,8 @@ class TransactionBuilder {
     }
     const local = this.created.get(cid);
     if (local) return local;
-    const c = this.engine.contracts.getActive(cid);
+    const disclosed = this.disclosed.get(cid);
+    const c = this.engine.contracts.getActive(cid) ?? (disclosed?.archivedOffset === undefined ? disclosed : undefined);
     if (!c) throw errors.contractNotFound(cid);
     if (!this.disclosed.has(cid) && !stakeholdersOf(c).some((p) => this.readers.has(p))) throw errors.contractNotFound(cid);
     if (!this.inputs.has(cid)) this.inputs.set(cid, c);
@@ -526,7 +553,7 @@ class TransactionBuilder {
     if (d.templateId && d.templateId !== '') {
       const ref = parseIdRef(d.templateId);
       const r = ref && resolveRef(ref, this.engine.templates);
-      const stored = this.engine.contracts.get(decoded.contractId);
+      const stored = this.engine.synchronizer.storedContract(decoded.contractId, this.engine);
       if (!r || (stored && nameKey(r.def.id) !== nameKey(stored.templateId))) {
         throw errors.invalidArgument(
           `Mismatch between DisclosedContract.template_id (${d.templateId}) and template_id from decoded DisclosedContract.created_event_blob (${decoded.templateId})`,
@@ -536,7 +563,9 @@ class TransactionBuilder {
     if (d.synchronizerId && d.synchronizerId !== '' && d.synchronizerId !== this.engine.synchronizerId) {
       throw errors.invalidArgument(`Disclosed contract ${decoded.contractId} is assigned to an unknown synchronizer ${d.synchronizerId}`);
     }
-    const stored = this.engine.contracts.get(decoded.contractId);
+    // The contract as the synchronizer knows it: a participant authenticates a disclosed contract
+    // whether or not it stores it (Canton: the contract id's authentication).
+    const stored = this.engine.synchronizer.storedContract(decoded.contractId, this.engine);
     if (stored && stored.blob !== d.createdEventBlob) {
       throw errors.invalidArgument(`Disclosed contract ${decoded.contractId} failed authentication: its createdEventBlob does not match the contract`);
     }

@@ -28,6 +28,7 @@ import {
   verifyAnnotations,
 } from './object-meta.js';
 import type { PartyRecord } from './types.js';
+import type { HostingPermission } from './synchronizer.js';
 
 /** `PartyManagementServiceConfig.DefaultMaxPartiesPageSize`. */
 export const MAX_PARTIES_PAGE_SIZE = 10000;
@@ -51,6 +52,8 @@ export interface PartyStoreOptions {
    * cannot self-allocate at all.
    */
   maxSelfAllocatedParties?: number;
+  /** Called when this participant starts hosting a party (the synchronizer's topology records it). */
+  onHosted?: (party: string, permission: HostingPermission) => void;
 }
 
 export interface AllocateOptions {
@@ -148,6 +151,7 @@ export class PartyStore {
       identityProviderId: idp,
     };
     this.records.set(party, rec);
+    this.opts.onHosted?.(party, 'Submission');
     return clone(rec);
   }
 
@@ -171,7 +175,7 @@ export class PartyStore {
    * and gets a local record with empty annotations (`updateOrCreatePartyRecord(…, Map.empty)`).
    * The caller has validated the id; a known remote party of that id becomes hosted.
    */
-  allocateHosted(party: string, identityProviderId: string): PartyRecord {
+  allocateHosted(party: string, identityProviderId: string, permission: HostingPermission = 'Confirmation'): PartyRecord {
     this.requireNotAllocated(party);
     const rec: PartyRecord = {
       party,
@@ -180,6 +184,7 @@ export class PartyStore {
       identityProviderId,
     };
     this.records.set(party, rec);
+    this.opts.onHosted?.(party, permission);
     return clone(rec);
   }
 

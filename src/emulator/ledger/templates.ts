@@ -185,6 +185,16 @@ export class TemplateRegistry {
     return [...this.byName.values()];
   }
 
+  /**
+   * Registers every native template and interface of `other` not registered here: another
+   * participant running the same native implementations (declared templates are configuration,
+   * declared on each participant against its own packages).
+   */
+  adoptNative(other: TemplateRegistry): void {
+    for (const def of other.interfacesById.values()) if (!this.interfacesById.has(idKey(def.id))) this.registerInterface(def);
+    for (const def of other.byId.values()) if (def.kind === 'native' && !this.byId.has(idKey(def.id))) this.register(def);
+  }
+
   private notePackage(id: QualifiedId): void {
     const set = this.packageIdsByName.get(id.packageName) ?? new Set();
     set.add(id.packageId);

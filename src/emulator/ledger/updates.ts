@@ -57,6 +57,11 @@ export interface TransactionRecord {
   externalTransactionHash?: string;
   /** Bytes of traffic the submitting participant paid for the request (./traffic.ts); absent without traffic control. */
   paidTrafficCost?: bigint;
+  /**
+   * On a copy delivered by the synchronizer (synchronizer.ts), the participant that submitted the
+   * transaction; absent on the submitting participant's own record.
+   */
+  submittingParticipant?: string;
 }
 
 export class UpdateLog {

@@ -140,7 +140,7 @@ export class InteractiveSubmissionService {
     // authenticated against the contract instead (as a disclosed contract's is at submission), as
     // Canton authenticates the input contracts of an executed transaction.
     for (const ic of decoded?.metadata.inputContracts ?? []) {
-      const stored = engine.contracts.get(ic.create.contractId);
+      const stored = engine.synchronizer.storedContract(ic.create.contractId, engine);
       if (!stored || stored.blob !== ic.eventBlob.toString('base64')) {
         throw errors.invalidArgument(`Input contract ${ic.create.contractId} failed authentication: its event blob does not match the contract`);
       }
@@ -172,7 +172,7 @@ export class InteractiveSubmissionService {
     // The transaction is sequenced now: background automation (round advancement, ...) has run
     // meanwhile, and may have archived a contract it uses (then LOCAL_VERDICT_INACTIVE_CONTRACTS,
     // as an Amulet transfer prepared against a round that has closed).
-    engine.automations.run();
+    engine.synchronizer.runAutomations();
     const interpretation: Interpretation = { ...entry.interpretation, submission: { ...entry.interpretation.submission, userId: req.userId } };
     const tx = engine.commands.commit(interpretation, {
       submissionId: req.submissionId,

@@ -13,6 +13,7 @@
  */
 import { errors, LedgerApiError } from '../../../canton/errors.js';
 import type { LedgerEngine } from '../engine.js';
+import type { HostingPermission } from '../synchronizer.js';
 import { verifySignature, type SigningPublicKey, type WireSignature } from '../external-parties.js';
 import { combinedTopologyHash } from './canton-hash.js';
 import { SigningKeyError, signingKeyOfTopology, type NormalizedSigningKey } from './signing-keys.js';
@@ -47,6 +48,18 @@ export interface AllocateExternalOptions {
    * and quota checks happen there); throwing aborts the allocation with nothing changed.
    */
   beforeCommit?: (party: string) => void;
+  /**
+   * Runs when the party becomes hosted here: at once for a party hosted by this participant only;
+   * for a multi-hosted party when the last of its hosting participants has authorized the mapping
+   * (the route grants the user its rights then, so that they name a known party).
+   */
+  onHosted?: (party: string) => void;
+}
+
+/** What an allocation did: the party id, and whether the party is hosted now or still waits for other hosting participants. */
+export interface AllocateExternalResult {
+  party: string;
+  effective: boolean;
 }
 
 const invalid = (what: string) => errors.invalidArgument(what);
@@ -246,11 +259,6 @@ function planOnboarding(engine: LedgerEngine, txs: ParsedOnboardingTx[], multi: 
   if (!ptp.participants.some((p) => p.participantUid === here)) {
     throw invalid('This node is not hosting the party either with Confirmation or Observation permission.');
   }
-  if (ptp.participants.length > 1) {
-    // Canton would accept and wait for the other hosting participants to authorize the hosting;
-    // the emulated network has no other participants, so the party could never become active.
-    throw invalid('Multi-hosted external parties are not supported by the emulated participant: host the party on this participant only');
-  }
 
   // validatePartyToKey (signed only, at most one, same namespace)
   const ptks = ofKind(signed, 'PartyToKeyMapping');
@@ -328,7 +336,7 @@ function authorize(plan: OnboardingPlan): void {
  * signatures, hosts the party here and registers its protocol keys and threshold with
  * `engine.externalParties`. Returns the party id.
  */
-export function allocateExternalParty(engine: LedgerEngine, input: AllocateExternalInput, opts: AllocateExternalOptions): string {
+export function allocateExternalParty(engine: LedgerEngine, input: AllocateExternalInput, opts: AllocateExternalOptions): AllocateExternalResult {
   if (input.synchronizer === '') throw errors.missingField('synchronizer');
   const sync = parseUid(input.synchronizer);
   if (typeof sync === 'string') throw errors.invalidField('synchronizer', sync);
@@ -345,11 +353,38 @@ export function allocateExternalParty(engine: LedgerEngine, input: AllocateExter
   authorize(plan);
 
   const protocolKeys = plan.ptp.partySigningKeys ?? { keys: plan.ptk!.signingKeys, threshold: plan.ptk!.threshold };
-  engine.parties.allocateHosted(plan.party, opts.identityProviderId);
-  engine.externalParties.register({
-    party: plan.party,
-    keys: protocolKeys.keys.map((k) => asStoreKey(signingKeyOfTopology(k))),
-    threshold: protocolKeys.threshold,
-  });
-  return plan.party;
+  const participants = new Map(plan.ptp.participants.map((p) => [p.participantUid, permissionName(p.permission)] as const));
+  const permission = participants.get(engine.participantId)!;
+  const activate = () => {
+    engine.externalParties.register({
+      party: plan.party,
+      keys: protocolKeys.keys.map((k) => asStoreKey(signingKeyOfTopology(k))),
+      threshold: protocolKeys.threshold,
+    });
+    engine.parties.allocateHosted(plan.party, opts.identityProviderId, permission);
+    engine.synchronizer.host(plan.party, engine.participantId, permission, plan.ptp.threshold);
+    opts.onHosted?.(plan.party);
+  };
+  if (participants.size === 1) {
+    activate();
+    return { party: plan.party, effective: true };
+  }
+  // A multi-hosted party's mapping needs every hosting participant's authorization: each of them
+  // is sent the same allocation (what the wallet SDK does); the last one makes it effective
+  // (Canton: `ExternalPartyOnboardingDetails.fullyAllocatesParty` is false for several hosts, and
+  // the call returns without waiting).
+  const pending = engine.synchronizer.pendingHosting(plan.party);
+  if (pending && !sameHosting(pending.participants, participants, pending.threshold, plan.ptp.threshold)) {
+    throw invalid(`A different PartyToParticipant mapping of ${plan.party} is awaiting the authorization of its hosting participants`);
+  }
+  const effective = engine.synchronizer.authorizeHosting({ party: plan.party, participants, threshold: plan.ptp.threshold }, engine.participantId, activate);
+  return { party: plan.party, effective };
+}
+
+function permissionName(p: number): HostingPermission {
+  return p === ParticipantPermission.Submission ? 'Submission' : p === ParticipantPermission.Observation ? 'Observation' : 'Confirmation';
+}
+
+function sameHosting(a: ReadonlyMap<string, HostingPermission>, b: ReadonlyMap<string, HostingPermission>, ta: number, tb: number): boolean {
+  return ta === tb && a.size === b.size && [...a].every(([id, perm]) => b.get(id) === perm);
 }

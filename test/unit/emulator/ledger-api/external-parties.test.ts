@@ -295,12 +295,22 @@ describe('POST /v2/parties/external/allocate', () => {
       );
     });
 
-    it('multi-hosted and observation-only topologies', async () => {
+    it('a multi-hosted party waits for its other hosting participant: accepted, but not yet a party here', async () => {
       const env = setup();
       const keys = createKeyPair();
       const g = await generate(env, keys.publicKey, { otherConfirmingParticipantUids: [`participant2::1220${'ab'.repeat(32)}`] });
       const sig = multiSig(signTransactionHash(g.multiHash, keys.privateKey), g.publicKeyFingerprint);
-      await expectRejected(env, allocateBody(env, g.topologyTransactions, [sig]), 400, 'INVALID_ARGUMENT', /Multi-hosted external parties are not supported/);
+      const before = env.snapshot();
+      const r = await env.call('POST', '/v2/parties/external/allocate', allocateBody(env, g.topologyTransactions, [sig]));
+      expect(r.status, r.text).toBe(200);
+      expect(r.json).toEqual({ partyId: g.partyId });
+      expect(env.snapshot()).toBe(before);
+      const listed = await env.call('GET', `/v2/parties/${encodeURIComponent(g.partyId)}`);
+      expect(listed.json).toEqual({ partyDetails: [] });
+      // A different mapping of the same party while the first waits is refused.
+      const other = await generate(env, keys.publicKey, { observingParticipantUids: [`participant3::1220${'cd'.repeat(32)}`] });
+      const otherSig = multiSig(signTransactionHash(other.multiHash, keys.privateKey), other.publicKeyFingerprint);
+      await expectRejected(env, allocateBody(env, other.topologyTransactions, [otherSig]), 400, 'INVALID_ARGUMENT', /A different PartyToParticipant mapping/);
     });
 
     it('malformed requests', async () => {
