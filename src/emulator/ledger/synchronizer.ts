@@ -20,7 +20,10 @@
  * LIMITATIONS: one synchronizer (no reassignment); the topology changes at once (no topology
  * delay, no `onboarding` flag, no party replication of existing contracts to a participant that
  * starts hosting a party later); every confirming participant always approves, so the
- * confirmation threshold is checked when the mapping is made but never decides an outcome.
+ * confirmation threshold is checked when the mapping is made but never decides an outcome; each
+ * participant lists and vets its own packages, but a transaction is not checked against the
+ * packages its informees' participants have vetted (the native templates are on every
+ * participant); an interactive submission is executed on the participant that prepared it.
  */
 import type { Clock } from '../../canton/clock.js';
 import { IdGenerator, stableFingerprint } from '../shared/ids.js';
