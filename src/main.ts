@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
 import { startStack } from './stack.js';
+import { DurableState } from './emulator/ledger/durability/durable-state.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
 import { loadRegistryConfig, startRegistry } from './serve.js';
 import { mintDevToken } from './emulator/ledger-api/auth.js';
@@ -18,7 +19,8 @@ import { redactRedisUrl } from './cache/redis-cache.js';
 const USAGE = `usage: token-registry <command>
 
 commands:
-  emulate            start the emulated stack (ledger node + token registry) with the demo world
+  emulate [--reset]  start the emulated stack (ledger node + token registry) with the demo world;
+                     with STATE_DIR the world is kept there across restarts (--reset starts it over)
   serve              run the registry for an instrument admin against its participant
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT override it)
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
@@ -26,7 +28,7 @@ commands:
   config show        print the effective configuration (from the environment)
 
 environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), HOST (127.0.0.1),
-  PARTICIPANTS (1; 2 adds participant2 on PARTICIPANT2_PORT, 7579),
+  PARTICIPANTS (1; 2 adds participant2 on PARTICIPANT2_PORT, 7579), STATE_DIR, STATE_SNAPSHOT_EVERY (10000),
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
   LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL`;
@@ -35,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'emulate':
-      return emulate();
+      return emulate(rest);
     case 'serve':
       return serveRegistry();
     case 'token':
@@ -54,8 +56,13 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function emulate(): Promise<number> {
+async function emulate(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { reset: { type: 'boolean', default: false } } });
   const config = loadEmulatorConfig();
+  if (values.reset) {
+    if (!config.stateDir) throw new ConfigError('emulate --reset starts STATE_DIR over: set STATE_DIR (without it, the world is in memory only and starts over anyway)');
+    DurableState.reset(config.stateDir);
+  }
   const upstreams = loadUpstreamsConfig();
   if (upstreams.ledger.mode === 'proxy') {
     throw new ConfigError('LEDGER_UPSTREAM=proxy is for `serve`: `emulate` runs its own ledger node (set LEDGER_URL for serve)');
@@ -94,6 +101,13 @@ async function emulate(): Promise<number> {
       );
     }
   }
+  const opened = stack.durable?.opened;
+  lines.push(
+    '',
+    config.stateDir
+      ? `state: ${config.stateDir} (${opened?.restored ? `restored; ${opened.replayed} journaled changes replayed${opened.droppedBytes > 0 ? `, a torn last record of ${opened.droppedBytes} bytes dropped` : ''}` : 'new'})`
+      : 'state: in memory only (set STATE_DIR to keep the world across restarts)',
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
   const stop = () => {
     void stack.close().finally(() => process.exit(0));

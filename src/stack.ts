@@ -21,6 +21,7 @@ import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
 import { createScanApp, ScanService } from './emulator/scan/index.js';
 import { createValidatorApp } from './emulator/validator/index.js';
 import type { SeededWorld } from './emulator/seed.js';
+import { answerWhenDurable, type DurableState } from './emulator/ledger/durability/durable-state.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
 import { inProcessFetch } from './ledger/in-process.js';
@@ -55,6 +56,8 @@ export interface RunningStack {
   ledgerUrl: string;
   /** Every participant (the first is `engine` at `ledgerUrl`); two with `config.participants: 2` (PARTICIPANTS=2). */
   participants: StackParticipant[];
+  /** The world's durable state (STATE_DIR), when kept across restarts. */
+  durable?: DurableState;
   /** The ledger's websocket channels (served on `ledgerUrl` with `ws://`). */
   ledgerStreams: LedgerStreams;
   /** The demo admin's registry, when the demo world has instruments. */
@@ -120,6 +123,8 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const { config, engine } = built;
   const logger: Logger = opts.logger ?? pino({ level: config.logLevel });
   const closers: Array<() => Promise<void>> = [];
+  // Closed last (closers run in reverse): a final snapshot once no server takes requests.
+  closers.push(async () => built.durable?.close());
   const registries: Registry[] = [];
   const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[]) => {
     const r = createRegistry({
@@ -142,7 +147,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const participants: StackParticipant[] = [];
   for (const [i, p] of built.participants.entries()) {
     const port = i === 0 ? config.port : config.participant2Port;
-    const ledger = await listen(p.app.fetch, port, config.host, (server) => p.streams.attach(server));
+    const ledger = await listen(answerWhenDurable(built.durable, p.app.fetch), port, config.host, (server) => p.streams.attach(server));
     closers.push(async () => {
       p.streams.close();
       await ledger.close();
@@ -226,7 +231,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       auth: config.validatorAuth,
       logger: logger.child({ module: 'validator' }),
     });
-    const s = await listen(validatorApp.fetch, validatorPort, config.host);
+    const s = await listen(answerWhenDurable(built.durable, validatorApp.fetch), validatorPort, config.host);
     closers.push(s.close);
     validatorUrl = s.url;
   }
@@ -235,6 +240,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     engine,
     ledgerUrl: ledger.url,
     participants,
+    durable: built.durable,
     ledgerStreams: built.streams,
     validatorUrl,
     registryUrl,

@@ -83,6 +83,13 @@ export const EmulatorConfigSchema = z.object({
   participants: z.union([z.literal(1), z.literal(2)]).default(1).describe('PARTICIPANTS: 1 or 2'),
   /** Port of the second participant's ledger API (with `participants: 2`). */
   participant2Port: z.number().int().min(0).max(65535).default(7579).describe('PARTICIPANT2_PORT'),
+  /**
+   * Keep the emulated world across restarts in this directory (journal + snapshots); in memory
+   * only when unset.
+   */
+  stateDir: z.string().min(1).optional().describe('STATE_DIR'),
+  /** Journaled changes between two snapshots of STATE_DIR. */
+  snapshotEvery: z.number().int().positive().default(10_000).describe('STATE_SNAPSHOT_EVERY'),
   /** Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`). */
   adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('LEDGER_ADMIN_USERS (comma separated)'),
   auth: EmulatorAuthConfigSchema.default({ mode: 'none' }).describe(

@@ -21,7 +21,8 @@ import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-ap
 import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.js';
 import { LedgerEngine } from './ledger/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/index.js';
-import { seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
+import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
+import { answerWhenDurable, DurableState } from './ledger/durability/durable-state.js';
 import type { Clock } from '../canton/clock.js';
 
 export interface StartEmulatorOptions {
@@ -42,6 +43,8 @@ export interface ParticipantNode {
 }
 
 export interface RunningEmulator extends ParticipantNode {
+  /** The world's durable state, with `stateDir` (STATE_DIR); servers answer after its `flush()`. */
+  durable?: DurableState;
   /** Every participant, the first being this one (`engine`, `app`, `streams`); two with `participants: 2`. */
   participants: ParticipantNode[];
   /** Base URL of the ledger JSON API, e.g. `http://127.0.0.1:7575`. */
@@ -85,6 +88,23 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
   const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world ?? config.world, others) : undefined;
   // The other participants run the same native template implementations.
   for (const e of engines.slice(1)) e.templates.adoptNative(engine.templates);
+  // With STATE_DIR, the built world's data is replaced by the saved one (its wiring stays).
+  const world = opts.world ?? config.world;
+  const durable = config.stateDir
+    ? DurableState.open({
+        dir: config.stateDir,
+        synchronizer: engine.synchronizer,
+        participants: engines,
+        snapshotEvery: config.snapshotEvery,
+        identity: {
+          seed: config.seed,
+          participants: engines.map((e) => e.participantName).join(','),
+          demoWorld: config.demoWorld,
+          world: createHash('sha256').update(JSON.stringify(world ?? DEFAULT_DEMO_WORLD)).digest('hex'),
+          declaredTemplates: createHash('sha256').update(JSON.stringify(config.declaredTemplates)).digest('hex'),
+        },
+      })
+    : undefined;
   const participants = engines.map((e): ParticipantNode => {
     const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine: e });
     const name = e.participantName;
@@ -93,7 +113,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
     return { engine: e, app, streams };
   });
   const first = participants[0]!;
-  return { ...first, participants, seeded, config };
+  return { ...first, participants, seeded, config, durable };
 }
 
 function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface']): QualifiedId {
@@ -108,12 +128,13 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
   const listening: Array<{ url: string; close(): Promise<void> }> = [];
   const closeAll = async () => {
     for (const l of listening.reverse()) await l.close();
+    built.durable?.close();
   };
   try {
     for (const [i, p] of built.participants.entries()) {
       const port = i === 0 ? config.port : config.participant2Port;
       const server: ServerType = await new Promise((resolve, reject) => {
-        const s = serve({ fetch: p.app.fetch, port, hostname: config.host }, () => resolve(s));
+        const s = serve({ fetch: answerWhenDurable(built.durable, p.app.fetch), port, hostname: config.host }, () => resolve(s));
         s.once('error', reject);
       });
       if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');

@@ -63,7 +63,8 @@ export class DamlFailure extends Error {
   }
 }
 
-interface Completion {
+/** A committed change id's completion, for deduplication. */
+export interface Completion {
   offset: number;
   submissionId: string;
   recordTimeMicros: bigint;
@@ -155,20 +156,42 @@ export class CommandService {
     // The confirmation request is sequenced: this participant pays its traffic.
     const traffic = engine.traffic;
     const recipients = BigInt(engine.synchronizer.recipientsOf(witnesses));
-    const cost = traffic.consume(engine.participantMember, traffic.eventCost(traffic.requestSize(i.nodes, i.inputs.values(), i.created.values()), recipients), now);
-    if (cost !== undefined) tx.paidTrafficCost = cost;
-    for (const n of i.nodes) if (n.kind === 'create') n.transient = i.consumed.has(n.contract.contractId);
-    for (const c of i.created.values()) {
-      c.createdOffset = offset;
-      if (i.consumed.has(c.contractId)) c.archivedOffset = offset;
-      engine.contracts.add(c);
-    }
-    for (const cid of i.consumed) if (!i.created.has(cid)) engine.contracts.archive(cid, offset);
-    engine.updates.append(tx);
-    engine.synchronizer.publish(engine.participantId, tx, i.consumed);
-    const changeKey = changeKeyOf(s.userId, s.actAs, s.commandId);
-    this.dedup.set(changeKey, { offset: tx.offset, submissionId: opts.submissionId, recordTimeMicros: now });
+    const eventCost = traffic.eventCost(traffic.requestSize(i.nodes, i.inputs.values(), i.created.values()), recipients);
+    const committed: CommittedTransaction = {
+      tx,
+      created: [...i.created.values()],
+      consumed: [...i.consumed],
+      changeKey: changeKeyOf(s.userId, s.actAs, s.commandId),
+      eventCost,
+    };
+    this.apply(committed);
+    engine.synchronizer.journal?.record({ kind: 'commit', participant: engine.participantName, commit: committed });
     return tx;
+  }
+
+  /**
+   * The effects of a committed transaction, with nothing left to check: its traffic, contracts,
+   * update, delivery to the other participants and deduplication entry. Durable state's restore
+   * replays journaled commits through here.
+   */
+  apply(c: CommittedTransaction): void {
+    const engine = this.engine;
+    const { tx } = c;
+    const offset = tx.offset;
+    const cost = engine.traffic.consume(engine.participantMember, c.eventCost, tx.recordTimeMicros);
+    if (cost !== undefined) tx.paidTrafficCost = cost;
+    const consumed = new Set(c.consumed);
+    const created = new Set(c.created.map((r) => r.contractId));
+    for (const n of tx.nodes) if (n.kind === 'create') n.transient = consumed.has(n.contract.contractId);
+    for (const r of c.created) {
+      r.createdOffset = offset;
+      if (consumed.has(r.contractId)) r.archivedOffset = offset;
+      engine.contracts.add(r);
+    }
+    for (const cid of consumed) if (!created.has(cid)) engine.contracts.archive(cid, offset);
+    engine.updates.append(tx);
+    engine.synchronizer.publish(engine.participantId, tx, consumed);
+    this.dedup.set(c.changeKey, { offset, submissionId: tx.submissionId, recordTimeMicros: tx.recordTimeMicros });
   }
 
   /**
@@ -189,6 +212,16 @@ export class CommandService {
     });
   }
 
+  /** The deduplication entries (durable state's snapshot). */
+  savedDeduplication(): Array<[string, Completion]> {
+    return [...this.dedup].map(([k, v]) => [k, { ...v }]);
+  }
+  /** Replaces the deduplication entries with saved ones. */
+  restoreDeduplication(entries: ReadonlyArray<[string, Completion]>): void {
+    this.dedup.clear();
+    for (const [k, v] of entries) this.dedup.set(k, { ...v });
+  }
+
   private checkDeduplication(userId: string, actAs: readonly string[], commandId: string, d: Deduplication | undefined, now: bigint): void {
     const previous = this.dedup.get(changeKeyOf(userId, actAs, commandId));
     if (previous && this.isDuplicate(previous, d, now)) {
@@ -205,6 +238,18 @@ export class CommandService {
     const window = d?.kind === 'duration' ? d.micros : MAX_DEDUPLICATION_MICROS;
     return now - prev.recordTimeMicros < window;
   }
+}
+
+/** A transaction as committed, with what its effects need (what durable state journals). */
+export interface CommittedTransaction {
+  tx: TransactionRecord;
+  /** The contracts it creates (the records its create nodes carry). */
+  created: ContractRecord[];
+  consumed: string[];
+  /** Deduplication key of its change id. */
+  changeKey: string;
+  /** Traffic cost of its confirmation request, before the base rate pays part of it. */
+  eventCost: bigint;
 }
 
 /**

@@ -24,6 +24,34 @@ export class ContractStore {
   get(cid: string): ContractRecord | undefined {
     return this.byId.get(cid);
   }
+  /** Forgets every contract (durable state's restore, before it loads the saved ones). */
+  clear(): void {
+    for (const m of [this.byId, this.activeByParty, this.activeByTemplate, this.activeByKey]) m.clear();
+    this.activeAll.clear();
+    this.archivedInOrder.length = 0;
+  }
+
+  /** Every contract, in creation order (durable state's snapshot). */
+  all(): IterableIterator<ContractRecord> {
+    return this.byId.values();
+  }
+  /**
+   * Loads saved contracts, given in creation order, into an empty store: the active ones are
+   * indexed, the archived ones listed in archive order.
+   */
+  load(records: Iterable<ContractRecord>): void {
+    if (this.byId.size > 0) throw new Error('contracts can only be loaded into an empty store');
+    const archived: ContractRecord[] = [];
+    for (const c of records) {
+      if (c.archivedOffset === undefined) this.add(c);
+      else {
+        this.byId.set(c.contractId, c);
+        archived.push(c);
+      }
+    }
+    archived.sort((a, b) => a.archivedOffset! - b.archivedOffset!);
+    this.archivedInOrder.push(...archived);
+  }
   getActive(cid: string): ContractRecord | undefined {
     const c = this.byId.get(cid);
     return c && c.archivedOffset === undefined ? c : undefined;

@@ -59,7 +59,9 @@ export class LedgerEngine implements SynchronizerMember {
   readonly synchronizerAlias: string;
   readonly listMaxElements: number;
 
-  readonly packages = new PackageStore();
+  readonly packages = new PackageStore({
+    onUpload: (upload) => this.synchronizer.journal?.record({ kind: 'dar', participant: this.participantName, upload }),
+  });
   /** Declared templates read their payload types from the uploaded packages. */
   readonly templates = new TemplateRegistry({ packages: this.packages });
   readonly parties: PartyStore;
@@ -98,12 +100,17 @@ export class LedgerEngine implements SynchronizerMember {
     this.synchronizerAlias = synchronizer.alias;
     this.listMaxElements = opts.listMaxElements ?? 200;
 
+    const name = this.participantName;
     this.parties = new PartyStore({
       ids: this.ids,
       namespace: this.namespace,
       onHosted: (party, permission) => this.synchronizer.host(party, this.participantId, permission),
+      onWrite: (record) => this.synchronizer.journal?.record({ kind: 'party', participant: name, record }),
     });
-    this.users = new UserStore({ parties: this.parties });
+    this.users = new UserStore({
+      parties: this.parties,
+      onChange: (id) => this.synchronizer.journal?.record({ kind: 'user', participant: name, id, user: this.users.savedEntry(id) }),
+    });
     this.contracts = new ContractStore();
     this.updates = new UpdateLog();
     this.commands = new CommandService(this);

@@ -78,7 +78,21 @@ export function verifySignature(key: SigningPublicKey, data: Uint8Array, sig: Wi
 export class ExternalPartyStore {
   private readonly byParty = new Map<string, ExternalPartyRecord>();
 
+  /** `onRegister` is called after every registration (durable state journals it). */
+  constructor(private readonly opts: { onRegister?: (rec: ExternalPartyRecord) => void } = {}) {}
+
   register(rec: ExternalPartyRecord): void {
+    this.byParty.set(rec.party, rec);
+    this.opts.onRegister?.(rec);
+  }
+
+  /** Forgets every external party (durable state's restore). */
+  clear(): void {
+    this.byParty.clear();
+  }
+
+  /** Registers a saved record (durable state's restore); no hooks. */
+  restore(rec: ExternalPartyRecord): void {
     this.byParty.set(rec.party, rec);
   }
 

@@ -29,6 +29,14 @@ export interface UploadDarResult {
 export interface PackageStoreOptions {
   /** Per-entry zip-bomb threshold (Canton: 1 GiB). */
   maxDarEntrySize?: number;
+  /** Called after an upload that changed the store (durable state journals the DAR). */
+  onUpload?: (upload: SavedDarUpload) => void;
+}
+
+/** A DAR upload as durable state saves it: uploading it again restores what it added. */
+export interface SavedDarUpload {
+  bytes: Buffer;
+  vetAllPackages: boolean;
 }
 
 export interface TemplateLookup {
@@ -64,6 +72,8 @@ export class PackageStore {
   private readonly builtIn = new Map<string, PackageMetadata>();
   private readonly vetted = new Set<string>();
   private serial = 0;
+  /** The uploads that changed the store, in order (durable state's snapshot re-uploads them). */
+  private readonly uploads: SavedDarUpload[] = [];
 
   constructor(private readonly opts: PackageStoreOptions = {}) {}
 
@@ -150,7 +160,17 @@ export class PackageStore {
       }
       if (changed) this.serial++;
     }
+    if (newPackageIds.length > 0 || vet) {
+      const upload = { bytes, vetAllPackages: vet };
+      this.uploads.push(upload);
+      this.opts.onUpload?.(upload);
+    }
     return { mainPackageId: dar.mainPackageId, newPackageIds };
+  }
+
+  /** Every upload that changed the store, in order. */
+  savedUploads(): readonly SavedDarUpload[] {
+    return this.uploads;
   }
 
   /**

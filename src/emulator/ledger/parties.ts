@@ -54,6 +54,8 @@ export interface PartyStoreOptions {
   maxSelfAllocatedParties?: number;
   /** Called when this participant starts hosting a party (the synchronizer's topology records it). */
   onHosted?: (party: string, permission: HostingPermission) => void;
+  /** Called after every write of a party record (durable state journals it). */
+  onWrite?: (rec: PartyRecord) => void;
 }
 
 export interface AllocateOptions {
@@ -150,7 +152,7 @@ export class PartyStore {
       localMetadata: { resourceVersion: '0', annotations: { ...annotations } },
       identityProviderId: idp,
     };
-    this.records.set(party, rec);
+    this.write(rec);
     this.opts.onHosted?.(party, 'Submission');
     return clone(rec);
   }
@@ -183,7 +185,7 @@ export class PartyStore {
       localMetadata: { resourceVersion: '0', annotations: {} },
       identityProviderId,
     };
-    this.records.set(party, rec);
+    this.write(rec);
     this.opts.onHosted?.(party, permission);
     return clone(rec);
   }
@@ -195,7 +197,7 @@ export class PartyStore {
     const existing = this.records.get(party);
     if (existing) return clone(existing);
     const rec: PartyRecord = { party, isLocal: false, localMetadata: { resourceVersion: '', annotations: {} }, identityProviderId: '' };
-    this.records.set(party, rec);
+    this.write(rec);
     return clone(rec);
   }
 
@@ -294,8 +296,23 @@ export class PartyStore {
       ...current,
       localMetadata: { resourceVersion: String(currentVersion + 1), annotations: { ...annotations } },
     };
-    this.records.set(party, updated);
+    this.write(updated);
     return clone(updated);
+  }
+
+  /** Forgets every party (durable state's restore, before it writes the saved records). */
+  clear(): void {
+    this.records.clear();
+  }
+
+  /** Writes a record as it was saved (durable state's restore); no hooks. */
+  restore(rec: PartyRecord): void {
+    this.records.set(rec.party, clone(rec));
+  }
+
+  private write(rec: PartyRecord): void {
+    this.records.set(rec.party, rec);
+    this.opts.onWrite?.(clone(rec));
   }
 
   private sortedIds(): string[] {

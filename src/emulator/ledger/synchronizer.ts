@@ -27,7 +27,8 @@
  */
 import type { Clock } from '../../canton/clock.js';
 import { IdGenerator, stableFingerprint } from '../shared/ids.js';
-import { ExternalPartyStore } from './external-parties.js';
+import { ExternalPartyStore, type ExternalPartyRecord } from './external-parties.js';
+import type { SavedExternalParty, StateJournal } from './durability/changes.js';
 import { SequencerTraffic } from './traffic.js';
 import type { ContractRecord } from './types.js';
 import type { CreateNode, TransactionRecord, TxNode } from './updates.js';
@@ -81,7 +82,9 @@ export class Synchronizer {
   /** The sequencer's traffic control, metering every member's requests (off until parameters are set). */
   readonly traffic = new SequencerTraffic();
   /** Signing keys and thresholds of the external parties on this synchronizer. */
-  readonly externalParties = new ExternalPartyStore();
+  readonly externalParties = new ExternalPartyStore({ onRegister: (rec) => this.journal?.record({ kind: 'external', record: savedExternalParty(rec) }) });
+  /** Durable state's journal (STATE_DIR), when the world is kept across restarts. */
+  journal: StateJournal | undefined;
   private readonly members: SynchronizerMember[] = [];
   private readonly hosting = new Map<string, Hosting>();
   private readonly pending = new Map<string, PendingHosting>();
@@ -139,6 +142,7 @@ export class Synchronizer {
     if (!h) this.hosting.set(party, (h = { participants: new Map(), threshold }));
     h.participants.set(participantId, permission);
     h.threshold = Math.max(h.threshold, threshold);
+    this.journal?.record({ kind: 'host', party, participantId, permission, threshold: h.threshold });
     for (const m of this.members) if (m.participantId !== participantId && !m.hosts(party)) m.learnParty(party);
   }
 
@@ -164,8 +168,32 @@ export class Synchronizer {
     this.pending.delete(mapping.party);
     for (const run of p.authorized.values()) run();
     const h = this.hosting.get(mapping.party);
-    if (h) h.threshold = mapping.threshold;
+    if (h) {
+      h.threshold = mapping.threshold;
+      for (const [id, permission] of h.participants) {
+        this.journal?.record({ kind: 'host', party: mapping.party, participantId: id, permission, threshold: h.threshold });
+      }
+    }
     return true;
+  }
+
+  /** Every hosting of the topology (durable state's snapshot). */
+  savedHosting(): Array<{ party: string; participantId: string; permission: HostingPermission; threshold: number }> {
+    return [...this.hosting].flatMap(([party, h]) => [...h.participants].map(([participantId, permission]) => ({ party, participantId, permission, threshold: h.threshold })));
+  }
+
+  /** Forgets the topology (durable state's restore, before it writes the saved hostings). */
+  clearHosting(): void {
+    this.hosting.clear();
+    this.pending.clear();
+  }
+
+  /** Writes a saved hosting into the topology (durable state's restore); nobody is told. */
+  restoreHosting(party: string, participantId: string, permission: HostingPermission, threshold: number): void {
+    let h = this.hosting.get(party);
+    if (!h) this.hosting.set(party, (h = { participants: new Map(), threshold }));
+    h.participants.set(participantId, permission);
+    h.threshold = threshold;
   }
 
   /** Whether a mapping naming `participantId` would wait for another participant that is not connected. */
@@ -256,3 +284,12 @@ export function receivedCopy(
   return { tx: copy, stored };
 }
 
+
+/** An external party's record with its keys in DER, as durable state saves it. */
+export function savedExternalParty(rec: ExternalPartyRecord): SavedExternalParty {
+  return {
+    party: rec.party,
+    threshold: rec.threshold,
+    keys: rec.keys.map((k) => ({ fingerprint: k.fingerprint, spec: k.spec, spki: k.key.export({ format: 'der', type: 'spki' }) })),
+  };
+}

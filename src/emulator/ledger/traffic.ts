@@ -50,7 +50,7 @@ export interface MemberTrafficState {
 /** Fixed bytes of a request besides its views (root hash message, informee message). */
 export const REQUEST_OVERHEAD_BYTES = 512n;
 
-interface State {
+export interface State {
   extraTrafficConsumed: bigint;
   baseTrafficRemainder: bigint;
   lastConsumedCost: bigint;
@@ -60,6 +60,16 @@ interface State {
 export class SequencerTraffic {
   private parameters: TrafficControlParameters | undefined;
   private readonly states = new Map<string, State>();
+
+  /** Every member's traffic state (durable state's snapshot). */
+  savedStates(): Array<[string, State]> {
+    return [...this.states].map(([m, s]) => [m, { ...s }]);
+  }
+  /** Replaces the members' traffic states with saved ones. */
+  restoreStates(states: ReadonlyArray<[string, State]>): void {
+    this.states.clear();
+    for (const [m, s] of states) this.states.set(m, { ...s });
+  }
 
   /** Enables traffic control (as a synchronizer's dynamic parameters do); undefined disables it. */
   setParameters(p: TrafficControlParameters | undefined): void {

@@ -87,6 +87,18 @@ export class UpdateLog {
     for (const l of this.listeners) l(tx);
   }
 
+  /** Forgets every transaction (durable state's restore, before it loads the saved ones). */
+  clear(): void {
+    this.txs.length = 0;
+    this.byUpdateId.clear();
+    this.offsetsByParty.clear();
+  }
+
+  /** Every transaction, in offset order (durable state's snapshot). */
+  all(): readonly TransactionRecord[] {
+    return this.txs;
+  }
+
   byId(updateId: string): TransactionRecord | undefined {
     return this.byUpdateId.get(updateId);
   }

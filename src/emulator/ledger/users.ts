@@ -83,12 +83,16 @@ export interface UserStoreOptions {
    * Default true: the stricter behaviour, so client mistakes surface in tests.
    */
   checkPartiesForAdmin?: boolean;
+  /** Called after every change of a user or its rights (durable state journals it). */
+  onChange?: (id: string) => void;
 }
 
 interface Entry {
   user: UserDetails;
   rights: Right[];
 }
+/** A user with its rights, as durable state saves it. */
+export type SavedUser = Entry;
 
 export class UserStore {
   private readonly users = new Map<string, Entry>();
@@ -130,6 +134,7 @@ export class UserStore {
     const e = this.users.get(id);
     if (e === undefined) this.users.set(id, { user: newUser(id), rights: [{ kind: 'ParticipantAdmin' }] });
     else if (!e.rights.some((r) => r.kind === 'ParticipantAdmin')) e.rights.push({ kind: 'ParticipantAdmin' });
+    this.changed(id);
   }
 
   /** `createUser`. */
@@ -162,6 +167,7 @@ export class UserStore {
       primaryPartyAuthentication: input.primaryPartyAuthentication ?? false,
     };
     this.users.set(id, { user, rights: rightSet });
+    this.changed(id);
     return cloneUser(user);
   }
 
@@ -206,6 +212,7 @@ export class UserStore {
     if (caller.userId === id) throw errors.invalidArgument('Requesting user cannot delete itself');
     this.withUser(id, idp, 'deleting user');
     this.users.delete(id);
+    this.changed(id);
   }
 
   /**
@@ -257,6 +264,7 @@ export class UserStore {
       primaryPartyAuthentication: ppaUpdate ?? current.primaryPartyAuthentication,
     };
     entry.user = updated;
+    this.changed(id);
     return cloneUser(updated);
   }
 
@@ -271,6 +279,7 @@ export class UserStore {
     const newly = rightSet.filter((r) => !held.has(rightKey(r)));
     if (entry.rights.length + newly.length > this.maxRights) throw tooManyRights('grant user rights', id);
     entry.rights.push(...newly);
+    if (newly.length > 0) this.changed(id);
     return newly.map((r) => ({ ...r }));
   }
 
@@ -287,6 +296,7 @@ export class UserStore {
     const revoke = new Set(rightSet.map(rightKey));
     const revoked = entry.rights.filter((r) => revoke.has(rightKey(r)));
     entry.rights = entry.rights.filter((r) => !revoke.has(rightKey(r)));
+    if (revoked.length > 0) this.changed(id);
     return revoked.map((r) => ({ ...r }));
   }
 
@@ -306,7 +316,31 @@ export class UserStore {
     requireIdentityProviderExists(target);
     const entry = this.withUser(id, source, 'update user identity provider');
     entry.user = { ...entry.user, identityProviderId: target };
+    this.changed(id);
     return cloneUser(entry.user);
+  }
+
+  /** The user and its rights as saved by durable state (undefined: no such user). */
+  savedEntry(id: string): SavedUser | undefined {
+    const e = this.users.get(id);
+    return e === undefined ? undefined : { user: cloneUser(e.user), rights: e.rights.map((r) => ({ ...r })) };
+  }
+  /** Every user, in store order (durable state's snapshot). */
+  savedEntries(): Array<[string, SavedUser]> {
+    return [...this.users.keys()].map((id) => [id, this.savedEntry(id)!]);
+  }
+  /** Forgets every user (durable state's restore, before it writes the saved ones). */
+  clear(): void {
+    this.users.clear();
+  }
+  /** Writes (or with undefined, removes) a user as saved; no hooks. */
+  restoreEntry(id: string, e: SavedUser | undefined): void {
+    if (e === undefined) this.users.delete(id);
+    else this.users.set(id, { user: cloneUser(e.user), rights: e.rights.map((r) => ({ ...r })) });
+  }
+
+  private changed(id: string): void {
+    this.opts.onChange?.(id);
   }
 
   /** `UserManagementStore.withUser` + `Utils.handleResult`. */

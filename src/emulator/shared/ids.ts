@@ -9,6 +9,14 @@ export class IdGenerator {
   private counter = 0;
   constructor(private readonly seed: string = 'token-registry') {}
 
+  /** How many blocks have been drawn: what durable state saves so that ids continue after a restart. */
+  get position(): number {
+    return this.counter;
+  }
+  set position(n: number) {
+    this.counter = n;
+  }
+
   /** `n` bytes of deterministic pseudo-random data, hex encoded. */
   hex(bytes: number): string {
     let out = '';

@@ -1,0 +1,31 @@
+/**
+ * The changes of the emulated world that durable state journals (durable-state.ts): one per
+ * write to a store that is not derived from another. Everything else (scan's history, indexes,
+ * caches) is rebuilt from these.
+ */
+import type { CommittedTransaction } from '../commands.js';
+import type { SavedDarUpload } from '../packages.js';
+import type { HostingPermission } from '../synchronizer.js';
+import type { PartyRecord } from '../types.js';
+import type { SavedUser } from '../users.js';
+import type { SigningKeySpec } from '../external-parties.js';
+
+/** An external party's keys as saved: public keys in DER SubjectPublicKeyInfo. */
+export interface SavedExternalParty {
+  party: string;
+  threshold: number;
+  keys: Array<{ fingerprint: string; spec: SigningKeySpec; spki: Buffer }>;
+}
+
+export type StateChange =
+  | { kind: 'commit'; participant: string; commit: CommittedTransaction }
+  | { kind: 'party'; participant: string; record: PartyRecord }
+  | { kind: 'user'; participant: string; id: string; user: SavedUser | undefined }
+  | { kind: 'dar'; participant: string; upload: SavedDarUpload }
+  | { kind: 'host'; party: string; participantId: string; permission: HostingPermission; threshold: number }
+  | { kind: 'external'; record: SavedExternalParty };
+
+/** Where the stores send their changes. */
+export interface StateJournal {
+  record(change: StateChange): void;
+}
