@@ -34,7 +34,7 @@ describe('RecordLog', () => {
     expect(statSync(f).size).toBe(good);
     // a flipped byte in the payload fails the checksum: that record and everything after it go
     const bytes = readFileSync(f);
-    bytes[bytes.length - 1] ^= 0xff;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1);
     writeFileSync(f, bytes);
     expect(readRecords(f).records).toEqual([Buffer.from('a')]);
   });
