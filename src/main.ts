@@ -108,7 +108,18 @@ async function serveRegistry(): Promise<number> {
       throw new ConfigError(`${api.toUpperCase()}_UPSTREAM=emulate is for \`emulate\`; serve only proxies (proxy:<url>)`);
     }
   }
-  const running = await startRegistry(config, { upstreams });
+  // Rejected credentials are a configuration error: exit with a clear message rather than stay
+  // up, live but never ready (an orchestrator restarts or reports the process).
+  const running = await startRegistry(config, {
+    upstreams,
+    onFatal: (err) => {
+      console.error(`configuration error: ${err.message}`);
+      process.exit(1);
+    },
+  }).catch((err: unknown) => {
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    process.exit(1);
+  });
   process.stdout.write(
     `token-registry serving the registry of ${config.adminParty}\n${table([
       ['service', 'url'],

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import type { Cache } from '../../../src/cache/cache.js';
-import { CONTRACT_NS, ContractIndex } from '../../../src/contracts/contract-index.js';
+import { ContractIndex } from '../../../src/contracts/contract-index.js';
 import { buildEmulator } from '../../../src/emulator/index.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
@@ -69,18 +69,18 @@ describe('ContractIndex', () => {
       pollIdleMs: 10,
     });
     await index.start();
-    expect(await cache.inner.get(CONTRACT_NS, cid)).toBeDefined();
+    expect(await cache.inner.get(index!.cacheNamespace, cid)).toBeDefined();
 
     // the archive arrives while the cache is down: the delete fails and stays pending
     cache.down = true;
     archive(cid, 1);
     await waitFor(() => index!.currentOffset >= emu.engine.ledgerEnd());
-    expect(await cache.inner.get(CONTRACT_NS, cid)).toBeDefined(); // the stale entry survived the outage
+    expect(await cache.inner.get(index!.cacheNamespace, cid)).toBeDefined(); // the stale entry survived the outage
     expect(await index.getById(cid)).toBeUndefined(); // but the index does not serve it
 
     // the cache comes back: the next poll deletes the entry
     cache.down = false;
-    await waitFor(async () => (await cache.inner.get(CONTRACT_NS, cid)) === undefined);
+    await waitFor(async () => (await cache.inner.get(index!.cacheNamespace, cid)) === undefined);
     expect(await index.getById(cid)).toBeUndefined();
   });
 });
