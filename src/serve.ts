@@ -128,7 +128,7 @@ export async function startRegistry(
     basePath: config.basePath,
     cacheTtlSeconds: config.cacheTtlSeconds,
     follow: {
-      backoffMs: { initial: 200, max: 10_000 },
+      backoffMs: { initial: 200, max: 5_000 },
       ...deps.follow,
       onFatal: (err) => {
         const fatal = credentialsRejected(err, config);
