@@ -189,7 +189,7 @@ function config(args: string[]): number {
 function redactSecrets(key: string, value: unknown): unknown {
   if (typeof value !== 'string') return value;
   if (/secret|password|token/i.test(key)) return '<redacted>';
-  if (/^rediss?:\/\//.test(value)) return redactRedisUrl(value);
+  if (/^rediss?(\+(sentinel|cluster))?:\/\//.test(value)) return redactRedisUrl(value);
   return value;
 }
 
