@@ -182,9 +182,11 @@ export class RedisCache implements Cache {
         ...(target.sentinelUsername !== undefined ? { sentinelUsername: target.sentinelUsername } : {}),
         ...(target.sentinelPassword !== undefined ? { sentinelPassword: target.sentinelPassword } : {}),
         ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+        // On a lost connection the client asks the sentinels for the master again (with the
+        // same backoff), which finds the promoted replica once they have failed over. (ioredis'
+        // `failoverDetector` is left off: with it, the client ended for good after a master was
+        // killed, in the Sentinel failover test.)
         sentinelRetryStrategy: retryStrategy,
-        // Ask the sentinels again soon after a failover instead of waiting on the old master.
-        failoverDetector: true,
       });
     } else {
       const clusterOptions: ClusterOptions = {
