@@ -32,7 +32,8 @@
  *   LIMITATION: a participant restored from a backup of itself keeps its participant id and
  *   anchor, hence its namespace: entries of contracts created after the backup point stay
  *   readable by id until their TTL.
- * The identity is re-checked after every failed poll and every `identityCheckMs` while ready.
+ * The identity is re-checked after every failed poll and every `identityCheckMs` while ready
+ * (the anchor after a failed poll and on every 12th periodic check).
  * Credentials the ledger or identity provider rejects (401/403, or a token request refused as
  * non-transient) are a configuration error: `onFatal` is called and the index stops.
  */
@@ -91,6 +92,9 @@ interface LedgerIdentity {
 }
 
 class LedgerResetError extends Error {}
+
+/** Periodic identity checks between two reads of the anchor (with the default 5 s: one a minute). */
+const ANCHOR_EVERY = 12;
 
 /** A contract as the registry discloses it (everything the DisclosedContract needs). */
 export interface IndexedContract {
@@ -162,6 +166,7 @@ export class ContractIndex {
   /** Cache namespace of the current incarnation (set by each load). */
   private ns = CONTRACT_NS;
   private lastIdentityCheck = 0;
+  private checksSinceAnchor = 0;
   private identityDue = false;
   private reloadReason?: string;
   private loop?: Promise<void>;
@@ -432,8 +437,13 @@ export class ContractIndex {
     }
     const end = await this.opts.ledger.ledgerEnd();
     if (end < this.offset) throw new LedgerResetError(`ledger end ${end} is below the index's offset ${this.offset}`);
-    const anchor = await this.anchorUpTo(Math.min(identity.anchorEnd, end));
-    if (anchor !== identity.anchor) throw new LedgerResetError(`the ledger's first update changed (${identity.anchor} -> ${anchor})`);
+    // The anchor read scans the admin's updates from the ledger's beginning: after a failed read
+    // (a replaced node is down for a while first) and on every ANCHOR_EVERY-th periodic check.
+    if (this.identityDue || ++this.checksSinceAnchor >= ANCHOR_EVERY) {
+      const anchor = await this.anchorUpTo(Math.min(identity.anchorEnd, end));
+      if (anchor !== identity.anchor) throw new LedgerResetError(`the ledger's first update changed (${identity.anchor} -> ${anchor})`);
+      this.checksSinceAnchor = 0;
+    }
     this.lastIdentityCheck = Date.now();
     this.identityDue = false;
   }
