@@ -168,6 +168,7 @@ export class RedisCache implements Cache {
       connectTimeout: opts.connectTimeoutMs ?? 1_000,
       retryStrategy,
     };
+    const { lazyConnect: _lazy, ...nodeOptions } = base;
     this.cluster = target.kind === 'cluster';
     if (target.kind === 'single') {
       this.client = new Redis(target.url, base);
@@ -199,9 +200,9 @@ export class RedisCache implements Cache {
         retryDelayOnMoved: 0,
         maxRedirections: 4,
         slotsRefreshTimeout: opts.connectTimeoutMs ?? 1_000,
+        // The cluster connects its nodes itself (it is the one that is lazy).
         redisOptions: {
-          ...base,
-          lazyConnect: undefined,
+          ...nodeOptions,
           ...(target.username !== undefined ? { username: target.username } : {}),
           ...(target.password !== undefined ? { password: target.password } : {}),
           ...(target.tls ? { tls: {} } : {}),
