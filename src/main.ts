@@ -125,7 +125,18 @@ async function serveRegistry(): Promise<number> {
       throw new ConfigError(`${api.toUpperCase()}_UPSTREAM=emulate is for \`emulate\`; serve only proxies (proxy:<url>)`);
     }
   }
-  const running = await startRegistry(config, { upstreams });
+  // Rejected credentials are a configuration error: exit with a clear message rather than stay
+  // up, live but never ready (an orchestrator restarts or reports the process).
+  const running = await startRegistry(config, {
+    upstreams,
+    onFatal: (err) => {
+      console.error(`configuration error: ${err.message}`);
+      process.exit(1);
+    },
+  }).catch((err: unknown) => {
+    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    process.exit(1);
+  });
   process.stdout.write(
     `token-registry serving the registry of ${config.adminParty}\n${table([
       ['service', 'url'],
@@ -195,7 +206,7 @@ function config(args: string[]): number {
 function redactSecrets(key: string, value: unknown): unknown {
   if (typeof value !== 'string') return value;
   if (/secret|password|token/i.test(key)) return '<redacted>';
-  if (/^rediss?:\/\//.test(value)) return redactRedisUrl(value);
+  if (/^rediss?(\+(sentinel|cluster))?:\/\//.test(value)) return redactRedisUrl(value);
   return value;
 }
 

@@ -1,8 +1,13 @@
 /**
  * `serve`: the registry in production, for one instrument admin, reading the admin's own
  * participant (JSON Ledger API v2) and caching disclosed contracts in Redis when REDIS_URL is
- * set. Health: `/livez` (process up) and `/readyz` (the contract index has loaded its snapshot),
- * beside the registry paths.
+ * set. Health: `/livez` (process up) and `/readyz` (200 only while the contract index is ready:
+ * 503 while it loads or reloads its snapshot and while the ledger cannot be read), beside the
+ * registry paths.
+ *
+ * Start-up: the server listens at once; the first snapshot is retried with backoff until the
+ * ledger answers. Credentials the ledger or its identity provider rejects are a configuration
+ * error: `startRegistry` rejects with a ConfigError (first load), or `onFatal` is called (later).
  */
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
@@ -14,6 +19,8 @@ import { ConfigError } from './config/errors.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
+import { LedgerError, LedgerUnavailableError } from './ledger/errors.js';
+import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
 import { listenRegistry } from './registry/server.js';
@@ -68,9 +75,36 @@ export interface RunningRegistry {
   close(): Promise<void>;
 }
 
+/** What to tell the operator when the ledger or identity provider rejects the credentials. */
+export function credentialsRejected(err: Error, config: RegistryConfig): ConfigError {
+  if (err instanceof LedgerError && err.status === 401) {
+    return new ConfigError(`the ledger node ${config.ledger.url} rejected the registry's access token (401 ${err.code}): check ledger.auth`);
+  }
+  if (err instanceof LedgerError && err.status === 403) {
+    return new ConfigError(
+      `the ledger node ${config.ledger.url} refused the registry's user access to the admin party's contracts (403 ${err.code}): ` +
+        `the user needs CanReadAs (or CanActAs) ${config.adminParty}`,
+    );
+  }
+  if (err instanceof LedgerUnavailableError) return new ConfigError(`${err.message}: check ledger.auth`);
+  return new ConfigError(err.message);
+}
+
 export async function startRegistry(
   config: RegistryConfig,
-  deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch; upstreams?: Partial<UpstreamsConfig> } = {},
+  deps: {
+    logger?: Logger;
+    clock?: Clock;
+    fetch?: typeof fetch;
+    upstreams?: Partial<UpstreamsConfig>;
+    /**
+     * The ledger rejected the credentials after start-up (e.g. a rotated secret): the registry is
+     * no use any more. Default: logged, and the server closed.
+     */
+    onFatal?: (err: ConfigError) => void;
+    /** Overrides of how the index follows the ledger (tests shorten the identity check). */
+    follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs'>;
+  } = {},
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
@@ -81,21 +115,44 @@ export async function startRegistry(
     fetch: deps.fetch,
     logger: logger.child({ module: 'ledger-client' }),
   });
+  const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) });
+  let close: () => Promise<void> = async () => undefined;
   const registry = createRegistry({
     admin: config.adminParty,
     instruments: config.instruments,
     recipes,
     ledger,
-    cache: createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) }),
+    cache,
     clock: deps.clock ?? systemClock,
     logger,
     basePath: config.basePath,
     cacheTtlSeconds: config.cacheTtlSeconds,
+    follow: {
+      backoffMs: { initial: 200, max: 5_000 },
+      ...deps.follow,
+      onFatal: (err) => {
+        const fatal = credentialsRejected(err, config);
+        logger.fatal({ err: fatal.message }, 'configuration error; the registry stops');
+        if (deps.onFatal) deps.onFatal(fatal);
+        else void close();
+      },
+    },
   });
-  let ready = false;
   const health = new Hono();
   health.get('/livez', (c) => c.body(null, 200));
-  health.get('/readyz', (c) => (ready ? c.text('ready\n', 200) : c.text("loading the admin's contracts from the ledger\n", 503)));
+  health.get('/readyz', (c) => {
+    switch (registry.index.state) {
+      case 'ready':
+        return c.text('ready\n', 200);
+      case 'unreachable':
+        return c.text('the ledger node cannot be read\n', 503);
+      case 'loading':
+      case 'reloading':
+        return c.text("loading the admin's contracts from the ledger\n", 503);
+      default:
+        return c.text('stopped\n', 503);
+    }
+  });
   // Scan and validator proxied to the admin's real ones (SCAN_UPSTREAM / VALIDATOR_UPSTREAM).
   for (const [api, mode] of [['scan', deps.upstreams?.scan], ['validator', deps.upstreams?.validator]] as const) {
     if (mode?.mode !== 'proxy') continue;
@@ -108,14 +165,19 @@ export async function startRegistry(
   health.route('/', registry.app);
   // Listen first (liveness), then load the index; until then /readyz says 503.
   const listening = await listenRegistry(registry.http, config.port, config.host, health);
-  await registry.start();
-  ready = true;
-  return {
-    registry,
-    url: listening.url,
-    close: async () => {
-      await registry.stop();
-      await listening.close();
-    },
+  let closed = false;
+  close = async () => {
+    if (closed) return;
+    closed = true;
+    await registry.stop();
+    await listening.close();
+    await cache.close();
   };
+  try {
+    await registry.start();
+  } catch (err) {
+    await close();
+    throw credentialsRejected(err as Error, config);
+  }
+  return { registry, url: listening.url, close };
 }

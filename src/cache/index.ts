@@ -8,7 +8,7 @@ import { RedisCache, type RedisCacheOptions } from './redis-cache.js';
 
 export * from './cache.js';
 export { MemoryCache, DEFAULT_MAX_MEMORY_ENTRIES, type MemoryCacheOptions } from './memory-cache.js';
-export { RedisCache, DEFAULT_KEY_PREFIX, redisKey, redactRedisUrl, type RedisCacheOptions } from './redis-cache.js';
+export { RedisCache, DEFAULT_KEY_PREFIX, redisKey, redactRedisUrl, parseRedisUrl, type RedisCacheOptions, type RedisNode, type RedisTarget } from './redis-cache.js';
 
 export interface CreateCacheOptions {
   /** Set: Redis. Unset or empty: memory. */

@@ -10,8 +10,16 @@
  * instead of queueing: no offline queue (a command issued while disconnected rejects immediately),
  * no per-request retries, a short command and connect timeout. It reconnects by itself with a
  * bounded backoff, so reads and writes work again when Redis returns, without a restart.
+ *
+ * High availability (parseRedisUrl): `REDIS_URL` names one server (`redis://`, `rediss://`), a
+ * Sentinel group (`redis+sentinel://[[user]:password@]host:port,host:port/<master name>[?db=N
+ * &sentinelPassword=...]`: ioredis asks the sentinels for the current master and follows a
+ * failover), or a Redis Cluster (`redis+cluster://[[user]:password@]host:port,host:port`: a seed
+ * list; the client learns the slot map and follows failovers and resharding). `rediss+...` uses
+ * TLS. Within a cluster, keys of one request may live on different nodes, so multi-key reads and
+ * deletes are sent key by key there.
  */
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import {
   CACHE_SCHEMA_VERSION,
   errorMessage,
@@ -23,7 +31,7 @@ import {
 } from './cache.js';
 
 export interface RedisCacheOptions {
-  /** `redis://[user:password@]host:port[/db]` or `rediss://...`. */
+  /** `redis://[user:password@]host:port[/db]`, `rediss://...`, `redis+sentinel://...` or `redis+cluster://...` (parseRedisUrl). */
   url: string;
   /** Default `token-registry`. Replicas that share entries use the same prefix. */
   keyPrefix?: string;
@@ -44,8 +52,15 @@ export function redisKey(keyPrefix: string, ns: string, key: string): string {
   return `${keyPrefix}:v${CACHE_SCHEMA_VERSION}:${ns}:${key}`;
 }
 
-/** The URL with its password replaced by `***`, for logs (a URL may carry Redis credentials). */
+/** The URL with its passwords replaced by `***`, for logs (a URL may carry Redis credentials). */
 export function redactRedisUrl(url: string): string {
+  const ha = HA_URL.exec(url);
+  if (ha) {
+    const [, scheme, user, password, hosts, path, query] = ha;
+    const auth = user !== undefined || password !== undefined ? `${user ?? ''}${password !== undefined ? ':***' : ''}@` : '';
+    const q = query === undefined ? '' : `?${query.replace(/(sentinelPassword=)[^&]*/gi, '$1***')}`;
+    return `${scheme}://${auth}${hosts}${path ?? ''}${q}`;
+  }
   try {
     const u = new URL(url);
     if (u.password !== '') u.password = '***';
@@ -55,13 +70,69 @@ export function redactRedisUrl(url: string): string {
   }
 }
 
+/** `scheme://[user[:password]@]hosts[/path][?query]` of the Sentinel and Cluster forms. */
+const HA_URL = /^(rediss?\+(?:sentinel|cluster)):\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/?@]+)(\/[^?]*)?(?:\?(.*))?$/i;
+
+export interface RedisNode {
+  host: string;
+  port: number;
+}
+
+/** What a REDIS_URL names. */
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; username?: string; password?: string; sentinelUsername?: string; sentinelPassword?: string; db: number; tls: boolean }
+  | { kind: 'cluster'; nodes: RedisNode[]; username?: string; password?: string; tls: boolean };
+
+/** Parses a REDIS_URL (see the module comment); throws a RangeError naming what is wrong (never the password). */
+export function parseRedisUrl(url: string): RedisTarget {
+  if (/^rediss?:\/\//i.test(url)) return { kind: 'single', url };
+  const m = HA_URL.exec(url);
+  if (!m) {
+    throw new RangeError(`REDIS_URL ${redactRedisUrl(url)}: expected redis://, rediss://, redis+sentinel://host:port,.../<master name> or redis+cluster://host:port,...`);
+  }
+  const [, scheme, user, password, hostList, path, query] = m;
+  const nodes = hostList!.split(',').map((h) => {
+    const hm = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(h.trim());
+    const port = hm ? Number(hm[2] ?? (scheme!.toLowerCase().endsWith('sentinel') ? 26379 : 6379)) : NaN;
+    if (!hm || !(port > 0 && port < 65536)) throw new RangeError(`REDIS_URL ${redactRedisUrl(url)}: "${h}" is not host:port`);
+    return { host: hm[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+  const dec = (v: string | undefined) => (v === undefined || v === '' ? undefined : decodeURIComponent(v));
+  const params = new URLSearchParams(query ?? '');
+  const tls = scheme!.toLowerCase().startsWith('rediss');
+  const auth = { ...(dec(user) !== undefined ? { username: dec(user) } : {}), ...(dec(password) !== undefined ? { password: dec(password) } : {}) };
+  if (scheme!.toLowerCase().endsWith('cluster')) {
+    if (path !== undefined && path !== '' && path !== '/') throw new RangeError(`REDIS_URL ${redactRedisUrl(url)}: a cluster has no database path (only db 0)`);
+    return { kind: 'cluster', nodes, tls, ...auth };
+  }
+  const name = dec(path?.replace(/^\//, ''));
+  if (!name) throw new RangeError(`REDIS_URL ${redactRedisUrl(url)}: name the Sentinel master group after the hosts (redis+sentinel://h1:26379,h2:26379/mymaster)`);
+  const db = Number(params.get('db') ?? '0');
+  if (!Number.isInteger(db) || db < 0) throw new RangeError(`REDIS_URL ${redactRedisUrl(url)}: db must be a whole number`);
+  const sentinelUsername = params.get('sentinelUsername') ?? undefined;
+  const sentinelPassword = params.get('sentinelPassword') ?? undefined;
+  return {
+    kind: 'sentinel',
+    sentinels: nodes,
+    name,
+    db,
+    tls,
+    ...auth,
+    ...(sentinelUsername !== undefined ? { sentinelUsername } : {}),
+    ...(sentinelPassword !== undefined ? { sentinelPassword } : {}),
+  };
+}
+
 /** Failures of operations are logged at warn at most this often (an outage fails every request). */
 const WARN_INTERVAL_MS = 5_000;
 /** DEL takes any number of keys; chunks keep one command from growing without bound. */
 const DEL_CHUNK = 500;
 
 export class RedisCache implements Cache {
-  private readonly client: Redis;
+  private readonly client: Redis | Cluster;
+  /** A cluster: multi-key commands are split per key (keys hash to different slots). */
+  private readonly cluster: boolean;
   private readonly keyPrefix: string;
   private readonly defaultTtlSeconds: number;
   private readonly logger: CacheLogger;
@@ -84,7 +155,10 @@ export class RedisCache implements Cache {
     this.logger = opts.logger;
     this.safeUrl = redactRedisUrl(opts.url);
     const maxDelay = opts.maxReconnectDelayMs ?? 2_000;
-    this.client = new Redis(opts.url, {
+    const target = parseRedisUrl(opts.url);
+    // Called after each lost connection / failed attempt; never gives up (returns a number).
+    const retryStrategy = (times: number) => Math.min(50 * 2 ** Math.min(times - 1, 16), maxDelay);
+    const base: RedisOptions = {
       // Connect in the background (below): process start never waits for Redis.
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -92,9 +166,50 @@ export class RedisCache implements Cache {
       autoResendUnfulfilledCommands: false,
       commandTimeout: opts.commandTimeoutMs ?? 500,
       connectTimeout: opts.connectTimeoutMs ?? 1_000,
-      // Called after each lost connection / failed attempt; never gives up (returns a number).
-      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times - 1, 16), maxDelay),
-    });
+      retryStrategy,
+    };
+    const { lazyConnect: _lazy, ...nodeOptions } = base;
+    this.cluster = target.kind === 'cluster';
+    if (target.kind === 'single') {
+      this.client = new Redis(target.url, base);
+    } else if (target.kind === 'sentinel') {
+      this.client = new Redis({
+        ...base,
+        sentinels: target.sentinels,
+        name: target.name,
+        db: target.db,
+        ...(target.username !== undefined ? { username: target.username } : {}),
+        ...(target.password !== undefined ? { password: target.password } : {}),
+        ...(target.sentinelUsername !== undefined ? { sentinelUsername: target.sentinelUsername } : {}),
+        ...(target.sentinelPassword !== undefined ? { sentinelPassword: target.sentinelPassword } : {}),
+        ...(target.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+        // On a lost connection the client asks the sentinels for the master again (with the
+        // same backoff), which finds the promoted replica once they have failed over. (ioredis'
+        // `failoverDetector` is left off: with it, the client ended for good after a master was
+        // killed, in the Sentinel failover test.)
+        sentinelRetryStrategy: retryStrategy,
+      });
+    } else {
+      const clusterOptions: ClusterOptions = {
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        clusterRetryStrategy: retryStrategy,
+        // A failover moves slots: refresh the map quickly and retry a redirected command once.
+        retryDelayOnFailover: 50,
+        retryDelayOnClusterDown: 50,
+        retryDelayOnMoved: 0,
+        maxRedirections: 4,
+        slotsRefreshTimeout: opts.connectTimeoutMs ?? 1_000,
+        // The cluster connects its nodes itself (it is the one that is lazy).
+        redisOptions: {
+          ...nodeOptions,
+          ...(target.username !== undefined ? { username: target.username } : {}),
+          ...(target.password !== undefined ? { password: target.password } : {}),
+          ...(target.tls ? { tls: {} } : {}),
+        },
+      };
+      this.client = new Cluster(target.nodes, clusterOptions);
+    }
     this.client.on('ready', () => this.onReady());
     this.client.on('error', (err: unknown) => this.onConnectionError(errorMessage(err)));
     this.client.on('close', () => this.onConnectionError(this.lastError ?? 'connection closed'));
@@ -122,7 +237,8 @@ export class RedisCache implements Cache {
     if (this.closed || keys.length === 0) return out;
     let raws: (string | null)[];
     try {
-      raws = await this.client.mget(keys.map((k) => redisKey(this.keyPrefix, ns, k)));
+      const rkeys = keys.map((k) => redisKey(this.keyPrefix, ns, k));
+      raws = this.cluster ? await Promise.all(rkeys.map((k) => this.client.get(k))) : await this.client.mget(rkeys);
     } catch (err) {
       this.counters.misses += keys.length;
       this.commandFailed('getMany', ns, err);
@@ -162,7 +278,9 @@ export class RedisCache implements Cache {
     if (this.closed || keys.length === 0) return;
     try {
       for (let i = 0; i < keys.length; i += DEL_CHUNK) {
-        await this.client.del(...keys.slice(i, i + DEL_CHUNK).map((k) => redisKey(this.keyPrefix, ns, k)));
+        const chunk = keys.slice(i, i + DEL_CHUNK).map((k) => redisKey(this.keyPrefix, ns, k));
+        if (this.cluster) await Promise.all(chunk.map((k) => this.client.del(k)));
+        else await this.client.del(...chunk);
       }
       this.commandsFailing = false;
     } catch (err) {

@@ -4,6 +4,7 @@
  * reads and how it authenticates, and the cache.
  */
 import { z } from 'zod';
+import { parseRedisUrl } from '../cache/redis-cache.js';
 
 /**
  * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
@@ -73,7 +74,18 @@ export const RegistryConfigSchema = z
     host: z.string().min(1).default('0.0.0.0'),
     /** Serve the registry under this prefix (e.g. behind a gateway). */
     basePath: z.string().regex(/^(\/[^/]+)*$/, 'a base path starts with / and has no trailing /').default(''),
-    redisUrl: z.string().optional(),
+    /** One server, a Sentinel group or a Cluster (parseRedisUrl in src/cache/redis-cache.ts). */
+    redisUrl: z
+      .string()
+      .optional()
+      .superRefine((url, ctx) => {
+        if (!url) return;
+        try {
+          parseRedisUrl(url);
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        }
+      }),
     /** TTL of cached disclosed contracts (archives delete them earlier). */
     cacheTtlSeconds: z.number().int().positive().default(3600),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

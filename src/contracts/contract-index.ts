@@ -14,13 +14,87 @@
  *
  * One snapshot of the ACS at start, then the update stream from that offset, ACS_DELTA shape,
  * filtered to the admin party and the templates above.
+ *
+ * Following the ledger through restarts and resets. The index leaves `ready` when:
+ * - the ledger cannot be read (`unreachable`): reads are still answered from the snapshot and
+ *   the cache (what needs the ledger gets a 503), polls retry with backoff (at most 1 s apart),
+ *   and when the ledger answers again its identity is checked before the index follows it;
+ * - the ledger is no longer the one the snapshot came from (`reloading`): the node rejects the
+ *   index's offset (`OFFSET_AFTER_LEDGER_END`, `PARTICIPANT_PRUNED_DATA_ACCESSED`,
+ *   `OFFSET_OUT_OF_RANGE`: Canton's error codes, research/ledger-api.md §5), its ledger end is
+ *   below the index's offset, its participant id changed, or the first update the admin sees
+ *   (its id and record time, the *anchor*) changed. The in-memory index is dropped and a new
+ *   snapshot is loaded; until it is, every read throws `IndexNotReadyError` (a
+ *   `LedgerUnavailableError`: the registry's 503 with Retry-After).
+ * Cache entries live under a namespace derived from the participant id and the anchor (the
+ *   *incarnation*), so every replica reading the same ledger shares them, and the entries of a
+ *   previous ledger become unreachable the moment the index reloads (their TTL removes them).
+ *   LIMITATION: a participant restored from a backup of itself keeps its participant id and
+ *   anchor, hence its namespace: entries of contracts created after the backup point stay
+ *   readable by id until their TTL.
+ * The identity is re-checked after every failed poll and every `identityCheckMs` while ready
+ * (the anchor after a failed poll and on every 12th periodic check).
+ * Credentials the ledger or identity provider rejects (401/403, or a token request refused as
+ * non-transient) are a configuration error: `onFatal` is called and the index stops.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
 import type { LedgerClient } from '../ledger/client.js';
-import { offsetOfUpdate, type CreatedEvent } from '../ledger/schemas/events.js';
+import { LedgerError, LedgerUnavailableError, hasCode } from '../ledger/errors.js';
+import { offsetOfUpdate, type CreatedEvent, type JsGetUpdatesResponse } from '../ledger/schemas/events.js';
 
+/** Prefix of the cache namespace of contracts; the ledger's incarnation follows it. */
 export const CONTRACT_NS = 'contract';
+
+/** The cache namespace of the contracts of one ledger incarnation (no ':' in it, see redisKey). */
+export function contractNamespace(participantId: string, anchor: string): string {
+  const h = createHash('sha256').update(`${participantId}\n${anchor}`).digest('hex').slice(0, 24);
+  return `${CONTRACT_NS}-${h}`;
+}
+
+/** What the index is doing; only `ready` answers reads. */
+export type IndexState = 'loading' | 'ready' | 'unreachable' | 'reloading' | 'failed' | 'stopped';
+
+/** A read while the index is not ready: the registry answers 503 with Retry-After. */
+export class IndexNotReadyError extends LedgerUnavailableError {
+  constructor(readonly state: IndexState) {
+    super({
+      reason: 'status',
+      message:
+        state === 'reloading' || state === 'loading'
+          ? "the registry is loading the admin's contracts from its ledger node"
+          : state === 'unreachable'
+            ? 'the ledger node cannot be reached'
+            : 'the registry is not running',
+      retryAfterSeconds: 1,
+    });
+  }
+}
+
+/** The node's error codes that say the index's offset does not exist on it (research/ledger-api.md §5). */
+const RESET_CODES = ['OFFSET_AFTER_LEDGER_END', 'PARTICIPANT_PRUNED_DATA_ACCESSED', 'OFFSET_OUT_OF_RANGE'];
+
+/** Rejected credentials: no retry can fix them (401/403 from the node, a refused token request). */
+export function isConfigurationFailure(err: unknown): boolean {
+  if (err instanceof LedgerError) return err.status === 401 || err.status === 403;
+  if (err instanceof LedgerUnavailableError) return err.reason === 'auth' && !err.retryable;
+  return false;
+}
+
+/** The identity of the ledger the index was loaded from. */
+interface LedgerIdentity {
+  participantId: string;
+  /** The first update the admin sees (`offset/updateId/recordTime`), or `none`. */
+  anchor: string;
+  /** The anchor was looked for up to this offset (the snapshot offset). */
+  anchorEnd: number;
+}
+
+class LedgerResetError extends Error {}
+
+/** Periodic identity checks between two reads of the anchor (with the default 5 s: one a minute). */
+const ANCHOR_EVERY = 12;
 
 /** A contract as the registry discloses it (everything the DisclosedContract needs). */
 export interface IndexedContract {
@@ -69,6 +143,12 @@ export interface ContractIndexOptions {
    * (the emulated stack); catchUp then asks the ledger only when the index is behind.
    */
   ledgerEndHint?: () => number;
+  /** How often the ledger's identity is checked while ready (ms, default 5000). */
+  identityCheckMs?: number;
+  /** First and largest delay between failed loads or polls (ms, defaults 100 and 5000). */
+  backoffMs?: { initial: number; max: number };
+  /** Called once when the ledger rejects the credentials (the index has stopped). */
+  onFatal?: (err: Error) => void;
 }
 
 export class ContractIndex {
@@ -81,10 +161,19 @@ export class ContractIndex {
   private readonly pendingDeletes = new Set<string>();
   /** When catchUp last asked the ledger (epoch ms), to rate-limit speculative catch-ups. */
   private lastCatchUp = 0;
-  private running = false;
+  private stateNow: IndexState = 'stopped';
+  private identity?: LedgerIdentity;
+  /** Cache namespace of the current incarnation (set by each load). */
+  private ns = CONTRACT_NS;
+  private lastIdentityCheck = 0;
+  private checksSinceAnchor = 0;
+  private identityDue = false;
+  private reloadReason?: string;
   private loop?: Promise<void>;
   private abort?: AbortController;
   private readyPromise?: Promise<void>;
+  private firstLoad?: { resolve: () => void; reject: (e: Error) => void };
+  private wake?: () => void;
 
   constructor(private readonly opts: ContractIndexOptions) {
     this.indexedKeys = new Set(opts.indexedTemplates.map((t) => t.replace(/^#/, '')));
@@ -101,20 +190,67 @@ export class ContractIndex {
     return this.offset;
   }
 
-  /** Loads the ACS snapshot, then tails the update stream in the background. */
+  get state(): IndexState {
+    return this.stateNow;
+  }
+
+  get ready(): boolean {
+    return this.stateNow === 'ready';
+  }
+
+  /** The cache namespace of the current ledger incarnation. */
+  get cacheNamespace(): string {
+    return this.ns;
+  }
+
+  /** The participant id of the ledger the index was loaded from (undefined before the first load). */
+  get participantId(): string | undefined {
+    return this.identity?.participantId;
+  }
+
+  /**
+   * Loads the ACS snapshot (retrying with backoff while the ledger is unreachable), then follows
+   * the update stream in the background. Resolves when the first snapshot is loaded; rejects when
+   * the ledger rejects the credentials or the index is stopped first.
+   */
   start(): Promise<void> {
-    this.readyPromise ??= (async () => {
-      await this.loadSnapshot();
-      this.running = true;
-      this.loop = this.tail();
-    })();
+    this.readyPromise ??= new Promise<void>((resolve, reject) => {
+      this.firstLoad = { resolve, reject };
+      this.stateNow = 'loading';
+      this.loop = this.run();
+    });
     return this.readyPromise;
   }
 
   async stop(): Promise<void> {
-    this.running = false;
+    if (this.stateNow !== 'failed') this.stateNow = 'stopped';
     this.abort?.abort();
+    this.wake?.();
+    this.firstLoad?.reject(new Error('the contract index was stopped before its first load'));
+    this.firstLoad = undefined;
     await this.loop?.catch(() => undefined);
+  }
+
+  /** Drops the index and loads a new snapshot (the ledger was reset or replaced). */
+  private requestReload(reason: string): void {
+    if (this.stateNow === 'stopped' || this.stateNow === 'failed') return;
+    if (this.stateNow !== 'reloading' && this.stateNow !== 'loading') {
+      this.opts.logger?.warn({ reason, offset: this.offset }, 'the ledger is not the one the contract index was loaded from; reloading its snapshot');
+    }
+    this.reloadReason = reason;
+    this.stateNow = this.stateNow === 'loading' ? 'loading' : 'reloading';
+    this.abort?.abort();
+    this.wake?.();
+  }
+
+  /**
+   * Reads are answered from a loaded snapshot: while ready, while the ledger is unreachable (the
+   * snapshot was valid when last checked, and the identity is checked before the index follows
+   * the ledger again), and after `stop()` (the owner froze it). Never while a snapshot loads.
+   */
+  private assertReady(): void {
+    const s = this.stateNow;
+    if (s === 'loading' || s === 'reloading' || s === 'failed' || this.identity === undefined) throw new IndexNotReadyError(s);
   }
 
   /**
@@ -122,6 +258,7 @@ export class ContractIndex {
    * lookup that may concern a contract created a moment ago.
    */
   async catchUp(opts: { skipIfCaughtUpWithinMs?: number } = {}): Promise<void> {
+    this.assertReady();
     let end: number;
     if (this.opts.ledgerEndHint) {
       // In process with the ledger: its end is known without a call, so this costs nothing
@@ -133,29 +270,44 @@ export class ContractIndex {
       this.lastCatchUp = now;
       end = await this.opts.ledger.ledgerEnd();
     }
+    if (end < this.offset) {
+      this.requestReload(`ledger end ${end} is below the index's offset ${this.offset}`);
+      this.assertReady();
+    }
     if (this.offset >= end) return;
+    const ns = this.ns;
     // Read the gap directly, whether or not the tail is running: applying an update twice is
     // harmless (adds and removes are idempotent), and the tail may be waiting on updates this
     // index does not see (the offset only moves on visible ones).
     let from = this.offset;
     while (from < end) {
-      const updates = await this.opts.ledger.updates({
+      const updates = await this.opts.ledger
+        .updates({
         beginExclusive: from,
         endInclusive: end,
         parties: [this.opts.admin],
         ...this.filter(),
         includeCreatedEventBlob: true,
         shape: 'ACS_DELTA',
-      });
+      })
+        .catch((err: unknown) => {
+          if (!hasCode(err, ...RESET_CODES)) throw err;
+          this.requestReload(`${err.code}: ${err.cause}`);
+          throw new IndexNotReadyError(this.stateNow);
+        });
       if (updates.length === 0) break;
+      // A reload started meanwhile: these updates are of the old ledger (or of the new one,
+      // which the new snapshot covers).
+      if (this.ns !== ns) throw new IndexNotReadyError(this.stateNow);
       for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
       from = Math.max(from, ...updates.map((u) => offsetOfUpdate(u) ?? from));
     }
-    this.offset = Math.max(this.offset, end);
+    if (this.ns === ns) this.offset = Math.max(this.offset, end);
   }
 
   /** Active contracts of an indexed template or interface (`packageName:Module:Entity`), optionally filtered. */
   find(key: string, where?: (c: IndexedContract) => boolean): IndexedContract[] {
+    this.assertReady();
     const all = [...(this.byTemplate.get(key)?.values() ?? [])];
     return where ? all.filter(where) : all;
   }
@@ -165,14 +317,19 @@ export class ContractIndex {
    * ledger does not know it, it is archived, or the admin cannot see it.
    */
   async getById(contractId: string): Promise<IndexedContract | undefined> {
+    this.assertReady();
+    const ns = this.ns;
     // archived, but its cache entry could not be deleted yet
     if (this.pendingDeletes.has(contractId)) return undefined;
-    const hit = await this.opts.cache.get<IndexedContract>(CONTRACT_NS, contractId);
+    const hit = await this.opts.cache.get<IndexedContract>(ns, contractId);
     if (hit) return hit;
     const events = await this.opts.ledger.eventsByContractId(contractId, [this.opts.admin], { includeBlob: true });
+    // The ledger may have been replaced while it answered: its answer is not this incarnation's.
+    if (this.ns !== ns) throw new IndexNotReadyError(this.stateNow);
+    if (this.stateNow === 'unreachable') this.wake?.(); // the ledger answers again: check it now
     if (!events?.created || events.archived) return undefined;
     const c = toIndexed(events.created.createdEvent, events.created.synchronizerId);
-    await this.opts.cache.set(CONTRACT_NS, c.contractId, c, this.opts.cacheTtlSeconds);
+    await this.opts.cache.set(ns, c.contractId, c, this.opts.cacheTtlSeconds);
     return c;
   }
 
@@ -192,7 +349,7 @@ export class ContractIndex {
       if (!m) this.byTemplate.set(ikey, (m = new Map()));
       m.set(c.contractId, c);
     }
-    await this.opts.cache.set(CONTRACT_NS, c.contractId, c, this.opts.cacheTtlSeconds);
+    await this.opts.cache.set(this.ns, c.contractId, c, this.opts.cacheTtlSeconds);
   }
 
   private async removed(contractId: string): Promise<void> {
@@ -212,21 +369,83 @@ export class ContractIndex {
     const cache = this.opts.cache;
     const ids = [...this.pendingDeletes];
     const errorsBefore = cache.stats().errors;
-    await cache.deleteMany(CONTRACT_NS, ids);
+    await cache.deleteMany(this.ns, ids);
     if (cache.stats().errors === errorsBefore && cache.health().ok) for (const id of ids) this.pendingDeletes.delete(id);
   }
 
+  /** Reads who the ledger is, then its ACS as the admin, into a fresh index. */
   private async loadSnapshot(): Promise<void> {
+    const participantId = await this.opts.ledger.participantId();
     const acs = await this.opts.ledger.activeContracts({
       parties: [this.opts.admin],
       ...this.filter(),
       includeCreatedEventBlob: true,
     });
+    const anchor = await this.anchorUpTo(acs.activeAtOffset);
+    const identity: LedgerIdentity = { participantId, anchor, anchorEnd: acs.activeAtOffset };
+    const ns = contractNamespace(participantId, anchor);
+    if (ns !== this.ns) this.pendingDeletes.clear(); // the old incarnation's entries are unreachable now
+    this.byTemplate.clear();
+    this.identity = identity;
+    this.ns = ns;
+    this.offset = acs.activeAtOffset;
     for (const entry of acs.contracts) await this.added(toIndexed(entry.createdEvent, entry.synchronizerId));
     for (const entry of acs.incompleteUnassigned) {
       await this.added({ ...toIndexed(entry.createdEvent, ''), inReassignment: true });
     }
-    this.offset = acs.activeAtOffset;
+    this.lastIdentityCheck = Date.now();
+    this.identityDue = false;
+  }
+
+  /**
+   * The first update the admin sees at or before `end` (offset, update id, record time): the
+   * same on every replica reading the same ledger, different on a rebuilt one (update ids are
+   * hashes of the transaction, record times differ between runs).
+   */
+  private async anchorUpTo(end: number): Promise<string> {
+    if (end <= 0) return 'none';
+    let updates: JsGetUpdatesResponse[];
+    try {
+      updates = await this.opts.ledger.updates({
+        beginExclusive: 0,
+        endInclusive: end,
+        parties: [this.opts.admin],
+        ...this.filter(),
+        shape: 'ACS_DELTA',
+        limit: 10,
+      });
+    } catch (err) {
+      // A pruned participant cannot show its first update: the identity is the participant alone.
+      if (hasCode(err, 'PARTICIPANT_PRUNED_DATA_ACCESSED')) return 'pruned';
+      throw err;
+    }
+    for (const u of updates) {
+      const v = (u.update as Record<string, { value?: Record<string, unknown> } | undefined>);
+      const tx = v.Transaction?.value ?? v.Reassignment?.value;
+      if (tx && typeof tx.updateId === 'string') return `${String(tx.offset)}/${tx.updateId}/${String(tx.recordTime ?? '')}`;
+    }
+    return 'none';
+  }
+
+  /** Whether the ledger is still the one the index was loaded from; throws LedgerResetError if not. */
+  private async checkIdentity(): Promise<void> {
+    const identity = this.identity;
+    if (!identity) return;
+    const participantId = await this.opts.ledger.participantId();
+    if (participantId !== identity.participantId) {
+      throw new LedgerResetError(`the participant id changed from ${identity.participantId} to ${participantId}`);
+    }
+    const end = await this.opts.ledger.ledgerEnd();
+    if (end < this.offset) throw new LedgerResetError(`ledger end ${end} is below the index's offset ${this.offset}`);
+    // The anchor read scans the admin's updates from the ledger's beginning: after a failed read
+    // (a replaced node is down for a while first) and on every ANCHOR_EVERY-th periodic check.
+    if (this.identityDue || ++this.checksSinceAnchor >= ANCHOR_EVERY) {
+      const anchor = await this.anchorUpTo(Math.min(identity.anchorEnd, end));
+      if (anchor !== identity.anchor) throw new LedgerResetError(`the ledger's first update changed (${identity.anchor} -> ${anchor})`);
+      this.checksSinceAnchor = 0;
+    }
+    this.lastIdentityCheck = Date.now();
+    this.identityDue = false;
   }
 
   private templateIds(): string[] {
@@ -238,30 +457,98 @@ export class ContractIndex {
     return interfaceIds.length === 0 ? { templateIds: this.templateIds() } : { templateIds: this.templateIds(), interfaceIds, includeInterfaceView: true };
   }
 
-  private async tail(): Promise<void> {
-    let backoff = 100;
-    while (this.running) {
+  /** Loads, then follows; reloads on a reset, backs off while the ledger is unreachable. */
+  private async run(): Promise<void> {
+    const { initial, max } = this.opts.backoffMs ?? { initial: 100, max: 5000 };
+    let backoff = initial;
+    while (this.stateNow !== 'stopped' && this.stateNow !== 'failed') {
       this.abort = new AbortController();
       try {
-        const updates = await this.opts.ledger.updates({
-          beginExclusive: this.offset,
-          parties: [this.opts.admin],
-          ...this.filter(),
-          includeCreatedEventBlob: true,
-          shape: 'ACS_DELTA',
-          idleTimeoutMs: this.opts.pollIdleMs ?? 200,
-          signal: this.abort.signal,
-        });
-        for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
-        await this.flushDeletes();
-        backoff = 100;
+        if (this.stateNow === 'loading' || this.stateNow === 'reloading') {
+          const reloading = this.stateNow === 'reloading';
+          await this.loadSnapshot();
+          if (this.isStopped()) return;
+          this.stateNow = 'ready';
+          this.opts.logger?.info(
+            { offset: this.offset, participantId: this.identity?.participantId, reason: this.reloadReason },
+            reloading ? 'contract index reloaded' : 'contract index loaded',
+          );
+          this.reloadReason = undefined;
+          this.firstLoad?.resolve();
+          this.firstLoad = undefined;
+        } else {
+          if (this.identityDue || Date.now() - this.lastIdentityCheck >= (this.opts.identityCheckMs ?? 5000)) await this.checkIdentity();
+          if (this.stateNow === 'unreachable') {
+            this.stateNow = 'ready';
+            this.opts.logger?.info({ offset: this.offset }, 'ledger reachable again; contract index ready');
+          }
+          await this.poll(this.abort.signal);
+        }
+        backoff = initial;
       } catch (err) {
-        if (!this.running) return;
-        this.opts.logger?.warn({ err: String(err) }, 'update stream of the contract index failed; retrying');
-        await new Promise((r) => setTimeout(r, backoff));
-        backoff = Math.min(backoff * 2, 5000);
+        if (this.isStopped()) return;
+        if (this.stateNow === 'reloading' && this.abort.signal.aborted) continue; // requestReload interrupted a poll
+        if (isConfigurationFailure(err)) {
+          this.fail(err as Error);
+          return;
+        }
+        // (while loading, such an answer is a race with the ledger's own restart: back off)
+        if ((err instanceof LedgerResetError || hasCode(err, ...RESET_CODES)) && this.stateNow !== 'loading' && this.stateNow !== 'reloading') {
+          this.requestReload(err instanceof LedgerError ? `${err.code}: ${err.cause}` : (err as Error).message);
+          continue;
+        }
+        if (this.stateNow === 'ready') this.stateNow = 'unreachable';
+        this.identityDue = true;
+        this.opts.logger?.warn(
+          { err: describeError(err), state: this.stateNow, retryInMs: backoff },
+          this.stateNow === 'unreachable' ? 'update stream of the contract index failed; retrying' : 'loading the contract index failed; retrying',
+        );
+        await this.sleep(backoff);
+        // While a loaded snapshot is being served, come back soon: a replaced ledger must be
+        // noticed before its new contracts are confused with the old ones.
+        backoff = Math.min(backoff * 2, this.stateNow === 'unreachable' ? Math.min(max, 1000) : max);
       }
     }
+  }
+
+  private isStopped(): boolean {
+    return this.stateNow === 'stopped' || this.stateNow === 'failed';
+  }
+
+  private async poll(signal: AbortSignal): Promise<void> {
+    const ns = this.ns;
+    const updates = await this.opts.ledger.updates({
+      beginExclusive: this.offset,
+      parties: [this.opts.admin],
+      ...this.filter(),
+      includeCreatedEventBlob: true,
+      shape: 'ACS_DELTA',
+      idleTimeoutMs: this.opts.pollIdleMs ?? 200,
+      signal,
+    });
+    if (this.ns !== ns || this.stateNow !== 'ready') return;
+    for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
+    await this.flushDeletes();
+  }
+
+  private fail(err: Error): void {
+    this.stateNow = 'failed';
+    this.opts.logger?.error({ err: describeError(err) }, 'the ledger rejected the registry\'s credentials; the contract index stopped');
+    if (this.firstLoad) {
+      this.firstLoad.reject(err);
+      this.firstLoad = undefined;
+    } else this.opts.onFatal?.(err);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
   }
 
   private async apply(update: Record<string, { value: Record<string, unknown> }>): Promise<void> {
@@ -286,7 +573,7 @@ export class ContractIndex {
       for (const ev of reassignment.events as Array<Record<string, Record<string, unknown>>>) {
         const un = (ev.JsUnassignedEvent?.value ?? undefined) as Record<string, unknown> | undefined;
         if (un) {
-          const hit = await this.opts.cache.get<IndexedContract>(CONTRACT_NS, String(un.contractId));
+          const hit = await this.opts.cache.get<IndexedContract>(this.ns, String(un.contractId));
           if (hit) await this.added({ ...hit, inReassignment: true });
         }
         const as = ev.JsAssignmentEvent as Record<string, unknown> | undefined;
@@ -295,6 +582,12 @@ export class ContractIndex {
       this.offset = Math.max(this.offset, Number(reassignment.offset));
     }
   }
+}
+
+/** An error for logs: the code and status of a ledger error, the message otherwise (never a token). */
+export function describeError(err: unknown): string {
+  if (err instanceof LedgerError) return `${err.status} ${err.code}${err.method ? ` (${err.method} ${err.path})` : ''}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 export function toIndexed(ev: CreatedEvent, synchronizerId: string): IndexedContract {

@@ -175,7 +175,9 @@ export function oauth2ClientCredentials(opts: OAuth2ClientCredentialsOptions): T
     }
     if (!res.ok) {
       const err = TokenErrorSchema.safeParse(json);
-      const detail = err.success ? `: ${err.data.error}${err.data.error_description ? ` (${err.data.error_description})` : ''}` : '';
+      // Only the OAuth2 error code (RFC 6749 §5.2: a fixed vocabulary): the identity provider's
+      // free-text error_description may echo what it was sent, so it is never repeated.
+      const detail = err.success && /^[A-Za-z0-9_.-]{1,64}$/.test(err.data.error) ? `: ${err.data.error}` : '';
       const transient = res.status >= 500 || res.status === 429 || res.status === 408;
       throw new TokenProviderError(`${where} answered ${res.status}${detail}`, transient, res.status, err.success ? err.data.error : undefined);
     }

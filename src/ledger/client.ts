@@ -54,6 +54,7 @@ import {
   type JsIncompleteAssigned,
   type JsIncompleteUnassigned,
 } from './schemas/events.js';
+import { GetParticipantIdResponseSchema } from './schemas/parties.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
@@ -213,6 +214,14 @@ export class LedgerClient {
   /** `GET /v2/state/ledger-end`: the offset of the last update (0 on an empty ledger). */
   async ledgerEnd(opts: CallOptions = {}): Promise<number> {
     return (await this.request('GET', '/v2/state/ledger-end', undefined, { ...opts, schema: GetLedgerEndResponseSchema })).offset;
+  }
+
+  /**
+   * `GET /v2/parties/participant-id`: the node's identity (`name::namespace`). A node rebuilt from
+   * scratch usually gets a new one, which is how the registry tells a reset node from a restart.
+   */
+  async participantId(opts: CallOptions = {}): Promise<string> {
+    return (await this.request('GET', '/v2/parties/participant-id', undefined, { ...opts, schema: GetParticipantIdResponseSchema })).participantId;
   }
 
   /** `GET /v2/state/connected-synchronizers[?party=]`. With a party: only its synchronizers, with its permission. */

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
-import { ContractIndex } from '../contracts/contract-index.js';
+import { ContractIndex, type ContractIndexOptions } from '../contracts/contract-index.js';
 import type { Clock } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { createRegistryHttp } from './app.js';
@@ -26,6 +26,8 @@ export interface RegistryOptions {
   pollIdleMs?: number;
   /** The ledger end without a ledger call (in process with the ledger: the emulated stack). */
   ledgerEndHint?: () => number;
+  /** How the contract index follows the ledger (identity checks, backoff, rejected credentials). */
+  follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs' | 'onFatal'>;
 }
 
 export function createRegistry(opts: RegistryOptions) {
@@ -42,6 +44,7 @@ export function createRegistry(opts: RegistryOptions) {
     cacheTtlSeconds: opts.cacheTtlSeconds,
     pollIdleMs: opts.pollIdleMs,
     ledgerEndHint: opts.ledgerEndHint,
+    ...opts.follow,
   });
   const service = new RegistryService({
     admin: opts.admin,

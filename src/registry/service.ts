@@ -18,6 +18,7 @@ import { formatDecimal, parseDecimal, decimalPlaces } from '../canton/lf.js';
 import { parseInstant } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { LedgerError, LedgerUnavailableError } from '../ledger/errors.js';
+import { IndexNotReadyError } from '../contracts/contract-index.js';
 import type {
   AllocationAction,
   AllocationInstructionAction,
@@ -363,8 +364,17 @@ export class RegistryService implements RegistryApi {
     } catch (e) {
       if (e instanceof RegistryError) throw e;
       if (e instanceof UnsupportedOperation) throw badRequest(e.message);
+      if (e instanceof IndexNotReadyError) {
+        throw new RegistryError('LEDGER_UNAVAILABLE', `The registry is not ready (${e.message}); retry shortly`, e.retryAfterSeconds);
+      }
       if (e instanceof LedgerUnavailableError) {
-        throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node is unavailable (${e.message}); retry shortly`, 1);
+        // Obtaining a token failed: what the identity provider said is for the operator's log
+        // (redacted there too), never for an anonymous caller.
+        if (e.reason === 'auth') {
+          this.opts.logger?.warn({ err: e.message }, 'no ledger access token for a registry read');
+          throw new RegistryError('LEDGER_UNAVAILABLE', 'The ledger node is unavailable (the registry could not authenticate to it); retry shortly', e.retryAfterSeconds);
+        }
+        throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node is unavailable (${e.message}); retry shortly`, e.retryAfterSeconds);
       }
       if (e instanceof LedgerError && e.status === 400 && clientIds !== undefined) {
         throw badRequest(`${clientIds}: not a contract id the ledger node accepts (${e.code}: ${e.cause})`);

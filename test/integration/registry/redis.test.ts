@@ -20,7 +20,6 @@ import { buildEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
 import { createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
 import { RedisCache, redisKey } from '../../../src/cache/index.js';
-import { CONTRACT_NS } from '../../../src/contracts/contract-index.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
@@ -127,7 +126,8 @@ async function offer(alice: string, bob: string, amount: string): Promise<string
 }
 
 const acceptPath = (cid: string) => `/registry/transfer-instruction/v2/${cid}/choice-contexts/accept`;
-const keyOf = (cid: string) => redisKey(keyPrefix, CONTRACT_NS, cid);
+/** Both replicas read the same ledger, so they agree on its incarnation's namespace. */
+const keyOf = (cid: string) => redisKey(keyPrefix, r1.registry.index.cacheNamespace, cid);
 
 beforeAll(async () => {
   server = await startRedisServer();
@@ -138,6 +138,8 @@ beforeAll(async () => {
   r2 = replica();
   await until(() => r1.cache.health().ok && r2.cache.health().ok, 3_000, 'both replicas to connect to Redis');
   await Promise.all([r1.registry.start(), r2.registry.start()]);
+  expect(r2.registry.index.cacheNamespace).toBe(r1.registry.index.cacheNamespace);
+  expect(r1.registry.index.cacheNamespace).toMatch(/^contract-[0-9a-f]{24}$/);
   // Replica 2 keeps only its start-up snapshot (TokenRules): every contract created from now on
   // can reach it only through Redis or a ledger lookup, and any ledger call it makes is counted.
   await r2.registry.stop();

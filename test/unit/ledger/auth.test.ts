@@ -126,14 +126,16 @@ describe('oauth2ClientCredentials', () => {
   });
 
   it('fails clearly on a non-2xx answer, without the secret in the message', async () => {
-    const ep = tokenEndpoint(() => Response.json({ error: 'invalid_client', error_description: 'Invalid client credentials' }, { status: 401 }));
+    // an identity provider that echoes what it received in error_description
+    const ep = tokenEndpoint(() => Response.json({ error: 'invalid_client', error_description: 'Invalid client credentials for s3cr3t' }, { status: 401 }));
     const p = oauth2ClientCredentials({ ...base, fetch: ep.fetch });
     const err = await p.token().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TokenProviderError);
     const e = err as TokenProviderError;
     expect(e).toMatchObject({ status: 401, oauthError: 'invalid_client', transient: false });
-    expect(e.message).toBe('token endpoint https://idp.example/oauth/token answered 401: invalid_client (Invalid client credentials)');
+    expect(e.message).toBe('token endpoint https://idp.example/oauth/token answered 401: invalid_client');
     expect(e.message).not.toContain('s3cr3t');
+    expect(e.message).not.toContain('Invalid client credentials');
   });
 
   it('marks 5xx and network failures transient, and retries them on the next call', async () => {

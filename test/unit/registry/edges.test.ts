@@ -21,7 +21,7 @@ import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { buildEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
 import { createTestTokenV2Account, createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
-import { noAuth } from '../../../src/ledger/auth.js';
+import { noAuth, TokenProviderError, type TokenProvider } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import type { InstrumentConfig } from '../../../src/registry/service.js';
@@ -78,7 +78,7 @@ async function closedPort(): Promise<number> {
  * `down` (a real fetch to a closed port: ECONNREFUSED), `slow` (a fetch that never answers; like a
  * real fetch it gives up when the client's timeout aborts it).
  */
-async function makeRegistry(opts: { instruments?: InstrumentConfig[]; timeoutMs?: number; start?: boolean; port?: number } = {}) {
+async function makeRegistry(opts: { instruments?: InstrumentConfig[]; timeoutMs?: number; start?: boolean; port?: number; tokenProvider?: TokenProvider } = {}) {
   const state = { mode: 'up' as LedgerMode };
   const port = opts.port ?? (await closedPort());
   const ledgerFetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
@@ -99,7 +99,7 @@ async function makeRegistry(opts: { instruments?: InstrumentConfig[]; timeoutMs?
     recipes: [new TestTokenV2Recipe()],
     ledger: new LedgerClient({
       baseUrl: 'http://ledger',
-      tokenProvider: noAuth,
+      tokenProvider: opts.tokenProvider ?? noAuth,
       fetch: ledgerFetch,
       timeoutMs: opts.timeoutMs,
       retry: { maxAttempts: 2, baseDelayMs: 5 },
@@ -877,6 +877,26 @@ describe('a ledger that is down or slow', () => {
       state.mode = 'up';
       expectError(await req(registry.app, 'POST', `/registry/transfer-instruction/v2/${UNKNOWN_CID}/choice-contexts/accept`, { body: {} }), 404, UNKNOWN_CID);
       expect((await req(registry.app, 'GET', '/registry/metadata/v1/instruments')).status).toBe(200);
+    } finally {
+      await registry.stop();
+    }
+  });
+
+  it('no access token (the identity provider fails): 503 that repeats nothing of what the provider said', async () => {
+    const idp = { failing: false };
+    const tokenProvider: TokenProvider = {
+      token: async () => {
+        if (!idp.failing) return undefined;
+        throw new TokenProviderError('token endpoint https://idp.internal/token answered 503: temporarily_unavailable (realm secret-realm is down)', true, 503);
+      },
+    };
+    const { registry } = await makeRegistry({ tokenProvider });
+    try {
+      idp.failing = true;
+      const a = await req(registry.app, 'POST', `/registry/transfer-instruction/v2/${UNKNOWN_CID}/choice-contexts/accept`, { body: {} });
+      expectError(a, 503, 'could not authenticate');
+      expect(a.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      for (const leak of ['idp.internal', 'secret-realm', 'temporarily_unavailable']) expect(a.text).not.toContain(leak);
     } finally {
       await registry.stop();
     }
