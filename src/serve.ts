@@ -17,6 +17,7 @@ import { LedgerClient } from './ledger/client.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
 import { listenRegistry } from './registry/server.js';
+import { RateLimiter } from './http/rate-limit.js';
 import { createProxyApp } from './proxy/index.js';
 import type { UpstreamsConfig } from './config/upstreams.js';
 
@@ -44,9 +45,21 @@ export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
   if (env.REDIS_URL) merged.redisUrl = env.REDIS_URL;
   if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
   if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
+  merged.limits = limitsFromEnv(raw.limits, env);
   const parsed = RegistryConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
+}
+
+/** RATE_LIMIT_RPS (0 = off), RATE_LIMIT_BURST and MAX_BODY_BYTES override `limits` of the file. */
+function limitsFromEnv(fromFile: unknown, env: Env): Record<string, unknown> {
+  const limits: Record<string, unknown> = { ...((fromFile as Record<string, unknown> | undefined) ?? {}) };
+  const rateLimit: Record<string, unknown> = { ...((limits.rateLimit as Record<string, unknown> | undefined) ?? {}) };
+  if (env.RATE_LIMIT_RPS) rateLimit.requestsPerSecond = Number(env.RATE_LIMIT_RPS);
+  if (env.RATE_LIMIT_BURST) rateLimit.burst = Number(env.RATE_LIMIT_BURST);
+  if (env.MAX_BODY_BYTES) limits.maxBodyBytes = Number(env.MAX_BODY_BYTES);
+  limits.rateLimit = rateLimit;
+  return limits;
 }
 
 export function tokenProviderOf(auth: LedgerAuthConfig): TokenProvider {
@@ -91,6 +104,7 @@ export async function startRegistry(
     logger,
     basePath: config.basePath,
     cacheTtlSeconds: config.cacheTtlSeconds,
+    limits: config.limits,
   });
   let ready = false;
   const health = new Hono();
@@ -107,7 +121,11 @@ export async function startRegistry(
   if (ledgerMode?.mode === 'proxy') health.route('/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger }));
   health.route('/', registry.app);
   // Listen first (liveness), then load the index; until then /readyz says 503.
-  const listening = await listenRegistry(registry.http, config.port, config.host, health);
+  const { rateLimit, maxBodyBytes: _body, maxJsonDepth: _depth, ...serverLimits } = config.limits;
+  const listening = await listenRegistry(registry.http, config.port, config.host, health, {
+    limits: serverLimits,
+    rateLimiter: new RateLimiter(rateLimit),
+  });
   await registry.start();
   ready = true;
   return {

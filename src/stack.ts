@@ -29,6 +29,7 @@ import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
 import { listenRegistry } from './registry/server.js';
+import { applyServerLimits } from './http/server-limits.js';
 import type { InstrumentConfig } from './registry/service.js';
 
 export interface StackOptions extends StartEmulatorOptions {
@@ -70,10 +71,9 @@ async function listen(
     const s = serve({ fetch, port, hostname: host }, () => resolve(s));
     s.once('error', reject);
   });
-  if (onListening) {
-    if (!(server instanceof HttpServer)) throw new Error('expected an HTTP/1.1 server');
-    onListening(server);
-  }
+  if (!(server instanceof HttpServer)) throw new Error('expected an HTTP/1.1 server');
+  applyServerLimits(server);
+  onListening?.(server);
   const { port: bound } = server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {

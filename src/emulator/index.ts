@@ -10,6 +10,7 @@
 import { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import { applyServerLimits } from '../http/server-limits.js';
 import pino, { type Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
@@ -85,6 +86,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
     s.once('error', reject);
   });
   if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
+  applyServerLimits(server);
   built.streams.attach(server);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

@@ -26,6 +26,8 @@ export interface RegistryOptions {
   pollIdleMs?: number;
   /** The ledger end without a ledger call (in process with the ledger: the emulated stack). */
   ledgerEndHint?: () => number;
+  /** Request bounds of the HTTP app (body size, JSON depth). */
+  limits?: { maxBodyBytes?: number; maxJsonDepth?: number };
 }
 
 export function createRegistry(opts: RegistryOptions) {
@@ -52,7 +54,7 @@ export function createRegistry(opts: RegistryOptions) {
     clock: opts.clock,
     logger: opts.logger?.child({ module: 'registry' }),
   });
-  const http = createRegistryHttp({ registry: service, logger: opts.logger, basePath: opts.basePath });
+  const http = createRegistryHttp({ registry: service, logger: opts.logger, basePath: opts.basePath, limits: opts.limits });
   const app = http.app;
   return {
     app,
