@@ -246,7 +246,7 @@ function classify(err: unknown): Failure {
 
 function errorContext(c: Context, participant: string) {
   const traceId = (c.req.header('traceparent')?.split('-')[1] ?? randomBytes(16).toString('hex')).toLowerCase();
-  return { participant, traceId, correlationId: traceId };
+  return { participant, traceId, correlationId: null };
 }
 
 function failureResponse(

@@ -34,6 +34,8 @@ export type LedgerEnv = {
     traceId: string;
     engine: LedgerEngine;
     tokenFailure: boolean;
+    /** The submission id of a command submission, which Canton's errors carry as correlationId. */
+    correlationId: string | undefined;
   };
 };
 
@@ -108,7 +110,7 @@ export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): 
     const body = renderJsCantonError(ledgerErr, {
       participant: engine.participantName,
       traceId,
-      correlationId: traceId,
+      correlationId: c.get('correlationId') ?? null,
       tokenFailure: c.get('tokenFailure'),
     });
     return c.json(body, ledgerErr.httpStatus as 400);

@@ -264,7 +264,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
     const body = renderJsCantonError(err, {
       participant: engine.participantName,
       traceId,
-      correlationId: traceId,
+      correlationId: null,
       unredacted: err.code === 'LEDGER_API_INTERNAL_ERROR',
     });
     ws.send(JSON.stringify(body));
