@@ -29,7 +29,7 @@ import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
 import { listenRegistry } from './registry/server.js';
-import { applyServerLimits } from './http/server-limits.js';
+import { applyServerLimits, type ClientErrorShape } from './http/server-limits.js';
 import type { InstrumentConfig } from './registry/service.js';
 
 export interface StackOptions extends StartEmulatorOptions {
@@ -66,13 +66,14 @@ async function listen(
   port: number,
   host: string,
   onListening?: (server: HttpServer) => void,
+  errorShape: ClientErrorShape = 'json',
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch, port, hostname: host }, () => resolve(s));
     s.once('error', reject);
   });
   if (!(server instanceof HttpServer)) throw new Error('expected an HTTP/1.1 server');
-  applyServerLimits(server);
+  applyServerLimits(server, {}, errorShape);
   onListening?.(server);
   const { port: bound } = server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -129,7 +130,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   };
 
   // The ledger's websocket channels share its HTTP server, as on a participant.
-  const ledger = await listen(built.app.fetch, config.port, config.host, (server) => built.streams.attach(server));
+  const ledger = await listen(built.app.fetch, config.port, config.host, (server) => built.streams.attach(server), 'text');
   closers.push(async () => {
     built.streams.close();
     await ledger.close();

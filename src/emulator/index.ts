@@ -86,7 +86,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
     s.once('error', reject);
   });
   if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
-  applyServerLimits(server);
+  applyServerLimits(server, {}, 'text');
   built.streams.attach(server);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
