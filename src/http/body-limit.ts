@@ -30,35 +30,42 @@ export interface HonoBodyLimitOptions<E extends Env> {
 }
 
 /**
- * Hono middleware bounding the request body. Bodies under the limit with a Content-Length are left
- * to stream as usual (Node's parser never delivers more than the declared length); bodies without
- * one are read here, at most `maxBytes` of them, and handed on as a buffered request.
+ * Hono middleware bounding the request body. A declared length over the limit is refused before
+ * a byte is read; a body without one is handed on as a stream that counts what the handler reads
+ * and fails at the first chunk over the limit, whatever the handler makes of that failure the
+ * answer is then the 413. Nothing is buffered here: the handler reads as it always does.
  */
 export function honoBodyLimit<E extends Env>(opts: HonoBodyLimitOptions<E>): MiddlewareHandler<E> {
   return async (c, next) => {
     const raw = c.req.raw;
     if (raw.body === null || raw.method === 'GET' || raw.method === 'HEAD') return next();
     const limit = opts.maxBytes(c);
-    const te = c.req.header('transfer-encoding');
-    const cl = c.req.header('content-length');
-    const declared = declaredLength(cl, te);
+    const declared = declaredLength(c.req.header('content-length'), c.req.header('transfer-encoding'));
     if (declared !== undefined) {
       if (declared > limit) return close(opts.tooLarge(c, limit, declared));
       return next();
     }
     const reader = raw.body.getReader();
-    const chunks: Uint8Array[] = [];
     let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      // Stop reading: never cancel the stream, which would destroy the socket before the 413 is written.
-      if (size > limit) return close(opts.tooLarge(c, limit, size));
-      chunks.push(value);
-    }
-    c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: Buffer.concat(chunks), signal: raw.signal });
-    return next();
+    let over = false;
+    const counted = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        size += value.byteLength;
+        if (size > limit) {
+          over = true;
+          controller.error(new Error(`request body over the limit of ${limit} bytes`));
+          return;
+        }
+        controller.enqueue(value);
+      },
+      // No cancel of the source: cancelling Node's request stream destroys the socket before the
+      // 413 is written. Node closes the connection after the answer (Connection: close).
+    });
+    c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: counted, signal: raw.signal, duplex: 'half' } as RequestInit);
+    await next();
+    if (over) c.res = close(opts.tooLarge(c, limit, size));
   };
 }
 

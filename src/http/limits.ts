@@ -15,8 +15,12 @@ export const REGISTRY_MAX_BODY_BYTES = 64 * KiB;
  */
 export const LEDGER_MAX_BODY_BYTES = 8 * MiB;
 export const SPLICE_MAX_BODY_BYTES = 8 * MiB;
-/** DAR uploads (`POST /v2/packages`, `/v2/dars`): real Splice DARs are a few MiB; leave headroom. */
-export const LEDGER_MAX_DAR_BYTES = 64 * MiB;
+/**
+ * DAR uploads (`POST /v2/packages`, `/v2/dars`): the JSON API hands the DAR to the gRPC package
+ * service, whose `max-inbound-message-size` defaults to 10 MiB, so a larger DAR cannot be
+ * uploaded to a participant with default settings either. Splice's own DARs are 1-2 MiB.
+ */
+export const LEDGER_MAX_DAR_BYTES = 10 * MiB;
 /**
  * Maximum nesting of a JSON body. protobuf-java (the gRPC layer behind Canton's JSON API) stops
  * at a recursion depth of 100, so deeper values cannot reach a real participant anyway.

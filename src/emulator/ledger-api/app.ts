@@ -21,7 +21,7 @@ export interface LedgerApiDeps {
   /** Resolves the caller's claims from the Authorization header; throws LedgerApiError on failure. */
   authenticate?: (authorizationHeader: string | undefined) => Promise<Claims>;
   logger?: Logger;
-  /** Request body limits (defaults: Canton's pekko-http 8 MiB; 64 MiB for DAR uploads). */
+  /** Request body limits (defaults: pekko-http's 8 MiB; 10 MiB for DAR uploads, the gRPC inbound message limit behind them). */
   limits?: { maxBodyBytes?: number; maxDarBytes?: number };
 }
 
