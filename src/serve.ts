@@ -120,10 +120,12 @@ export async function startRegistry(
   const ledgerMode = deps.upstreams?.ledger;
   if (ledgerMode?.mode === 'proxy') health.route('/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger }));
   health.route('/', registry.app);
+  // a path none of the mounted apps has is the registry's 404 (`{"error": ...}`), not Hono's text
+  health.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   // Listen first (liveness), then load the index; until then /readyz says 503.
-  const { rateLimit, maxBodyBytes: _body, maxJsonDepth: _depth, ...serverLimits } = config.limits;
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, rateLimit } = config.limits;
   const listening = await listenRegistry(registry.http, config.port, config.host, health, {
-    limits: serverLimits,
+    limits: { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections },
     rateLimiter: new RateLimiter(rateLimit),
   });
   await registry.start();

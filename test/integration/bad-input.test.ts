@@ -9,18 +9,35 @@
  */
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { startStack, type RunningStack } from '../../src/stack.js';
+import { startRegistry, type RunningRegistry } from '../../src/serve.js';
+import { RegistryConfigSchema } from '../../src/config/registry.js';
 import { badRequestsFor, junkPaths, pool, send, type Answer, type BadRequest } from '../support/bad-input.js';
 import { SPECS, specPath } from '../support/openapi-conformance.js';
 
 let stack: RunningStack;
+let served: RunningRegistry;
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
 beforeAll(async () => {
   stack = await startStack({ config: { port: 0, host: '127.0.0.1', logLevel: 'silent' }, registryPort: 0, scanPort: 0, validatorPort: 0 });
+  // `serve` too, reading the emulated ledger over HTTP (rate limit off: this is one client)
+  const admin = stack.seeded!.parties.find((p) => p.hint === 'token-admin')!.party;
+  const config = RegistryConfigSchema.parse({
+    adminParty: admin,
+    ledger: { url: stack.ledgerUrl },
+    instruments: [{ id: 'TT2-USD', name: 'TT2', symbol: 'TUSD', decimals: 2, recipe: 'splice-test-token-v2' }],
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'silent',
+    limits: { rateLimit: { requestsPerSecond: 0 } },
+  });
+  served = await startRegistry(config, { logger: pino({ level: 'silent' }) });
 });
 afterAll(async () => {
   agent.destroy();
+  await served?.close();
   await stack?.close();
 });
 
@@ -122,6 +139,16 @@ describe('bad input to every API: no 5xx, the API error shape, no state change',
     ];
     const { total, failures } = await run(stack.registryUrl!, requests, errorShape(false));
     counts.registry = total;
+    expect(failures.slice(0, 30)).toEqual([]);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('registry under serve', async () => {
+    const before = snapshot();
+    const files = [SPECS.tokenMetadataV1, SPECS.transferInstructionV1, SPECS.transferInstructionV2, SPECS.allocationInstructionV1, SPECS.allocationInstructionV2, SPECS.allocationV1, SPECS.allocationV2];
+    const requests = [...files.flatMap((f) => badRequestsFor({ file: specPath(f), basePath: '' })), ...junkPaths('/registry'), ...junkPaths('')];
+    const { total, failures } = await run(served.url, requests, errorShape(false));
+    counts.serve = total;
     expect(failures.slice(0, 30)).toEqual([]);
     expect(snapshot()).toEqual(before);
   });
