@@ -22,7 +22,8 @@ commands:
   emulate [--reset]  start the emulated stack (ledger node + token registry) with the demo world;
                      with STATE_DIR the world is kept there across restarts (--reset starts it over)
   serve              run the registry for an instrument admin against its participant
-                     (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT override it)
+                     (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT,
+                     RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES override it)
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
   config schema      print the configuration's JSON Schema
   config show        print the effective configuration (from the environment)

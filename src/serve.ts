@@ -24,6 +24,7 @@ import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
 import { listenRegistry } from './registry/server.js';
+import { RateLimiter } from './http/rate-limit.js';
 import { createProxyApp } from './proxy/index.js';
 import type { UpstreamsConfig } from './config/upstreams.js';
 
@@ -51,9 +52,21 @@ export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
   if (env.REDIS_URL) merged.redisUrl = env.REDIS_URL;
   if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
   if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
+  merged.limits = limitsFromEnv(raw.limits, env);
   const parsed = RegistryConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
+}
+
+/** RATE_LIMIT_RPS (0 = off), RATE_LIMIT_BURST and MAX_BODY_BYTES override `limits` of the file. */
+function limitsFromEnv(fromFile: unknown, env: Env): Record<string, unknown> {
+  const limits: Record<string, unknown> = { ...((fromFile as Record<string, unknown> | undefined) ?? {}) };
+  const rateLimit: Record<string, unknown> = { ...((limits.rateLimit as Record<string, unknown> | undefined) ?? {}) };
+  if (env.RATE_LIMIT_RPS) rateLimit.requestsPerSecond = Number(env.RATE_LIMIT_RPS);
+  if (env.RATE_LIMIT_BURST) rateLimit.burst = Number(env.RATE_LIMIT_BURST);
+  if (env.MAX_BODY_BYTES) limits.maxBodyBytes = Number(env.MAX_BODY_BYTES);
+  limits.rateLimit = rateLimit;
+  return limits;
 }
 
 export function tokenProviderOf(auth: LedgerAuthConfig): TokenProvider {
@@ -137,6 +150,7 @@ export async function startRegistry(
         else void close();
       },
     },
+    limits: config.limits,
   });
   const health = new Hono();
   health.get('/livez', (c) => c.body(null, 200));
@@ -163,8 +177,14 @@ export async function startRegistry(
   const ledgerMode = deps.upstreams?.ledger;
   if (ledgerMode?.mode === 'proxy') health.route('/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger }));
   health.route('/', registry.app);
+  // a path none of the mounted apps has is the registry's 404 (`{"error": ...}`), not Hono's text
+  health.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   // Listen first (liveness), then load the index; until then /readyz says 503.
-  const listening = await listenRegistry(registry.http, config.port, config.host, health);
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, rateLimit } = config.limits;
+  const listening = await listenRegistry(registry.http, config.port, config.host, health, {
+    limits: { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections },
+    rateLimiter: new RateLimiter(rateLimit),
+  });
   let closed = false;
   close = async () => {
     if (closed) return;

@@ -30,6 +30,7 @@ import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
 import { listenRegistry } from './registry/server.js';
+import { applyServerLimits, type ClientErrorShape } from './http/server-limits.js';
 import type { InstrumentConfig } from './registry/service.js';
 
 export interface StackOptions extends StartEmulatorOptions {
@@ -78,15 +79,15 @@ async function listen(
   port: number,
   host: string,
   onListening?: (server: HttpServer) => void,
+  errorShape: ClientErrorShape = 'json',
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch, port, hostname: host }, () => resolve(s));
     s.once('error', reject);
   });
-  if (onListening) {
-    if (!(server instanceof HttpServer)) throw new Error('expected an HTTP/1.1 server');
-    onListening(server);
-  }
+  if (!(server instanceof HttpServer)) throw new Error('expected an HTTP/1.1 server');
+  applyServerLimits(server, {}, errorShape);
+  onListening?.(server);
   const { port: bound } = server.address() as AddressInfo;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
@@ -147,7 +148,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const participants: StackParticipant[] = [];
   for (const [i, p] of built.participants.entries()) {
     const port = i === 0 ? config.port : config.participant2Port;
-    const ledger = await listen(answerWhenDurable(built.durable, p.app.fetch), port, config.host, (server) => p.streams.attach(server));
+    const ledger = await listen(answerWhenDurable(built.durable, p.app.fetch), port, config.host, (server) => p.streams.attach(server), 'text');
     closers.push(async () => {
       p.streams.close();
       await ledger.close();

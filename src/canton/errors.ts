@@ -193,21 +193,22 @@ export function invalidBody(message: string, path?: string): PlainTextBadRequest
 export interface JsCantonError {
   code: string;
   cause: string;
-  correlationId: string;
+  correlationId: string | null;
   traceId: string;
   context: Record<string, string>;
   resources: Array<[string, string]>;
   errorCategory: number;
   grpcCodeValue: number;
-  retryInfo?: string;
-  definiteAnswer: boolean;
+  retryInfo: string | null;
+  definiteAnswer: boolean | null;
 }
 
 export interface ErrorRenderContext {
   participant: string;
   /** 32 hex trace id of the request. */
   traceId: string;
-  correlationId: string;
+  /** The submission id of a command submission; null elsewhere, as on Canton. */
+  correlationId: string | null;
   /** Set when the failure happened while reading the token (Endpoints.validateJwtToken). */
   tokenFailure?: boolean;
   /**
@@ -221,9 +222,15 @@ export interface ErrorRenderContext {
  * Renders an error as the JSON API does. Security-sensitive categories are redacted to the
  * `NA` shape that `DecodedCantonError.redactedError` produces (§5.1).
  *
- * The spec types `correlationId`, `traceId` and `retryInfo` as strings (not nullable); real
- * nodes write `null` when absent. We always have a correlation and trace id, and leave
- * `retryInfo` out when there is none, which satisfies both.
+ * Every field is written, `null` when absent, as circe prints Canton's `Option`s (the spec types
+ * them as optional strings/booleans). A real submit-and-wait rejection reads
+ * `..."correlationId":"<submissionId>",...,"retryInfo":null,"definiteAnswer":null}` with
+ * `"definite_answer":"false"` in its context (the cn-quickstart JSON API walkthrough shows one):
+ * - correlationId: the submission id of a command submission, null for other requests;
+ * - retryInfo: the category's retry delay, else null;
+ * - definiteAnswer: null for errors decoded from a gRPC status (the context keeps
+ *   `definite_answer`, the error's own value); false for the errors the JSON layer builds
+ *   itself (the 413 list limit, `JsCantonError.fromErrorCode`).
  */
 export function renderJsCantonError(err: LedgerApiError, ctx: ErrorRenderContext): JsCantonError {
   if (err.redacted && !ctx.unredacted) {
@@ -236,9 +243,11 @@ export function renderJsCantonError(err: LedgerApiError, ctx: ErrorRenderContext
       resources: [],
       errorCategory: -1,
       grpcCodeValue: err.grpcCode,
+      retryInfo: null,
       definiteAnswer: false,
     };
   }
+  const builtByJsonLayer = ctx.unredacted === true || err.code === 'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED';
   const retry = CATEGORIES[err.category].retry;
   const body: JsCantonError = {
     code: err.code,
@@ -257,9 +266,9 @@ export function renderJsCantonError(err: LedgerApiError, ctx: ErrorRenderContext
     resources: err.options.resources ?? [],
     errorCategory: err.category,
     grpcCodeValue: err.grpcCode,
-    definiteAnswer: err.options.definiteAnswer ?? false,
+    retryInfo: retry,
+    definiteAnswer: builtByJsonLayer ? (err.options.definiteAnswer ?? false) : null,
   };
-  if (retry !== null) body.retryInfo = retry;
   return body;
 }
 

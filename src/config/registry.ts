@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { parseRedisUrl } from '../cache/redis-cache.js';
+import { RegistryLimitsSchema } from '../http/limits.js';
 
 /**
  * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
@@ -90,6 +91,8 @@ export const RegistryConfigSchema = z
     cacheTtlSeconds: z.number().int().positive().default(3600),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     amuletCompat: AmuletRegistryCompatSchema.default('current'),
+    /** What the server reads from clients: body size, JSON depth, timeouts, connections, rate limit. */
+    limits: RegistryLimitsSchema.prefault({}),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -11,6 +11,7 @@
 import { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import { applyServerLimits } from '../http/server-limits.js';
 import pino, { type Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
@@ -138,6 +139,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
         s.once('error', reject);
       });
       if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
+      applyServerLimits(server, {}, 'text');
       p.streams.attach(server);
       const { port: bound } = server.address() as AddressInfo;
       listening.push({

@@ -41,6 +41,8 @@ import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import type { UpstreamApi } from '../config/upstreams.js';
 import { LedgerApiError, renderJsCantonError } from '../canton/errors.js';
+import { honoBodyLimit, jsonErrorBodyLimit } from '../http/body-limit.js';
+import { LEDGER_MAX_BODY_BYTES, LEDGER_MAX_DAR_BYTES, SPLICE_MAX_BODY_BYTES } from '../http/limits.js';
 
 export type ProxiedApi = UpstreamApi;
 
@@ -137,6 +139,17 @@ export function createProxyApp(opts: CreateProxyAppOptions): Hono {
   const participantName = opts.participantName ?? 'proxy';
 
   const app = new Hono();
+  // The upstream has the same limits; refusing here keeps an oversized body off the network
+  // between us and it, with the upstream's own 413 (http/limits.ts).
+  app.use(
+    '*',
+    api === 'ledger'
+      ? honoBodyLimit({
+          maxBytes: (c) => (/\/v2\/(dars|packages)(\/validate)?$/.test(c.req.path) ? LEDGER_MAX_DAR_BYTES : LEDGER_MAX_BODY_BYTES),
+          tooLarge: (c, limit, received) => c.text(`Request Content-Length of ${received} bytes exceeds the configured limit of ${limit} bytes`, 413),
+        })
+      : jsonErrorBodyLimit(SPLICE_MAX_BODY_BYTES),
+  );
 
   app.all('*', async (c) => {
     const started = Date.now();
@@ -246,7 +259,7 @@ function classify(err: unknown): Failure {
 
 function errorContext(c: Context, participant: string) {
   const traceId = (c.req.header('traceparent')?.split('-')[1] ?? randomBytes(16).toString('hex')).toLowerCase();
-  return { participant, traceId, correlationId: traceId };
+  return { participant, traceId, correlationId: null };
 }
 
 function failureResponse(

@@ -15,6 +15,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import type { RegistryApi } from './api.js';
+import { jsonErrorBodyLimit } from '../http/body-limit.js';
+import { MAX_JSON_DEPTH, REGISTRY_MAX_BODY_BYTES } from '../http/limits.js';
 import { errorAnswer, PostDispatcher, validationMessage, type Answer } from './dispatch.js';
 import { allocationInstructionV1Endpoints, allocationInstructionV2Endpoints } from './routes/allocation-instruction.js';
 import { allocationV1Endpoints, allocationV2Endpoints } from './routes/allocation.js';
@@ -27,6 +29,8 @@ export interface RegistryAppDeps {
   logger?: Logger;
   /** Serve the whole surface under this prefix (e.g. `/api/token-standard`), '' by default. */
   basePath?: string;
+  /** Request bounds (defaults: 64 KiB bodies, JSON nested at most 100 deep). */
+  limits?: { maxBodyBytes?: number; maxJsonDepth?: number };
 }
 
 /** Every POST endpoint of the registry, in spec-file order. */
@@ -45,12 +49,15 @@ export interface RegistryHttp {
   app: OpenAPIHono<RegistryEnv>;
   dispatcher: PostDispatcher;
   basePath: string;
+  /** The request body limit the Node fast path (server.ts) applies too. */
+  maxBodyBytes: number;
 }
 
 export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
   const basePath = deps.basePath && deps.basePath !== '/' ? deps.basePath.replace(/\/$/, '') : '';
   const endpoints = registryPostEndpoints();
-  const dispatcher = new PostDispatcher(endpoints, deps.registry, deps.logger);
+  const maxBodyBytes = deps.limits?.maxBodyBytes ?? REGISTRY_MAX_BODY_BYTES;
+  const dispatcher = new PostDispatcher(endpoints, deps.registry, deps.logger, deps.limits?.maxJsonDepth ?? MAX_JSON_DEPTH);
   const defaultHook: ConstructorParameters<typeof OpenAPIHono<RegistryEnv>>[0] = {
     defaultHook: (result, c) => {
       if (!result.success) return c.json({ error: validationMessage(result.error) }, 400);
@@ -58,6 +65,7 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
   };
   const app = new OpenAPIHono<RegistryEnv>(defaultHook);
 
+  app.use('*', jsonErrorBodyLimit<RegistryEnv>(maxBodyBytes));
   app.use('*', async (c, next) => {
     if (c.req.method === 'POST') {
       const path = stripBase(c.req.path, basePath);
@@ -87,7 +95,7 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
     if (err instanceof HTTPException && err.status < 500) return c.json({ error: err.message || 'bad request' }, err.status);
     return toResponse(errorAnswer(err, deps.logger, c.req.path));
   });
-  return { app, dispatcher, basePath };
+  return { app, dispatcher, basePath, maxBodyBytes };
 }
 
 /** The Hono app alone (in-process use, tests, the OpenAPI document). */

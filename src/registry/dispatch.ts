@@ -13,6 +13,8 @@ import type { Logger } from 'pino';
 import type { z } from '@hono/zod-openapi';
 import type { RegistryApi } from './api.js';
 import { RegistryError, statusOf } from './errors.js';
+import { jsonDepthExceeds } from '../http/body-limit.js';
+import { MAX_JSON_DEPTH } from '../http/limits.js';
 import type { PostEndpoint } from './routes/common.js';
 import { GetChoiceContextRequestSchema, GetFactoryRequestSchema } from './schemas.js';
 
@@ -58,6 +60,7 @@ export class PostDispatcher {
     endpoints: readonly PostEndpoint[],
     private readonly api: RegistryApi,
     private readonly logger?: Logger,
+    private readonly maxJsonDepth = MAX_JSON_DEPTH,
   ) {
     this.compiled = endpoints.map((endpoint) => {
       const params: string[] = [];
@@ -90,6 +93,9 @@ export class PostDispatcher {
         }
         let json: unknown = {};
         if (bodyText.trim() !== '') {
+          if (jsonDepthExceeds(bodyText, this.maxJsonDepth)) {
+            return jsonAnswer(400, { error: `Malformed JSON in request body: nested deeper than ${this.maxJsonDepth} levels` });
+          }
           try {
             json = JSON.parse(bodyText);
           } catch {

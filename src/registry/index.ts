@@ -28,6 +28,8 @@ export interface RegistryOptions {
   ledgerEndHint?: () => number;
   /** How the contract index follows the ledger (identity checks, backoff, rejected credentials). */
   follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs' | 'onFatal'>;
+  /** Request bounds of the HTTP app (body size, JSON depth). */
+  limits?: { maxBodyBytes?: number; maxJsonDepth?: number };
 }
 
 export function createRegistry(opts: RegistryOptions) {
@@ -55,7 +57,7 @@ export function createRegistry(opts: RegistryOptions) {
     clock: opts.clock,
     logger: opts.logger?.child({ module: 'registry' }),
   });
-  const http = createRegistryHttp({ registry: service, logger: opts.logger, basePath: opts.basePath });
+  const http = createRegistryHttp({ registry: service, logger: opts.logger, basePath: opts.basePath, limits: opts.limits });
   const app = http.app;
   return {
     app,

@@ -9,19 +9,41 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { stripBase, type RegistryHttp } from './app.js';
+import { declaredLength, readLimitedBody, tooLargeMessage, writeTooLarge } from '../http/body-limit.js';
+import { applyServerLimits, type ServerLimits } from '../http/server-limits.js';
+import type { RateLimiter } from '../http/rate-limit.js';
+
+/** Paths never rate limited: orchestrators' probes must keep working while a client is throttled. */
+const UNLIMITED_PATHS = new Set(['/livez', '/readyz']);
 
 /** A request listener for node:http: the fast path for registry POSTs, Hono for the rest. */
-export function registryRequestListener(http: RegistryHttp, extra?: Hono): (req: IncomingMessage, res: ServerResponse) => void {
+export function registryRequestListener(
+  http: RegistryHttp,
+  extra?: Hono,
+  rateLimiter?: RateLimiter,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const fallback = getRequestListener((extra ?? http.app).fetch);
   return (req, res) => {
+    if (rateLimiter?.enabled && !UNLIMITED_PATHS.has(req.url ?? '')) {
+      const decision = rateLimiter.take(req.socket.remoteAddress ?? 'unknown');
+      if (!decision.ok) {
+        const body = JSON.stringify({ error: `Too many requests: retry after ${decision.retryAfterSeconds} s` });
+        res.writeHead(429, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': String(decision.retryAfterSeconds) });
+        res.end(body);
+        return;
+      }
+    }
     if (req.method === 'POST' && req.url) {
       const q = req.url.indexOf('?');
       const path = stripBase(q < 0 ? req.url : req.url.slice(0, q), http.basePath);
       if (path !== undefined && http.dispatcher.matches(path)) {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          http.dispatcher.answer(path, Buffer.concat(chunks).toString('utf8')).then(
+        readLimitedBody(req, http.maxBodyBytes).then((read) => {
+          if (!read.ok) {
+            const declared = declaredLength(req.headers['content-length'], req.headers['transfer-encoding']) !== undefined;
+            writeTooLarge(res, 'application/json', JSON.stringify({ error: tooLargeMessage(http.maxBodyBytes, read.receivedBytes, declared) }));
+            return;
+          }
+          http.dispatcher.answer(path, read.body.toString('utf8')).then(
             (a) => {
               res.writeHead(a!.status, { ...a!.headers, 'content-length': Buffer.byteLength(a!.body) });
               res.end(a!.body);
@@ -33,8 +55,7 @@ export function registryRequestListener(http: RegistryHttp, extra?: Hono): (req:
               void err;
             },
           );
-        });
-        req.on('error', () => res.destroy());
+        }, () => res.destroy());
         return;
       }
     }
@@ -47,9 +68,10 @@ export async function listenRegistry(
   port: number,
   host: string,
   extra?: Hono,
+  options: { limits?: Partial<ServerLimits>; rateLimiter?: RateLimiter } = {},
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const server = createServer(registryRequestListener(http, extra));
-  server.keepAliveTimeout = 65_000;
+  const server = createServer(registryRequestListener(http, extra, options.rateLimiter));
+  applyServerLimits(server, options.limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -18,14 +18,17 @@ export interface ServedLedger {
   close(): Promise<void>;
 }
 
-export async function serveLedger(t: TestLedger, opts: { authenticate?: Authenticator; highWaterBytes?: number } = {}): Promise<ServedLedger> {
+export async function serveLedger(
+  t: TestLedger,
+  opts: { authenticate?: Authenticator; highWaterBytes?: number; requestFrameTimeoutMs?: number; pingIntervalMs?: number } = {},
+): Promise<ServedLedger> {
   const server = await new Promise<HttpServer>((resolve, reject) => {
     const s = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' }, () => {
       if (s instanceof HttpServer) resolve(s);
       else reject(new Error('expected an HTTP/1.1 server'));
     });
   });
-  const streams = createLedgerStreams({ engine: t.engine, authenticate: opts.authenticate, highWaterBytes: opts.highWaterBytes });
+  const streams = createLedgerStreams({ engine: t.engine, ...opts });
   streams.attach(server);
   const { port } = server.address() as AddressInfo;
   return {

@@ -13,13 +13,20 @@ import { WILDCARD } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../../canton/errors.js';
 import { isCallTimeAuthFailure } from './auth.js';
+import { honoBodyLimit } from '../../http/body-limit.js';
+import { LEDGER_MAX_BODY_BYTES, LEDGER_MAX_DAR_BYTES } from '../../http/limits.js';
 
 export interface LedgerApiDeps {
   engine: LedgerEngine;
   /** Resolves the caller's claims from the Authorization header; throws LedgerApiError on failure. */
   authenticate?: (authorizationHeader: string | undefined) => Promise<Claims>;
   logger?: Logger;
+  /** Request body limits (defaults: pekko-http's 8 MiB; 10 MiB for DAR uploads, the gRPC inbound message limit behind them). */
+  limits?: { maxBodyBytes?: number; maxDarBytes?: number };
 }
+
+/** The DAR upload paths, which take binary bodies far larger than any JSON request. */
+const DAR_UPLOAD_PATHS = new Set(['/v2/dars', '/v2/packages', '/v2/dars/validate']);
 
 export type LedgerEnv = {
   Variables: {
@@ -27,6 +34,8 @@ export type LedgerEnv = {
     traceId: string;
     engine: LedgerEngine;
     tokenFailure: boolean;
+    /** The submission id of a command submission, which Canton's errors carry as correlationId. */
+    correlationId: string | undefined;
   };
 };
 
@@ -42,6 +51,24 @@ export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): 
   const app: LedgerApp = new Hono<LedgerEnv>();
   const { engine } = deps;
   const authenticate = deps.authenticate ?? (async () => WILDCARD);
+  const maxBody = deps.limits?.maxBodyBytes ?? LEDGER_MAX_BODY_BYTES;
+  const maxDar = deps.limits?.maxDarBytes ?? LEDGER_MAX_DAR_BYTES;
+
+  // Before auth: an oversized body is refused as pekko-http refuses it (`max-content-length`),
+  // with its text/plain 413, before Canton's routes (and their token checks) see the request.
+  app.use(
+    '*',
+    honoBodyLimit<LedgerEnv>({
+      maxBytes: (c) => (DAR_UPLOAD_PATHS.has(c.req.path) ? maxDar : maxBody),
+      tooLarge: (c, limit, received) =>
+        c.text(
+          c.req.header('content-length') !== undefined && c.req.header('transfer-encoding') === undefined
+            ? `Request Content-Length of ${received} bytes exceeds the configured limit of ${limit} bytes`
+            : `EntityStreamSizeException: incoming entity size (while streaming) exceeded size limit (${limit} bytes)!`,
+          413,
+        ),
+    }),
+  );
 
   app.use('*', async (c, next) => {
     c.set('engine', engine);
@@ -83,7 +110,7 @@ export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): 
     const body = renderJsCantonError(ledgerErr, {
       participant: engine.participantName,
       traceId,
-      correlationId: traceId,
+      correlationId: c.get('correlationId') ?? null,
       tokenFailure: c.get('tokenFailure'),
     });
     return c.json(body, ledgerErr.httpStatus as 400);

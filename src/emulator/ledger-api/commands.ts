@@ -151,6 +151,10 @@ export function resolveUserId(claims: Claims, bodyUserId: string): string {
 function submit(c: Context, cmds: JsCommands, prefix: string): TransactionRecord {
   const engine: LedgerEngine = c.get('engine');
   const claims: Claims = c.get('claims');
+  // Canton fills an empty submission id with a fresh UUID; an error of this submission carries it
+  // as its correlationId (what a client correlates with the completion).
+  const submissionId = cmds.submissionId !== '' ? cmds.submissionId : engine.ids.uuid();
+  c.set('correlationId', submissionId);
   const commands = parseCommands(cmds, prefix);
   const userId = resolveUserId(claims, cmds.userId);
   if (cmds.commandId === '') throw errors.missingField('command_id');
@@ -164,7 +168,7 @@ function submit(c: Context, cmds: JsCommands, prefix: string): TransactionRecord
     readAs: [...new Set(cmds.readAs)],
     commandId: cmds.commandId,
     workflowId: cmds.workflowId,
-    submissionId: cmds.submissionId !== '' ? cmds.submissionId : engine.ids.uuid(),
+    submissionId,
     commands,
     disclosedContracts: cmds.disclosedContracts,
     deduplication: deduplicationOf(cmds.deduplicationPeriod),

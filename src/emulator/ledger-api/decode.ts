@@ -6,11 +6,14 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { invalidBody, PlainTextBadRequest } from '../../canton/errors.js';
+import { jsonDepthExceeds, showJson } from '../../http/body-limit.js';
+import { MAX_JSON_DEPTH } from '../../http/limits.js';
 
 /** Reads the request body as JSON (a POST without Content-Type is read as JSON too: §0.4 of peers-clients). */
 export async function readJsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') throw invalidBody('exhausted input');
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw invalidBody(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -60,13 +63,13 @@ function circeIssueMessage(issue: z.core.$ZodIssue, root: unknown): string {
   const got = valueAt(root, issue.path);
   if (issue.code === 'invalid_type') {
     if (got === undefined) return 'Missing required field';
-    return `Got value '${JSON.stringify(got)}' with wrong type, expecting ${circeTypeName(issue.expected)}`;
+    return `Got value '${showJson(got)}' with wrong type, expecting ${circeTypeName(issue.expected)}`;
   }
   if (issue.code === 'invalid_union' || issue.code === 'invalid_key') {
-    return `Got value '${JSON.stringify(got)}' with wrong type, expecting ${issue.message}`;
+    return `Got value '${showJson(got)}' with wrong type, expecting ${issue.message}`;
   }
   if (issue.code === 'invalid_value') {
-    return `Unrecognized enum value ${JSON.stringify(got)}. Supported values: [${issue.values.join(', ')}]`;
+    return `Unrecognized enum value ${showJson(got)}. Supported values: [${issue.values.join(', ')}]`;
   }
   return issue.message;
 }

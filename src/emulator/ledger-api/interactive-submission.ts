@@ -120,6 +120,7 @@ export const interactiveSubmissionRoutes: RouteModule = (app) => {
 function execute(c: Context, req: JsExecuteSubmissionRequest): TransactionRecord {
   const engine: LedgerEngine = c.get('engine');
   const claims: Claims = c.get('claims');
+  if (req.submissionId !== '') c.set('correlationId', req.submissionId);
   const userId = resolveUserId(claims, req.userId);
   if (req.submissionId === '') throw errors.missingField('submission_id');
   if (req.hashingSchemeVersion !== 'HASHING_SCHEME_VERSION_V2') {

@@ -3,11 +3,16 @@
  * JSON array; `limit` caps it; without a limit, more than the node limit
  * (`http-list-max-elements-limit`, 200 by default) is a 413; open-ended streams return after
  * `stream_idle_timeout_ms` of idleness (`http-list-wait-time`, 500 ms by default).
+ *
+ * A client cannot hold a request open indefinitely: the idle timeout it asks for is capped, and
+ * so is the whole wait of one open-ended list (a stream that keeps receiving transactions never
+ * goes idle), both at Canton's JSON API request timeout (`request-timeout`, 20 s by default).
  */
 import type { Context } from 'hono';
 import { LedgerApiError } from '../../canton/errors.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { queryInt } from './decode.js';
+import { LEDGER_MAX_LIST_WAIT_MS } from '../../http/limits.js';
 import { logWindow, type OpenedStream } from './streams.js';
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 500;
@@ -20,7 +25,10 @@ export interface ListParams {
 export function listParams(c: Context): ListParams {
   const limit = queryInt(c, 'limit');
   const idle = queryInt(c, 'stream_idle_timeout_ms');
-  return { limit: limit !== undefined && limit >= 0 ? limit : undefined, idleTimeoutMs: idle ?? DEFAULT_IDLE_TIMEOUT_MS };
+  return {
+    limit: limit !== undefined && limit >= 0 ? limit : undefined,
+    idleTimeoutMs: Math.min(idle ?? DEFAULT_IDLE_TIMEOUT_MS, LEDGER_MAX_LIST_WAIT_MS),
+  };
 }
 
 /**
@@ -63,6 +71,7 @@ export async function collectOpenEnded<T>(
   if (out.length < cap && p.idleTimeoutMs > 0) {
     await new Promise<void>((resolve) => {
       let timer = setTimeout(done, p.idleTimeoutMs);
+      const deadline = setTimeout(done, LEDGER_MAX_LIST_WAIT_MS);
       const unsubscribe = engine.updates.subscribe((tx) => {
         for (const x of next(tx.offset)) if (out.length < cap) out.push(x);
         clearTimeout(timer);
@@ -71,6 +80,7 @@ export async function collectOpenEnded<T>(
       });
       function done() {
         clearTimeout(timer);
+        clearTimeout(deadline);
         unsubscribe();
         resolve();
       }

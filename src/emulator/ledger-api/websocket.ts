@@ -39,6 +39,8 @@ import { GetActiveContractsRequestSchema, GetUpdatesRequestSchema } from '../../
 import type { Authenticator } from './auth.js';
 import { openCommandCompletions, openCompletions } from './commands.js';
 import { decodeValue } from './decode.js';
+import { jsonDepthExceeds } from '../../http/body-limit.js';
+import { MAX_JSON_DEPTH } from '../../http/limits.js';
 import { openActiveContracts } from './state.js';
 import { logWindow, type LogStream, type OpenedStream, type SnapshotStream, type StreamOpener } from './streams.js';
 import { openUpdates, openUpdateTrees } from './updates.js';
@@ -77,6 +79,10 @@ export interface LedgerStreamsDeps {
   logger?: Logger;
   /** Stop rendering for a socket while its send buffer holds at least this many bytes. */
   highWaterBytes?: number;
+  /** A socket that sends no request frame within this is closed (default 20 s, Canton's request timeout). */
+  requestFrameTimeoutMs?: number;
+  /** Sockets are pinged this often; one that did not answer the previous ping is terminated (default 30 s). */
+  pingIntervalMs?: number;
 }
 
 export interface LedgerStreams {
@@ -96,6 +102,22 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
   const highWater = deps.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
   const open = new Set<WebSocket>();
   let maxBuffered = 0;
+  const requestFrameTimeoutMs = deps.requestFrameTimeoutMs ?? 20_000;
+  // Idle and dead peers: an open-ended stream with no new transactions sends nothing, so a peer
+  // that vanished without a FIN would hold its socket forever. Each ping must be answered
+  // (RFC 6455 §5.5.2: browsers and `ws` answer pings themselves) before the next one.
+  const alive = new WeakSet<WebSocket>();
+  const pinger = setInterval(() => {
+    for (const ws of open) {
+      if (!alive.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      alive.delete(ws);
+      ws.ping();
+    }
+  }, deps.pingIntervalMs ?? 30_000);
+  pinger.unref();
   const wss = new WebSocketServer({
     noServer: true,
     // The only inbound frame is one request; a larger one is refused (close 1009) rather than
@@ -115,7 +137,15 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       open.add(ws);
-      ws.once('close', () => open.delete(ws));
+      alive.add(ws);
+      ws.on('pong', () => alive.add(ws));
+      // The request frame must come soon: a socket that never sends one holds a connection for nothing.
+      const requestTimer = setTimeout(() => ws.close(1008, 'no request frame received'), requestFrameTimeoutMs);
+      ws.once('message', () => clearTimeout(requestTimer));
+      ws.once('close', () => {
+        clearTimeout(requestTimer);
+        open.delete(ws);
+      });
       serve(ws, bearerOf(req), channel);
     });
   };
@@ -234,7 +264,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
     const body = renderJsCantonError(err, {
       participant: engine.participantName,
       traceId,
-      correlationId: traceId,
+      correlationId: null,
       unredacted: err.code === 'LEDGER_API_INTERNAL_ERROR',
     });
     ws.send(JSON.stringify(body));
@@ -252,6 +282,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
       return maxBuffered;
     },
     close() {
+      clearInterval(pinger);
       for (const ws of open) ws.terminate();
     },
   };
@@ -289,6 +320,7 @@ function textOf(data: RawData): string {
 function decodeFrame(data: RawData, isBinary: boolean, type: z.ZodType): unknown {
   const text = textOf(data);
   if (isBinary) throw frameDecodeFailure(text, 'binary frame');
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw frameDecodeFailure(text.slice(0, 200), `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -21,6 +21,8 @@ import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, 
 import type { ContractRecord, LfValue, QualifiedId } from './types.js';
 import { formatId, nameKey, stakeholdersOf } from './types.js';
 import type { CreateNode, ExerciseNode, TransactionRecord, TxNode } from './updates.js';
+import { unexpectedFieldsIn, type NativeValueType } from './value-types.js';
+import { LfValueError } from './lf-value.js';
 
 export type EngineCommand =
   | { kind: 'create'; template: IdRef; createArguments: LfValue }
@@ -359,6 +361,9 @@ class TransactionBuilder {
   }
 
   private create(def: TemplateDef, rawPayload: LfValue, authorizers: ReadonlySet<string>, ancestors: readonly Set<string>[]): string {
+    // a command's own argument (no ancestors), as Canton's preprocessing reads it; the templates'
+    // own creates are their business
+    if (def.payloadType && ancestors.length === 0) rejectUnexpectedFields(def.payloadType, rawPayload);
     const payload = this.parse(() => (def.parsePayload ? def.parsePayload(rawPayload) : rawPayload));
     const signatories = dedupe(this.parse(() => def.signatories(payload)));
     const observers = dedupe(this.parse(() => def.observers(payload))).filter((p) => !signatories.includes(p));
@@ -463,6 +468,7 @@ class TransactionBuilder {
         resources: [['TEMPLATE_ID', owner]],
       });
     }
+    if (choice.argumentType && ancestors.length === 0) rejectUnexpectedFields(choice.argumentType, rawArg ?? {});
     const arg = this.parse(() => (choice.parseArgument ? choice.parseArgument(rawArg ?? {}) : (rawArg ?? {})));
     const controllers = dedupe(this.parse(() => choice.controllers(c.payload, arg)));
     const nodeId = this.nodes.length;
@@ -646,6 +652,12 @@ class TransactionBuilder {
     if (e instanceof ArgumentError) return new LedgerApiError('COMMAND_PREPROCESSING_FAILED', e.message);
     return e as Error;
   }
+}
+
+/** Transcode's unknown-field check for a native template's payload or choice argument (value-types.ts). */
+function rejectUnexpectedFields(t: NativeValueType, value: unknown): void {
+  const unexpected = unexpectedFieldsIn(t, value);
+  if (unexpected) throw new LfValueError('unexpected-fields', '', `Unexpected fields: ${unexpected.join(', ')}`);
 }
 
 function damlFailureError(e: DamlFailure): LedgerApiError {

@@ -27,3 +27,68 @@ export type NativeValueType =
   | { set: NativeValueType }
   /** A value read by a hand-written parser (for a type whose reading the cases above do not word alike). */
   | { custom: (value: unknown, path: string) => unknown };
+
+/**
+ * Canton's transcode rejects a record key its type does not declare (with a non-null value) as
+ * INVALID_ARGUMENT "Unexpected fields: a, b.c", whatever the template; the DAR-typed reader
+ * (lf-value.ts) does so, and this gives the native templates the same check, from the type they
+ * declare, before their own parsers run. A record that also lacks a required field is left to the
+ * parser, which reports the missing field first, as transcode does. Values whose shape does not
+ * match the type are skipped: the parser words that error.
+ */
+export function unexpectedFieldsIn(t: NativeValueType, value: unknown, path = ''): string[] | undefined {
+  if (typeof t === 'string' || 'custom' in t) return undefined;
+  if ('opt' in t) {
+    // a nested Optional is written as a JSON array, which the parser reads
+    if (value === null || value === undefined || (typeof t.opt !== 'string' && 'opt' in t.opt)) return undefined;
+    return unexpectedFieldsIn(t.opt, value, path);
+  }
+  if ('list' in t || 'set' in t) {
+    if (!Array.isArray(value)) return undefined;
+    const elem = 'list' in t ? t.list : t.set;
+    for (let i = 0; i < value.length; i++) {
+      const found = unexpectedFieldsIn(elem, value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if ('map' in t) {
+    if (!Array.isArray(value)) return undefined;
+    for (let i = 0; i < value.length; i++) {
+      const pair: unknown = value[i];
+      if (!Array.isArray(pair) || pair.length !== 2) continue;
+      const found = unexpectedFieldsIn(t.map[0], pair[0], `${path}[${i}]`) ?? unexpectedFieldsIn(t.map[1], pair[1], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const obj = value as Record<string, unknown>;
+  if ('textMap' in t) {
+    for (const k of Object.keys(obj)) {
+      const found = unexpectedFieldsIn(t.textMap, obj[k], joinPath(path, k));
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if ('variant' in t) {
+    const tag = obj.tag;
+    if (typeof tag !== 'string' || !Object.hasOwn(t.variant, tag)) return undefined;
+    return unexpectedFieldsIn(t.variant[tag]!, obj.value, joinPath(path, tag));
+  }
+  if ('enum' in t) return undefined;
+  const declared = new Set(t.rec.map(([n]) => n));
+  const missing = t.rec.some(([n, ft]) => (obj[n] === undefined || obj[n] === null) && !(typeof ft !== 'string' && 'opt' in ft));
+  if (missing) return undefined;
+  const unexpected = Object.keys(obj).filter((k) => !declared.has(k) && obj[k] !== null && obj[k] !== undefined);
+  if (unexpected.length > 0) return unexpected.map((k) => joinPath(path, k));
+  for (const [n, ft] of t.rec) {
+    const found = unexpectedFieldsIn(ft, obj[n], joinPath(path, n));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function joinPath(path: string, name: string): string {
+  return path === '' ? name : `${path}.${name}`;
+}

@@ -14,6 +14,8 @@ import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { parseRequestTime, type RequestTime } from './encode.js';
 import { badRequest, ScanError } from './errors.js';
+import { jsonErrorBodyLimit } from '../../http/body-limit.js';
+import { SPLICE_MAX_BODY_BYTES } from '../../http/limits.js';
 import {
   AcsRequest,
   AcsRequestV2,
@@ -30,7 +32,10 @@ import { ScanService, type ScanServiceOptions } from './service.js';
 
 export const SCAN_BASE_PATH = '/api/scan';
 
-export type ScanAppOptions = ScanServiceOptions | { service: ScanService; logger?: ScanServiceOptions['logger'] };
+export type ScanAppOptions = (ScanServiceOptions | { service: ScanService; logger?: ScanServiceOptions['logger'] }) & {
+  /** Request body limit (default: pekko-http's 8 MiB). */
+  maxBodyBytes?: number;
+};
 
 type Handler = (c: Context) => Promise<unknown> | unknown;
 
@@ -143,6 +148,7 @@ export function createScanApp(opts: ScanAppOptions): Hono {
   api.onError(onError);
 
   const app = new Hono();
+  app.use('*', jsonErrorBodyLimit(opts.maxBodyBytes ?? SPLICE_MAX_BODY_BYTES));
   // ScanApp mounts its routes inside akka-http-cors' `cors()` (default: any origin), so browser
   // dApps can call scan directly.
   app.use(`${SCAN_BASE_PATH}/*`, cors());

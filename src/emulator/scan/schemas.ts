@@ -13,12 +13,14 @@
 import { z } from 'zod';
 import { parseRequestTime, type RequestTime } from './encode.js';
 import { badRequest } from './errors.js';
+import { jsonDepthExceeds, showJson } from '../../http/body-limit.js';
+import { MAX_JSON_DEPTH } from '../../http/limits.js';
 
 /** circe's `Decoder[Long]`: a JSON number, or a string holding one. */
 export const int64 = z.union([z.number(), z.string()]).transform((v, ctx) => {
   const n = typeof v === 'number' ? v : /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
   if (!Number.isSafeInteger(n)) {
-    ctx.addIssue({ code: 'custom', message: `Got value '${JSON.stringify(v)}' with wrong type, expecting number` });
+    ctx.addIssue({ code: 'custom', message: `Got value '${showJson(v)}' with wrong type, expecting number` });
     return z.NEVER;
   }
   return n;
@@ -124,6 +126,7 @@ const MALFORMED = 'The request content was malformed:\n';
 /** Parses a request body text as JSON and decodes it; throws the 400 scan answers. */
 export function decodeBody<S extends z.ZodType>(text: string, schema: S): z.infer<S> {
   if (text.trim() === '') throw badRequest(`${MALFORMED}exhausted input`);
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw badRequest(`${MALFORMED}JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -148,13 +151,13 @@ function issueText(issue: z.core.$ZodIssue, root: unknown): string {
   if (issue.code === 'invalid_type') {
     if (got === undefined) return 'Missing required field';
     const expected = issue.expected === 'array' ? 'json array' : issue.expected === 'object' ? 'json object' : issue.expected;
-    return `Got value '${JSON.stringify(got)}' with wrong type, expecting ${expected}`;
+    return `Got value '${showJson(got)}' with wrong type, expecting ${expected}`;
   }
   if (issue.code === 'invalid_union') {
     if (got === undefined) return 'Missing required field';
-    return `Got value '${JSON.stringify(got)}' with wrong type, expecting number`;
+    return `Got value '${showJson(got)}' with wrong type, expecting number`;
   }
-  if (issue.code === 'invalid_value') return `Unknown value ${JSON.stringify(got)}, expected one of: ${issue.values.join(', ')}`;
+  if (issue.code === 'invalid_value') return `Unknown value ${showJson(got)}, expected one of: ${issue.values.join(', ')}`;
   return issue.message;
 }
 

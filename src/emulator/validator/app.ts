@@ -40,6 +40,8 @@ import { createTokenAuthenticator, REALMS, unauthorized, type Realm, type Valida
 import { fromLedgerError, ValidatorError } from './errors.js';
 import { CreateBuyTrafficRequest, CreateTransferOfferRequest, decodeBody, TapRequest, TransferPreapprovalSendRequest } from './schemas.js';
 import { ValidatorWallets, type UserWallet } from './wallet.js';
+import { jsonErrorBodyLimit } from '../../http/body-limit.js';
+import { SPLICE_MAX_BODY_BYTES } from '../../http/limits.js';
 
 export const VALIDATOR_BASE_PATH = '/api/validator';
 
@@ -50,6 +52,8 @@ export interface RegistryAppLike {
 
 export interface ValidatorAppOptions {
   engine: LedgerEngine;
+  /** Request body limit (default: pekko-http's 8 MiB). */
+  maxBodyBytes?: number;
   /** The DSO party of the Amulet world. */
   dso: string;
   /** The emulated scan the scan-proxy reads from (shared with the scan app). */
@@ -299,6 +303,7 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono {
   api.onError(onError);
 
   const app = new Hono();
+  app.use('*', jsonErrorBodyLimit(opts.maxBodyBytes ?? SPLICE_MAX_BODY_BYTES));
   // ValidatorApp wraps its routes in pekko-http-cors with these methods and exposed headers.
   app.use(`${VALIDATOR_BASE_PATH}/*`, cors({ origin: '*', allowMethods: ['DELETE', 'GET', 'POST', 'HEAD', 'OPTIONS'], exposeHeaders: ['traceparent'] }));
   app.route(VALIDATOR_BASE_PATH, api);

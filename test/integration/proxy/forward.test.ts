@@ -143,6 +143,8 @@ describe('ledger proxy in front of a second emulator', () => {
           body: JSON.stringify({
             commands: [{ ExerciseCommand: { templateId: ASSET, contractId: `00${'ab'.repeat(68)}`, choice: 'Archive', choiceArgument: {} } }],
             commandId: 'proxy-missing-1',
+            // the error's correlationId is the submission id, generated when absent: fix it
+            submissionId: 'proxy-missing-1',
             actAs: [admin],
             userId: 'token-admin',
           }),
@@ -200,7 +202,7 @@ describe('ledger proxy with a broken upstream', () => {
     expect(elapsed).toBeGreaterThanOrEqual(250);
     expect(elapsed).toBeLessThan(3_000);
     expect(res.status).toBe(504);
-    expect(await res.json()).toMatchObject({ code: 'REQUEST_TIME_OUT', errorCategory: 3, grpcCodeValue: 4, definiteAnswer: false });
+    expect(await res.json()).toMatchObject({ code: 'REQUEST_TIME_OUT', errorCategory: 3, grpcCodeValue: 4, definiteAnswer: null, context: { definite_answer: 'false' } });
   });
 
   it('aborts a response whose body stalls for longer than the timeout', async () => {

@@ -273,7 +273,9 @@ describe('timeouts', () => {
       errorCategory: 3,
       grpcCodeValue: 4,
       retryInfo: '1 second',
-      definiteAnswer: false,
+      // decoded from a gRPC status on Canton: null at the top, the value in the context
+      definiteAnswer: null,
+      correlationId: null,
       traceId: '0af7651916cd43dd8448eb211c80319c',
       context: { participant: 'p-proxy', category: '3', definite_answer: 'false' },
       resources: [],

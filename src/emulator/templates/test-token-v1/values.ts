@@ -87,8 +87,9 @@ export interface AllocationSpecification {
 
 /**
  * How TestTokenV1 reads records: a missing field is `Missing non-optional field: a.b`, a null field
- * goes to the field's type (which words its own error) and fields the type does not declare are
- * ignored, as these parsers always did (transcode proper, `TRANSCODE_RECORDS`, is stricter).
+ * goes to the field's type (which words its own error). Fields the type does not declare are not
+ * looked at here: the engine rejects them in a command's arguments, for every native template, as
+ * transcode does (value-types.ts `unexpectedFieldsIn`).
  */
 const V1_RECORDS: RecordRules = {
   rejectUnknown: false,

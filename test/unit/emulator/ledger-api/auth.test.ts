@@ -412,12 +412,14 @@ describe('on the wire (createLedgerApiApp)', () => {
     expect(await res.json()).toEqual({
       code: 'NA',
       cause: 'A security-sensitive error has been received',
-      correlationId: TRACE,
+      // not a command submission: no correlation id
+      correlationId: null,
       traceId: TRACE,
       context: {},
       resources: [],
       errorCategory: -1,
       grpcCodeValue: 16,
+      retryInfo: null,
       definiteAnswer: false,
     });
     const missing = await app.request('/v2/test');

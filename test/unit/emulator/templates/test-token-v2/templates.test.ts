@@ -41,8 +41,8 @@ describe('TestTokenV2 templates', () => {
     expect((await l.client.submit([l.admin], [create(TT2.Token, holding('5', null))])).body.code).toBe('DAML_FAILURE');
     expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('abc'))])).body.code).toBe('COMMAND_PREPROCESSING_FAILED');
     const extra = await l.client.submit([l.admin, l.alice], [create(TT2.Token, { ...holding('1'), foo: 1 })]);
-    expect(extra.body.code).toBe('COMMAND_PREPROCESSING_FAILED');
-    expect(extra.body.cause).toContain('Unexpected fields: foo');
+    expect(extra.body.code).toBe('INVALID_ARGUMENT');
+    expect(extra.body.cause).toBe('The submitted request has invalid arguments: Unexpected fields: foo');
     const missing = await l.client.submit([l.admin, l.alice], [create(TT2.Token, { holding: { account: basic(l.alice), amount: '1', lock: null, meta: { values: {} } } })]);
     expect(missing.body.cause).toContain('Missing non-optional field: instrumentId');
     // a holding needs the owner's authority too

@@ -1,0 +1,173 @@
+/**
+ * Bounded request bodies, shared by every API we serve (registry, ledger, scan, validator).
+ *
+ * A body larger than the API's limit is answered 413, in the API's own error shape, before it is
+ * buffered: a declared Content-Length is checked before a byte is read, and a body without one
+ * (chunked) is counted while it streams in and abandoned at the first byte over the limit. The
+ * 413 carries `Connection: close`, so Node destroys the socket once the answer is flushed instead
+ * of reading (and discarding) the rest of a huge upload.
+ *
+ * JSON bodies are also bounded in nesting depth (`jsonDepthExceeds`): a value nested thousands of
+ * levels deep parses fine, but every recursive walk of it afterwards (zod, JSON.stringify in an
+ * error message, the Daml value codecs) overflows the stack. Real nodes refuse such values too
+ * (protobuf-java, behind Canton's JSON API, stops at a recursion depth of 100).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, Env, MiddlewareHandler } from 'hono';
+
+/** The declared body length, or undefined when the body is chunked or the header is absent/invalid. */
+export function declaredLength(contentLength: string | undefined, transferEncoding: string | undefined): number | undefined {
+  if (contentLength === undefined || transferEncoding !== undefined) return undefined;
+  const n = Number(contentLength);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+export interface HonoBodyLimitOptions<E extends Env> {
+  /** The limit for this request (e.g. larger for a DAR upload). */
+  maxBytes: (c: Context<E>) => number;
+  /** The API's 413 answer; `Connection: close` is added to it. */
+  tooLarge: (c: Context<E>, maxBytes: number, receivedBytes: number) => Response;
+}
+
+/**
+ * Hono middleware bounding the request body. A declared length over the limit is refused before
+ * a byte is read; a body without one is handed on as a stream that counts what the handler reads
+ * and fails at the first chunk over the limit, whatever the handler makes of that failure the
+ * answer is then the 413. Nothing is buffered here: the handler reads as it always does.
+ */
+export function honoBodyLimit<E extends Env>(opts: HonoBodyLimitOptions<E>): MiddlewareHandler<E> {
+  return async (c, next) => {
+    const raw = c.req.raw;
+    if (raw.body === null || raw.method === 'GET' || raw.method === 'HEAD') return next();
+    const limit = opts.maxBytes(c);
+    const declared = declaredLength(c.req.header('content-length'), c.req.header('transfer-encoding'));
+    if (declared !== undefined) {
+      if (declared > limit) return close(opts.tooLarge(c, limit, declared));
+      return next();
+    }
+    const reader = raw.body.getReader();
+    let size = 0;
+    let over = false;
+    const counted = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        size += value.byteLength;
+        if (size > limit) {
+          over = true;
+          controller.error(new Error(`request body over the limit of ${limit} bytes`));
+          return;
+        }
+        controller.enqueue(value);
+      },
+      // No cancel of the source: cancelling Node's request stream destroys the socket before the
+      // 413 is written. Node closes the connection after the answer (Connection: close).
+    });
+    c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: counted, signal: raw.signal, duplex: 'half' } as RequestInit);
+    await next();
+    if (over) c.res = close(opts.tooLarge(c, limit, size));
+  };
+}
+
+function close(res: Response): Response {
+  res.headers.set('connection', 'close');
+  return res;
+}
+
+/** The outcome of reading a Node request body with a limit. */
+export type LimitedBody = { ok: true; body: Buffer } | { ok: false; receivedBytes: number };
+
+/**
+ * Reads a Node request body, at most `maxBytes` of it. An over-long declared length is refused
+ * before reading; a chunked body is abandoned (paused, listeners removed) at the first byte over.
+ */
+export function readLimitedBody(req: IncomingMessage, maxBytes: number): Promise<LimitedBody> {
+  const declared = declaredLength(req.headers['content-length'], req.headers['transfer-encoding']);
+  if (declared !== undefined && declared > maxBytes) return Promise.resolve({ ok: false, receivedBytes: declared });
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        cleanup();
+        req.pause();
+        resolve({ ok: false, receivedBytes: size });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve({ ok: true, body: Buffer.concat(chunks) });
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+/** Writes a 413 on a Node response and lets Node close the connection after it. */
+export function writeTooLarge(res: ServerResponse, contentType: string, body: string): void {
+  res.writeHead(413, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
+}
+
+/**
+ * Whether a JSON text nests arrays/objects deeper than `maxDepth`. One pass over the text, no
+ * recursion, brackets inside strings ignored; meant to run before JSON.parse, so a too-deep value
+ * is refused before anything walks it.
+ */
+export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c /* \ */) i++;
+      else if (ch === 0x22 /* " */) inString = false;
+      continue;
+    }
+    if (ch === 0x22) inString = true;
+    else if (ch === 0x5b /* [ */ || ch === 0x7b /* { */) {
+      if (++depth > maxDepth) return true;
+    } else if (ch === 0x5d /* ] */ || ch === 0x7d /* } */) depth--;
+  }
+  return false;
+}
+
+/** A bounded rendering of a client's JSON value for an error message (never throws, never huge). */
+export function showJson(value: unknown, maxChars = 200): string {
+  let s: string;
+  try {
+    s = JSON.stringify(value) ?? String(value);
+  } catch {
+    s = '<unprintable value>';
+  }
+  return s.length > maxChars ? `${s.slice(0, maxChars)}...` : s;
+}
+
+/** The 413 text of the `{"error": ...}` APIs (registry, scan, validator). */
+export function tooLargeMessage(limit: number, receivedBytes: number, declared: boolean): string {
+  return declared
+    ? `Request Content-Length of ${receivedBytes} bytes exceeds the configured limit of ${limit} bytes`
+    : `Request body exceeds the configured limit of ${limit} bytes`;
+}
+
+/** honoBodyLimit for the APIs whose errors are `{"error": "..."}`. */
+export function jsonErrorBodyLimit<E extends Env>(maxBytes: number): MiddlewareHandler<E> {
+  return honoBodyLimit<E>({
+    maxBytes: () => maxBytes,
+    tooLarge: (c, limit, received) =>
+      c.json({ error: tooLargeMessage(limit, received, declaredLength(c.req.header('content-length'), c.req.header('transfer-encoding')) !== undefined) }, 413),
+  });
+}
