@@ -88,7 +88,8 @@ export class EmulatedStackContainer extends GenericContainer {
     try {
       const out = await this.output.settle(parseStartOutput, 10_000);
       const c = new StartedEmulatedStackContainer(started, out, noAuth);
-      await c.loadRegistryAdmin();
+      // without instruments (DEMO_WORLD=false, or a world of none) there is no demo registry
+      if (out.instruments.length > 0) await c.loadRegistryAdmin();
       return c;
     } catch (e) {
       await started.stop();
@@ -133,6 +134,7 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
 
   /** The instrument admin party of the demo registry. */
   get registryAdmin(): string {
+    if (!this.admin) throw new Error('this stack has no demo registry (its world has no instruments)');
     return this.admin;
   }
 
@@ -149,7 +151,7 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
     return mint(
       {
         ledger: this.ledger,
-        admin: this.admin,
+        admin: this.registryAdmin,
         tokenOf: (id) => this.instruments.find((i) => i.id === id)?.token,
         partyOf: (p) => this.party(p),
         commandId: () => `testcontainers-mint-${Date.now()}-${++this.commands}`,
