@@ -32,6 +32,69 @@ afterAll(() => {
   if (Object.keys(timings).length > 0) console.info(`[containers] timings\n${Object.entries(timings).map(([k, v]) => `  ${k}: ${v}`).join('\n')}`);
 });
 
+/** A wallet's submission to the container's ledger (submit-and-wait-for-transaction, LEDGER_EFFECTS); the root exercise's result. */
+async function submit(s: StartedEmulatedStackContainer, actAs: string[], command: unknown, disclosedContracts: unknown[]): Promise<ExerciseResult> {
+  const tx = (await s.ledger.request('POST', '/v2/commands/submit-and-wait-for-transaction', {
+    commands: { commands: [command], commandId: `containers-${Date.now()}-${Math.random()}`, actAs, userId: 'wallet', disclosedContracts },
+    transactionFormat: {
+      eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
+      transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+    },
+  })) as { transaction: { events: Array<{ ExercisedEvent?: { nodeId: number; exerciseResult: ExerciseResult } }> } };
+  return tx.transaction.events.find((e) => e.ExercisedEvent?.nodeId === 0)!.ExercisedEvent!.exerciseResult;
+}
+
+/** Mints `amount` TT1 to alice and offers it to bob through the stack registry's transfer factory; the offer's contract id. */
+async function offerTt1(s: StartedEmulatedStackContainer, amount: string): Promise<string> {
+  const admin = s.registryAdmin;
+  const minted = await s.mint({ instrument: 'TT1', owner: 'alice', amount });
+  const now = Date.now();
+  const transfer = {
+    sender: s.party('alice'),
+    receiver: s.party('bob'),
+    amount,
+    instrumentId: { admin, id: 'TT1' },
+    requestedAt: new Date(now - 60_000).toISOString(),
+    executeBefore: new Date(now + 3_600_000).toISOString(),
+    inputHoldingCids: [minted],
+    meta: noMeta,
+  };
+  const choiceArguments = { expectedAdmin: admin, transfer, extraArgs: { context: { values: {} }, meta: noMeta } };
+  const f = await fetch(`${s.registryUrl}/registry/transfer-instruction/v1/transfer-factory`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ choiceArguments }),
+  });
+  const factory = (await f.json()) as { factoryId: string; transferKind: string; choiceContext: { choiceContextData: unknown; disclosedContracts: unknown[] } };
+  expect(f.status, JSON.stringify(factory)).toBe(200);
+  expect(factory.transferKind).toBe('offer');
+  expect(factory.choiceContext.disclosedContracts.length).toBeGreaterThan(0);
+  const offered = await submit(
+    s,
+    [s.party('alice')],
+    { ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: factory.factoryId, choice: 'TransferFactory_Transfer', choiceArgument: { ...choiceArguments, extraArgs: { context: factory.choiceContext.choiceContextData, meta: noMeta } } } },
+    factory.choiceContext.disclosedContracts,
+  );
+  expect(offered.output.tag).toBe('TransferInstructionResult_Pending');
+  return offered.output.value.transferInstructionCid!;
+}
+
+/** The accept choice context a registry at `base` gives for a V1 transfer instruction. */
+async function acceptContext(base: string, cid: string): Promise<{ status: number; body: { choiceContextData: unknown; disclosedContracts: unknown[] } }> {
+  const r = await fetch(`${base}/registry/transfer-instruction/v1/${cid}/choice-contexts/accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  return { status: r.status, body: (await r.json()) as { choiceContextData: unknown; disclosedContracts: unknown[] } };
+}
+
+/** Polls `read` (up to 10 s) until it gives a non-empty list. */
+async function eventually(read: () => Promise<string[]>): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const v = await read();
+    if (v.length > 0 || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe.skipIf(missing !== undefined && !IN_CI)('token-registry image with testcontainers', () => {
   let network: StartedNetwork | undefined;
   let redis: StartedTestContainer | undefined;
@@ -126,70 +189,23 @@ describe.skipIf(missing !== undefined && !IN_CI)('token-registry image with test
 
   it('wallet flow: mint, registry transfer factory, transfer offer and acceptance on the container ledger; Redis holds the disclosed contracts', async () => {
     const s = stack!;
-    const alice = s.party('alice');
     const bob = s.party('bob');
-    const admin = s.registryAdmin;
-    const minted = await s.mint({ instrument: 'TT1', owner: 'alice', amount: '25' });
     // a V2 instrument mints too (the offer-and-accept path)
     const mintedV2 = await s.mint({ instrument: 'TT2-USD', owner: 'bob', amount: '7.5' });
     expect(mintedV2).toMatch(/^00[0-9a-f]+$/);
-
-    const now = Date.now();
-    const transfer = {
-      sender: alice,
-      receiver: bob,
-      amount: '10',
-      instrumentId: { admin, id: 'TT1' },
-      requestedAt: new Date(now - 60_000).toISOString(),
-      executeBefore: new Date(now + 3_600_000).toISOString(),
-      inputHoldingCids: [minted],
-      meta: noMeta,
-    };
-    const choiceArguments = { expectedAdmin: admin, transfer, extraArgs: { context: { values: {} }, meta: noMeta } };
-    const f = await fetch(`${s.registryUrl}/registry/transfer-instruction/v1/transfer-factory`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ choiceArguments }),
-    });
-    const factory = (await f.json()) as { factoryId: string; transferKind: string; choiceContext: { choiceContextData: unknown; disclosedContracts: unknown[] } };
-    expect(f.status, JSON.stringify(factory)).toBe(200);
-    expect(factory.transferKind).toBe('offer');
-    expect(factory.choiceContext.disclosedContracts.length).toBeGreaterThan(0);
-
-    const submit = async (actAs: string[], command: unknown, disclosedContracts: unknown[]) =>
-      s.ledger.request('POST', '/v2/commands/submit-and-wait-for-transaction', {
-        commands: { commands: [command], commandId: `containers-${Date.now()}-${Math.random()}`, actAs, userId: 'wallet', disclosedContracts },
-        transactionFormat: {
-          eventFormat: { filtersByParty: Object.fromEntries(actAs.map((p) => [p, { cumulative: [] }])), verbose: true },
-          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-        },
-      }) as Promise<{ transaction: { events: Array<{ ExercisedEvent?: { nodeId: number; exerciseResult: ExerciseResult } }> } }>;
-    const root = (tx: Awaited<ReturnType<typeof submit>>) => tx.transaction.events.find((e) => e.ExercisedEvent?.nodeId === 0)!.ExercisedEvent!.exerciseResult;
-
-    const offered = root(
-      await submit(
-        [alice],
-        { ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: factory.factoryId, choice: 'TransferFactory_Transfer', choiceArgument: { ...choiceArguments, extraArgs: { context: factory.choiceContext.choiceContextData, meta: noMeta } } } },
-        factory.choiceContext.disclosedContracts,
-      ),
-    );
-    expect(offered.output.tag).toBe('TransferInstructionResult_Pending');
-    const instructionCid = offered.output.value.transferInstructionCid!;
+    const instructionCid = await offerTt1(s, '10');
 
     // bob accepts with the context the registry gives for it
-    const a = await fetch(`${s.registryUrl}/registry/transfer-instruction/v1/${instructionCid}/choice-contexts/accept`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const acceptCtx = (await a.json()) as { choiceContextData: unknown; disclosedContracts: unknown[] };
-    expect(a.status, JSON.stringify(acceptCtx)).toBe(200);
-    const accepted = root(
-      await submit(
-        [bob],
-        { ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V1, contractId: instructionCid, choice: 'TransferInstruction_Accept', choiceArgument: { extraArgs: { context: acceptCtx.choiceContextData, meta: noMeta } } } },
-        acceptCtx.disclosedContracts,
-      ),
+    const ctx = await acceptContext(s.registryUrl, instructionCid);
+    expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+    // the registry's cache is the Redis container: the pending instruction it looked up by id is there (an archive deletes it)
+    const keys = await eventually(async () => (await redis!.exec(['redis-cli', '--raw', 'keys', `token-registry:*${instructionCid}*`])).output.split('\n').filter((k) => k !== ''));
+    expect(keys).toHaveLength(1);
+    const accepted = await submit(
+      s,
+      [bob],
+      { ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V1, contractId: instructionCid, choice: 'TransferInstruction_Accept', choiceArgument: { extraArgs: { context: ctx.body.choiceContextData, meta: noMeta } } } },
+      ctx.body.disclosedContracts,
     );
     expect(accepted.output.tag).toBe('TransferInstructionResult_Completed');
 
@@ -201,17 +217,14 @@ describe.skipIf(missing !== undefined && !IN_CI)('token-registry image with test
       .map((v) => v!.amount)
       .sort();
     expect(tt1).toEqual(['10.0000000000', '500.0000000000']);
-
-    // the registry's cache is the Redis container: the disclosed contracts it handed out are there
+    // the accepted (archived) instruction leaves the cache
     const deadline = Date.now() + 10_000;
-    let keys: string[] = [];
-    while (keys.length === 0 && Date.now() < deadline) {
-      const r = await redis!.exec(['redis-cli', '--raw', 'keys', '*']);
-      expect(r.exitCode).toBe(0);
-      keys = r.output.split('\n').filter((k) => k.startsWith('token-registry:'));
-      if (keys.length === 0) await new Promise((r) => setTimeout(r, 100));
+    let left = keys;
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = (await redis!.exec(['redis-cli', '--raw', 'keys', `token-registry:*${instructionCid}*`])).output.split('\n').filter((k) => k !== '');
     }
-    expect(keys.length).toBeGreaterThan(0);
+    expect(left).toEqual([]);
   }, 60_000);
 
   it('RegistryContainer: `serve` against the stack ledger with the Redis container answers like the stack registry', async () => {
@@ -257,14 +270,15 @@ describe.skipIf(missing !== undefined && !IN_CI)('token-registry image with test
     const [fromServe, fromStack] = [await ask(registry.url), await ask(s.registryUrl)];
     expect(fromServe.status, JSON.stringify(fromServe.body)).toBe(200);
     expect(fromServe.body.factoryId).toBe(fromStack.body.factoryId);
-    // serve's cache is Redis database 1 (written behind the answer: polled)
-    const deadline = Date.now() + 10_000;
-    let keys = '';
-    while (keys === '' && Date.now() < deadline) {
-      keys = (await redis!.exec(['redis-cli', '-n', '1', '--raw', 'keys', '*'])).output.trim();
-      if (keys === '') await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(keys).not.toBe('');
+    // serve's cache is Redis database 1: connected, and a contract it looks up by id is stored there
+    const clients = await eventually(async () => (await redis!.exec(['redis-cli', 'client', 'list'])).output.split('\n').filter((l) => / db=1 /.test(l)));
+    expect(clients.length).toBeGreaterThan(0);
+    const cid = await offerTt1(s, '3');
+    const [fromServeCtx, fromStackCtx] = [await acceptContext(registry.url, cid), await acceptContext(s.registryUrl, cid)];
+    expect(fromServeCtx.status, JSON.stringify(fromServeCtx.body)).toBe(200);
+    expect(fromServeCtx.body).toEqual(fromStackCtx.body);
+    const keys = await eventually(async () => (await redis!.exec(['redis-cli', '-n', '1', '--raw', 'keys', `*${cid}*`])).output.split('\n').filter((k) => k !== ''));
+    expect(keys).toHaveLength(1);
   }, 120_000);
 
   it('RegistryContainer rejects a bad configuration before starting anything', async () => {
