@@ -56,8 +56,6 @@ class OutputBuffer {
 
 /** `emulate` in a container: every port mapped, ready when it prints its URLs and the ledger's /readyz answers. */
 export class EmulatedStackContainer extends GenericContainer {
-  private readonly output = new OutputBuffer();
-
   constructor(image: string = DEFAULT_IMAGE) {
     super(image);
     const p = EMULATED_STACK_PORTS;
@@ -79,14 +77,21 @@ export class EmulatedStackContainer extends GenericContainer {
   }
 
   override async start(): Promise<StartedEmulatedStackContainer> {
+    // one buffer per start; the caller's own log consumer (if any) still gets the stream
+    const output = new OutputBuffer();
     const theirs = this.logConsumer;
-    this.withLogConsumer((stream) => {
-      this.output.attach(stream);
+    this.logConsumer = (stream) => {
+      output.attach(stream);
       theirs?.(stream);
-    });
-    const started = await super.start();
+    };
+    let started: StartedTestContainer;
     try {
-      const out = await this.output.settle(parseStartOutput, 10_000);
+      started = await super.start();
+    } finally {
+      this.logConsumer = theirs;
+    }
+    try {
+      const out = await output.settle(parseStartOutput, 10_000);
       const c = new StartedEmulatedStackContainer(started, out, noAuth);
       // without instruments (DEMO_WORLD=false, or a world of none) there is no demo registry
       if (out.instruments.length > 0) await c.loadRegistryAdmin();
