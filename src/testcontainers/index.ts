@@ -1,0 +1,227 @@
+/**
+ * `token-registry/testcontainers`: the token-registry image (docker/Dockerfile) as testcontainers
+ * modules, for test suites that want the emulated stack or the registry in a container rather than
+ * in process (`startStack()`):
+ *  - `EmulatedStackContainer`: `emulate` (ledger JSON API v2, the demo admin's registry, scan,
+ *    validator); started, it gives the four URLs, the seeded parties and instruments (read from what
+ *    `emulate` prints when ready) and `mint()`, which goes through the ledger's JSON API;
+ *  - `RegistryContainer`: `serve`, the registry of one instrument admin, with its configuration file
+ *    copied in and LEDGER_URL / REDIS_URL from the environment.
+ * `testcontainers` is a peer dependency (11.14+ or 12.0.0/12.0.1 on Node 20: later 12.x need Node 22).
+ * No image is published: build one with `docker build -f docker/Dockerfile -t token-registry .` and pass
+ * its name (the default is `token-registry:latest`).
+ */
+import type { Readable } from 'node:stream';
+import { AbstractStartedContainer, GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import { RegistryConfigSchema, type RegistryConfig } from '../config/registry.js';
+import { noAuth, type TokenProvider } from '../ledger/auth.js';
+import { LedgerClient } from '../ledger/client.js';
+import { z } from 'zod';
+import { mint, type MintRequest } from './mint.js';
+import { EMULATE_READY_LINE, parseStartOutput, type SeededInstrument, type SeededParty, type StartOutput } from './start-output.js';
+
+export type { MintRequest } from './mint.js';
+export { parseStartOutput, type SeededInstrument, type SeededParty, type StartOutput } from './start-output.js';
+
+export const DEFAULT_IMAGE = 'token-registry:latest';
+/** The ports `emulate` listens on inside the container (the CLI's defaults). */
+export const EMULATED_STACK_PORTS = { ledger: 7575, registry: 7576, scan: 7577, validator: 7578 } as const;
+/** The port `serve` listens on inside the container. */
+export const REGISTRY_PORT = 7576;
+const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
+/** The part of `GET /registry/metadata/v1/info` read here (token-metadata-v1.yaml `GetRegistryInfoResponse`). */
+const RegistryInfoSchema = z.object({ adminId: z.string().min(1) });
+
+/** Collects a container's output (stdout and stderr) as text. */
+class OutputBuffer {
+  text = '';
+  private changed = Date.now();
+  attach(stream: Readable): void {
+    stream.on('data', (chunk: Buffer | string) => {
+      this.text += chunk.toString();
+      this.changed = Date.now();
+    });
+  }
+  /** Waits until `parse` gives a value and the output has been quiet for `quietMs` (the tables arrive line by line). */
+  async settle<T>(parse: (text: string) => T | undefined, timeoutMs: number, quietMs = 150): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const parsed = parse(this.text);
+      if (parsed !== undefined && Date.now() - this.changed >= quietMs) return parsed;
+      if (Date.now() > deadline) throw new Error(`the emulator's start output did not arrive within ${timeoutMs} ms:\n${this.text}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}
+
+/** `emulate` in a container: every port mapped, ready when it prints its URLs and the ledger's /readyz answers. */
+export class EmulatedStackContainer extends GenericContainer {
+  constructor(image: string = DEFAULT_IMAGE) {
+    super(image);
+    const p = EMULATED_STACK_PORTS;
+    this.withCommand(['emulate'])
+      .withEnvironment({ HOST: '0.0.0.0' })
+      .withExposedPorts(p.ledger, p.registry, p.scan, p.validator)
+      .withWaitStrategy(Wait.forAll([Wait.forLogMessage(EMULATE_READY_LINE), Wait.forHttp('/readyz', p.ledger).forStatusCode(200)]))
+      .withStartupTimeout(DEFAULT_STARTUP_TIMEOUT_MS);
+  }
+
+  /** The registries' cache (REDIS_URL), as reachable from inside the container. */
+  withRedisUrl(url: string): this {
+    return this.withEnvironment({ REDIS_URL: url });
+  }
+
+  /** Seed of every generated id (EMULATOR_SEED): the same seed gives the same party ids. */
+  withSeed(seed: string): this {
+    return this.withEnvironment({ EMULATOR_SEED: seed });
+  }
+
+  override async start(): Promise<StartedEmulatedStackContainer> {
+    // one buffer per start; the caller's own log consumer (if any) still gets the stream
+    const output = new OutputBuffer();
+    const theirs = this.logConsumer;
+    this.logConsumer = (stream) => {
+      output.attach(stream);
+      theirs?.(stream);
+    };
+    let started: StartedTestContainer;
+    try {
+      started = await super.start();
+    } finally {
+      this.logConsumer = theirs;
+    }
+    try {
+      const out = await output.settle(parseStartOutput, 10_000);
+      const c = new StartedEmulatedStackContainer(started, out, noAuth);
+      // without instruments (DEMO_WORLD=false, or a world of none) there is no demo registry
+      if (out.instruments.length > 0) await c.loadRegistryAdmin();
+      return c;
+    } catch (e) {
+      await started.stop();
+      throw e;
+    }
+  }
+}
+
+export class StartedEmulatedStackContainer extends AbstractStartedContainer {
+  readonly ledgerUrl: string;
+  readonly registryUrl: string;
+  readonly scanUrl: string;
+  readonly validatorUrl: string;
+  readonly participantId: string;
+  /** The seeded parties: `party` is the full id, `hint` and `userId` the short name (`alice`). */
+  readonly parties: SeededParty[];
+  readonly instruments: SeededInstrument[];
+  /** A JSON Ledger API client for the container's ledger (no auth: the stack's default). */
+  readonly ledger: LedgerClient;
+  private admin = '';
+  private commands = 0;
+
+  constructor(started: StartedTestContainer, out: StartOutput, tokenProvider: TokenProvider) {
+    super(started);
+    const url = (port: number) => `http://${started.getHost()}:${started.getMappedPort(port)}`;
+    this.ledgerUrl = url(EMULATED_STACK_PORTS.ledger);
+    this.registryUrl = url(EMULATED_STACK_PORTS.registry);
+    this.scanUrl = url(EMULATED_STACK_PORTS.scan);
+    this.validatorUrl = url(EMULATED_STACK_PORTS.validator);
+    this.participantId = out.participantId;
+    this.parties = out.parties;
+    this.instruments = out.instruments;
+    this.ledger = new LedgerClient({ baseUrl: this.ledgerUrl, tokenProvider });
+  }
+
+  /** @internal reads the demo registry's admin from its info endpoint (`adminId`). */
+  async loadRegistryAdmin(): Promise<void> {
+    const r = await fetch(`${this.registryUrl}/registry/metadata/v1/info`);
+    if (!r.ok) throw new Error(`registry info answered ${r.status}: ${await r.text()}`);
+    this.admin = RegistryInfoSchema.parse(await r.json()).adminId;
+  }
+
+  /** The instrument admin party of the demo registry. */
+  get registryAdmin(): string {
+    if (!this.admin) throw new Error('this stack has no demo registry (its world has no instruments)');
+    return this.admin;
+  }
+
+  /** The party id of a seeded party, by hint or user (`alice`); a full party id is returned as is. */
+  party(hintOrUser: string): string {
+    if (hintOrUser.includes('::')) return hintOrUser;
+    const p = this.parties.find((x) => x.hint === hintOrUser || x.userId === hintOrUser);
+    if (!p) throw new Error(`no seeded party "${hintOrUser}" (seeded: ${this.parties.map((x) => x.hint).join(', ')})`);
+    return p.party;
+  }
+
+  /** Mints `amount` of an instrument of the demo registry to `owner`; returns the holding's contract id. */
+  mint(req: MintRequest): Promise<string> {
+    return mint(
+      {
+        ledger: this.ledger,
+        admin: this.registryAdmin,
+        tokenOf: (id) => this.instruments.find((i) => i.id === id)?.token,
+        partyOf: (p) => this.party(p),
+        commandId: () => `testcontainers-mint-${Date.now()}-${++this.commands}`,
+      },
+      req,
+    );
+  }
+}
+
+/** The configuration `serve` reads (REGISTRY_CONFIG_FILE), as written in the file. */
+export type RegistryContainerConfig = z.input<typeof RegistryConfigSchema>;
+
+const CONFIG_PATH = '/etc/token-registry/registry.json';
+
+/** `serve` in a container: the configuration copied in, ready when /readyz answers 200. */
+export class RegistryContainer extends GenericContainer {
+  private config?: RegistryContainerConfig;
+  private ledgerUrl?: string;
+
+  constructor(image: string = DEFAULT_IMAGE) {
+    super(image);
+    this.withCommand(['serve'])
+      .withEnvironment({ HOST: '0.0.0.0', PORT: String(REGISTRY_PORT), REGISTRY_CONFIG_FILE: CONFIG_PATH })
+      .withExposedPorts(REGISTRY_PORT)
+      .withWaitStrategy(Wait.forHttp('/readyz', REGISTRY_PORT).forStatusCode(200))
+      .withStartupTimeout(DEFAULT_STARTUP_TIMEOUT_MS);
+  }
+
+  /** The registry configuration (adminParty, instruments, ledger, ...); port and host are set by the container. */
+  withConfig(config: RegistryContainerConfig): this {
+    this.config = config;
+    return this;
+  }
+
+  /** The participant's JSON API as reachable from inside the container (LEDGER_URL, overrides the file's). */
+  withLedgerUrl(url: string): this {
+    this.ledgerUrl = url;
+    return this.withEnvironment({ LEDGER_URL: url });
+  }
+
+  /** The cache (REDIS_URL) as reachable from inside the container. */
+  withRedisUrl(url: string): this {
+    return this.withEnvironment({ REDIS_URL: url });
+  }
+
+  override async start(): Promise<StartedRegistryContainer> {
+    if (!this.config) throw new Error('RegistryContainer: withConfig(...) is required');
+    // Checked here with serve's own schema, so a bad configuration fails at once with its message
+    // rather than as a start-up timeout.
+    const effective = { ...this.config, ledger: { ...this.config.ledger, ...(this.ledgerUrl ? { url: this.ledgerUrl } : {}) } };
+    const parsed = RegistryConfigSchema.safeParse(effective);
+    if (!parsed.success) throw new Error(`RegistryContainer: invalid configuration: ${parsed.error.message}`);
+    this.withCopyContentToContainer([{ content: JSON.stringify(this.config, null, 2), target: CONFIG_PATH, mode: 0o444 }]);
+    return new StartedRegistryContainer(await super.start(), parsed.data);
+  }
+}
+
+export class StartedRegistryContainer extends AbstractStartedContainer {
+  /** Base URL of the registry (its `basePath` not included). */
+  readonly url: string;
+  constructor(
+    started: StartedTestContainer,
+    readonly config: RegistryConfig,
+  ) {
+    super(started);
+    this.url = `http://${started.getHost()}:${started.getMappedPort(REGISTRY_PORT)}`;
+  }
+}
