@@ -52,7 +52,7 @@ export function parseStartOutput(text: string): StartOutput | undefined {
     .slice(start)
     .split('\n')
     .filter((l) => !l.startsWith('{'));
-  const header = /^token-registry emulator ready \(auth: ([^,]+), participant: ([^)]+)\)$/.exec(lines[0] ?? '');
+  const header = /^token-registry emulator ready \(auth: ([^,]+), participants?: ([^,)]+)(?:, [^)]+)?\)$/.exec(lines[0] ?? '');
   if (!header) throw new Error(`unexpected first line of the emulator's output: ${lines[0]}`);
   // blocks of non-blank lines after the header
   const blocks: string[][] = [];
