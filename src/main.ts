@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 /**
- * CLI entry: `token-registry emulate | token | config`.
+ * CLI entry: `token-registry emulate | serve | token | config`.
  *  - emulate: starts the emulated stack with the demo world and prints its URLs.
  *  - token:   mints an HS256 dev token (`token --sub alice --secret unsafe [--aud ...]`).
- *  - config:  prints the configuration schema (JSON Schema) or the effective config.
+ *  - serve:   the registry for an instrument admin against its participant.
+ *  - config:  prints the configuration schemas (JSON Schema, one per mode) or the effective config.
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
+import { RegistryConfigSchema } from './config/registry.js';
 import { startStack } from './stack.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
 import { loadRegistryConfig, startRegistry } from './serve.js';
@@ -22,13 +24,19 @@ commands:
   serve              run the registry for an instrument admin against its participant
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT override it)
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
-  config schema      print the configuration's JSON Schema
-  config show        print the effective configuration (from the environment)
+  config schema [serve|emulate]
+                     print the configuration's JSON Schema of both modes (or of one)
+  config show [serve|emulate]
+                     print the effective configuration (emulate by default; secrets redacted)
 
 environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), HOST (127.0.0.1),
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
-  LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL`;
+  LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL
+
+environment (both): CORS_ORIGINS (browser origins allowed to call the registry, comma-separated, or *),
+  SHUTDOWN_DRAIN_MS (10000: longest wait for requests in flight on SIGTERM/SIGINT), LOG_LEVEL (info: one
+  access-log line per request; warn: only failures)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -92,12 +100,7 @@ async function emulate(): Promise<number> {
     }
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  const stop = () => {
-    void stack.close().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return new Promise<number>(() => {});
+  return untilSignal(() => stack.close(), config.shutdownDrainMs);
 }
 
 async function serveRegistry(): Promise<number> {
@@ -120,12 +123,41 @@ async function serveRegistry(): Promise<number> {
         .map((api) => [`${api} (${describeUpstream(upstreams[api])})`, api === 'ledger' ? `${running.url}/v2` : `${running.url}/api/${api}`]),
     ])}\n`,
   );
-  const stop = () => {
-    void running.close().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return new Promise<number>(() => {});
+  return untilSignal(() => running.close(), config.shutdownDrainMs);
+}
+
+/**
+ * Graceful shutdown on SIGTERM (orchestrators) or SIGINT (Ctrl-C): `close` stops accepting, drains
+ * the requests in flight for at most `drainMs`, then closes Redis, the ledger tails and the
+ * websockets; the exit code is 0 once that is done. A second signal, or a close that overruns the
+ * drain time by 5 s, exits at once with 1.
+ */
+function untilSignal(close: () => Promise<void>, drainMs: number): Promise<number> {
+  return new Promise<number>(() => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        console.error(`${signal} again: exiting without waiting for the drain`);
+        process.exit(1);
+      }
+      stopping = true;
+      console.error(`${signal}: draining requests in flight (up to ${drainMs} ms), then closing`);
+      setTimeout(() => {
+        console.error('shutdown took too long: exiting');
+        process.exit(1);
+      }, drainMs + 5000).unref();
+      // Exit explicitly: a library's timer or socket left behind must not keep the process up.
+      close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error('shutdown failed:', err);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
 
 async function token(args: string[]): Promise<number> {
@@ -161,16 +193,26 @@ async function token(args: string[]): Promise<number> {
 }
 
 function config(args: string[]): number {
+  const mode = args[1];
+  if (mode !== undefined && mode !== 'serve' && mode !== 'emulate') {
+    console.error('usage: token-registry config schema|show [serve|emulate]');
+    return 2;
+  }
   if (args[0] === 'schema') {
-    console.log(JSON.stringify(z.toJSONSchema(EmulatorConfigSchema, { io: 'input' }), null, 2));
+    // One schema per mode: `serve` reads REGISTRY_CONFIG_FILE (+ env overrides), `emulate` the environment.
+    const schemas = {
+      serve: z.toJSONSchema(RegistryConfigSchema, { io: 'input' }),
+      emulate: z.toJSONSchema(EmulatorConfigSchema, { io: 'input' }),
+    };
+    console.log(JSON.stringify(mode ? schemas[mode] : schemas, null, 2));
     return 0;
   }
   if (args[0] === 'show') {
-    const c = loadEmulatorConfig();
+    const c = mode === 'serve' ? loadRegistryConfig() : loadEmulatorConfig();
     console.log(JSON.stringify(c, redactSecrets, 2));
     return 0;
   }
-  console.error('usage: token-registry config schema|show');
+  console.error('usage: token-registry config schema|show [serve|emulate]');
   return 2;
 }
 

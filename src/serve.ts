@@ -11,19 +11,24 @@ import { z } from 'zod';
 import { createCache } from './cache/index.js';
 import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from './config/registry.js';
 import { ConfigError } from './config/errors.js';
+import { deepFreeze, operationsFromEnv } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
-import { listenRegistry } from './registry/server.js';
+import { registryRequestListener, registryRouteOf } from './registry/server.js';
+import { corsPolicy } from './http/cors.js';
+import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
+import { createRequestContexts } from './http/request-context.js';
+import { startService } from './http/service.js';
 import { createProxyApp } from './proxy/index.js';
 import type { UpstreamsConfig } from './config/upstreams.js';
 
 type Env = Record<string, string | undefined>;
 
 /** Reads REGISTRY_CONFIG_FILE (JSON) and applies the environment overrides; clear errors. */
-export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
+export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryConfig> {
   const file = env.REGISTRY_CONFIG_FILE;
   if (!file) throw new ConfigError('REGISTRY_CONFIG_FILE is not set: point it at the registry configuration (JSON)');
   let raw: Record<string, unknown>;
@@ -44,9 +49,10 @@ export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
   if (env.REDIS_URL) merged.redisUrl = env.REDIS_URL;
   if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
   if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
+  Object.assign(merged, operationsFromEnv(env));
   const parsed = RegistryConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
-  return parsed.data;
+  return deepFreeze(parsed.data);
 }
 
 export function tokenProviderOf(auth: LedgerAuthConfig): TokenProvider {
@@ -65,14 +71,19 @@ export function tokenProviderOf(auth: LedgerAuthConfig): TokenProvider {
 export interface RunningRegistry {
   registry: Registry;
   url: string;
+  /** This service's Prometheus metrics (served at `/metrics`). */
+  metrics: ServiceMetrics;
+  /** Stops accepting, drains requests in flight (at most `shutdownDrainMs`), then closes the index and the cache. */
   close(): Promise<void>;
 }
 
 export async function startRegistry(
-  config: RegistryConfig,
+  config: Readonly<RegistryConfig>,
   deps: { logger?: Logger; clock?: Clock; fetch?: typeof fetch; upstreams?: Partial<UpstreamsConfig> } = {},
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
+  const metrics = new ServiceMetrics({ service: 'registry', processMetrics: true });
+  const contexts = createRequestContexts();
   const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
   const ledger = new LedgerClient({
     baseUrl: config.ledger.url,
@@ -80,18 +91,23 @@ export async function startRegistry(
     timeoutMs: config.ledger.timeoutMs,
     fetch: deps.fetch,
     logger: logger.child({ module: 'ledger-client' }),
+    contextHeaders: contexts.outgoingHeaders,
+    onCall: ledgerCallMetrics(metrics.registry),
   });
+  const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) });
+  cacheMetrics(metrics.registry, cache);
   const registry = createRegistry({
     admin: config.adminParty,
     instruments: config.instruments,
     recipes,
     ledger,
-    cache: createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) }),
+    cache,
     clock: deps.clock ?? systemClock,
     logger,
     basePath: config.basePath,
     cacheTtlSeconds: config.cacheTtlSeconds,
   });
+  indexMetrics(metrics.registry, registry.index);
   let ready = false;
   const health = new Hono();
   health.get('/livez', (c) => c.body(null, 200));
@@ -107,15 +123,32 @@ export async function startRegistry(
   if (ledgerMode?.mode === 'proxy') health.route('/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger }));
   health.route('/', registry.app);
   // Listen first (liveness), then load the index; until then /readyz says 503.
-  const listening = await listenRegistry(registry.http, config.port, config.host, health);
-  await registry.start();
+  const listening = await startService({
+    port: config.port,
+    host: config.host,
+    handler: { listener: registryRequestListener(registry.http, health), routeOf: registryRouteOf(registry.http, health) },
+    metrics,
+    logger,
+    contexts,
+    cors: corsPolicy({ origins: config.corsOrigins }),
+  });
+  try {
+    await registry.start();
+  } catch (e) {
+    await listening.close({ drainMs: 0 });
+    await cache.close();
+    throw e;
+  }
   ready = true;
   return {
     registry,
     url: listening.url,
+    metrics,
     close: async () => {
+      ready = false;
+      await listening.close({ drainMs: config.shutdownDrainMs });
       await registry.stop();
-      await listening.close();
+      await cache.close();
     },
   };
 }

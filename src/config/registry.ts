@@ -4,6 +4,7 @@
  * reads and how it authenticates, and the cache.
  */
 import { z } from 'zod';
+import { OperationsConfigShape } from './operations.js';
 
 /**
  * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
@@ -78,6 +79,7 @@ export const RegistryConfigSchema = z
     cacheTtlSeconds: z.number().int().positive().default(3600),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     amuletCompat: AmuletRegistryCompatSchema.default('current'),
+    ...OperationsConfigShape,
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -101,6 +101,15 @@ export class ContractIndex {
     return this.offset;
   }
 
+  /**
+   * How many offsets the index is behind the ledger end (0 when current). Asks the ledger for its
+   * end unless it is known in process (`ledgerEndHint`).
+   */
+  async lag(): Promise<number> {
+    const end = this.opts.ledgerEndHint ? this.opts.ledgerEndHint() : await this.opts.ledger.ledgerEnd();
+    return Math.max(0, end - this.offset);
+  }
+
   /** Loads the ACS snapshot, then tails the update stream in the background. */
   start(): Promise<void> {
     this.readyPromise ??= (async () => {

@@ -7,9 +7,6 @@
  * synchronizer (no reassignment), no interactive (external-party) submission, no pruning, no
  * Daml-LF evaluation (templates are native TypeScript or declared).
  */
-import { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
@@ -22,6 +19,10 @@ import { LedgerEngine } from './ledger/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
 import type { Clock } from '../canton/clock.js';
+import type { Listening } from '../http/listen.js';
+import { gaugeOf, ServiceMetrics } from '../http/metrics.js';
+import { createRequestContexts, type RequestContexts } from '../http/request-context.js';
+import { startService } from '../http/service.js';
 
 export interface StartEmulatorOptions {
   /** Parsed with the config schema: defaults fill what is left out (`auth: { mode: 'localnet' }` works). */
@@ -77,25 +78,32 @@ function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface'
   return { packageId, packageName: d.packageName, moduleName: d.moduleName, entityName: d.entityName };
 }
 
+/** Serves the emulated ledger's JSON API and its websocket channels on one port, as a participant does. */
+export async function serveLedger(
+  built: Pick<RunningEmulator, 'app' | 'streams'>,
+  opts: { port: number; host: string; logger: Logger; contexts?: RequestContexts },
+): Promise<{ listening: Listening; metrics: ServiceMetrics }> {
+  const metrics = new ServiceMetrics({ service: 'ledger', processMetrics: true });
+  gaugeOf(metrics.registry, 'ledger_websocket_subscribers', 'Open websocket subscriptions of the ledger API', () => built.streams.size);
+  const listening = await startService({
+    port: opts.port,
+    host: opts.host,
+    handler: built.app,
+    metrics,
+    logger: opts.logger,
+    contexts: opts.contexts ?? createRequestContexts(),
+    onServer: (server) => built.streams.attach(server),
+  });
+  return { listening, metrics };
+}
+
 export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const built = buildEmulator(opts);
   const { config } = built;
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: built.app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-    s.once('error', reject);
-  });
-  if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
-  built.streams.attach(server);
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const { listening } = await serveLedger(built, { port: config.port, host: config.host, logger: opts.logger ?? pino({ level: config.logLevel }) });
   return {
     ...built,
-    ledgerUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        built.streams.close();
-        server.close((err) => (err ? reject(err) : resolve()));
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
+    ledgerUrl: listening.url,
+    close: () => listening.close({ drainMs: config.shutdownDrainMs, beforeCut: () => built.streams.close() }),
   };
 }
