@@ -27,7 +27,7 @@ import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
 import { registryRequestListener, registryRouteOf } from './registry/server.js';
 import type { Cache } from './cache/cache.js';
-import { corsPolicy } from './http/cors.js';
+import { corsPolicy, type CorsPolicy } from './http/cors.js';
 import type { Listening } from './http/listen.js';
 import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
 import { createRequestContexts, type RequestContexts } from './http/request-context.js';
@@ -90,6 +90,9 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const logger: Logger = opts.logger ?? pino({ level: config.logLevel });
   const contexts = createRequestContexts();
   const cors = corsPolicy({ origins: config.corsOrigins });
+  // Scan's own API answers CORS itself (any origin, as Splice's scan does); CORS_ORIGINS is for
+  // the registry, which the scan host serves at its root.
+  const scanHostCors: CorsPolicy | undefined = cors && { decide: (method, path, headers) => (path.startsWith('/api/scan') ? undefined : cors.decide(method, path, headers)) };
   const servers: Array<{ listening: Listening; beforeCut?: () => void }> = [];
   const registries: Registry[] = [];
   const caches: Cache[] = [];
@@ -164,7 +167,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       if (root !== scanMode.url) {
         host.route('/', createProxyApp({ upstream: { ...scanMode, url: root }, api: 'scan', mountPath: '', logger }));
       }
-      const s = await serve({ port: scanPort, handler: host, metrics: new ServiceMetrics({ service: 'scan' }), cors });
+      const s = await serve({ port: scanPort, handler: host, metrics: new ServiceMetrics({ service: 'scan' }), cors: scanHostCors });
       servers.push({ listening: s });
       scanUrl = s.url;
     } else if (seeded?.amulet) {
@@ -185,7 +188,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
         port: scanPort,
         handler: { listener: registryRequestListener(amuletRegistry.http, host), routeOf: registryRouteOf(amuletRegistry.http, host) },
         metrics,
-        cors,
+        cors: scanHostCors,
       });
       servers.push({ listening: s });
       scanUrl = s.url;

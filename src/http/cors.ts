@@ -28,7 +28,7 @@ const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const EXPOSED = 'x-request-id, retry-after';
 
 export interface CorsPolicy {
-  decide(method: string, headers: IncomingHttpHeaders): CorsDecision | undefined;
+  decide(method: string, path: string, headers: IncomingHttpHeaders): CorsDecision | undefined;
 }
 
 export function corsPolicy(opts: CorsOptions): CorsPolicy | undefined {
@@ -37,7 +37,7 @@ export function corsPolicy(opts: CorsOptions): CorsPolicy | undefined {
   const allowed = new Set(opts.origins.map((o) => o.replace(/\/$/, '').toLowerCase()));
   const maxAge = String(opts.maxAgeSeconds ?? 600);
   return {
-    decide(method, headers) {
+    decide(method, _path, headers) {
       const origin = headers.origin;
       if (origin === undefined) return undefined;
       const ok = any || allowed.has(origin.toLowerCase());

@@ -18,7 +18,7 @@ import { parseTraceparent, requestIdOf, type RequestContext, type RequestContext
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The route pattern of a request (`/v2/parties/{party}`-like), for metrics and logs. */
-export type RouteOf = (method: string, path: string) => string | undefined;
+export type RouteOf = (method: string, path: string, status?: number) => string | undefined;
 
 export interface PipelineOptions {
   handler: RequestListener;
@@ -56,7 +56,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
 
     res.once('close', () => {
       const status = res.statusCode;
-      const r = route ?? routeOf(method, path) ?? UNMATCHED_ROUTE;
+      const r = route ?? routeOf(method, path, status) ?? UNMATCHED_ROUTE;
       const seconds = (performance.now() - started) / 1000;
       metrics?.observeRequest(method, r, status, seconds);
       if (!log) return;
@@ -74,7 +74,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
       else if (logInfo) log.info(line, 'request');
     });
 
-    const decision = cors?.decide(method, req.headers);
+    const decision = cors?.decide(method, path, req.headers);
     if (decision) {
       for (const [k, v] of Object.entries(decision.headers)) res.setHeader(k, v);
       if (decision.preflightStatus !== undefined) {
@@ -112,24 +112,34 @@ export function pipeline(opts: PipelineOptions): RequestListener {
 }
 
 /**
- * The route pattern of a Hono app's request, from its own router: the last matched route that is
- * not a middleware (`use`), else the last matched path that is not a catch-all `*`.
+ * The route pattern of a Hono app's request, from its own router; undefined when nothing but
+ * middleware matched (the app's not-found answer).
  */
 export function honoRouteOf(app: Pick<Hono, 'router'>): RouteOf {
-  return (method, path) => {
+  return (method, path, status) => {
     let matched: ReturnType<Hono['router']['match']>;
     try {
       matched = app.router.match(method === 'HEAD' ? 'GET' : method, path);
     } catch {
       return undefined;
     }
+    // A route registered for one method answered; `all`/`use` routes are ambiguous (middleware
+    // takes (c, next), a handler (c), as hono/route's matchedRoutes tells them apart, but a
+    // sub-app mounted with `route()` wraps its handlers into (c, next)). So: the last matched
+    // method route; else the last handler-shaped catch-all; else, when something other than 404
+    // was answered, the last catch-all that is not the root's.
     const routes = matched[0].map(([[, route]]) => route);
-    let fallback: string | undefined;
+    let catchAll: string | undefined;
     for (let i = routes.length - 1; i >= 0; i--) {
       const r = routes[i]!;
       if (r.method !== 'ALL') return r.path;
-      if (fallback === undefined && r.path !== '*' && r.path !== '/*') fallback = r.path;
     }
-    return fallback;
+    for (let i = routes.length - 1; i >= 0; i--) {
+      const r = routes[i]!;
+      if (r.handler.length < 2) return r.path;
+      if (catchAll === undefined && r.path !== '*' && r.path !== '/*') catchAll = r.path;
+    }
+    if (status !== undefined && status !== 404) return catchAll;
+    return undefined;
   };
 }

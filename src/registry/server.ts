@@ -46,12 +46,12 @@ export function registryRequestListener(http: RegistryHttp, extra?: Hono): (req:
 /** Route patterns of the registry's requests: the POST endpoint table, else the Hono app's router. */
 export function registryRouteOf(http: RegistryHttp, extra?: Hono): RouteOf {
   const hono = honoRouteOf(extra ?? http.app);
-  return (method, path) => {
+  return (method, path, status) => {
     if (method === 'POST') {
       const p = stripBase(path, http.basePath);
       const route = p === undefined ? undefined : http.dispatcher.routeOf(p);
       if (route !== undefined) return `${http.basePath}${route}`;
     }
-    return hono(method, path);
+    return hono(method, path, status);
   };
 }
