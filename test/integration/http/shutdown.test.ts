@@ -1,0 +1,130 @@
+/**
+ * Graceful shutdown of the real CLI (`emulate`): under load, SIGTERM makes the process stop
+ * accepting connections, finish every request it had accepted (long-polls of the ledger's update
+ * list included), then close and exit 0. "Accepted" is what the server says it received: every
+ * access-log line it wrote must be a complete 200 the client read in full; requests the client sent
+ * after the listener closed are refused at connect time and never reach the log.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { noAuth } from '../../../src/ledger/auth.js';
+import { LedgerClient } from '../../../src/ledger/client.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+let child: ChildProcess | undefined;
+
+afterEach(() => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+interface Started {
+  child: ChildProcess;
+  ledgerUrl: string;
+  registryUrl: string;
+  stdoutLines: () => string[];
+  exited: Promise<number | null>;
+  stderr: () => string;
+}
+
+async function startCli(env: Record<string, string>): Promise<Started> {
+  const c = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), 'emulate'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = c;
+  let out = '';
+  let err = '';
+  c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  c.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => c.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 20_000;
+  let m: RegExpExecArray | null = null;
+  while (!(m = /ledger JSON API v2\s+(http:\/\/\S+)[\s\S]*token-standard registry\s+(http:\/\/\S+)/.exec(out))) {
+    if (c.exitCode !== null || Date.now() > deadline) throw new Error(`the CLI did not start: ${err}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child: c, ledgerUrl: m[1]!, registryUrl: m[2]!, stdoutLines: () => out.split('\n'), exited, stderr: () => err };
+}
+
+describe('SIGTERM under load', () => {
+  it('drains every accepted request, refuses new connections, closes, and exits 0', async () => {
+    const cli = await startCli({ LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '8000' });
+    const ledger = new LedgerClient({ baseUrl: cli.ledgerUrl, tokenProvider: noAuth, retry: { maxAttempts: 1 }, timeoutMs: 15_000 });
+    const parties = (await ledger.request<{ partyDetails: Array<{ party: string }> }>('GET', '/v2/parties')).partyDetails.map((p) => p.party);
+    const end = await ledger.ledgerEnd();
+
+    // Long-polls that are certainly in flight when the signal comes: the node answers after 2.5 s without news.
+    const longPolls = Array.from({ length: 4 }, () =>
+      ledger.updates({ beginExclusive: end, parties: [parties[0]!], idleTimeoutMs: 2500 }).then(
+        (u) => ({ ok: true as const, n: u.length, at: Date.now() }),
+        (e: unknown) => ({ ok: false as const, error: String(e), at: Date.now() }),
+      ),
+    );
+
+    // Bounded concurrent load on the registry: 12 clients, each a loop of requests with its own id.
+    const outcomes = new Map<string, 'full' | string>();
+    let stop = false;
+    let seq = 0;
+    const client = async () => {
+      for (let i = 0; i < 400 && !stop; i++) {
+        const id = `load-${seq++}`;
+        try {
+          const r = await fetch(`${cli.registryUrl}/registry/metadata/v1/info`, { headers: { 'x-request-id': id } });
+          const body = (await r.json()) as { adminId?: string };
+          outcomes.set(id, r.status === 200 && typeof body.adminId === 'string' ? 'full' : `status ${r.status}`);
+        } catch (e) {
+          outcomes.set(id, `error ${(e as Error).cause ?? e}`);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+    };
+    const clients = Array.from({ length: 12 }, client);
+
+    await new Promise((r) => setTimeout(r, 800));
+    const signalledAt = Date.now();
+    cli.child.kill('SIGTERM');
+    // The listener closes at once: a new connection is refused while the long-polls still run.
+    await new Promise((r) => setTimeout(r, 300));
+    const late = await fetch(`${cli.registryUrl}/registry/metadata/v1/info`).then(
+      (r) => `answered ${r.status}`,
+      (e: unknown) => String((e as Error).cause ?? e),
+    );
+    expect(late).toMatch(/ECONNREFUSED/);
+    stop = true;
+    await Promise.all(clients);
+
+    const polls = await Promise.all(longPolls);
+    for (const p of polls) {
+      expect(p).toMatchObject({ ok: true, n: 0 });
+      expect(p.at).toBeGreaterThan(signalledAt); // answered during the drain, not before the signal
+    }
+    const code = await cli.exited;
+    expect(code, cli.stderr()).toBe(0);
+    expect(cli.stderr()).toMatch(/SIGTERM: draining/);
+
+    // What the server accepted, from its own access log: each one answered in full.
+    const accepted = cli
+      .stdoutLines()
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg?: string; reqId?: string; status?: number; aborted?: boolean; service?: string })
+      .filter((l) => l.msg === 'request');
+    const registryAccepted = accepted.filter((l) => l.service === 'registry');
+    expect(registryAccepted.length).toBeGreaterThan(20);
+    for (const l of registryAccepted) {
+      expect(l.aborted, l.reqId).toBeUndefined();
+      expect(l.status).toBe(200);
+      expect(outcomes.get(l.reqId!), l.reqId).toBe('full');
+    }
+    const ledgerPolls = accepted.filter((l) => l.service === 'ledger' && l.status === 200 && !l.aborted);
+    expect(ledgerPolls.length).toBeGreaterThanOrEqual(4 + 2);
+    // Requests the client saw fail never reached the server (connection refused or reset before a byte).
+    const failed = [...outcomes].filter(([, o]) => o !== 'full');
+    for (const [id, o] of failed) {
+      expect(o).toMatch(/^error /);
+      expect(registryAccepted.some((l) => l.reqId === id), `${id} was accepted but failed: ${o}`).toBe(false);
+    }
+  });
+});
