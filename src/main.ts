@@ -7,6 +7,7 @@
  *  - config:  prints the configuration schemas (JSON Schema, one per mode) or the effective config.
  */
 import { parseArgs } from 'node:util';
+import pino, { type Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
@@ -67,7 +68,7 @@ async function emulate(): Promise<number> {
   if (upstreams.ledger.mode === 'proxy') {
     throw new ConfigError('LEDGER_UPSTREAM=proxy is for `serve`: `emulate` runs its own ledger node (set LEDGER_URL for serve)');
   }
-  const stack = await startStack({ config, redisUrl: config.redisUrl, upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
+  const stack = await startStack({ config, logger: processLogger(config.logLevel), redisUrl: config.redisUrl, upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
   const rows = [
     ['service', 'url'],
     ['ledger JSON API v2', stack.ledgerUrl],
@@ -111,7 +112,7 @@ async function serveRegistry(): Promise<number> {
       throw new ConfigError(`${api.toUpperCase()}_UPSTREAM=emulate is for \`emulate\`; serve only proxies (proxy:<url>)`);
     }
   }
-  const running = await startRegistry(config, { upstreams });
+  const running = await startRegistry(config, { upstreams, logger: processLogger(config.logLevel) });
   process.stdout.write(
     `token-registry serving the registry of ${config.adminParty}\n${table([
       ['service', 'url'],
@@ -124,6 +125,15 @@ async function serveRegistry(): Promise<number> {
     ])}\n`,
   );
   return untilSignal(() => running.close(), config.shutdownDrainMs);
+}
+
+/**
+ * The process's logger: JSON lines on stdout, written asynchronously so that a busy server does
+ * not make one write system call per access-log line (pino's asynchronous destination coalesces
+ * the lines written while a write is in flight, and flushes what is pending when the process exits).
+ */
+function processLogger(level: string): Logger {
+  return pino({ level }, pino.destination({ dest: 1, sync: false }));
 }
 
 /**

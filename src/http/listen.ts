@@ -51,7 +51,7 @@ export async function listen(handler: RequestListener, opts: ListenOptions): Pro
   const server = createServer((req, res) => {
     inFlight++;
     if (draining) res.shouldKeepAlive = false;
-    res.once('close', () => {
+    res.on('close', () => {
       inFlight--;
       if (inFlight === 0) drained?.();
     });

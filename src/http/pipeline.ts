@@ -54,24 +54,26 @@ export function pipeline(opts: PipelineOptions): RequestListener {
     res.setHeader('x-request-id', ctx.requestId);
     let route: string | undefined;
 
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and once() costs a wrapper per request.
+    res.on('close', () => {
       const status = res.statusCode;
       const r = route ?? routeOf(method, path, status) ?? UNMATCHED_ROUTE;
       const seconds = (performance.now() - started) / 1000;
       metrics?.observeRequest(method, r, status, seconds);
-      if (!log) return;
+      if (!log || (status < 500 && !logInfo)) return;
+      // One fixed shape (pino leaves out the undefined fields).
       const line = {
         reqId: ctx.requestId,
-        ...(ctx.trace ? { traceId: ctx.trace.traceId } : {}),
+        traceId: ctx.trace?.traceId,
         method,
         route: r,
         path,
         status,
         ms: Math.round(seconds * 100_000) / 100,
-        ...(res.writableFinished ? {} : { aborted: true }),
+        aborted: res.writableFinished ? undefined : true,
       };
       if (status >= 500) log.warn(line, 'request');
-      else if (logInfo) log.info(line, 'request');
+      else log.info(line, 'request');
     });
 
     const decision = cors?.decide(method, path, req.headers);

@@ -115,8 +115,11 @@ describe('/metrics', () => {
     expect(req({ method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
     // raw paths never become labels
     expect([...f.get('token_registry_http_requests_total')!.samples].some((s) => s.labels.route!.includes('TT2-USD'))).toBe(false);
-    expect(sampleValue(f, 'token_registry_ledger_requests_total', { endpoint: '/v2/updates', outcome: '200' })).toBeGreaterThanOrEqual(1);
-    expect(sampleValue(f, 'token_registry_ledger_request_duration_seconds_count', { endpoint: '/v2/state/ledger-end' }) ?? 0).toBeGreaterThanOrEqual(0);
+    // the snapshot read at start, by endpoint and outcome
+    const ledgerCalls = f.get('token_registry_ledger_requests_total')!.samples;
+    expect(ledgerCalls.some((s) => s.labels.endpoint!.startsWith('/v2/state/active-contracts') && s.labels.outcome === '200' && s.value >= 1)).toBe(true);
+    expect(ledgerCalls.every((s) => /^\/v2\/[a-z/-]+$/.test(s.labels.endpoint!))).toBe(true);
+    expect(sampleValue(f, 'token_registry_ledger_request_duration_seconds_count', { endpoint: ledgerCalls[0]!.labels.endpoint! })).toBeGreaterThanOrEqual(1);
     for (const n of ['hits', 'misses', 'errors']) expect(sampleValue(f, `token_registry_cache_${n}_total`, { backend: 'redis' })).toBeGreaterThanOrEqual(0);
     expect(sampleValue(f, 'token_registry_redis_up')).toBe(1);
     expect(sampleValue(f, 'token_registry_contract_index_lag_offsets')).toBeGreaterThanOrEqual(0);
