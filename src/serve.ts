@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { createCache } from './cache/index.js';
 import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from './config/registry.js';
 import { ConfigError } from './config/errors.js';
-import { deepFreeze, operationsFromEnv } from './config/operations.js';
+import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
@@ -52,7 +52,7 @@ export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryCon
   Object.assign(merged, operationsFromEnv(env));
   const parsed = RegistryConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
-  return deepFreeze(parsed.data);
+  return parsedConfig(parsed.data);
 }
 
 export function tokenProviderOf(auth: LedgerAuthConfig): TokenProvider {

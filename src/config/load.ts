@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { EmulatorConfigSchema, type EmulatorConfig } from './schema.js';
 
 import { ConfigError } from './errors.js';
-import { deepFreeze, operationsFromEnv } from './operations.js';
+import { operationsFromEnv, parsedConfig } from './operations.js';
 
 export { ConfigError };
 
@@ -76,7 +76,7 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   Object.assign(raw, operationsFromEnv(env));
   const parsed = EmulatorConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
-  return deepFreeze(parsed.data);
+  return parsedConfig(parsed.data);
 }
 
 function readText(variable: string, path: string): string {

@@ -24,7 +24,23 @@ export function operationsFromEnv(env: Record<string, string | undefined>): Reco
   return raw;
 }
 
-/** Freezes a parsed configuration all the way down, so no part of the process can change it. */
+const PARSED = Symbol('token-registry parsed configuration');
+
+/**
+ * Marks a configuration as the product of its schema and freezes it all the way down: the loaders
+ * call this once, and `buildEmulator` takes such a configuration as it is instead of parsing it again.
+ */
+export function parsedConfig<T extends object>(config: T): Readonly<T> {
+  Object.defineProperty(config, PARSED, { value: true, enumerable: false });
+  return deepFreeze(config);
+}
+
+/** Whether `config` came out of parsedConfig (so out of its schema). */
+export function isParsedConfig<T extends object>(config: object | undefined): config is Readonly<T> {
+  return config !== undefined && PARSED in config;
+}
+
+/** Freezes a value all the way down, so no part of the process can change it. */
 export function deepFreeze<T>(value: T): Readonly<T> {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);

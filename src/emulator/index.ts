@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
 import type { QualifiedId } from './ledger/types.js';
 import { EmulatorConfigSchema } from '../config/schema.js';
-import { deepFreeze } from '../config/operations.js';
+import { isParsedConfig, parsedConfig } from '../config/operations.js';
 import { createAuthenticator } from './ledger-api/auth.js';
 import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-api/index.js';
 import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.js';
@@ -48,7 +48,8 @@ export interface RunningEmulator {
 
 /** Builds the engine and the ledger API app without listening (for in-process use). */
 export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmulator, 'ledgerUrl' | 'close'> & { config: EmulatorConfig } {
-  const config = deepFreeze(EmulatorConfigSchema.parse(opts.config ?? {}));
+  // The CLI hands over the configuration it loaded (parsed once, frozen); library callers give input.
+  const config = isParsedConfig<EmulatorConfig>(opts.config) ? opts.config : parsedConfig(EmulatorConfigSchema.parse(opts.config ?? {}));
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const engine = new LedgerEngine({
     clock: opts.clock,

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadEmulatorConfig } from '../../../src/config/load.js';
 import { loadRegistryConfig } from '../../../src/serve.js';
+import { buildEmulator } from '../../../src/emulator/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const dir = mkdtempSync(join(tmpdir(), 'tr-ops-config-'));
@@ -44,6 +45,16 @@ describe('configurations are frozen deeply', () => {
     expect(Object.isFrozen(reg.ledger)).toBe(true);
     expect(Object.isFrozen(reg.instruments[0])).toBe(true);
     expect(() => Object.assign(reg.ledger, { url: 'http://elsewhere' })).toThrow(TypeError);
+  });
+});
+
+describe('parsed once', () => {
+  it('the emulator takes the configuration the CLI loaded as it is; input given by a library caller is parsed and frozen', () => {
+    const loaded = loadEmulatorConfig({ DEMO_WORLD: 'false', LOG_LEVEL: 'silent' });
+    expect(buildEmulator({ config: loaded }).config).toBe(loaded);
+    const fromInput = buildEmulator({ config: { demoWorld: false, logLevel: 'silent' } }).config;
+    expect(fromInput.port).toBe(7575);
+    expect(Object.isFrozen(fromInput.auth)).toBe(true);
   });
 });
 
