@@ -157,8 +157,12 @@ function untilSignal(close: () => Promise<void>, drainMs: number): Promise<numbe
         process.exit(1);
       }, drainMs + 5000).unref();
       // Exit explicitly: a library's timer or socket left behind must not keep the process up.
+      const started = Date.now();
       close().then(
-        () => process.exit(0),
+        () => {
+          console.error(`closed in ${Date.now() - started} ms`);
+          process.exit(0);
+        },
         (err: unknown) => {
           console.error('shutdown failed:', err);
           process.exit(1);
