@@ -39,6 +39,8 @@ export interface LoadOptions {
 export interface LoadResult {
   /** Requests completed in the measured window. */
   completed: number;
+  /** Every answer received, warm-up included (each connection waits for its answer before sending again). */
+  answered: number;
   /** Seconds from the start of the measured window to the last completion. */
   elapsedS: number;
   /** Latencies of measured requests, ms, sorted ascending. */
@@ -71,6 +73,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   let lastDone = measureFrom;
   let mismatches = 0;
   let errors = 0;
+  let answered = 0;
   let cpuAtStart: NodeJS.CpuUsage | undefined;
   const cpuTimer = setTimeout(() => (cpuAtStart = process.cpuUsage()), o.warmupMs);
 
@@ -112,6 +115,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
           bodyBytes = dechunk(buf.subarray(headEnd + 4));
         }
         const done = performance.now();
+        answered++;
         const status = Number(head.slice(9, 12));
         if (status !== o.expectStatus || !bodyBytes.equals(expected)) mismatches++;
         if (measured) {
@@ -134,6 +138,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   latencies.sort((a, b) => a - b);
   return {
     completed: latencies.length,
+    answered,
     elapsedS: (lastDone - measureFrom) / 1000,
     latenciesMs: latencies,
     mismatches,
@@ -161,6 +166,7 @@ export function mergeResults(results: LoadResult[]): LoadResult {
   const latencies = results.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
   return {
     completed: results.reduce((s, r) => s + r.completed, 0),
+    answered: results.reduce((s, r) => s + r.answered, 0),
     elapsedS: Math.max(...results.map((r) => r.elapsedS)),
     latenciesMs: latencies,
     mismatches: results.reduce((s, r) => s + r.mismatches, 0),

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 /**
- * CLI entry: `token-registry emulate | token | config`.
+ * CLI entry: `token-registry emulate | serve | token | config`.
  *  - emulate: starts the emulated stack with the demo world and prints its URLs.
  *  - token:   mints an HS256 dev token (`token --sub alice --secret unsafe [--aud ...]`).
- *  - config:  prints the configuration schema (JSON Schema) or the effective config.
+ *  - serve:   the registry for an instrument admin against its participant.
+ *  - config:  prints the configuration schemas (JSON Schema, one per mode) or the effective config.
  */
 import { parseArgs } from 'node:util';
+import pino, { type Logger } from 'pino';
 import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
+import { RegistryConfigSchema } from './config/registry.js';
 import { startStack } from './stack.js';
 import { DurableState } from './emulator/ledger/durability/durable-state.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
@@ -25,14 +28,20 @@ commands:
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT,
                      RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES override it)
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
-  config schema      print the configuration's JSON Schema
-  config show        print the effective configuration (from the environment)
+  config schema [serve|emulate]
+                     print the configuration's JSON Schema of both modes (or of one)
+  config show [serve|emulate]
+                     print the effective configuration (emulate by default; secrets redacted)
 
 environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), HOST (127.0.0.1),
   PARTICIPANTS (1; 2 adds participant2 on PARTICIPANT2_PORT, 7579), STATE_DIR, STATE_SNAPSHOT_EVERY (10000),
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
-  LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL`;
+  LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL
+
+environment (both): CORS_ORIGINS (browser origins allowed to call the registry, comma-separated, or *),
+  SHUTDOWN_DRAIN_MS (10000: longest wait for requests in flight on SIGTERM/SIGINT), LOG_LEVEL (info: one
+  access-log line per request; warn: only failures)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -68,7 +77,7 @@ async function emulate(args: string[]): Promise<number> {
   if (upstreams.ledger.mode === 'proxy') {
     throw new ConfigError('LEDGER_UPSTREAM=proxy is for `serve`: `emulate` runs its own ledger node (set LEDGER_URL for serve)');
   }
-  const stack = await startStack({ config, redisUrl: config.redisUrl, upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
+  const stack = await startStack({ config, logger: processLogger(config.logLevel), redisUrl: config.redisUrl, upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
   const rows = [
     ['service', 'url'],
     ['ledger JSON API v2', stack.ledgerUrl],
@@ -110,12 +119,7 @@ async function emulate(args: string[]): Promise<number> {
       : 'state: in memory only (set STATE_DIR to keep the world across restarts)',
   );
   process.stdout.write(`${lines.join('\n')}\n`);
-  const stop = () => {
-    void stack.close().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return new Promise<number>(() => {});
+  return untilSignal(() => stack.close(), config.shutdownDrainMs);
 }
 
 async function serveRegistry(): Promise<number> {
@@ -130,6 +134,7 @@ async function serveRegistry(): Promise<number> {
   // up, live but never ready (an orchestrator restarts or reports the process).
   const running = await startRegistry(config, {
     upstreams,
+    logger: processLogger(config.logLevel),
     onFatal: (err) => {
       console.error(`configuration error: ${err.message}`);
       process.exit(1);
@@ -149,12 +154,54 @@ async function serveRegistry(): Promise<number> {
         .map((api) => [`${api} (${describeUpstream(upstreams[api])})`, api === 'ledger' ? `${running.url}/v2` : `${running.url}/api/${api}`]),
     ])}\n`,
   );
-  const stop = () => {
-    void running.close().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return new Promise<number>(() => {});
+  return untilSignal(() => running.close(), config.shutdownDrainMs);
+}
+
+/**
+ * The process's logger: JSON lines on stdout, written asynchronously so that a busy server does
+ * not make one write system call per access-log line (pino's asynchronous destination coalesces
+ * the lines written while a write is in flight, and flushes what is pending when the process exits).
+ */
+function processLogger(level: string): Logger {
+  return pino({ level }, pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * Graceful shutdown on SIGTERM (orchestrators) or SIGINT (Ctrl-C): `close` stops accepting, drains
+ * the requests in flight for at most `drainMs`, then closes Redis, the ledger tails and the
+ * websockets; the exit code is 0 once that is done. A second signal, or a close that overruns the
+ * drain time by 5 s, exits at once with 1.
+ */
+function untilSignal(close: () => Promise<void>, drainMs: number): Promise<number> {
+  return new Promise<number>(() => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        console.error(`${signal} again: exiting without waiting for the drain`);
+        process.exit(1);
+      }
+      stopping = true;
+      console.error(`${signal}: draining requests in flight (up to ${drainMs} ms), then closing`);
+      setTimeout(() => {
+        console.error('shutdown took too long: exiting');
+        process.exit(1);
+      }, drainMs + 5000).unref();
+      // Exit explicitly: a library's timer or socket left behind must not keep the process up.
+      const started = Date.now();
+      close().then(
+        () => {
+          console.error(`closed in ${Date.now() - started} ms`);
+          process.exit(0);
+        },
+        (err: unknown) => {
+          console.error('shutdown failed:', err);
+          process.exit(1);
+        },
+      );
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
 
 async function token(args: string[]): Promise<number> {
@@ -190,16 +237,26 @@ async function token(args: string[]): Promise<number> {
 }
 
 function config(args: string[]): number {
+  const mode = args[1];
+  if (mode !== undefined && mode !== 'serve' && mode !== 'emulate') {
+    console.error('usage: token-registry config schema|show [serve|emulate]');
+    return 2;
+  }
   if (args[0] === 'schema') {
-    console.log(JSON.stringify(z.toJSONSchema(EmulatorConfigSchema, { io: 'input' }), null, 2));
+    // One schema per mode: `serve` reads REGISTRY_CONFIG_FILE (+ env overrides), `emulate` the environment.
+    const schemas = {
+      serve: z.toJSONSchema(RegistryConfigSchema, { io: 'input' }),
+      emulate: z.toJSONSchema(EmulatorConfigSchema, { io: 'input' }),
+    };
+    console.log(JSON.stringify(mode ? schemas[mode] : schemas, null, 2));
     return 0;
   }
   if (args[0] === 'show') {
-    const c = loadEmulatorConfig();
+    const c = mode === 'serve' ? loadRegistryConfig() : loadEmulatorConfig();
     console.log(JSON.stringify(c, redactSecrets, 2));
     return 0;
   }
-  console.error('usage: token-registry config schema|show');
+  console.error('usage: token-registry config schema|show [serve|emulate]');
   return 2;
 }
 

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { createCache } from './cache/index.js';
 import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from './config/registry.js';
 import { ConfigError } from './config/errors.js';
+import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
@@ -23,15 +24,20 @@ import { LedgerError, LedgerUnavailableError } from './ledger/errors.js';
 import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
-import { listenRegistry } from './registry/server.js';
 import { RateLimiter } from './http/rate-limit.js';
+import { applyServerLimits } from './http/server-limits.js';
+import { registryRequestListener, registryRouteOf } from './registry/server.js';
+import { corsPolicy } from './http/cors.js';
+import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
+import { createRequestContexts } from './http/request-context.js';
+import { startService } from './http/service.js';
 import { createProxyApp } from './proxy/index.js';
 import type { UpstreamsConfig } from './config/upstreams.js';
 
 type Env = Record<string, string | undefined>;
 
 /** Reads REGISTRY_CONFIG_FILE (JSON) and applies the environment overrides; clear errors. */
-export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
+export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryConfig> {
   const file = env.REGISTRY_CONFIG_FILE;
   if (!file) throw new ConfigError('REGISTRY_CONFIG_FILE is not set: point it at the registry configuration (JSON)');
   let raw: Record<string, unknown>;
@@ -53,9 +59,10 @@ export function loadRegistryConfig(env: Env = process.env): RegistryConfig {
   if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
   if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
   merged.limits = limitsFromEnv(raw.limits, env);
+  Object.assign(merged, operationsFromEnv(env));
   const parsed = RegistryConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
-  return parsed.data;
+  return parsedConfig(parsed.data);
 }
 
 /** RATE_LIMIT_RPS (0 = off), RATE_LIMIT_BURST and MAX_BODY_BYTES override `limits` of the file. */
@@ -85,6 +92,9 @@ export function tokenProviderOf(auth: LedgerAuthConfig): TokenProvider {
 export interface RunningRegistry {
   registry: Registry;
   url: string;
+  /** This service's Prometheus metrics (served at `/metrics`). */
+  metrics: ServiceMetrics;
+  /** Stops accepting, drains requests in flight (at most `shutdownDrainMs`), then closes the index and the cache. */
   close(): Promise<void>;
 }
 
@@ -104,7 +114,7 @@ export function credentialsRejected(err: Error, config: RegistryConfig): ConfigE
 }
 
 export async function startRegistry(
-  config: RegistryConfig,
+  config: Readonly<RegistryConfig>,
   deps: {
     logger?: Logger;
     clock?: Clock;
@@ -120,6 +130,8 @@ export async function startRegistry(
   } = {},
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
+  const metrics = new ServiceMetrics({ service: 'registry', processMetrics: true });
+  const contexts = createRequestContexts();
   const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
   const ledger = new LedgerClient({
     baseUrl: config.ledger.url,
@@ -127,9 +139,12 @@ export async function startRegistry(
     timeoutMs: config.ledger.timeoutMs,
     fetch: deps.fetch,
     logger: logger.child({ module: 'ledger-client' }),
+    contextHeaders: contexts.outgoingHeaders,
+    onCall: ledgerCallMetrics(metrics.registry),
   });
   const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) });
   let close: () => Promise<void> = async () => undefined;
+  cacheMetrics(metrics.registry, cache);
   const registry = createRegistry({
     admin: config.adminParty,
     instruments: config.instruments,
@@ -152,6 +167,7 @@ export async function startRegistry(
     },
     limits: config.limits,
   });
+  indexMetrics(metrics.registry, registry.index);
   const health = new Hono();
   health.get('/livez', (c) => c.body(null, 200));
   health.get('/readyz', (c) => {
@@ -181,16 +197,22 @@ export async function startRegistry(
   health.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   // Listen first (liveness), then load the index; until then /readyz says 503.
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, rateLimit } = config.limits;
-  const listening = await listenRegistry(registry.http, config.port, config.host, health, {
-    limits: { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections },
-    rateLimiter: new RateLimiter(rateLimit),
+  const listening = await startService({
+    port: config.port,
+    host: config.host,
+    handler: { listener: registryRequestListener(registry.http, health, new RateLimiter(rateLimit)), routeOf: registryRouteOf(registry.http, health) },
+    metrics,
+    logger,
+    contexts,
+    cors: corsPolicy({ origins: config.corsOrigins }),
+    onServer: (server) => applyServerLimits(server, { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections }),
   });
   let closed = false;
   close = async () => {
     if (closed) return;
     closed = true;
+    await listening.close({ drainMs: config.shutdownDrainMs });
     await registry.stop();
-    await listening.close();
     await cache.close();
   };
   try {
@@ -199,5 +221,5 @@ export async function startRegistry(
     await close();
     throw credentialsRejected(err as Error, config);
   }
-  return { registry, url: listening.url, close };
+  return { registry, url: listening.url, metrics, close };
 }

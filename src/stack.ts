@@ -6,15 +6,12 @@
  * real participant (in process, through `app.request`), so every run exercises the production
  * code path (DESIGN.md). Scan and validator can each be proxied to a real upstream instead.
  */
-import { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import pino, { type Logger } from 'pino';
 import { createCache } from './cache/index.js';
 import type { EmulatorConfig } from './config/schema.js';
 import type { UpstreamMode } from './config/upstreams.js';
-import { buildEmulator, type StartEmulatorOptions } from './emulator/index.js';
+import { buildEmulator, serveLedger, type StartEmulatorOptions } from './emulator/index.js';
 import type { LedgerEngine } from './emulator/ledger/engine.js';
 import type { LedgerApp } from './emulator/ledger-api/app.js';
 import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
@@ -22,6 +19,7 @@ import { createScanApp, ScanService } from './emulator/scan/index.js';
 import { createValidatorApp } from './emulator/validator/index.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { answerWhenDurable, type DurableState } from './emulator/ledger/durability/durable-state.js';
+import { applyServerLimits } from './http/server-limits.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
 import { inProcessFetch } from './ledger/in-process.js';
@@ -29,8 +27,13 @@ import { createProxyApp } from './proxy/index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
-import { listenRegistry } from './registry/server.js';
-import { applyServerLimits, type ClientErrorShape } from './http/server-limits.js';
+import { registryRequestListener, registryRouteOf } from './registry/server.js';
+import type { Cache } from './cache/cache.js';
+import { corsPolicy, type CorsPolicy } from './http/cors.js';
+import type { Listening } from './http/listen.js';
+import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
+import { createRequestContexts, type RequestContexts } from './http/request-context.js';
+import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/service.js';
 
 export interface StackOptions extends StartEmulatorOptions {
@@ -74,32 +77,6 @@ export interface RunningStack {
   close(): Promise<void>;
 }
 
-async function listen(
-  fetch: (req: Request) => Response | Promise<Response>,
-  port: number,
-  host: string,
-  onListening?: (server: HttpServer) => void,
-  errorShape: ClientErrorShape = 'json',
-): Promise<{ url: string; close(): Promise<void> }> {
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
-    s.once('error', reject);
-  });
-  if (!(server instanceof HttpServer)) throw new Error('expected an HTTP/1.1 server');
-  applyServerLimits(server, {}, errorShape);
-  onListening?.(server);
-  const { port: bound } = server.address() as AddressInfo;
-  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return {
-    url: `http://${h.includes(':') ? `[${h}]` : h}:${bound}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
-  };
-}
-
 /** The token a registry reads the emulated ledger with (the admin's own user). */
 function tokenFor(config: EmulatorConfig, user: string): TokenProvider {
   if (config.auth.mode === 'none') return noAuth;
@@ -110,12 +87,14 @@ function tokenFor(config: EmulatorConfig, user: string): TokenProvider {
 }
 
 /** A ledger client reading the emulated ledger in process. */
-function inProcessLedger(app: LedgerApp, tokenProvider: TokenProvider, logger: Logger): LedgerClient {
+function inProcessLedger(app: LedgerApp, tokenProvider: TokenProvider, logger: Logger, contexts: RequestContexts, metrics: ServiceMetrics): LedgerClient {
   return new LedgerClient({
     baseUrl: 'http://emulated-ledger',
     tokenProvider,
     fetch: inProcessFetch(app),
     logger: logger.child({ module: 'ledger-client' }),
+    contextHeaders: contexts.outgoingHeaders,
+    onCall: ledgerCallMetrics(metrics.registry),
   });
 }
 
@@ -123,136 +102,170 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const built = buildEmulator(opts);
   const { config, engine } = built;
   const logger: Logger = opts.logger ?? pino({ level: config.logLevel });
-  const closers: Array<() => Promise<void>> = [];
-  // Closed last (closers run in reverse): a final snapshot once no server takes requests.
-  closers.push(async () => built.durable?.close());
+  const contexts = createRequestContexts();
+  const cors = corsPolicy({ origins: config.corsOrigins });
+  // Scan's own API answers CORS itself (any origin, as Splice's scan does); CORS_ORIGINS is for
+  // the registry, which the scan host serves at its root.
+  const scanHostCors: CorsPolicy | undefined = cors && { decide: (method, path, headers) => (path.startsWith('/api/scan') ? undefined : cors.decide(method, path, headers)) };
+  const servers: Array<{ listening: Listening; beforeCut?: () => void }> = [];
   const registries: Registry[] = [];
-  const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[]) => {
+  const caches: Cache[] = [];
+  // Every server bounds what it reads (src/http/server-limits.ts); their APIs answer JSON errors.
+  const serve = (o: Omit<ServiceOptions, 'logger' | 'contexts' | 'host'>) =>
+    startService({ onServer: (server) => applyServerLimits(server), ...o, host: config.host, logger, contexts });
+  const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[], metrics: ServiceMetrics) => {
+    const cache = createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) });
+    caches.push(cache);
+    cacheMetrics(metrics.registry, cache);
     const r = createRegistry({
       admin,
       instruments,
       recipes: builtInRecipes({ amuletCompat: config.amuletRegistryCompat }),
-      ledger: inProcessLedger(built.app, tokenFor(config, user), logger),
-      cache: createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) }),
+      ledger: inProcessLedger(built.app, tokenFor(config, user), logger, contexts, metrics),
+      cache,
       clock: engine.clock,
       logger,
       pollIdleMs: 50,
       ledgerEndHint: () => engine.ledgerEnd(),
     });
+    indexMetrics(metrics.registry, r.index);
     await r.start();
     registries.push(r);
     return r;
   };
-
-  // The ledger's websocket channels share its HTTP server, as on a participant.
-  const participants: StackParticipant[] = [];
-  for (const [i, p] of built.participants.entries()) {
-    const port = i === 0 ? config.port : config.participant2Port;
-    const ledger = await listen(answerWhenDurable(built.durable, p.app.fetch), port, config.host, (server) => p.streams.attach(server), 'text');
-    closers.push(async () => {
-      p.streams.close();
-      await ledger.close();
-    });
-    participants.push({ participantId: p.engine.participantId, engine: p.engine, ledgerUrl: ledger.url, ledgerStreams: p.streams });
-  }
-  const ledger = { url: participants[0]!.ledgerUrl };
-  const seeded = built.seeded;
-  const userOf = (party: string) => seeded!.parties.find((p) => p.party === party)!.userId;
-
-  // The demo admin's token-standard registry.
-  let registry: Registry | undefined;
-  let registryUrl: string | undefined;
-  const first = seeded?.instruments[0];
-  if (seeded && first) {
-    const admin = first.adminParty;
-    const instruments: InstrumentConfig[] = seeded.instruments
-      .filter((i) => i.adminParty === admin)
-      .map((i) => ({ id: i.id, name: i.name, symbol: i.symbol, decimals: i.decimals, recipe: i.token, totalSupply: 'ledger' }));
-    registry = await newRegistry(admin, userOf(admin), instruments);
-    const server = await listenRegistry(registry.http, opts.registryPort ?? config.registryPort, config.host);
-    closers.push(server.close);
-    registryUrl = server.url;
-  }
-
-  // Scan (and the Amulet registry at the root of its host), emulated or proxied.
-  let scan: ScanService | undefined;
-  let amuletRegistry: Registry | undefined;
-  let scanUrl: string | undefined;
-  const scanMode = opts.upstreams?.scan ?? { mode: 'emulate' };
-  const scanPort = opts.scanPort ?? config.scanPort;
-  if (scanMode.mode === 'proxy') {
-    const host = new Hono();
-    host.route('/api/scan', createProxyApp({ upstream: scanMode, api: 'scan', mountPath: '/api/scan', logger }));
-    // Scan serves the Amulet registry at the root of its host: forward /registry/... there too.
-    const root = scanMode.url.replace(/\/api\/scan$/, '');
-    if (root !== scanMode.url) {
-      host.route('/', createProxyApp({ upstream: { ...scanMode, url: root }, api: 'scan', mountPath: '', logger }));
-    }
-    const s = await listen(host.fetch, scanPort, config.host);
-    closers.push(s.close);
-    scanUrl = s.url;
-  } else if (seeded?.amulet) {
-    const dso = seeded.amulet.dso;
-    scan = new ScanService({ engine, dsoParty: dso, logger: logger.child({ module: 'scan' }) });
-    const scanApp = createScanApp({ service: scan, logger });
-    amuletRegistry = await newRegistry(dso, userOf(dso), [{ ...amuletInstrumentConfig(), totalSupply: 'ledger' }]);
-    const host = new Hono();
-    host.route('/', scanApp);
-    host.route('/', amuletRegistry.app);
-    host.notFound((c) =>
-      c.req.path.startsWith('/api/scan')
-        ? c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404)
-        : c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404),
-    );
-    const s = await listenRegistry(amuletRegistry.http, scanPort, config.host, host);
-    closers.push(s.close);
-    scanUrl = s.url;
-  }
-
-  // The validator (wallet, scan-proxy with the Amulet registry), emulated or proxied.
-  let validatorUrl: string | undefined;
-  const validatorMode = opts.upstreams?.validator ?? { mode: 'emulate' };
-  const validatorPort = opts.validatorPort ?? config.validatorPort;
-  if (validatorMode.mode === 'proxy') {
-    const proxy = createProxyApp({ upstream: validatorMode, api: 'validator', mountPath: '/api/validator', logger });
-    const s = await listen(proxy.fetch, validatorPort, config.host);
-    closers.push(s.close);
-    validatorUrl = s.url;
-  } else if (seeded?.amulet) {
-    if (!scan) {
-      throw new Error('an emulated validator needs the emulated scan: set VALIDATOR_UPSTREAM=proxy:<url> too when scan is proxied');
-    }
-    const validatorApp = createValidatorApp({
-      engine,
-      dso: seeded.amulet.dso,
-      scan,
-      registryApp: amuletRegistry?.app,
-      validatorParty: seeded.amulet.validator,
-      validatorUser: seeded.amulet.validatorUser,
-      auth: config.validatorAuth,
-      logger: logger.child({ module: 'validator' }),
-    });
-    const s = await listen(answerWhenDurable(built.durable, validatorApp.fetch), validatorPort, config.host);
-    closers.push(s.close);
-    validatorUrl = s.url;
-  }
-
-  return {
-    engine,
-    ledgerUrl: ledger.url,
-    participants,
-    durable: built.durable,
-    ledgerStreams: built.streams,
-    validatorUrl,
-    registryUrl,
-    registry,
-    scanUrl,
-    scan,
-    amuletRegistry,
-    seeded,
-    close: async () => {
-      for (const r of registries) await r.stop();
-      for (const c of closers.reverse()) await c();
-    },
+  const close = async (drainMs: number) => {
+    // Stop accepting everywhere and drain in parallel; then the registries' index tails, the
+    // caches (Redis connections) and, through beforeCut, the ledger's websockets.
+    await Promise.all(servers.map((s) => s.listening.close({ drainMs, beforeCut: s.beforeCut })));
+    for (const r of registries) await r.stop();
+    for (const c of caches) await c.close();
+    // A final snapshot once no server takes requests.
+    built.durable?.close();
   };
+
+  try {
+    // The ledger's websocket channels share its HTTP server, as on a participant.
+    const participants: StackParticipant[] = [];
+    for (const [i, p] of built.participants.entries()) {
+      const port = i === 0 ? config.port : config.participant2Port;
+      const ledger = await serveLedger(p, { port, host: config.host, logger, contexts, durable: built.durable });
+      servers.push({ listening: ledger.listening, beforeCut: () => p.streams.close() });
+      participants.push({ participantId: p.engine.participantId, engine: p.engine, ledgerUrl: ledger.listening.url, ledgerStreams: p.streams });
+    }
+    const seeded = built.seeded;
+    const userOf = (party: string) => seeded!.parties.find((p) => p.party === party)!.userId;
+
+    // The demo admin's token-standard registry.
+    let registry: Registry | undefined;
+    let registryUrl: string | undefined;
+    const first = seeded?.instruments[0];
+    if (seeded && first) {
+      const admin = first.adminParty;
+      const instruments: InstrumentConfig[] = seeded.instruments
+        .filter((i) => i.adminParty === admin)
+        .map((i) => ({ id: i.id, name: i.name, symbol: i.symbol, decimals: i.decimals, recipe: i.token, totalSupply: 'ledger' }));
+      const metrics = new ServiceMetrics({ service: 'registry' });
+      registry = await newRegistry(admin, userOf(admin), instruments, metrics);
+      const s = await serve({
+        port: opts.registryPort ?? config.registryPort,
+        handler: { listener: registryRequestListener(registry.http), routeOf: registryRouteOf(registry.http) },
+        metrics,
+        cors,
+      });
+      servers.push({ listening: s });
+      registryUrl = s.url;
+    }
+
+    // Scan (and the Amulet registry at the root of its host), emulated or proxied.
+    let scan: ScanService | undefined;
+    let amuletRegistry: Registry | undefined;
+    let scanUrl: string | undefined;
+    const scanMode = opts.upstreams?.scan ?? { mode: 'emulate' };
+    const scanPort = opts.scanPort ?? config.scanPort;
+    if (scanMode.mode === 'proxy') {
+      const host = new Hono();
+      host.route('/api/scan', createProxyApp({ upstream: scanMode, api: 'scan', mountPath: '/api/scan', logger }));
+      // Scan serves the Amulet registry at the root of its host: forward /registry/... there too.
+      const root = scanMode.url.replace(/\/api\/scan$/, '');
+      if (root !== scanMode.url) {
+        host.route('/', createProxyApp({ upstream: { ...scanMode, url: root }, api: 'scan', mountPath: '', logger }));
+      }
+      const s = await serve({ port: scanPort, handler: host, metrics: new ServiceMetrics({ service: 'scan' }), cors: scanHostCors });
+      servers.push({ listening: s });
+      scanUrl = s.url;
+    } else if (seeded?.amulet) {
+      const dso = seeded.amulet.dso;
+      scan = new ScanService({ engine, dsoParty: dso, logger: logger.child({ module: 'scan' }) });
+      const scanApp = createScanApp({ service: scan, logger });
+      const metrics = new ServiceMetrics({ service: 'scan' });
+      amuletRegistry = await newRegistry(dso, userOf(dso), [{ ...amuletInstrumentConfig(), totalSupply: 'ledger' }], metrics);
+      const host = new Hono();
+      host.route('/', scanApp);
+      host.route('/', amuletRegistry.app);
+      host.notFound((c) =>
+        c.req.path.startsWith('/api/scan')
+          ? c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404)
+          : c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404),
+      );
+      const s = await serve({
+        port: scanPort,
+        handler: { listener: registryRequestListener(amuletRegistry.http, host), routeOf: registryRouteOf(amuletRegistry.http, host) },
+        metrics,
+        cors: scanHostCors,
+      });
+      servers.push({ listening: s });
+      scanUrl = s.url;
+    }
+
+    // The validator (wallet, scan-proxy with the Amulet registry), emulated or proxied.
+    let validatorUrl: string | undefined;
+    const validatorMode = opts.upstreams?.validator ?? { mode: 'emulate' };
+    const validatorPort = opts.validatorPort ?? config.validatorPort;
+    if (validatorMode.mode === 'proxy') {
+      const proxy = createProxyApp({ upstream: validatorMode, api: 'validator', mountPath: '/api/validator', logger });
+      const s = await serve({ port: validatorPort, handler: proxy, metrics: new ServiceMetrics({ service: 'validator' }) });
+      servers.push({ listening: s });
+      validatorUrl = s.url;
+    } else if (seeded?.amulet) {
+      if (!scan) {
+        throw new Error('an emulated validator needs the emulated scan: set VALIDATOR_UPSTREAM=proxy:<url> too when scan is proxied');
+      }
+      const validatorApp = createValidatorApp({
+        engine,
+        dso: seeded.amulet.dso,
+        scan,
+        registryApp: amuletRegistry?.app,
+        validatorParty: seeded.amulet.validator,
+        validatorUser: seeded.amulet.validatorUser,
+        auth: config.validatorAuth,
+        logger: logger.child({ module: 'validator' }),
+      });
+      const s = await serve({
+        port: validatorPort,
+        handler: { fetch: answerWhenDurable(built.durable, validatorApp.fetch), router: validatorApp.router },
+        metrics: new ServiceMetrics({ service: 'validator' }),
+      });
+      servers.push({ listening: s });
+      validatorUrl = s.url;
+    }
+
+    return {
+      engine,
+      ledgerUrl: participants[0]!.ledgerUrl,
+      participants,
+      durable: built.durable,
+      ledgerStreams: built.streams,
+      validatorUrl,
+      registryUrl,
+      registry,
+      scanUrl,
+      scan,
+      amuletRegistry,
+      seeded,
+      close: () => close(config.shutdownDrainMs),
+    };
+  } catch (e) {
+    await close(0);
+    throw e;
+  }
 }

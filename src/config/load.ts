@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EmulatorConfigSchema, type EmulatorConfig } from './schema.js';
 
 import { ConfigError } from './errors.js';
+import { operationsFromEnv, parsedConfig } from './operations.js';
 
 export { ConfigError };
 
@@ -76,9 +77,10 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
     throw new ConfigError(`LEDGER_AUTH must be "none", "jwt" or "localnet", got "${mode}"`);
   }
 
+  Object.assign(raw, operationsFromEnv(env));
   const parsed = EmulatorConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
-  return Object.freeze(parsed.data);
+  return parsedConfig(parsed.data);
 }
 
 function readText(variable: string, path: string): string {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { parseRedisUrl } from '../cache/redis-cache.js';
 import { RegistryLimitsSchema } from '../http/limits.js';
+import { OperationsConfigShape } from './operations.js';
 
 /**
  * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
@@ -93,6 +94,7 @@ export const RegistryConfigSchema = z
     amuletCompat: AmuletRegistryCompatSchema.default('current'),
     /** What the server reads from clients: body size, JSON depth, timeouts, connections, rate limit. */
     limits: RegistryLimitsSchema.prefault({}),
+    ...OperationsConfigShape,
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AuthConfigSchema } from '../emulator/ledger-api/auth.js';
 import { DemoWorldSchema } from '../emulator/seed.js';
 import { AmuletRegistryCompatSchema } from './registry.js';
+import { OperationsConfigShape } from './operations.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -106,6 +107,7 @@ export const EmulatorConfigSchema = z.object({
   amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe('AMULET_REGISTRY_COMPAT: current or legacy'),
   /** Templates of Daml models the emulator does not implement (signatories/observers by field path). */
   declaredTemplates: z.array(DeclaredTemplateConfigSchema).default([]).describe('DECLARED_TEMPLATES (JSON) or DECLARED_TEMPLATES_FILE'),
+  ...OperationsConfigShape,
 });
 export type EmulatorConfig = z.infer<typeof EmulatorConfigSchema>;
 /** The configuration as given (defaults optional, `auth` may be the `localnet` preset). */

@@ -209,6 +209,15 @@ export class ContractIndex {
   }
 
   /**
+   * How many offsets the index is behind the ledger end (0 when current). Asks the ledger for its
+   * end unless it is known in process (`ledgerEndHint`).
+   */
+  async lag(): Promise<number> {
+    const end = this.opts.ledgerEndHint ? this.opts.ledgerEndHint() : await this.opts.ledger.ledgerEnd();
+    return Math.max(0, end - this.offset);
+  }
+
+  /**
    * Loads the ACS snapshot (retrying with backoff while the ledger is unreachable), then follows
    * the update stream in the background. Resolves when the first snapshot is loaded; rejects when
    * the ledger rejects the credentials or the index is stopped first.

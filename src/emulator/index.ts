@@ -8,15 +8,13 @@
  * reassignment), at most two participants (synchronizer.ts lists what multi-hosting lacks), no
  * pruning, no Daml-LF evaluation (templates are native TypeScript or declared).
  */
-import { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { applyServerLimits } from '../http/server-limits.js';
 import pino, { type Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
 import type { QualifiedId } from './ledger/types.js';
 import { EmulatorConfigSchema } from '../config/schema.js';
+import { isParsedConfig, parsedConfig } from '../config/operations.js';
 import { createAuthenticator } from './ledger-api/auth.js';
 import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-api/index.js';
 import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.js';
@@ -25,6 +23,10 @@ import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
 import { answerWhenDurable, DurableState } from './ledger/durability/durable-state.js';
 import type { Clock } from '../canton/clock.js';
+import type { Listening } from '../http/listen.js';
+import { gaugeOf, ServiceMetrics } from '../http/metrics.js';
+import { createRequestContexts, type RequestContexts } from '../http/request-context.js';
+import { startService } from '../http/service.js';
 
 export interface StartEmulatorOptions {
   /** Parsed with the config schema: defaults fill what is left out (`auth: { mode: 'localnet' }` works). */
@@ -59,7 +61,8 @@ export interface RunningEmulator extends ParticipantNode {
 
 /** Builds the engine and the ledger API app without listening (for in-process use). */
 export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmulator, 'ledgerUrl' | 'ledgerUrls' | 'close'> & { config: EmulatorConfig } {
-  const config = EmulatorConfigSchema.parse(opts.config ?? {});
+  // The CLI hands over the configuration it loaded (parsed once, frozen); library callers give input.
+  const config = isParsedConfig<EmulatorConfig>(opts.config) ? opts.config : parsedConfig(EmulatorConfigSchema.parse(opts.config ?? {}));
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const engine = new LedgerEngine({
     clock: opts.clock,
@@ -122,40 +125,48 @@ function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface'
   return { packageId, packageName: d.packageName, moduleName: d.moduleName, entityName: d.entityName };
 }
 
+/** Serves the emulated ledger's JSON API and its websocket channels on one port, as a participant does. */
+export async function serveLedger(
+  node: Pick<ParticipantNode, 'app' | 'streams'>,
+  opts: { port: number; host: string; logger: Logger; contexts?: RequestContexts; durable?: DurableState },
+): Promise<{ listening: Listening; metrics: ServiceMetrics }> {
+  const metrics = new ServiceMetrics({ service: 'ledger', processMetrics: true });
+  gaugeOf(metrics.registry, 'ledger_websocket_subscribers', 'Open websocket subscriptions of the ledger API', () => node.streams.size);
+  const listening = await startService({
+    port: opts.port,
+    host: opts.host,
+    // With durable state, an answer waits until the changes it made are on disk.
+    handler: { fetch: answerWhenDurable(opts.durable, node.app.fetch), router: node.app.router },
+    metrics,
+    logger: opts.logger,
+    contexts: opts.contexts ?? createRequestContexts(),
+    onServer: (server) => {
+      applyServerLimits(server, {}, 'text');
+      node.streams.attach(server);
+    },
+  });
+  return { listening, metrics };
+}
+
 export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningEmulator> {
   const built = buildEmulator(opts);
   const { config } = built;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const listening: Array<{ url: string; close(): Promise<void> }> = [];
-  const closeAll = async () => {
-    for (const l of listening.reverse()) await l.close();
+  const logger = opts.logger ?? pino({ level: config.logLevel });
+  const contexts = createRequestContexts();
+  const listening: Listening[] = [];
+  const closeAll = async (drainMs: number) => {
+    await Promise.all(listening.map((l, i) => l.close({ drainMs, beforeCut: () => built.participants[i]!.streams.close() })));
     built.durable?.close();
   };
   try {
     for (const [i, p] of built.participants.entries()) {
       const port = i === 0 ? config.port : config.participant2Port;
-      const server: ServerType = await new Promise((resolve, reject) => {
-        const s = serve({ fetch: answerWhenDurable(built.durable, p.app.fetch), port, hostname: config.host }, () => resolve(s));
-        s.once('error', reject);
-      });
-      if (!(server instanceof HttpServer)) throw new Error('the ledger API is served over HTTP/1.1');
-      applyServerLimits(server, {}, 'text');
-      p.streams.attach(server);
-      const { port: bound } = server.address() as AddressInfo;
-      listening.push({
-        url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
-        close: () =>
-          new Promise<void>((resolve, reject) => {
-            p.streams.close();
-            server.close((err) => (err ? reject(err) : resolve()));
-            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-          }),
-      });
+      listening.push((await serveLedger(p, { port, host: config.host, logger, contexts, durable: built.durable })).listening);
     }
   } catch (e) {
-    await closeAll();
+    await closeAll(0);
     throw e;
   }
   const ledgerUrls = listening.map((l) => l.url);
-  return { ...built, ledgerUrl: ledgerUrls[0]!, ledgerUrls, close: closeAll };
+  return { ...built, ledgerUrl: ledgerUrls[0]!, ledgerUrls, close: () => closeAll(config.shutdownDrainMs) };
 }

@@ -84,6 +84,23 @@ export interface LedgerClientOptions {
   listPageSize?: number;
   /** `maxPageSize` of `active-contracts-page` requests (default 1000). */
   acsPageSize?: number;
+  /**
+   * Headers that carry the caller's request context (`x-request-id`, `traceparent`) to the node,
+   * read on every attempt; see http/request-context.ts.
+   */
+  contextHeaders?: () => Record<string, string>;
+  /** Observes every attempt (metrics). */
+  onCall?: (call: LedgerCall) => void;
+}
+
+/** One attempt of a call, as reported to `onCall`. */
+export interface LedgerCall {
+  method: string;
+  /** The endpoint path without query string (`/v2/updates`): never carries an id. */
+  path: string;
+  /** The HTTP status, or `network` / `timeout` / `auth` when no answer came. */
+  outcome: string;
+  seconds: number;
 }
 
 /** Which parties' view to read, and which contracts. */
@@ -178,6 +195,8 @@ export class LedgerClient {
   private listPageSize: number;
   private readonly acsPageSize: number;
   private acs: AcsPaging = 'unknown';
+  private readonly contextHeaders: (() => Record<string, string>) | undefined;
+  private readonly onCall: ((call: LedgerCall) => void) | undefined;
 
   constructor(opts: LedgerClientOptions) {
     let url: URL;
@@ -197,6 +216,8 @@ export class LedgerClient {
     this.maxDelayMs = Math.max(this.baseDelayMs, opts.retry?.maxDelayMs ?? 1000);
     this.listPageSize = Math.max(1, Math.floor(opts.listPageSize ?? 200));
     this.acsPageSize = Math.max(1, Math.floor(opts.acsPageSize ?? 1000));
+    this.contextHeaders = opts.contextHeaders;
+    this.onCall = opts.onCall;
   }
 
   /** How the ACS is read from this node: `page` (3.5.10+), `list-token` (3.5.0-3.5.9), `list-whole` (3.4), or not yet known. */
@@ -491,6 +512,7 @@ export class LedgerClient {
     try {
       token = await this.tokenProvider.token();
     } catch (e) {
+      this.onCall?.({ method, path: endpointOf(path), outcome: 'auth', seconds: 0 });
       throw new LedgerUnavailableError({
         reason: 'auth',
         message: `could not obtain a ledger access token: ${(e as Error).message}`,
@@ -499,7 +521,7 @@ export class LedgerClient {
         ...where,
       });
     }
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { Accept: 'application/json', ...this.contextHeaders?.() };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 
@@ -513,6 +535,7 @@ export class LedgerClient {
       res = await this.doFetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
       text = await res.text();
     } catch (e) {
+      this.onCall?.({ method, path: endpointOf(path), outcome: timeout.aborted ? 'timeout' : opts.signal?.aborted ? 'aborted' : 'network', seconds: (performance.now() - started) / 1000 });
       if (opts.signal?.aborted) throw opts.signal.reason ?? e;
       if (timeout.aborted) {
         throw new LedgerUnavailableError({ reason: 'timeout', message: `ledger did not answer ${method} ${path} within ${timeoutMs} ms`, error: e, ...where });
@@ -521,6 +544,7 @@ export class LedgerClient {
       throw new LedgerUnavailableError({ reason: 'network', message: `ledger unreachable for ${method} ${path}: ${detail}`, error: e, ...where });
     }
     this.logger?.debug({ method, path, status: res.status, ms: Math.round(performance.now() - started) }, 'ledger request');
+    this.onCall?.({ method, path: endpointOf(path), outcome: String(res.status), seconds: (performance.now() - started) / 1000 });
 
     if (!res.ok) {
       throw errorFromResponse({
@@ -560,6 +584,12 @@ export class LedgerClient {
 }
 
 // ---- helpers -------------------------------------------------------------------------------------
+
+function endpointOf(path: string): string {
+  const q = path.indexOf('?');
+  const p = q < 0 ? path : path.slice(0, q);
+  return p.startsWith('/') ? p : `/${p}`;
+}
 
 /**
  * The EventFormat for a filter: one `cumulative` list per party (and/or for any party) with a

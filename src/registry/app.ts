@@ -14,6 +14,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
+import { apiDocsPage } from '../http/docs.js';
 import type { RegistryApi } from './api.js';
 import { jsonErrorBodyLimit } from '../http/body-limit.js';
 import { MAX_JSON_DEPTH, REGISTRY_MAX_BODY_BYTES } from '../http/limits.js';
@@ -89,6 +90,10 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
     served ??= JSON.stringify(registryOpenApiDocument(app));
     return c.body(served, 200, { 'content-type': 'application/json' });
   });
+
+  // A reference page for browsers, rendering the document above (self-contained: no CDN).
+  let docs: string | undefined;
+  app.get(`${basePath}/docs`, (c) => c.html((docs ??= apiDocsPage('token-registry: token-standard registry API', 'openapi.json'))));
 
   app.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

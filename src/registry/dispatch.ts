@@ -77,6 +77,11 @@ export class PostDispatcher {
     return this.compiled.some((c) => c.regex.test(path));
   }
 
+  /** The endpoint's path pattern (`/registry/.../{transferInstructionId}/...`) of `path`, if it is one. */
+  routeOf(path: string): string | undefined {
+    return this.compiled.find((c) => c.regex.test(path))?.endpoint.route.path;
+  }
+
   /** The answer to a POST of `bodyText` at `path`, or undefined when no endpoint has that path. */
   async answer(path: string, bodyText: string): Promise<Answer | undefined> {
     for (const c of this.compiled) {

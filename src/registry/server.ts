@@ -1,16 +1,16 @@
 /**
- * The registry's Node HTTP server. POSTs to the registry's endpoints are answered straight from
- * the Node request by the PostDispatcher (no Web Request/Response objects on the hot path);
+ * The registry's Node request handler. POSTs to the registry's endpoints are answered straight
+ * from the Node request by the PostDispatcher (no Web Request/Response objects on the hot path);
  * everything else goes through the Hono app via @hono/node-server. Both share the dispatcher,
- * the service and the error mapping (dispatch.ts).
+ * the service and the error mapping (dispatch.ts). The server itself, request ids, metrics,
+ * access log and CORS come from src/http (listen + pipeline), as for every other service.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { honoRouteOf, type RouteOf } from '../http/pipeline.js';
 import { stripBase, type RegistryHttp } from './app.js';
 import { declaredLength, readLimitedBody, tooLargeMessage, writeTooLarge } from '../http/body-limit.js';
-import { applyServerLimits, type ServerLimits } from '../http/server-limits.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 /** Paths never rate limited: orchestrators' probes must keep working while a client is throttled. */
@@ -63,28 +63,15 @@ export function registryRequestListener(
   };
 }
 
-export async function listenRegistry(
-  http: RegistryHttp,
-  port: number,
-  host: string,
-  extra?: Hono,
-  options: { limits?: Partial<ServerLimits>; rateLimiter?: RateLimiter } = {},
-): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const server = createServer(registryRequestListener(http, extra, options.rateLimiter));
-  applyServerLimits(server, options.limits);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const { port: bound } = server.address() as AddressInfo;
-  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return {
-    server,
-    url: `http://${h.includes(':') ? `[${h}]` : h}:${bound}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+/** Route patterns of the registry's requests: the POST endpoint table, else the Hono app's router. */
+export function registryRouteOf(http: RegistryHttp, extra?: Hono): RouteOf {
+  const hono = honoRouteOf(extra ?? http.app);
+  return (method, path, status) => {
+    if (method === 'POST') {
+      const p = stripBase(path, http.basePath);
+      const route = p === undefined ? undefined : http.dispatcher.routeOf(p);
+      if (route !== undefined) return `${http.basePath}${route}`;
+    }
+    return hono(method, path, status);
   };
 }

@@ -1,0 +1,58 @@
+/**
+ * CORS for services that browsers call directly (the registry: browser wallets fetch factories and
+ * choice contexts from the instrument admin's registry). Per the Fetch standard's CORS protocol:
+ * an allowed origin gets `Access-Control-Allow-Origin: <origin>` (with `Vary: Origin`) on every
+ * answer, and a preflight (OPTIONS with `Access-Control-Request-Method`) is answered 204 with the
+ * allowed methods and the requested headers. A preflight from an origin not on the list is
+ * answered 403 without CORS headers, so the browser refuses the real request. Credentials are not
+ * allowed: the registry API is public and needs no cookie.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface CorsOptions {
+  /** Exact origins (`https://wallet.example.com`), or `*` for any. Empty: CORS off. */
+  origins: readonly string[];
+  /** Preflight cache time (Access-Control-Max-Age), seconds. Default 600. */
+  maxAgeSeconds?: number;
+}
+
+export interface CorsDecision {
+  /** Headers to add to the answer. */
+  headers: Record<string, string>;
+  /** Set for a preflight: answer with this status and no body, without calling the service. */
+  preflightStatus?: number;
+}
+
+const ALLOWED_METHODS = 'GET, POST, OPTIONS';
+/** Headers a browser may read besides the CORS-safelisted ones. */
+const EXPOSED = 'x-request-id, retry-after';
+
+export interface CorsPolicy {
+  decide(method: string, path: string, headers: IncomingHttpHeaders): CorsDecision | undefined;
+}
+
+export function corsPolicy(opts: CorsOptions): CorsPolicy | undefined {
+  if (opts.origins.length === 0) return undefined;
+  const any = opts.origins.includes('*');
+  const allowed = new Set(opts.origins.map((o) => o.replace(/\/$/, '').toLowerCase()));
+  const maxAge = String(opts.maxAgeSeconds ?? 600);
+  return {
+    decide(method, _path, headers) {
+      const origin = headers.origin;
+      if (origin === undefined) return undefined;
+      const ok = any || allowed.has(origin.toLowerCase());
+      const preflight = method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
+      if (!ok) return preflight ? { headers: { vary: 'Origin' }, preflightStatus: 403 } : undefined;
+      const h: Record<string, string> = { 'access-control-allow-origin': any ? '*' : origin, vary: 'Origin' };
+      if (!preflight) {
+        h['access-control-expose-headers'] = EXPOSED;
+        return { headers: h };
+      }
+      h['access-control-allow-methods'] = ALLOWED_METHODS;
+      const requested = headers['access-control-request-headers'];
+      if (requested) h['access-control-allow-headers'] = requested;
+      h['access-control-max-age'] = maxAge;
+      return { headers: h, preflightStatus: 204 };
+    },
+  };
+}

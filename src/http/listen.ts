@@ -1,0 +1,98 @@
+/**
+ * The one place where this project creates and binds an HTTP server (registry, ledger, scan,
+ * validator, in `serve` and in the emulated stack), so that server-wide settings are applied to
+ * every one of them in one function (`configureServer`), and every one shuts down the same way:
+ *
+ *   close(): stop accepting (the listening socket is closed, idle keep-alive connections too),
+ *   let the requests in flight finish (answers written during the drain carry
+ *   `Connection: close`), and after at most `drainMs` cut what is left. `beforeCut` runs once the
+ *   in-flight requests are done, before the remaining connections (e.g. websockets) are cut.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  /** Called with the server before it listens (e.g. attaching websocket upgrades). */
+  onServer?: (server: Server) => void;
+}
+
+export interface CloseOptions {
+  /** Longest wait for in-flight requests, ms (default 10 000). */
+  drainMs?: number;
+  /** Runs once the in-flight requests are done (or the drain time is up), before connections are cut. */
+  beforeCut?: () => void | Promise<void>;
+}
+
+export interface Listening {
+  server: Server;
+  /** `http://host:port`, with 127.0.0.1 for a wildcard host. */
+  url: string;
+  /** Requests being answered right now. */
+  readonly inFlight: number;
+  close(opts?: CloseOptions): Promise<void>;
+}
+
+export const DEFAULT_DRAIN_MS = 10_000;
+
+/** Server-wide settings, applied to every server this project creates. */
+export function configureServer(server: Server): void {
+  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes first.
+  server.keepAliveTimeout = 65_000;
+}
+
+export async function listen(handler: RequestListener, opts: ListenOptions): Promise<Listening> {
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | undefined;
+  const server = createServer((req, res) => {
+    inFlight++;
+    if (draining) res.shouldKeepAlive = false;
+    res.on('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    handler(req, res);
+  });
+  configureServer(server);
+  opts.onServer?.(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  const h = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    url: `http://${h.includes(':') ? `[${h}]` : h}:${bound}`,
+    get inFlight() {
+      return inFlight;
+    },
+    close: (c: CloseOptions = {}) =>
+      (closing ??= (async () => {
+        draining = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (inFlight > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, c.drainMs ?? DEFAULT_DRAIN_MS);
+            timer.unref();
+            drained = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+        await c.beforeCut?.();
+        server.closeAllConnections();
+        await closed;
+      })()),
+  };
+}

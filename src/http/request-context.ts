@@ -1,0 +1,79 @@
+/**
+ * The context of the request being served: its id (`x-request-id`, accepted from the caller or
+ * generated) and its W3C trace context (`traceparent`, Trace Context Level 1, §3.2). The HTTP
+ * pipeline (pipeline.ts) opens one per request; the ledger client reads it to send both headers on
+ * the calls that request makes, so a registry answer can be followed into the participant's logs.
+ *
+ * One `RequestContexts` is created per process by whoever assembles the servers (serve, the
+ * emulated stack) and passed to the pipeline and the ledger client (no module-level singleton).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes, randomUUID } from 'node:crypto';
+
+export interface TraceContext {
+  /** 32 lower-case hex digits, not all zero. */
+  traceId: string;
+  /** The span id this process uses as parent of its outgoing calls: 16 hex digits. */
+  spanId: string;
+  /** The caller's span (the `parent-id` it sent). */
+  parentId: string;
+  /** trace-flags, 2 hex digits (01 = sampled). */
+  flags: string;
+}
+
+export interface RequestContext {
+  requestId: string;
+  trace?: TraceContext;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+/** What an accepted request id may hold: printable, no spaces, bounded (it is logged and echoed). */
+const REQUEST_ID = /^[A-Za-z0-9._:/+=@-]{1,128}$/;
+
+/**
+ * Parses a `traceparent` header. Per the spec: version ff is invalid; an all-zero trace-id or
+ * parent-id is invalid; a future version may carry more fields after a dash, version 00 may not.
+ * A new span id is drawn for this process's work.
+ */
+export function parseTraceparent(header: string | undefined): TraceContext | undefined {
+  if (!header) return undefined;
+  const m = TRACEPARENT.exec(header.trim());
+  if (!m) return undefined;
+  const [, version, traceId, parentId, flags, rest] = m;
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
+  if (/^0+$/.test(traceId!) || /^0+$/.test(parentId!)) return undefined;
+  return { traceId: traceId!, parentId: parentId!, flags: flags!, spanId: randomBytes(8).toString('hex') };
+}
+
+/** The `traceparent` this process sends downstream: same trace, its own span as parent. */
+export function formatTraceparent(t: TraceContext): string {
+  return `00-${t.traceId}-${t.spanId}-${t.flags}`;
+}
+
+/** The caller's request id when it is acceptable, else a fresh UUID. */
+export function requestIdOf(header: string | undefined): string {
+  return header !== undefined && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+export interface RequestContexts {
+  /** Runs `fn` with `ctx` as the current request context (also across its awaits). */
+  run<T>(ctx: RequestContext, fn: () => T): T;
+  current(): RequestContext | undefined;
+  /** Headers that carry the current context to a downstream service (empty outside a request). */
+  outgoingHeaders(): Record<string, string>;
+}
+
+export function createRequestContexts(): RequestContexts {
+  const storage = new AsyncLocalStorage<RequestContext>();
+  return {
+    run: (ctx, fn) => storage.run(ctx, fn),
+    current: () => storage.getStore(),
+    outgoingHeaders: () => {
+      const ctx = storage.getStore();
+      if (!ctx) return {};
+      const h: Record<string, string> = { 'x-request-id': ctx.requestId };
+      if (ctx.trace) h.traceparent = formatTraceparent(ctx.trace);
+      return h;
+    },
+  };
+}
