@@ -101,10 +101,11 @@ describe('STATE_DIR', () => {
     expect(await worldOf(stack)).toEqual(before);
     await stack.close();
 
-    // after a clean stop everything is in the snapshot
+    // after a clean stop everything is in the snapshot (blobs are remade from the records)
     stack = await start(dir);
     expect(stack.durable!.opened).toEqual({ restored: true, replayed: 0, droppedBytes: 0 });
     expect(await worldOf(stack)).toEqual(before);
+    expect(await new Tt1Client((path, init) => fetch(stack.participants[0]!.ledgerUrl + path, init)).disclosedRules(admin)).toEqual(rules);
     // ids continue: a new party and transaction get ids never handed out before
     const seen = JSON.stringify(before);
     const next = await call(stack.participants[0]!.ledgerUrl, 'POST', '/v2/parties', { identityProviderId: '' });

@@ -25,6 +25,7 @@ import { createPublicKey } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { encodeBlob } from '../blob.js';
 import type { Completion } from '../commands.js';
 import type { LedgerEngine } from '../engine.js';
 import type { ExternalPartyRecord } from '../external-parties.js';
@@ -227,7 +228,8 @@ export class DurableState implements StateJournal {
     };
     const file = join(this.opts.dir, SNAPSHOT);
     const tmp = `${file}.tmp`;
-    writeFileSync(tmp, serialize(snapshot));
+    // Blobs are half of a contract's bytes and a function of its other fields: left out, remade on load.
+    writeFileSync(tmp, withoutBlobs(this.opts.participants.flatMap((e) => [...e.contracts.all()]), () => serialize(snapshot)));
     const fd = openSync(tmp, 'r');
     try {
       fsyncSync(fd);
@@ -258,6 +260,7 @@ export class DurableState implements StateJournal {
       for (const [id, u] of p.users) e.users.restoreEntry(id, u);
       for (const d of p.dars) e.packages.uploadDar(d.bytes, { vetAllPackages: d.vetAllPackages });
       e.contracts.clear();
+      for (const c of p.contracts) if (c.blob === '') lazyBlob(c);
       e.contracts.load(p.contracts);
       e.updates.clear();
       for (const tx of p.transactions) e.updates.append(tx);
@@ -313,4 +316,31 @@ export function answerWhenDurable(
     if (durable) await durable.flush();
     return res;
   };
+}
+
+/** Runs `f` (a synchronous serialization) with every record's blob empty, then puts the blobs back. */
+function withoutBlobs<T>(records: ContractRecord[], f: () => T): T {
+  const saved = records.map((c) => [c, Object.getOwnPropertyDescriptor(c, 'blob')!] as const);
+  for (const c of records) Object.defineProperty(c, 'blob', { value: '', writable: true, enumerable: true, configurable: true });
+  try {
+    return f();
+  } finally {
+    for (const [c, d] of saved) Object.defineProperty(c, 'blob', d);
+  }
+}
+
+/** Makes a loaded record's blob on first use (most are never asked for): it is a function of the record. */
+function lazyBlob(c: ContractRecord): void {
+  const settle = (value: string) => Object.defineProperty(c, 'blob', { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(c, 'blob', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      // encodeBlob reads the record's other fields only (never `blob`).
+      const value = encodeBlob(c);
+      settle(value);
+      return value;
+    },
+    set: (value: string) => settle(value),
+  });
 }
