@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildEmulator } from '../src/emulator/index.js';
-import { BENCH_TEMPLATE, measureCreates, round, startCli } from './ledger.js';
+import { BENCH_TEMPLATE, fillBenchWorld, measureCreates, round, startCli } from './ledger.js';
 import type { Result } from './report.js';
 
 async function readyMs(env: Record<string, string>): Promise<number> {
@@ -31,19 +31,7 @@ export async function runDurableStateBench(): Promise<Result[]> {
     const stateDir = join(dir, 'restart');
     const built = buildEmulator({ config: { logLevel: 'silent', stateDir, declaredTemplates: [BENCH_TEMPLATE] } });
     const { engine } = built;
-    const parties = Array.from({ length: 100 }, (_, i) => engine.parties.allocate(`p${i}`).party);
-    for (let batch = 0; batch < 1000; batch++) {
-      engine.commands.submit({
-        userId: 'bench',
-        actAs: parties,
-        readAs: [],
-        commandId: `fill-${batch}`,
-        workflowId: '',
-        submissionId: `fill-${batch}`,
-        commands: parties.map((owner, i) => ({ kind: 'create' as const, template: { package: { name: BENCH_TEMPLATE.packageName }, moduleName: 'Bench', entityName: 'Item' }, createArguments: { owner, n: String(batch * 100 + i) } })),
-        disclosedContracts: [],
-      });
-    }
+    fillBenchWorld(engine);
     const contracts = engine.contracts.activeCount;
     built.durable!.close();
     const snapshotMb = statSync(join(stateDir, 'snapshot.bin')).size / 2 ** 20;

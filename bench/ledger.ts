@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { buildEmulator } from '../src/emulator/index.js';
+import type { LedgerEngine } from '../src/emulator/ledger/engine.js';
 import { makeClient, percentile } from './http-client.js';
 import type { Result } from './report.js';
 
@@ -127,22 +128,8 @@ async function benchAcs(): Promise<Result[]> {
   const { engine, app } = buildEmulator({
     config: { demoWorld: false, logLevel: 'silent', listMaxElements: 10_000, declaredTemplates: [{ ...BENCH_TEMPLATE, observers: [], implements: [] }] },
   });
-  const id = BENCH_TEMPLATE;
-  const parties = Array.from({ length: 100 }, (_, i) => engine.parties.allocate(`p${i}`).party);
   const t0 = performance.now();
-  for (let batch = 0; batch < 1000; batch++) {
-    // 100 contracts per transaction, one per party: 1,000 transactions → 100,000 contracts
-    engine.commands.submit({
-      userId: 'bench',
-      actAs: parties,
-      readAs: [],
-      commandId: `fill-${batch}`,
-      workflowId: '',
-      submissionId: `fill-${batch}`,
-      commands: parties.map((owner, i) => ({ kind: 'create' as const, template: { package: { name: id.packageName }, moduleName: 'Bench', entityName: 'Item' }, createArguments: { owner, n: String(batch * 100 + i) } })),
-      disclosedContracts: [],
-    });
-  }
+  const parties = fillBenchWorld(engine);
   const fillMs = performance.now() - t0;
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise((r) => server.once('listening', r));
@@ -177,6 +164,24 @@ async function benchAcs(): Promise<Result[]> {
     },
     { name: 'RSS with 100,000 active contracts', value: Math.round(rssMb), unit: 'MB', target: '< 500 MB', pass: rssMb < 500 },
   ];
+}
+
+/** 100,000 active contracts of 100 parties: 1,000 transactions of 100 creates, one per party. Returns the parties. */
+export function fillBenchWorld(engine: LedgerEngine): string[] {
+  const parties = Array.from({ length: 100 }, (_, i) => engine.parties.allocate(`p${i}`).party);
+  for (let batch = 0; batch < 1000; batch++) {
+    engine.commands.submit({
+      userId: 'bench',
+      actAs: parties,
+      readAs: [],
+      commandId: `fill-${batch}`,
+      workflowId: '',
+      submissionId: `fill-${batch}`,
+      commands: parties.map((owner, i) => ({ kind: 'create' as const, template: { package: { name: BENCH_TEMPLATE.packageName }, moduleName: 'Bench', entityName: 'Item' }, createArguments: { owner, n: String(batch * 100 + i) } })),
+      disclosedContracts: [],
+    });
+  }
+  return parties;
 }
 
 export function round(x: number): number {
