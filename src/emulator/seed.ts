@@ -6,6 +6,7 @@
  * wallet command takes).
  */
 import { z } from 'zod';
+import { ConfigError } from '../config/errors.js';
 import type { LedgerEngine } from './ledger/engine.js';
 import type { HostingPermission } from './ledger/synchronizer.js';
 import type { Right } from './ledger/types.js';
@@ -227,7 +228,7 @@ export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_D
     for (const h of hostedOn ?? []) {
       const other = others.get(h.participant);
       if (!other) {
-        throw new Error(`demo world: party "${hint}" is hosted on ${h.participant}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts participant2)`);
+        throw new ConfigError(`demo world: party "${hint}" is hosted on ${h.participant}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts participant2)`);
       }
       other.parties.allocateHosted(party, '', h.permission);
       const right: Right = h.permission === 'Submission' ? { kind: 'CanActAs', party } : { kind: 'CanReadAs', party };

@@ -7,11 +7,13 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GenericContainer } from 'testcontainers';
+
+/** A free TCP port on the host (for compose's published ports). */
+export { freePort } from '../support/processes.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const NODE_IMAGE = process.env.NODE_IMAGE || 'node:20-bookworm-slim';
@@ -59,18 +61,6 @@ export async function compose(cmd: string[], file: string, project: string, args
     maxBuffer: 16 * 1024 * 1024,
   });
   return stdout + stderr;
-}
-
-/** A free TCP port on the host (for compose's published ports). */
-export async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
 }
 
 /** Polls `url` until it answers 200 (compose: podman does not run healthchecks, so wait on HTTP). */

@@ -10,10 +10,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
+import { freePort, until } from './processes.js';
 
 const HOST = '127.0.0.1';
 const all = new Set<ChildProcess>();
@@ -30,30 +30,6 @@ function installHook(): void {
 interface Proc {
   port: number;
   child: ChildProcess;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntil(cond: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await cond()) return;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** One command on a short-lived connection (never retried, never queued). */
@@ -77,7 +53,7 @@ async function launch(args: string[], port: number): Promise<Proc> {
   all.add(child);
   child.once('exit', () => all.delete(child));
   try {
-    await waitUntil(async () => {
+    await until(async () => {
       if (child.exitCode !== null) throw new Error(`redis-server ${args.join(' ')} exited:\n${out}`);
       return (await command(port, 'PING')) === 'PONG';
     }, 10_000, `redis-server on port ${port}`);
@@ -149,7 +125,7 @@ export async function startSentinelGroup(opts: { replicas?: number; sentinels?: 
     }
     // Ready when every sentinel knows the replicas and the other sentinels (it can then elect).
     const replicas = opts.replicas ?? 1;
-    await waitUntil(async () => {
+    await until(async () => {
       for (const s of sentinels) {
         const master = (await command(s.port, 'SENTINEL', 'MASTER', name)) as string[];
         const field = (k: string) => Number(master[master.indexOf(k) + 1]);
@@ -173,7 +149,7 @@ export async function startSentinelGroup(opts: { replicas?: number; sentinels?: 
     },
     async waitForFailover(oldPort, timeoutMs = 20_000) {
       let port = oldPort;
-      await waitUntil(async () => {
+      await until(async () => {
         port = await masterPort();
         if (port === oldPort) return false;
         const role = (await command(port, 'ROLE')) as unknown[];
@@ -221,7 +197,7 @@ export async function startRedisCluster(opts: { masters?: number; replicasPerMas
       { encoding: 'utf8', timeout: 30_000 },
     );
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
-    await waitUntil(async () => {
+    await until(async () => {
       for (const n of nodes) {
         const info = String(await command(n.port, 'CLUSTER', 'INFO'));
         if (!info.includes('cluster_state:ok')) return false;
@@ -229,7 +205,7 @@ export async function startRedisCluster(opts: { masters?: number; replicasPerMas
       return true;
     }, 20_000, 'the cluster to be ok on every node');
     // A replica that has not synced with its master yet would not take over from it.
-    await waitUntil(async () => {
+    await until(async () => {
       for (const n of nodes) {
         const info = String(await command(n.port, 'INFO', 'replication'));
         if (info.includes('role:slave') && !info.includes('master_link_status:up')) return false;
@@ -259,7 +235,7 @@ export async function startRedisCluster(opts: { masters?: number; replicasPerMas
     },
     async waitForFailover(key, oldPort, timeoutMs = 20_000) {
       let port = oldPort;
-      await waitUntil(async () => {
+      await until(async () => {
         port = await masterOf(key);
         if (port === oldPort) return false;
         const info = String(await command(port, 'CLUSTER', 'INFO'));

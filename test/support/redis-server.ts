@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import os from 'node:os';
+import { freePort } from './processes.js';
 
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>` (or REDIS_URL for an external server). */
@@ -214,17 +215,6 @@ function ping(port: number): Promise<boolean> {
       reply += b.toString();
       // -NOAUTH: a password is required, so the server is up and answering.
       if (reply.includes('\r\n')) done(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, HOST, () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr !== null ? resolve(addr.port) : reject(new Error('no port'))));
     });
   });
 }

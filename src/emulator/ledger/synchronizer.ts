@@ -107,11 +107,6 @@ export class Synchronizer {
     for (const party of this.hosting.keys()) if (!member.hosts(party)) member.learnParty(party);
   }
 
-  /** The connected participants' ids, in connection order. */
-  participantIds(): string[] {
-    return this.members.map((m) => m.participantId);
-  }
-
   /** More than one participant: visibility then depends on which participant a request reaches. */
   get isMultiParticipant(): boolean {
     return this.members.length > 1;
@@ -127,21 +122,15 @@ export class Synchronizer {
     return this.hosting.get(party);
   }
 
-  /** Whether some participant hosts `party` with confirmation (or submission) rights. */
-  hasConfirmer(party: string): boolean {
-    const h = this.hosting.get(party);
-    return h !== undefined && [...h.participants.values()].some((p) => p !== 'Observation');
-  }
-
   /**
    * Records that `participantId` hosts `party` with `permission` (a party allocated there, or a
-   * hosting configured for the demo world); every other participant learns the party.
+   * hosting configured for the demo world); every other participant learns the party. The
+   * confirmation threshold is 1 unless a multi-hosted mapping sets it (`authorizeHosting`).
    */
-  host(party: string, participantId: string, permission: HostingPermission, threshold = 1): void {
+  host(party: string, participantId: string, permission: HostingPermission): void {
     let h = this.hosting.get(party);
-    if (!h) this.hosting.set(party, (h = { participants: new Map(), threshold }));
+    if (!h) this.hosting.set(party, (h = { participants: new Map(), threshold: 1 }));
     h.participants.set(participantId, permission);
-    h.threshold = Math.max(h.threshold, threshold);
     this.journal?.record({ kind: 'host', party, participantId, permission, threshold: h.threshold });
     for (const m of this.members) if (m.participantId !== participantId && !m.hosts(party)) m.learnParty(party);
   }

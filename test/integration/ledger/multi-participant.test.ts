@@ -243,7 +243,10 @@ describe('a party hosted on both participants', () => {
       expect(await q2.balance(dana)).toEqual(await q1.balance(dana));
       const parties2 = (await get(`${b}/v2/parties/${encodeURIComponent(dana)}`)).partyDetails;
       expect(parties2[0].isLocal).toBe(true);
-      const perm = (await get(`${b}/v2/state/connected-synchronizers?party=${encodeURIComponent(dana)}`)).connectedSynchronizers[0].permission;
+      const syncPath = `/v2/state/connected-synchronizers?party=${encodeURIComponent(dana)}`;
+      const syncAnswer = await fetch(b + syncPath);
+      await expectConformant(createSpecValidator(SPECS.ledgerApi35), syncAnswer, 'GET', syncPath);
+      const perm = ((await syncAnswer.json()) as any).connectedSynchronizers[0].permission;
       expect(perm).toBe('PARTICIPANT_PERMISSION_OBSERVATION');
       const holding = { owner: dana, instrumentId: { admin: stack.seeded!.instruments[0]!.adminParty, id: 'TT1' }, amount: '1', lock: null, meta: { values: {} } };
       const denied = await q2.submit([dana], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding } } }]);

@@ -25,6 +25,7 @@ import { createPublicKey } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { ConfigError } from '../../../config/errors.js';
 import { encodeBlob } from '../blob.js';
 import type { Completion } from '../commands.js';
 import type { LedgerEngine } from '../engine.js';
@@ -93,7 +94,8 @@ export interface OpenedState {
   droppedBytes: number;
 }
 
-export class StateDirError extends Error {}
+/** A STATE_DIR that cannot be used as it is: the CLI reports it as a configuration error. */
+export class StateDirError extends ConfigError {}
 
 export class DurableState implements StateJournal {
   private readonly log: RecordLog;
@@ -310,10 +312,11 @@ function externalRecord(x: SavedExternalParty): ExternalPartyRecord {
 export function answerWhenDurable(
   durable: DurableState | undefined,
   fetch: (req: Request) => Response | Promise<Response>,
-): (req: Request) => Promise<Response> {
+): (req: Request) => Response | Promise<Response> {
+  if (durable === undefined) return fetch;
   return async (req) => {
     const res = await fetch(req);
-    if (durable) await durable.flush();
+    await durable.flush();
     return res;
   };
 }

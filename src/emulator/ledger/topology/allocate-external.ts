@@ -361,8 +361,8 @@ export function allocateExternalParty(engine: LedgerEngine, input: AllocateExter
       keys: protocolKeys.keys.map((k) => asStoreKey(signingKeyOfTopology(k))),
       threshold: protocolKeys.threshold,
     });
+    // Hosting it here records the hosting in the synchronizer's topology (PartyStore.onHosted).
     engine.parties.allocateHosted(plan.party, opts.identityProviderId, permission);
-    engine.synchronizer.host(plan.party, engine.participantId, permission, plan.ptp.threshold);
     opts.onHosted?.(plan.party);
   };
   if (participants.size === 1) {
