@@ -1,0 +1,137 @@
+/**
+ * Runtime values of the Daml-LF evaluator (daml-lf-2.rst, "Values"), shared by the evaluator,
+ * the builtin functions and the conversion to and from the ledger's JSON values.
+ *
+ * Representation choices:
+ *  - Int64 is a `bigint` kept in [-2^63, 2^63-1]; overflow is an arithmetic error, as LF defines it.
+ *  - Numeric is an unscaled `bigint` with its scale (0..37): `1.50` at scale 10 is 15000000000n.
+ *  - Date is days since the epoch, Timestamp microseconds since the epoch.
+ *  - Lists are immutable JS arrays (never mutated once built).
+ *  - TextMap entries are kept in a `Map` with no order; anything that lists them sorts by key
+ *    (code point order, as LF's `TEXTMAP_TO_LIST` does). GenMap entries are kept sorted by key
+ *    with LF's total order on values.
+ *  - Records carry their type constructor, so that an interface value (a template record
+ *    upcast with `to_interface`) knows its template.
+ *  - Functions (closures, partial applications, builtins) are `FunV`: `invoke` takes exactly
+ *    `arity` arguments; `applyValue` handles partial and over-application.
+ *  - Updates are `UpdateV`: a suspended action run against the ledger by the update interpreter.
+ */
+import type { FailureCategoryName, LfType, RoundingModeName, TypeConRef } from './ast.js';
+import type { LedgerPort } from './runtime.js';
+
+export type Value =
+  | UnitV
+  | BoolV
+  | Int64V
+  | NumericV
+  | TextV
+  | PartyV
+  | ContractIdV
+  | DateV
+  | TimestampV
+  | ListV
+  | OptionalV
+  | TextMapV
+  | GenMapV
+  | RecordV
+  | VariantV
+  | EnumV
+  | StructV
+  | AnyV
+  | TypeRepV
+  | AnyExceptionV
+  | FunV
+  | UpdateV
+  | RoundingModeV
+  | FailureCategoryV;
+
+export interface UnitV { readonly tag: 'unit' }
+export interface BoolV { readonly tag: 'bool'; readonly value: boolean }
+export interface Int64V { readonly tag: 'int64'; readonly value: bigint }
+export interface NumericV { readonly tag: 'numeric'; readonly scale: number; readonly unscaled: bigint }
+export interface TextV { readonly tag: 'text'; readonly value: string }
+export interface PartyV { readonly tag: 'party'; readonly value: string }
+export interface ContractIdV { readonly tag: 'contractId'; readonly value: string }
+export interface DateV { readonly tag: 'date'; readonly days: number }
+export interface TimestampV { readonly tag: 'timestamp'; readonly micros: bigint }
+export interface ListV { readonly tag: 'list'; readonly items: readonly Value[] }
+export interface OptionalV { readonly tag: 'optional'; readonly value: Value | undefined }
+export interface TextMapV { readonly tag: 'textMap'; readonly entries: ReadonlyMap<string, Value> }
+/** Entries sorted by key in LF's value order; keys unique. */
+export interface GenMapV { readonly tag: 'genMap'; readonly entries: ReadonlyArray<readonly [Value, Value]> }
+/** Field values in the data type's field order. */
+export interface RecordV { readonly tag: 'record'; readonly tycon: TypeConRef; readonly fields: readonly Value[]; readonly fieldNames: readonly string[] }
+export interface VariantV { readonly tag: 'variant'; readonly tycon: TypeConRef; readonly constructor: string; readonly value: Value }
+export interface EnumV { readonly tag: 'enum'; readonly tycon: TypeConRef; readonly constructor: string }
+/** Struct fields, in the order the struct was built (LF compares structs field by field in name order). */
+export interface StructV { readonly tag: 'struct'; readonly fields: ReadonlyMap<string, Value> }
+export interface AnyV { readonly tag: 'any'; readonly type: LfType; readonly value: Value }
+export interface TypeRepV { readonly tag: 'typeRep'; readonly type: LfType }
+/** An exception value: the exception type's record (its `tycon` names the exception). */
+export interface AnyExceptionV { readonly tag: 'anyException'; readonly type: LfType; readonly value: Value }
+export interface FunV {
+  readonly tag: 'fun';
+  readonly arity: number;
+  /** Called with exactly `arity` arguments. */
+  readonly invoke: (args: readonly Value[]) => Value;
+  /** For error messages and debugging, e.g. the builtin's name. */
+  readonly name?: string;
+}
+export interface UpdateV {
+  readonly tag: 'update';
+  /** Runs the action against the ledger. */
+  readonly run: (ledger: LedgerPort) => Value;
+}
+export interface RoundingModeV { readonly tag: 'roundingMode'; readonly value: RoundingModeName }
+export interface FailureCategoryV { readonly tag: 'failureCategory'; readonly value: FailureCategoryName }
+
+// ---- constants and constructors -------------------------------------------------------------------
+
+export const UNIT: UnitV = Object.freeze({ tag: 'unit' });
+export const TRUE: BoolV = Object.freeze({ tag: 'bool', value: true });
+export const FALSE: BoolV = Object.freeze({ tag: 'bool', value: false });
+export const NONE: OptionalV = Object.freeze({ tag: 'optional', value: undefined });
+export const EMPTY_LIST: ListV = Object.freeze({ tag: 'list', items: Object.freeze([]) });
+
+export const bool = (b: boolean): BoolV => (b ? TRUE : FALSE);
+export const int64 = (value: bigint): Int64V => ({ tag: 'int64', value });
+export const text = (value: string): TextV => ({ tag: 'text', value });
+export const party = (value: string): PartyV => ({ tag: 'party', value });
+export const contractId = (value: string): ContractIdV => ({ tag: 'contractId', value });
+export const list = (items: readonly Value[]): ListV => (items.length === 0 ? EMPTY_LIST : { tag: 'list', items });
+export const some = (value: Value): OptionalV => ({ tag: 'optional', value });
+export const numeric = (scale: number, unscaled: bigint): NumericV => ({ tag: 'numeric', scale, unscaled });
+export const date = (days: number): DateV => ({ tag: 'date', days });
+export const timestamp = (micros: bigint): TimestampV => ({ tag: 'timestamp', micros });
+
+/** A function value of `arity` arguments. */
+export function fun(arity: number, invoke: (args: readonly Value[]) => Value, name?: string): FunV {
+  return name === undefined ? { tag: 'fun', arity, invoke } : { tag: 'fun', arity, invoke, name };
+}
+
+/**
+ * Applies a function value to arguments: exactly `arity` calls it, fewer makes a partial
+ * application, more applies the result to the rest.
+ */
+export function applyValue(f: Value, args: readonly Value[]): Value {
+  let fn: Value = f;
+  let rest = args;
+  for (;;) {
+    if (fn.tag !== 'fun') throw new TypeError(`applying a non-function value (${fn.tag})`);
+    if (rest.length === fn.arity) return fn.invoke(rest);
+    if (rest.length < fn.arity) {
+      const target = fn;
+      const given = rest;
+      return fun(target.arity - given.length, (more) => target.invoke([...given, ...more]), target.name);
+    }
+    const now = rest.slice(0, fn.arity);
+    rest = rest.slice(fn.arity);
+    fn = fn.invoke(now);
+  }
+}
+
+/** Narrowing helpers: the evaluator and builtins rely on LF's type checking, so a mismatch is an internal error. */
+export function expect<T extends Value['tag']>(v: Value, tag: T): Extract<Value, { tag: T }> {
+  if (v.tag !== tag) throw new TypeError(`expected a ${tag} value, got ${v.tag}`);
+  return v as Extract<Value, { tag: T }>;
+}
