@@ -61,8 +61,9 @@ export interface TextMapV { readonly tag: 'textMap'; readonly entries: ReadonlyM
 export interface GenMapV { readonly tag: 'genMap'; readonly entries: ReadonlyArray<readonly [Value, Value]> }
 /** Field values in the data type's field order. */
 export interface RecordV { readonly tag: 'record'; readonly tycon: TypeConRef; readonly fields: readonly Value[]; readonly fieldNames: readonly string[] }
-export interface VariantV { readonly tag: 'variant'; readonly tycon: TypeConRef; readonly constructor: string; readonly value: Value }
-export interface EnumV { readonly tag: 'enum'; readonly tycon: TypeConRef; readonly constructor: string }
+/** `rank` is the constructor's index in its data type's declaration: LF orders variants and enums by it. */
+export interface VariantV { readonly tag: 'variant'; readonly tycon: TypeConRef; readonly constructor: string; readonly rank: number; readonly value: Value }
+export interface EnumV { readonly tag: 'enum'; readonly tycon: TypeConRef; readonly constructor: string; readonly rank: number }
 /** Struct fields, in the order the struct was built (LF compares structs field by field in name order). */
 export interface StructV { readonly tag: 'struct'; readonly fields: ReadonlyMap<string, Value> }
 export interface AnyV { readonly tag: 'any'; readonly type: LfType; readonly value: Value }
