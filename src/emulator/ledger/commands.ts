@@ -23,6 +23,8 @@ import { formatId, nameKey, stakeholdersOf } from './types.js';
 import type { CreateNode, ExerciseNode, TransactionRecord, TxNode } from './updates.js';
 import { unexpectedFieldsIn, type NativeValueType } from './value-types.js';
 import { LfValueError } from './lf-value.js';
+import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/ledger/errors.js';
+import { LfJsonError } from '../daml-lf/json-value.js';
 
 export type EngineCommand =
   | { kind: 'create'; template: IdRef; createArguments: LfValue }
@@ -104,7 +106,17 @@ export class CommandService {
       }
     }
     const builder = new TransactionBuilder(engine, s, now);
-    for (const cmd of s.commands) builder.run(cmd);
+    for (const cmd of s.commands) {
+      try {
+        builder.run(cmd);
+      } catch (e) {
+        // Daml-LF evaluation errors (templates of the 'daml' kind) travel up unmapped, so that an
+        // enclosing Daml `try` can catch an exception; the command reports what reaches it.
+        if (isDamlError(e)) throw damlErrorToLedger(e);
+        if (e instanceof LfJsonError) throw internalEvaluationError(e);
+        throw e;
+      }
+    }
     return builder.result();
   }
 
@@ -284,8 +296,8 @@ function changeKeyOf(userId: string, actAs: readonly string[], commandId: string
 class TransactionBuilder {
   private readonly nodes: TxNode[] = [];
   private readonly created = new Map<string, ContractRecord>();
-  private readonly consumed = new Set<string>();
-  private readonly keys = new Map<string, string | null>(); // key hash → cid (null: archived in tx)
+  private consumed = new Set<string>();
+  private keys = new Map<string, string | null>(); // key hash → cid (null: archived in tx)
   private readonly readers: ReadonlySet<string>;
   private readonly disclosed = new Map<string, ContractRecord>();
   private readonly inputs = new Map<string, ContractRecord>();
@@ -559,13 +571,54 @@ class TransactionBuilder {
       exercise: (cid, choice, argument, opts) => {
         const iface = opts?.interfaceId;
         const interfaceId = iface === undefined ? undefined : typeof iface === 'string' ? this.resolveText(iface) : iface;
+        const tmpl = opts?.templateId;
+        if (tmpl !== undefined && interfaceId === undefined) {
+          // Daml's `exercise` on a template: the contract must be of that template (any version).
+          const want = typeof tmpl === 'string' ? this.resolveText(tmpl) : tmpl;
+          const c = this.lookup(cid);
+          if (nameKey(want) !== nameKey(c.templateId)) {
+            throw new LedgerApiError(
+              'DAML_INTERPRETATION_ERROR',
+              `Interpretation error: Error: Contract ${cid} was expected to be of template ${formatId(want)} but is of template ${formatId(c.templateId)}`,
+              { resources: [['CONTRACT_ID', cid]] },
+            );
+          }
+        }
         return this.exercise(cid, choice, argument, authorizers, ancestors, interfaceId);
       },
       fetch: (cid, expected) => this.fetch(cid, expected, authorizers),
+      rollbackScope: (body) => this.rollbackScope(body),
       fail: (message, opts) => {
         throw new DamlFailure(message, opts?.errorId, opts?.category);
       },
     };
+  }
+
+  /**
+   * Daml's `try` (LF `TryCatch`): when `body` throws, everything it did to the transaction is
+   * undone (nodes, created and consumed contracts, keys) and the error rethrown for the catch
+   * handler. Canton keeps the undone actions under a rollback node; the JSON Ledger API's
+   * transactions never show rollback nodes or what is under them, so dropping them yields the
+   * same transactions. Contracts the scope read stay inputs of the transaction.
+   */
+  private rollbackScope<T>(body: () => T): T {
+    const nodes = this.nodes.length;
+    const siblings = this.siblings;
+    const siblingCount = siblings.length;
+    const created = new Set(this.created.keys());
+    const consumed = new Set(this.consumed);
+    const keys = new Map(this.keys);
+    try {
+      return body();
+    } catch (e) {
+      this.nodes.length = nodes;
+      siblings.length = siblingCount;
+      this.siblings = siblings;
+      for (const cid of [...this.created.keys()]) if (!created.has(cid)) this.created.delete(cid);
+      this.consumed = consumed;
+      this.keys = keys;
+      throw e;
+    }
   }
 
   // ---- contract lookup with visibility ----------------------------------------------------
@@ -660,7 +713,7 @@ function rejectUnexpectedFields(t: NativeValueType, value: unknown): void {
   if (unexpected) throw new LfValueError('unexpected-fields', '', `Unexpected fields: ${unexpected.join(', ')}`);
 }
 
-function damlFailureError(e: DamlFailure): LedgerApiError {
+export function damlFailureError(e: DamlFailure): LedgerApiError {
   return new LedgerApiError(
     'DAML_FAILURE',
     `Interpretation error: Error: User failure: ${e.errorId} (error category ${e.category}): ${e.message}`,

@@ -455,7 +455,7 @@ function plainNumber(n: number): string {
 }
 
 /** ISO local date `yyyy-mm-dd` (strict: a real calendar day) → epoch day. */
-function parseDate(v: unknown, path: string): number {
+export function parseDate(v: unknown, path: string): number {
   const m = typeof v === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(v) : null;
   if (!m) throw mismatch(path, 'a Date (yyyy-mm-dd)', v);
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -465,7 +465,7 @@ function parseDate(v: unknown, path: string): number {
   return day;
 }
 
-function formatDate(day: number): string {
+export function formatDate(day: number): string {
   const [y, m, d] = civilFromDays(day);
   return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
 }
@@ -478,7 +478,7 @@ const TIMESTAMP =
  * optional, up to 9 fraction digits, offset `Z` or `±hh:mm[:ss]`) → epoch micros, truncating
  * below the microsecond; must lie in Daml's Timestamp range.
  */
-function parseTimestamp(v: unknown, path: string): bigint {
+export function parseTimestamp(v: unknown, path: string): bigint {
   const m = typeof v === 'string' ? TIMESTAMP.exec(v) : null;
   const bad = () => mismatch(path, 'a Timestamp (ISO 8601 date-time with offset, e.g. 2025-01-27T15:30:36.43094Z)', v);
   if (!m) throw bad();
@@ -499,7 +499,7 @@ function parseTimestamp(v: unknown, path: string): bigint {
 }
 
 /** `ISO_DATE_TIME` at UTC: seconds always, fraction without trailing zeros (none when zero). */
-function formatTimestamp(micros: bigint): string {
+export function formatTimestamp(micros: bigint): string {
   let day = micros / MICROS_PER_DAY;
   let rest = micros % MICROS_PER_DAY;
   if (rest < 0n) {

@@ -74,6 +74,7 @@ export class PackageStore {
   private serial = 0;
   /** The uploads that changed the store, in order (durable state's snapshot re-uploads them). */
   private readonly uploads: SavedDarUpload[] = [];
+  private readonly addedListeners: Array<(packageIds: readonly string[]) => void> = [];
 
   constructor(private readonly opts: PackageStoreOptions = {}) {}
 
@@ -165,7 +166,16 @@ export class PackageStore {
       this.uploads.push(upload);
       this.opts.onUpload?.(upload);
     }
+    if (newPackageIds.length > 0) for (const l of this.addedListeners) l(newPackageIds);
     return { mainPackageId: dar.mainPackageId, newPackageIds };
+  }
+
+  /**
+   * Calls `listener` with the ids of the packages each upload adds (main package first), once
+   * they are stored: the Daml-LF engine registers their templates (src/emulator/daml-lf/ledger).
+   */
+  onPackagesAdded(listener: (packageIds: readonly string[]) => void): void {
+    this.addedListeners.push(listener);
   }
 
   /** Every upload that changed the store, in order. */

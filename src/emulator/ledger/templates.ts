@@ -32,6 +32,11 @@ export interface UpdateContext {
    * id and category of a `failWithStatus`, e.g. `stdlib.daml.com/deadline-exceeded`).
    */
   fail(message: string, opts?: { errorId?: string; category?: 2 | 3 | 8 | 9 | 10 | 11 | 12 }): never;
+  /**
+   * Runs `body` as Daml's `try` block: when it throws, its effects on the transaction are rolled
+   * back before the error is rethrown (for the catch handler).
+   */
+  rollbackScope<T>(body: () => T): T;
 }
 
 export interface FetchedContract {
@@ -70,7 +75,11 @@ export interface InterfaceImpl<P = any> {
 
 export interface TemplateDef<P = any> {
   id: QualifiedId;
-  kind: 'native' | 'declared';
+  /**
+   * `native`: hand-written TypeScript; `declared`: configured (create/archive only); `daml`: the
+   * template of an uploaded DAR run by the Daml-LF evaluator (src/emulator/daml-lf/ledger).
+   */
+  kind: 'native' | 'declared' | 'daml';
   signatories(payload: P): string[];
   observers(payload: P): string[];
   /** Returns an error message when the contract's `ensure` clause fails. */
@@ -125,11 +134,21 @@ export class TemplateRegistry {
     this.notePackage(def.id);
   }
 
-  register(def: TemplateDef): void {
+  /**
+   * Registers a template. `preferred: false` registers it by package id only: another version of
+   * its package is the one by-name references (`#name:...`) and interface filters resolve to.
+   */
+  register(def: TemplateDef, opts: { preferred?: boolean } = {}): void {
     if (!def.choices.Archive) def.choices.Archive = archiveChoice(def.signatories);
-    this.byName.set(nameKey(def.id), def);
     this.byId.set(idKey(def.id), def);
     this.notePackage(def.id);
+    if (opts.preferred === false) return;
+    const previous = this.byName.get(nameKey(def.id));
+    if (previous && previous !== def) {
+      // another version of the package was preferred until now: it no longer answers by name
+      for (const [k, list] of this.implementors) this.implementors.set(k, list.filter((t) => t !== previous));
+    }
+    this.byName.set(nameKey(def.id), def);
     for (const impl of def.implements) {
       this.registerInterface(impl.interface);
       const k = nameKey(impl.interface.id);
