@@ -4,8 +4,9 @@
  * package name, version and LF version; every module's templates (choices with their consuming
  * flag, argument and return types, key presence, implemented interfaces), interfaces (choices,
  * view type) and data types (record fields, variant constructors, enum constructors).
- * Expressions (signatories, observers, choice bodies, ...) are never decoded: their bytes are
- * skipped. Unknown fields are skipped too.
+ * Expressions (signatories, observers, choice bodies, ...) are never decoded here: their bytes are
+ * skipped (the full decoder, `daml-lf/decode.ts`, reuses `Lf2Context` for them). Unknown fields
+ * are skipped too.
  */
 import { ProtoError, ProtoMessage } from './protobuf.js';
 
@@ -170,23 +171,23 @@ export function readArchivePayload(payload: Buffer): ArchivePayloadInfo {
 export function decodePackage(packageId: string, payload: Buffer): DecodedPackage {
   const info = readArchivePayload(payload);
   const pkg = ProtoMessage.decode(info.packageBytes);
-  const ctx = new Ctx(packageId, pkg);
-  const meta = pkg.message(4);
-  if (!meta) throw new LfDecodeError(`Package ${packageId} has no metadata (package name and version)`);
+  const ctx = new Lf2Context(packageId, pkg);
   const out: DecodedPackage = {
     packageId,
-    name: ctx.str(meta.int32(1)),
-    version: ctx.str(meta.int32(2)),
+    ...ctx.metadata(),
     lfVersion: `2.${info.minor}`,
     modules: pkg.repeatedMessages(1).map((m) => ctx.module(m)),
     payload,
   };
-  const upgraded = meta.message(3);
-  if (upgraded) out.upgradedPackageId = ctx.str(upgraded.int32(1));
   return out;
 }
 
-class Ctx {
+/**
+ * The package-wide decoding context of one LF 2 `Package`: its interned strings, dotted names and
+ * types (each interned type decoded once and shared), its package imports and `self` resolution.
+ * The type-level decoder here and the full decoder (`daml-lf/decode.ts`) both build on it.
+ */
+export class Lf2Context {
   private readonly strings: string[];
   private readonly dottedNames: number[][];
   private readonly internedTypes: Buffer[];
@@ -195,14 +196,27 @@ class Ctx {
   private readonly imports: string[];
 
   constructor(
-    private readonly selfId: string,
-    pkg: ProtoMessage,
+    readonly selfId: string,
+    readonly pkg: ProtoMessage,
   ) {
     this.strings = pkg.repeatedStrings(2);
     this.dottedNames = pkg.repeatedMessages(3).map((d) => d.repeatedInt32(1));
     this.internedTypes = pkg.repeatedBytes(5);
     // 2.dev: explicit import table (`package_imports = 9 { imported_packages = 1 }`).
     this.imports = pkg.message(9)?.repeatedStrings(1) ?? [];
+  }
+
+  /** `PackageMetadata` (`Package.metadata = 4`): name, version and the upgraded package, if any. */
+  metadata(): { name: string; version: string; upgradedPackageId?: string } {
+    const meta = this.pkg.message(4);
+    if (!meta) throw new LfDecodeError(`Package ${this.selfId} has no metadata (package name and version)`);
+    const out: { name: string; version: string; upgradedPackageId?: string } = {
+      name: this.str(meta.int32(1)),
+      version: this.str(meta.int32(2)),
+    };
+    const upgraded = meta.message(3);
+    if (upgraded) out.upgradedPackageId = this.str(upgraded.int32(1));
+    return out;
   }
 
   str(i: number): string {
@@ -282,11 +296,12 @@ class Ctx {
     if (!m) throw new LfDecodeError('missing type constructor reference');
     const mod = m.message(1);
     if (!mod) throw new LfDecodeError('type constructor reference without module');
-    return {
-      packageId: this.packageRef(mod.message(1)),
-      moduleName: this.dname(mod.int32(2)),
-      entityName: this.dname(m.int32(2)),
-    };
+    return { ...this.moduleId(mod), entityName: this.dname(m.int32(2)) };
+  }
+
+  /** `ModuleId { package_id = 1, module_name_interned_dname = 2 }`. */
+  moduleId(mod: ProtoMessage): { packageId: string; moduleName: string } {
+    return { packageId: this.packageRef(mod.message(1)), moduleName: this.dname(mod.int32(2)) };
   }
 
   packageRef(p: ProtoMessage | undefined): string {

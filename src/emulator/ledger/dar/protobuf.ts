@@ -76,6 +76,11 @@ export class ProtoMessage {
     return new ProtoMessage(fields);
   }
 
+  /** The field numbers present, in first-seen order: how a `oneof` case is found without probing each member. */
+  fieldNumbers(): IterableIterator<number> {
+    return this.fields.keys();
+  }
+
   has(field: number): boolean {
     return this.fields.has(field);
   }
