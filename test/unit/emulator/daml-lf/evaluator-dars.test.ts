@@ -3,7 +3,7 @@
  * fake ledger, and pure Amulet functions (fees, expiry, issuance) checked against hand computation.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LfType, PackageLookup, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
+import type { DamlPackage, LfType, PackageLookup, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
 import { builtinFunction } from '../../../../src/emulator/daml-lf/builtins/index.js';
 import { Evaluator } from '../../../../src/emulator/daml-lf/evaluator.js';
 import { DamlFailure } from '../../../../src/emulator/daml-lf/runtime.js';
@@ -162,6 +162,7 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
 
 describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => {
   let lookup: PackageLookup;
+  let pkgs: Map<string, DamlPackage>;
   let ev: Evaluator;
   let amuletPkg: string;
   let timeTypesPkg: string;
@@ -173,6 +174,7 @@ describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => 
   beforeAll(() => {
     const loaded = loadDars('splice-amulet-0.1.22.dar');
     lookup = loaded.lookup;
+    pkgs = loaded.pkgs;
     amuletPkg = loaded.byName('splice-amulet').packageId;
     timeTypesPkg = loaded.byName('daml-stdlib-DA-Time-Types').packageId;
     ev = newEvaluator(lookup);
@@ -221,5 +223,26 @@ describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => 
       issuancePerCoupon: '10.0000000000',
       unclaimedRewards: '50.0000000000',
     });
+  });
+
+  it('every top-level value of the DAR evaluates, or fails with a Daml error (never an evaluator error)', () => {
+    const fresh = newEvaluator(lookup);
+    const kinds = new Map<string, number>();
+    for (const p of pkgs.values()) {
+      for (const m of p.modules.values()) {
+        for (const d of m.values.values()) {
+          let kind = 'ok';
+          try {
+            fresh.evaluateValue(d.ref);
+          } catch (e) {
+            kind = e instanceof DamlFailure ? e.detail.kind : `${(e as Error).name}: ${(e as Error).message}`;
+          }
+          kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+        }
+      }
+    }
+    // `userError`: the compiler's metadata values (`$$imports`, `$$export…`) are `undefined`.
+    expect([...kinds.keys()].sort()).toEqual(['ok', 'unhandledException', 'userError']);
+    expect(kinds.get('ok')).toBeGreaterThan(5000);
   });
 });
