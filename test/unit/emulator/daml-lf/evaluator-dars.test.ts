@@ -137,6 +137,49 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
     expect(toJs(ledger.contracts.get('cid4')!)).toMatchObject({ holding: { owner: bob, amount: '3.0000000000', lock: null } });
   });
 
+  it('Reject gives the sender a new token; Update and an insufficient input fail with GeneralError messages', () => {
+    const ev = newEvaluator(lookup);
+    const ledger = new FakeLedger(ev, consuming(lookup));
+    const rulesArg = toValue(lookup, con(tpl('TokenRules')), { admin });
+    if (rulesArg.tag !== 'record') throw new Error('not a record');
+    const rules = ledger.create(tpl('TokenRules'), rulesArg);
+    const now = ledger.nowMicros;
+    const transferArg = (amount: string, input: string): Value =>
+      toValue(lookup, choiceArgType(lookup, TransferFactory, 'TransferFactory_Transfer'), {
+        expectedAdmin: admin,
+        transfer: { sender: alice, receiver: bob, amount, instrumentId, requestedAt: now - 1n, executeBefore: now + 1_000_000n, inputHoldingCids: [input], meta: emptyMeta },
+        extraArgs,
+      });
+    const failureOf = (f: () => unknown): DamlFailure => {
+      try {
+        f();
+      } catch (e) {
+        if (e instanceof DamlFailure) return e;
+        throw e;
+      }
+      throw new Error('expected a failure');
+    };
+
+    const short = failureOf(() => ledger.exerciseInterface(TransferFactory, rules, 'TransferFactory_Transfer', transferArg('30.0', ledger.create(tpl('Token'), token(alice, '3.0')))));
+    expect(short.detail).toMatchObject({ kind: 'unhandledException', exceptionType: { moduleName: 'DA.Exception.GeneralError', entityName: 'GeneralError' } });
+    expect(short.message).toContain("'input amount' is less than 'transfer.amount'");
+
+    const pending = toJs(ledger.exerciseInterface(TransferFactory, rules, 'TransferFactory_Transfer', transferArg('3.0', ledger.create(tpl('Token'), token(alice, '3.0')))));
+    const offer = (pending as { output: { value: { transferInstructionCid: string } } }).output.value.transferInstructionCid;
+    const update = failureOf(() =>
+      ev.exercise(TransferInstruction, 'TransferInstruction_Update', offer, ledger.contracts.get(offer)!,
+        toValue(lookup, choiceArgType(lookup, TransferInstruction, 'TransferInstruction_Update'), { extraActors: [], extraArgs }), ledger),
+    );
+    expect(update.detail).toMatchObject({ kind: 'unhandledException', message: 'V1.TransferInstruction_Update: not supported by TokenTransferOffer' });
+
+    const rejected = ledger.exerciseInterface(TransferInstruction, offer, 'TransferInstruction_Reject',
+      toValue(lookup, choiceArgType(lookup, TransferInstruction, 'TransferInstruction_Reject'), { extraArgs }));
+    const back = ledger.calls.at(-1)!.args[1] as string;
+    expect(toJs(rejected)).toEqual({ output: { tag: 'TransferInstructionResult_Failed', value: {} }, senderChangeCids: [back], meta: emptyMeta });
+    expect(toJs(ledger.contracts.get(back)!)).toMatchObject({ holding: { owner: alice, amount: '3.0000000000' } });
+    expect(ledger.archived.has(offer)).toBe(true);
+  });
+
   it('a transfer past its executeBefore fails with the deadline assertion, and nothing is created', () => {
     const ev = newEvaluator(lookup);
     const ledger = new FakeLedger(ev, consuming(lookup));
