@@ -24,7 +24,7 @@ describe('DATE_TO_TEXT', () => {
   });
 
   it('agrees with the proleptic Gregorian calendar of JS Date on a sweep of days', () => {
-    for (let d = MIN_DATE_DAYS; d <= MAX_DATE_DAYS; d += 997) {
+    for (let d = MIN_DATE_DAYS; d <= MAX_DATE_DAYS; d += 4999) {
       const expected = new Date(d * DAY_MS).toISOString().slice(0, 10);
       expect(call('DATE_TO_TEXT', date(d))).toEqual(text(expected));
     }
