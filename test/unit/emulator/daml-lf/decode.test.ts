@@ -5,6 +5,7 @@ import { decodeDamlPackage, decodeDamlPackageWithStats } from '../../../../src/e
 import type { CasePattern, DamlPackage, Expr } from '../../../../src/emulator/daml-lf/ast.js';
 import { LfDecodeError } from '../../../../src/emulator/ledger/dar/lf2.js';
 import { ProtoWriter } from '../../../../src/emulator/ledger/protobuf-writer.js';
+import { buildDalf } from '../../../support/dar-builder.js';
 import { Lf2Builder } from '../../../support/lf2-package-builder.js';
 
 const DARS = '../shared/dars';
@@ -555,5 +556,19 @@ describe('decodeDamlPackage: malformed input', () => {
     const ok = decodeDamlPackageWithStats('d'.repeat(64), build(nest(500)));
     expect(ok.stats.maxExprDepth).toBe(501);
     expect(() => decodeDamlPackage('d'.repeat(64), build(nest(1200)))).toThrow(/nested deeper than 1000/);
+  });
+});
+
+describe('decodeDamlPackage: packages of the test DAR builder', () => {
+  it('decodes them fully (their expressions are placeholder text literals)', () => {
+    const dalf = buildDalf({
+      name: 'asset-model',
+      version: '1.0.0',
+      modules: [{ name: 'Main', templates: [{ name: 'Asset', fields: [['owner', 'Party']], choices: [{ name: 'Give', arg: [['to', 'Party']] }], key: 'Party' }] }],
+    });
+    const t = decodeDamlPackage(dalf.packageId, dalf.payload).modules.get('Main')!.templates.get('Asset')!;
+    expect(t.signatories).toEqual({ tag: 'lit', value: { lit: 'text', value: 'signatories' } });
+    expect(t.choices.get('Give')!.controllers).toEqual({ tag: 'lit', value: { lit: 'text', value: 'controllers' } });
+    expect(t.key?.maintainers).toEqual({ tag: 'lit', value: { lit: 'text', value: 'maintainers' } });
   });
 });
