@@ -23,7 +23,13 @@ describe('decodeDamlPackage on the real DARs', () => {
       decoded.push([p, pkg]);
     }
     const ms = performance.now() - started;
-    console.log(`${file}: ${dar.packages.length} packages decoded in ${ms.toFixed(0)} ms, max expression depth ${maxDepth}`);
+    const lazyStarted = performance.now();
+    for (const p of dar.packages) decodeDamlPackage(p.packageId, p.payload, { lazy: true });
+    const lazyMs = performance.now() - lazyStarted;
+    console.log(
+      `${file}: ${dar.packages.length} packages decoded in ${ms.toFixed(0)} ms ` +
+        `(lazy value bodies: ${lazyMs.toFixed(0)} ms), max expression depth ${maxDepth}`,
+    );
     for (const [typeLevel, full] of decoded) expectSameShape(typeLevel, full);
   });
 });
@@ -570,5 +576,27 @@ describe('decodeDamlPackage: packages of the test DAR builder', () => {
     expect(t.signatories).toEqual({ tag: 'lit', value: { lit: 'text', value: 'signatories' } });
     expect(t.choices.get('Give')!.controllers).toEqual({ tag: 'lit', value: { lit: 'text', value: 'controllers' } });
     expect(t.key?.maintainers).toEqual({ tag: 'lit', value: { lit: 'text', value: 'maintainers' } });
+  });
+});
+
+describe('decodeDamlPackage: lazy value bodies', () => {
+  it('decodes the same package, value bodies on first read', () => {
+    const p = decodeDar(readFileSync(`${DARS}/splice-test-token-v1-1.0.0.dar`)).packages[0]!;
+    const eager = decodeDamlPackage(p.packageId, p.payload);
+    const lazy = decodeDamlPackageWithStats(p.packageId, p.payload, { lazy: true });
+    const sig = lazy.pkg.modules.get('Splice.Testing.Tokens.TestTokenV1')!.values.get('$$csignatory2')!;
+    expect(lazy.stats.exprCount).toBeLessThan(decodeDamlPackageWithStats(p.packageId, p.payload).stats.exprCount / 2);
+    expect(sig.expr).toMatchObject({ tag: 'abs', params: [{ name: 'this' }] });
+    expect(sig.expr).toBe(sig.expr);
+    expect({ ...sig }.expr).toBe(sig.expr);
+    expect(lazy.pkg).toEqual(eager);
+  });
+
+  it('reports a malformed body when it is read', () => {
+    const b = new Lf2Builder();
+    const payload = b.payload([b.module('M', { values: [b.value('bad', b.tBuiltin(2), b.numeric('1e5'))] })]);
+    const pkg = decodeDamlPackage('e'.repeat(64), payload, { lazy: true });
+    expect(() => pkg.modules.get('M')!.values.get('bad')!.expr).toThrow(LfDecodeError);
+    expect(() => decodeDamlPackage('e'.repeat(64), payload)).toThrow(LfDecodeError);
   });
 });
