@@ -119,37 +119,100 @@ export interface DecodeStats {
   exprCount: number;
 }
 
+export interface DecodeOptions {
+  /**
+   * Decode the bodies of value definitions (`DefValue.expr`, where nearly all of a package's code
+   * is: templates and choices call into them) on first access instead of up front. Uploading a
+   * DAR then costs little more than its type-level decode, and only the code that runs is ever
+   * decoded; the price is that a malformed body is reported when first used, not at upload.
+   * Default false: everything is decoded, and checked, at once.
+   */
+  lazy?: boolean;
+}
+
 /** Decodes an ArchivePayload (as `lf2.ts`'s `decodePackage` takes it) with every expression. */
-export function decodeDamlPackage(packageId: string, payload: Buffer): DamlPackage {
-  return decodeDamlPackageWithStats(packageId, payload).pkg;
+export function decodeDamlPackage(packageId: string, payload: Buffer, opts: DecodeOptions = {}): DamlPackage {
+  return decodeDamlPackageWithStats(packageId, payload, opts).pkg;
 }
 
 /** `decodeDamlPackage`, also reporting the expression depth and count (for tests and benchmarks). */
 export function decodeDamlPackageWithStats(
   packageId: string,
   payload: Buffer,
+  opts: DecodeOptions = {},
 ): { pkg: DamlPackage; stats: DecodeStats } {
   const info = readArchivePayload(payload);
   const ctx = new Lf2Context(packageId, ProtoMessage.decode(info.packageBytes));
-  const d = new PackageDecoder(ctx);
+  const d = new PackageDecoder(ctx, opts.lazy ?? false);
   const pkg: DamlPackage = {
     packageId,
     ...ctx.metadata(),
     lfVersion: `2.${info.minor}`,
     modules: new Map(),
   };
-  for (const m of Msg.decode(info.packageBytes).msgs(1)) {
-    const mod = d.module(m);
-    pkg.modules.set(mod.name, mod);
+  try {
+    for (const m of Msg.decode(info.packageBytes).msgs(1)) {
+      const mod = d.module(m);
+      pkg.modules.set(mod.name, mod);
+    }
+  } catch (e) {
+    // The depth limit keeps real packages (nesting below 50 in the Splice DARs) far from the
+    // stack's end; a caller already deep in its own stack may still hit it first.
+    if (e instanceof RangeError) throw new LfDecodeError(`expression nested too deeply to decode (${e.message})`);
+    throw e;
   }
   return { pkg, stats: { maxExprDepth: d.maxDepth, exprCount: d.exprCount } };
 }
 
 /**
- * How deep `Expr` messages may nest before decoding gives up with an `LfDecodeError` rather than
- * overflowing the JS stack (each level costs a few frames). Real packages stay far below it.
+ * A value definition whose `expr` is decoded on first read (an own, enumerable accessor, so that
+ * spreading and structural comparison see it like a plain field).
  */
-const MAX_EXPR_DEPTH = 2000;
+function lazyValue(
+  ref: ValueRef,
+  type: LfType,
+  decode: () => Expr,
+  decodeLocation: (() => SourceLocation | undefined) | undefined,
+): DefValue {
+  let expr: Expr | undefined;
+  // `expr: UNIT` only gives the object its shape; the accessor below replaces it.
+  const out: DefValue = { ref, type, expr: UNIT };
+  Object.defineProperty(out, 'expr', {
+    enumerable: true,
+    configurable: true,
+    get: () => (expr ??= decode()),
+    set: (e: Expr) => {
+      expr = e;
+    },
+  });
+  if (decodeLocation) {
+    let location: SourceLocation | undefined;
+    let read = false;
+    Object.defineProperty(out, 'location', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (!read) {
+          location = decodeLocation();
+          read = true;
+        }
+        return location;
+      },
+      set: (l: SourceLocation | undefined) => {
+        location = l;
+        read = true;
+      },
+    });
+  }
+  return out;
+}
+
+/**
+ * How deep `Expr` messages may nest before decoding gives up with an `LfDecodeError` rather than
+ * overflowing the JS stack (each level costs a few frames; Node's default stack holds about 1,400
+ * levels). The Splice DARs nest at most 46 deep.
+ */
+const MAX_EXPR_DEPTH = 1000;
 
 class PackageDecoder {
   maxDepth = 0;
@@ -161,7 +224,10 @@ class PackageDecoder {
   private readonly internedExprs = new Map<number, Expr>();
   private readonly internedInProgress = new Set<number>();
 
-  constructor(private readonly ctx: Lf2Context) {
+  constructor(
+    private readonly ctx: Lf2Context,
+    private readonly lazy: boolean,
+  ) {
     this.internedExprBytes = ctx.pkg.repeatedBytes(7);
   }
 
@@ -226,7 +292,26 @@ class PackageDecoder {
     const nt = v.msg(2);
     if (!nt) throw new LfDecodeError('value definition without a name');
     const ref: ValueRef = { packageId: this.ctx.selfId, moduleName: this.moduleName, name: this.ctx.dname(nt.int32(1)) };
-    const out: DefValue = { ref, type: this.typeF(nt, 2), expr: this.exprF(v, 3) };
+    const type = this.typeF(nt, 2);
+    let out: DefValue;
+    if (this.lazy) {
+      if (!v.has(3)) throw new LfDecodeError('missing expression');
+      // The location is read lazily too: where the module is must be captured now.
+      const moduleName = this.moduleName;
+      const location = v.has(1)
+        ? () => {
+            const saved = this.moduleName;
+            this.moduleName = moduleName;
+            try {
+              return this.location(v.msg(1));
+            } finally {
+              this.moduleName = saved;
+            }
+          }
+        : undefined;
+      return lazyValue(ref, type, () => this.lazyExpr(v, 3), location);
+    }
+    out = { ref, type, expr: this.exprF(v, 3) };
     const loc = this.location(v.msg(1));
     if (loc) out.location = loc;
     return out;
@@ -347,6 +432,16 @@ class PackageDecoder {
   }
 
   // ---- expressions ----------------------------------------------------------------------------
+
+  /** `exprF` for a lazily decoded body: run later, from a fresh stack, with the stack-overflow guard. */
+  private lazyExpr(p: Msg, field: number): Expr {
+    try {
+      return this.exprF(p, field);
+    } catch (e) {
+      if (e instanceof RangeError) throw new LfDecodeError(`expression nested too deeply to decode (${e.message})`);
+      throw e;
+    }
+  }
 
   /** The required `Expr` field `field` of `p`. */
   private exprF(p: Msg, field: number): Expr {
