@@ -15,7 +15,12 @@
  *    Malformed input (a missing required field, an unset `CaseAlt` pattern, a bad numeric literal,
  *    a dangling interned index) is an `LfDecodeError`.
  *  - Expression locations (`Expr.location`) are dropped; definition locations are kept.
- *  - Kinds are dropped: type abstractions keep their variable names only.
+ *  - Kinds are dropped: type abstractions keep their variable names only. Module feature flags
+ *    are not read (LF 2 fixes them).
+ *  - Nesting deeper than `MAX_EXPR_DEPTH` is refused (an `LfDecodeError`, never a stack overflow).
+ *  - Interned expressions may refer to any other entry, not only earlier ones as the reference
+ *    decoder demands; a cycle is an `LfDecodeError`.
+ *  - With `{ lazy: true }` value bodies are decoded when first read (see `DecodeOptions`).
  */
 import {
   Lf2Context,

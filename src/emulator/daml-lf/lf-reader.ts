@@ -4,8 +4,8 @@
  * slices per message) made decoding allocation-bound. Here a message is its buffer plus one flat
  * array of `[field number, wire type, a, b]` quadruples: for a varint `a` is its low 32 bits as a
  * signed int32 (exact for the int32, enum and bool fields read through this view); for a
- * length-delimited or fixed-width field `a`..`b` is its byte range. 64-bit scalars are read
- * through `proto()`, which hands out the standard reader for a sub-message.
+ * length-delimited or fixed-width field `a`..`b` is its byte range. Messages with 64-bit scalars
+ * (literals) and types go to the standard reader through `asProto()`.
  */
 import { ProtoError, ProtoMessage } from '../ledger/dar/protobuf.js';
 
@@ -138,14 +138,6 @@ export class Msg {
     if (i < 0) return '';
     if (this.f[i + 1] !== 2) throw new ProtoError(`Field ${field} has wire type ${this.f[i + 1]}, expected 2.`);
     return this.buf.toString('utf8', this.f[i + 2]!, this.f[i + 3]!);
-  }
-
-  /** The standard reader over an embedded message field (for 64-bit scalars and the shared type decoder). */
-  proto(field: number): ProtoMessage | undefined {
-    const i = this.last(field);
-    if (i < 0) return undefined;
-    if (this.f[i + 1] !== 2) throw new ProtoError(`Field ${field} has wire type ${this.f[i + 1]}, expected 2.`);
-    return ProtoMessage.decode(this.buf.subarray(this.f[i + 2]!, this.f[i + 3]!));
   }
 
   /** This whole message through the standard reader. */
