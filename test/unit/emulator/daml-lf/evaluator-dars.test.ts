@@ -43,7 +43,7 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   let Holding: TypeConRef;
 
   beforeAll(() => {
-    const loaded = loadDars('splice-test-token-v1-1.0.0.dar');
+    const loaded = loadDars(['splice-test-token-v1-1.0.0.dar']);
     lookup = loaded.lookup;
     const pkgId = loaded.byName('splice-test-token-v1').packageId;
     tpl = (entityName) => ({ packageId: pkgId, moduleName: 'Splice.Testing.Tokens.TestTokenV1', entityName });
@@ -203,7 +203,8 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   });
 });
 
-describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => {
+// Decoded lazily (value bodies on first use), as the ledger loads DARs.
+describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar, lazily decoded)', () => {
   let lookup: PackageLookup;
   let pkgs: Map<string, DamlPackage>;
   let ev: Evaluator;
@@ -215,7 +216,7 @@ describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => 
   const num = (s: string): Value => toValue(lookup, N10, s);
 
   beforeAll(() => {
-    const loaded = loadDars('splice-amulet-0.1.22.dar');
+    const loaded = loadDars(['splice-amulet-0.1.22.dar'], { lazy: true });
     lookup = loaded.lookup;
     pkgs = loaded.pkgs;
     amuletPkg = loaded.byName('splice-amulet').packageId;
