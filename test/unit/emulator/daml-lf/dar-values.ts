@@ -9,11 +9,11 @@ import { decodeDamlPackage } from '../../../../src/emulator/daml-lf/decode.js';
 import { decodeDar } from '../../../../src/emulator/ledger/dar/index.js';
 import type { Value } from '../../../../src/emulator/daml-lf/value.js';
 
-export function loadDars(...files: string[]): { pkgs: Map<string, DamlPackage>; lookup: PackageLookup; byName: (name: string) => DamlPackage } {
+export function loadDars(files: string[], opts: { lazy?: boolean } = {}): { pkgs: Map<string, DamlPackage>; lookup: PackageLookup; byName: (name: string) => DamlPackage } {
   const pkgs = new Map<string, DamlPackage>();
   for (const f of files) {
     const dar = decodeDar(readFileSync(`../shared/dars/${f}`));
-    for (const p of dar.packages) if (!pkgs.has(p.packageId)) pkgs.set(p.packageId, decodeDamlPackage(p.packageId, p.payload));
+    for (const p of dar.packages) if (!pkgs.has(p.packageId)) pkgs.set(p.packageId, decodeDamlPackage(p.packageId, p.payload, opts));
   }
   const byName = (name: string): DamlPackage => {
     const found = [...pkgs.values()].filter((p) => p.name === name);

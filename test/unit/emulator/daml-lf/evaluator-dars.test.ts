@@ -3,8 +3,8 @@
  * fake ledger, and pure Amulet functions (fees, expiry, issuance) checked against hand computation.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DamlPackage, LfType, PackageLookup, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
-import { builtinFunction } from '../../../../src/emulator/daml-lf/builtins/index.js';
+import type { DamlPackage, Expr, LfType, PackageLookup, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
+import { ARITHMETIC_ERROR_PACKAGE_ID, builtinFunction } from '../../../../src/emulator/daml-lf/builtins/index.js';
 import { Evaluator } from '../../../../src/emulator/daml-lf/evaluator.js';
 import { DamlFailure } from '../../../../src/emulator/daml-lf/runtime.js';
 import type { RecordV, Value } from '../../../../src/emulator/daml-lf/value.js';
@@ -12,6 +12,7 @@ import { loadDars, toJs, toValue } from './dar-values.js';
 import { FakeLedger } from './evaluator-fixtures.js';
 
 const con = (tycon: TypeConRef): LfType => ({ kind: 'con', tycon, args: [] });
+const int64Lit = (value: bigint): Expr => ({ tag: 'lit', value: { lit: 'int64', value } });
 const N10: LfType = { kind: 'builtin', name: 'Numeric', args: [{ kind: 'nat', value: 10 }] };
 const newEvaluator = (lookup: PackageLookup) => new Evaluator(lookup, { builtins: (n) => builtinFunction(n) });
 
@@ -43,7 +44,7 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   let Holding: TypeConRef;
 
   beforeAll(() => {
-    const loaded = loadDars('splice-test-token-v1-1.0.0.dar');
+    const loaded = loadDars(['splice-test-token-v1-1.0.0.dar']);
     lookup = loaded.lookup;
     const pkgId = loaded.byName('splice-test-token-v1').packageId;
     tpl = (entityName) => ({ packageId: pkgId, moduleName: 'Splice.Testing.Tokens.TestTokenV1', entityName });
@@ -180,6 +181,67 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
     expect(ledger.archived.has(offer)).toBe(true);
   });
 
+  it("a builtin's ArithmeticError is caught as daml-prim's ArithmeticError, its message from the DefException", () => {
+    const AE: TypeConRef = { packageId: ARITHMETIC_ERROR_PACKAGE_ID, moduleName: 'DA.Exception.ArithmeticError', entityName: 'ArithmeticError' };
+    const text: LfType = { kind: 'builtin', name: 'Text', args: [] };
+    // try (pure (DIV_INT64 1 0)) catch e -> Some (pure (case from_any_exception @ArithmeticError e of
+    //   Some r -> r.message <> " / " <> ANY_EXCEPTION_MESSAGE e | None -> "other"))
+    const body: Expr = {
+      tag: 'update',
+      update: {
+        tag: 'tryCatch',
+        returnType: text,
+        tryExpr: { tag: 'update', update: { tag: 'pure', type: text, expr: { tag: 'app', fun: { tag: 'builtin', name: 'DIV_INT64' }, args: [int64Lit(1n), int64Lit(0n)] } } },
+        binder: 'e',
+        catchExpr: {
+          tag: 'some',
+          type: text,
+          value: {
+            tag: 'update',
+            update: {
+              tag: 'pure',
+              type: text,
+              expr: {
+                tag: 'case',
+                scrut: { tag: 'fromAnyException', type: con(AE), expr: { tag: 'var', name: 'e' } },
+                alts: [
+                  {
+                    pattern: { pat: 'some', binder: 'r' },
+                    body: {
+                      tag: 'app',
+                      fun: { tag: 'builtin', name: 'APPEND_TEXT' },
+                      args: [
+                        { tag: 'recProj', tycon: AE, field: 'message', record: { tag: 'var', name: 'r' } },
+                        { tag: 'app', fun: { tag: 'builtin', name: 'ANY_EXCEPTION_MESSAGE' }, args: [{ tag: 'var', name: 'e' }] },
+                      ],
+                    },
+                  },
+                  { pattern: { pat: 'none' }, body: { tag: 'lit', value: { lit: 'text', value: 'other' } } },
+                ],
+              },
+            },
+          },
+        },
+      },
+    };
+    const mine: DamlPackage = {
+      packageId: 'test-pkg',
+      name: 'test',
+      version: '1.0.0',
+      lfVersion: '2.1',
+      modules: new Map([
+        ['T', { name: 'T', dataTypes: new Map(), synonyms: new Map(), templates: new Map(), interfaces: new Map(), exceptions: new Map(),
+          values: new Map([['main', { ref: { packageId: 'test-pkg', moduleName: 'T', name: 'main' }, type: text, expr: body }]]) }],
+      ]),
+    };
+    const both: PackageLookup = { get: (id) => (id === 'test-pkg' ? mine : lookup.get(id)) };
+    expect(both.get(ARITHMETIC_ERROR_PACKAGE_ID)?.modules.get('DA.Exception.ArithmeticError')?.exceptions.has('ArithmeticError')).toBe(true);
+    const ev = newEvaluator(both);
+    const ledger = new FakeLedger(ev);
+    const message = 'ArithmeticError while evaluating (DIV_INT64 1 0).';
+    expect(toJs(ev.runUpdate(ev.evaluateValue({ packageId: 'test-pkg', moduleName: 'T', name: 'main' }), ledger))).toBe(message + message);
+  });
+
   it('a transfer past its executeBefore fails with the deadline assertion, and nothing is created', () => {
     const ev = newEvaluator(lookup);
     const ledger = new FakeLedger(ev, consuming(lookup));
@@ -203,7 +265,8 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   });
 });
 
-describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => {
+// Decoded lazily (value bodies on first use), as the ledger loads DARs.
+describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar, lazily decoded)', () => {
   let lookup: PackageLookup;
   let pkgs: Map<string, DamlPackage>;
   let ev: Evaluator;
@@ -215,7 +278,7 @@ describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => 
   const num = (s: string): Value => toValue(lookup, N10, s);
 
   beforeAll(() => {
-    const loaded = loadDars('splice-amulet-0.1.22.dar');
+    const loaded = loadDars(['splice-amulet-0.1.22.dar'], { lazy: true });
     lookup = loaded.lookup;
     pkgs = loaded.pkgs;
     amuletPkg = loaded.byName('splice-amulet').packageId;
@@ -287,5 +350,5 @@ describe('Evaluator on pure Amulet functions (splice-amulet-0.1.22.dar)', () => 
     // `userError`: the compiler's metadata values (`$$imports`, `$$export…`) are `undefined`.
     expect([...kinds.keys()].sort()).toEqual(['ok', 'unhandledException', 'userError']);
     expect(kinds.get('ok')).toBeGreaterThan(5000);
-  });
+  }, 120_000);
 });
