@@ -54,7 +54,10 @@ interface Compiled {
 }
 
 export class PostDispatcher {
+  /** Endpoints with path parameters, matched by regex. */
   private readonly compiled: Compiled[];
+  /** Endpoints without path parameters (the factories), by exact path: one map lookup per request. */
+  private readonly exact = new Map<string, Compiled>();
 
   constructor(
     endpoints: readonly PostEndpoint[],
@@ -70,28 +73,45 @@ export class PostDispatcher {
       });
       return { endpoint, regex: new RegExp(`^${source}$`), params };
     });
+    // A parameterless path goes to the map unless an earlier endpoint's pattern also matches it
+    // (then the ordered scan below keeps first-match-wins).
+    this.compiled.forEach((c, i) => {
+      const p = c.endpoint.route.path;
+      if (c.params.length === 0 && !this.compiled.slice(0, i).some((e) => e.regex.test(p))) this.exact.set(p, c);
+    });
+  }
+
+  /** The endpoint of `path` with its regex match (null for an exact path), in table order. */
+  private find(path: string): { c: Compiled; m: RegExpExecArray | null } | undefined {
+    const exact = this.exact.get(path);
+    if (exact) return { c: exact, m: null };
+    for (const c of this.compiled) {
+      const m = c.regex.exec(path);
+      if (m) return { c, m };
+    }
+    return undefined;
   }
 
   /** Whether `path` (without any base path) is one of the POST endpoints. */
   matches(path: string): boolean {
-    return this.compiled.some((c) => c.regex.test(path));
+    return this.find(path) !== undefined;
   }
 
   /** The endpoint's path pattern (`/registry/.../{transferInstructionId}/...`) of `path`, if it is one. */
   routeOf(path: string): string | undefined {
-    return this.compiled.find((c) => c.regex.test(path))?.endpoint.route.path;
+    return this.find(path)?.c.endpoint.route.path;
   }
 
   /** The answer to a POST of `bodyText` at `path`, or undefined when no endpoint has that path. */
   async answer(path: string, bodyText: string): Promise<Answer | undefined> {
-    for (const c of this.compiled) {
-      const m = c.regex.exec(path);
-      if (!m) continue;
+    const found = this.find(path);
+    if (found) {
+      const { c, m } = found;
       try {
         const params: Record<string, string> = {};
         for (let i = 0; i < c.params.length; i++) {
           try {
-            params[c.params[i]!] = decodeURIComponent(m[i + 1]!);
+            params[c.params[i]!] = decodeURIComponent(m![i + 1]!);
           } catch {
             return jsonAnswer(400, { error: `Malformed ${c.params[i]} in the path: not valid percent-encoding` });
           }

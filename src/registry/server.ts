@@ -10,7 +10,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { honoRouteOf, type RouteOf } from '../http/pipeline.js';
 import { stripBase, type RegistryHttp } from './app.js';
-import { declaredLength, readLimitedBody, tooLargeMessage, writeTooLarge } from '../http/body-limit.js';
+import { declaredLength, readLimitedBodyThen, tooLargeMessage, writeTooLarge } from '../http/body-limit.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 /** Paths never rate limited: orchestrators' probes must keep working while a client is throttled. */
@@ -37,15 +37,21 @@ export function registryRequestListener(
       const q = req.url.indexOf('?');
       const path = stripBase(q < 0 ? req.url : req.url.slice(0, q), http.basePath);
       if (path !== undefined && http.dispatcher.matches(path)) {
-        readLimitedBody(req, http.maxBodyBytes).then((read) => {
-          if (!read.ok) {
-            const declared = declaredLength(req.headers['content-length'], req.headers['transfer-encoding']) !== undefined;
-            writeTooLarge(res, 'application/json', JSON.stringify({ error: tooLargeMessage(http.maxBodyBytes, read.receivedBytes, declared) }));
+        readLimitedBodyThen(req, http.maxBodyBytes, (err, read) => {
+          if (err) {
+            res.destroy();
             return;
           }
-          http.dispatcher.answer(path, read.body.toString('utf8')).then(
+          if (!read!.ok) {
+            const declared = declaredLength(req.headers['content-length'], req.headers['transfer-encoding']) !== undefined;
+            writeTooLarge(res, 'application/json', JSON.stringify({ error: tooLargeMessage(http.maxBodyBytes, read!.receivedBytes, declared) }));
+            return;
+          }
+          http.dispatcher.answer(path, read!.body.toString('utf8')).then(
             (a) => {
-              res.writeHead(a!.status, { ...a!.headers, 'content-length': Buffer.byteLength(a!.body) });
+              for (const k in a!.headers) res.setHeader(k, a!.headers[k]!);
+              res.setHeader('content-length', Buffer.byteLength(a!.body));
+              res.writeHead(a!.status);
               res.end(a!.body);
             },
             (err: unknown) => {
@@ -55,7 +61,7 @@ export function registryRequestListener(
               void err;
             },
           );
-        }, () => res.destroy());
+        });
         return;
       }
     }
