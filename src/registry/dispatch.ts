@@ -11,6 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { z } from '@hono/zod-openapi';
+import type { RequestContext } from '../http/request-context.js';
 import type { RegistryApi } from './api.js';
 import { RegistryError, statusOf } from './errors.js';
 import { jsonDepthExceeds } from '../http/body-limit.js';
@@ -102,8 +103,11 @@ export class PostDispatcher {
     return this.find(path)?.c.endpoint.route.path;
   }
 
-  /** The answer to a POST of `bodyText` at `path`, or undefined when no endpoint has that path. */
-  async answer(path: string, bodyText: string): Promise<Answer | undefined> {
+  /**
+   * The answer to a POST of `bodyText` at `path`, or undefined when no endpoint has that path;
+   * `ctx` is the HTTP request's context (for the ledger calls made to answer it).
+   */
+  async answer(path: string, bodyText: string, ctx?: RequestContext): Promise<Answer | undefined> {
     const found = this.find(path);
     if (found) {
       const { c, m } = found;
@@ -130,7 +134,7 @@ export class PostDispatcher {
         const schema = c.endpoint.body === 'factory' ? GetFactoryRequestSchema : GetChoiceContextRequestSchema;
         const parsed = schema.safeParse(json);
         if (!parsed.success) return jsonAnswer(400, { error: validationMessage(parsed.error) });
-        return jsonAnswer(200, await c.endpoint.call(this.api, params, parsed.data));
+        return jsonAnswer(200, await c.endpoint.call(this.api, params, parsed.data, ctx));
       } catch (err) {
         return errorAnswer(err, this.logger, path);
       }
