@@ -29,7 +29,6 @@ import { applyServerLimits } from './http/server-limits.js';
 import { registryRequestListener, registryRouteOf } from './registry/server.js';
 import { corsPolicy } from './http/cors.js';
 import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
-import { createRequestContexts } from './http/request-context.js';
 import { startService } from './http/service.js';
 import { createProxyApp } from './proxy/index.js';
 import type { UpstreamsConfig } from './config/upstreams.js';
@@ -131,7 +130,6 @@ export async function startRegistry(
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const metrics = new ServiceMetrics({ service: 'registry', processMetrics: true });
-  const contexts = createRequestContexts();
   const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
   const ledger = new LedgerClient({
     baseUrl: config.ledger.url,
@@ -139,7 +137,6 @@ export async function startRegistry(
     timeoutMs: config.ledger.timeoutMs,
     fetch: deps.fetch,
     logger: logger.child({ module: 'ledger-client' }),
-    contextHeaders: contexts.outgoingHeaders,
     onCall: ledgerCallMetrics(metrics.registry),
   });
   const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) });
@@ -203,7 +200,6 @@ export async function startRegistry(
     handler: { listener: registryRequestListener(registry.http, health, new RateLimiter(rateLimit)), routeOf: registryRouteOf(registry.http, health) },
     metrics,
     logger,
-    contexts,
     cors: corsPolicy({ origins: config.corsOrigins }),
     onServer: (server) => applyServerLimits(server, { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections }),
   });

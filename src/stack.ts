@@ -32,7 +32,6 @@ import type { Cache } from './cache/cache.js';
 import { corsPolicy, type CorsPolicy } from './http/cors.js';
 import type { Listening } from './http/listen.js';
 import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
-import { createRequestContexts, type RequestContexts } from './http/request-context.js';
 import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/service.js';
 
@@ -87,13 +86,12 @@ function tokenFor(config: EmulatorConfig, user: string): TokenProvider {
 }
 
 /** A ledger client reading the emulated ledger in process. */
-function inProcessLedger(app: LedgerApp, tokenProvider: TokenProvider, logger: Logger, contexts: RequestContexts, metrics: ServiceMetrics): LedgerClient {
+function inProcessLedger(app: LedgerApp, tokenProvider: TokenProvider, logger: Logger, metrics: ServiceMetrics): LedgerClient {
   return new LedgerClient({
     baseUrl: 'http://emulated-ledger',
     tokenProvider,
     fetch: inProcessFetch(app),
     logger: logger.child({ module: 'ledger-client' }),
-    contextHeaders: contexts.outgoingHeaders,
     onCall: ledgerCallMetrics(metrics.registry),
   });
 }
@@ -102,7 +100,6 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const built = buildEmulator(opts);
   const { config, engine } = built;
   const logger: Logger = opts.logger ?? pino({ level: config.logLevel });
-  const contexts = createRequestContexts();
   const cors = corsPolicy({ origins: config.corsOrigins });
   // Scan's own API answers CORS itself (any origin, as Splice's scan does); CORS_ORIGINS is for
   // the registry, which the scan host serves at its root.
@@ -112,7 +109,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const caches: Cache[] = [];
   // Every server bounds what it reads (src/http/server-limits.ts); their APIs answer JSON errors.
   const serve = (o: Omit<ServiceOptions, 'logger' | 'contexts' | 'host'>) =>
-    startService({ onServer: (server) => applyServerLimits(server), ...o, host: config.host, logger, contexts });
+    startService({ onServer: (server) => applyServerLimits(server), ...o, host: config.host, logger });
   const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[], metrics: ServiceMetrics) => {
     const cache = createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) });
     caches.push(cache);
@@ -121,7 +118,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       admin,
       instruments,
       recipes: builtInRecipes({ amuletCompat: config.amuletRegistryCompat }),
-      ledger: inProcessLedger(built.app, tokenFor(config, user), logger, contexts, metrics),
+      ledger: inProcessLedger(built.app, tokenFor(config, user), logger, metrics),
       cache,
       clock: engine.clock,
       logger,
@@ -148,7 +145,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     const participants: StackParticipant[] = [];
     for (const [i, p] of built.participants.entries()) {
       const port = i === 0 ? config.port : config.participant2Port;
-      const ledger = await serveLedger(p, { port, host: config.host, logger, contexts, durable: built.durable });
+      const ledger = await serveLedger(p, { port, host: config.host, logger, durable: built.durable });
       servers.push({ listening: ledger.listening, beforeCut: () => p.streams.close() });
       participants.push({ participantId: p.engine.participantId, engine: p.engine, ledgerUrl: ledger.listening.url, ledgerStreams: p.streams });
     }

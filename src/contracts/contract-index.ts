@@ -40,6 +40,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
+import type { RequestContext } from '../http/request-context.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { LedgerError, LedgerUnavailableError, hasCode } from '../ledger/errors.js';
 import { offsetOfUpdate, type CreatedEvent, type JsGetUpdatesResponse } from '../ledger/schemas/events.js';
@@ -264,9 +265,10 @@ export class ContractIndex {
 
   /**
    * Brings the index up to the ledger end now (a ledger-end call and one update read): for a
-   * lookup that may concern a contract created a moment ago.
+   * lookup that may concern a contract created a moment ago. `context`: the request it is done
+   * for (sent to the ledger with its calls).
    */
-  async catchUp(opts: { skipIfCaughtUpWithinMs?: number } = {}): Promise<void> {
+  async catchUp(opts: { skipIfCaughtUpWithinMs?: number; context?: RequestContext } = {}): Promise<void> {
     this.assertReady();
     let end: number;
     if (this.opts.ledgerEndHint) {
@@ -277,7 +279,7 @@ export class ContractIndex {
       const now = Date.now();
       if (opts.skipIfCaughtUpWithinMs !== undefined && now - this.lastCatchUp < opts.skipIfCaughtUpWithinMs) return;
       this.lastCatchUp = now;
-      end = await this.opts.ledger.ledgerEnd();
+      end = await this.opts.ledger.ledgerEnd({ context: opts.context });
     }
     if (end < this.offset) {
       this.requestReload(`ledger end ${end} is below the index's offset ${this.offset}`);
@@ -298,6 +300,7 @@ export class ContractIndex {
         ...this.filter(),
         includeCreatedEventBlob: true,
         shape: 'ACS_DELTA',
+        context: opts.context,
       })
         .catch((err: unknown) => {
           if (!hasCode(err, ...RESET_CODES)) throw err;
@@ -323,16 +326,17 @@ export class ContractIndex {
 
   /**
    * A contract by id: the cache, else one ledger lookup (cached on success). Undefined when the
-   * ledger does not know it, it is archived, or the admin cannot see it.
+   * ledger does not know it, it is archived, or the admin cannot see it. `context`: the request
+   * it is looked up for (sent to the ledger with the lookup).
    */
-  async getById(contractId: string): Promise<IndexedContract | undefined> {
+  async getById(contractId: string, context?: RequestContext): Promise<IndexedContract | undefined> {
     this.assertReady();
     const ns = this.ns;
     // archived, but its cache entry could not be deleted yet
     if (this.pendingDeletes.has(contractId)) return undefined;
     const hit = await this.opts.cache.get<IndexedContract>(ns, contractId);
     if (hit) return hit;
-    const events = await this.opts.ledger.eventsByContractId(contractId, [this.opts.admin], { includeBlob: true });
+    const events = await this.opts.ledger.eventsByContractId(contractId, [this.opts.admin], { includeBlob: true, context });
     // The ledger may have been replaced while it answered: its answer is not this incarnation's.
     if (this.ns !== ns) throw new IndexNotReadyError(this.stateNow);
     if (this.stateNow === 'unreachable') this.wake?.(); // the ledger answers again: check it now

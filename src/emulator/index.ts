@@ -27,7 +27,7 @@ import { answerWhenDurable, DurableState } from './ledger/durability/durable-sta
 import type { Clock } from '../canton/clock.js';
 import type { Listening } from '../http/listen.js';
 import { gaugeOf, ServiceMetrics } from '../http/metrics.js';
-import { createRequestContexts, type RequestContexts } from '../http/request-context.js';
+import type { RequestContexts } from '../http/request-context.js';
 import { startService } from '../http/service.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -207,7 +207,7 @@ export async function serveLedger(
     handler: { fetch: answerWhenDurable(opts.durable, node.app.fetch), router: node.app.router },
     metrics,
     logger: opts.logger,
-    contexts: opts.contexts ?? createRequestContexts(),
+    contexts: opts.contexts,
     onServer: (server) => {
       applyServerLimits(server, {}, 'text');
       node.streams.attach(server);
@@ -220,7 +220,6 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
   const built = buildEmulator(opts);
   const { config } = built;
   const logger = opts.logger ?? pino({ level: config.logLevel });
-  const contexts = createRequestContexts();
   const listening: Listening[] = [];
   const closeAll = async (drainMs: number) => {
     await Promise.all(listening.map((l, i) => l.close({ drainMs, beforeCut: () => built.participants[i]!.streams.close() })));
@@ -229,7 +228,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
   try {
     for (const [i, p] of built.participants.entries()) {
       const port = i === 0 ? config.port : config.participant2Port;
-      listening.push((await serveLedger(p, { port, host: config.host, logger, contexts, durable: built.durable })).listening);
+      listening.push((await serveLedger(p, { port, host: config.host, logger, durable: built.durable })).listening);
     }
   } catch (e) {
     await closeAll(0);

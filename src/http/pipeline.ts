@@ -2,7 +2,8 @@
  * What every service does around its own handler, at the Node request level (so that the
  * registry's fast path, which answers its POSTs without Hono, gets the same treatment as the Hono
  * apps): the request id (`x-request-id` accepted or generated, returned on the answer), the W3C
- * trace context, the request context the ledger client propagates, CORS when configured,
+ * trace context, the request context handed to the handler (which passes it on to the ledger
+ * client's calls made for the request), CORS when configured,
  * `GET /metrics`, then, when the answer is done, one access-log line and the request metrics.
  *
  * The access log holds method, route pattern, path (without query string), status, duration,
@@ -16,16 +17,24 @@ import type { ServiceMetrics } from './metrics.js';
 import { parseTraceparent, requestIdOf, type RequestContext, type RequestContexts } from './request-context.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+/** A service's handler behind the pipeline: it also gets the request's context, to pass on explicitly. */
+export type ContextualListener = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void;
 
 /** The route pattern of a request (`/v2/parties/{party}`-like), for metrics and logs. */
 export type RouteOf = (method: string, path: string, status?: number) => string | undefined;
 
 export interface PipelineOptions {
-  handler: RequestListener;
+  handler: ContextualListener;
   routeOf?: RouteOf;
   metrics?: ServiceMetrics;
   /** The access log goes here at `info` (5xx at `warn`); its level decides whether lines are written. */
   logger?: Logger;
+  /**
+   * Also make the context ambient (AsyncLocalStorage) while the handler runs, for code that reads
+   * it with `contexts.current()`. Off by default: once an AsyncLocalStorage is in use, Node 20
+   * runs a hook on every promise and async resource of the process, which costs more than the
+   * registry's whole warm answer; our services pass the context explicitly instead.
+   */
   contexts?: RequestContexts;
   cors?: CorsPolicy;
 }
@@ -108,8 +117,8 @@ export function pipeline(opts: PipelineOptions): RequestListener {
       return;
     }
 
-    if (contexts) contexts.run(ctx, () => handler(req, res));
-    else handler(req, res);
+    if (contexts) contexts.run(ctx, () => handler(req, res, ctx));
+    else handler(req, res, ctx);
   };
 }
 

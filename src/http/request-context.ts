@@ -1,11 +1,17 @@
 /**
  * The context of the request being served: its id (`x-request-id`, accepted from the caller or
  * generated) and its W3C trace context (`traceparent`, Trace Context Level 1, §3.2). The HTTP
- * pipeline (pipeline.ts) opens one per request; the ledger client reads it to send both headers on
- * the calls that request makes, so a registry answer can be followed into the participant's logs.
+ * pipeline (pipeline.ts) makes one per request and hands it to the service's handler, which passes
+ * it on explicitly (the registry: through its service to the ledger client's calls, `context` in
+ * their options), so both headers reach the participant and a registry answer can be followed
+ * into its logs.
  *
- * One `RequestContexts` is created per process by whoever assembles the servers (serve, the
- * emulated stack) and passed to the pipeline and the ledger client (no module-level singleton).
+ * Explicitly, not through AsyncLocalStorage: on Node 20 an AsyncLocalStorage in use makes every
+ * promise and async resource of the process run an init hook, which cost more CPU than the
+ * registry's whole warm answer (bench/registry.ts). `RequestContexts` (AsyncLocalStorage) stays
+ * for embedders that want the context ambient: the pipeline's `contexts` option and the ledger
+ * client's `contextHeaders` read it. Whoever uses it creates one per process and passes it on
+ * (no module-level singleton).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -70,10 +76,14 @@ export function createRequestContexts(): RequestContexts {
     current: () => storage.getStore(),
     outgoingHeaders: () => {
       const ctx = storage.getStore();
-      if (!ctx) return {};
-      const h: Record<string, string> = { 'x-request-id': ctx.requestId };
-      if (ctx.trace) h.traceparent = formatTraceparent(ctx.trace);
-      return h;
+      return ctx ? outgoingHeadersOf(ctx) : {};
     },
   };
+}
+
+/** The headers that carry `ctx` to a downstream service. */
+export function outgoingHeadersOf(ctx: RequestContext): Record<string, string> {
+  const h: Record<string, string> = { 'x-request-id': ctx.requestId };
+  if (ctx.trace) h.traceparent = formatTraceparent(ctx.trace);
+  return h;
 }

@@ -2,26 +2,47 @@
  * Starts one service (registry, ledger, scan, validator): its handler behind the pipeline
  * (request id, trace context, CORS, /metrics, access log), served by the one listen helper.
  */
-import { getRequestListener } from '@hono/node-server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { CorsPolicy } from './cors.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 import type { ServiceMetrics } from './metrics.js';
-import { honoRouteOf, pipeline, type RequestListener, type RouteOf } from './pipeline.js';
-import type { RequestContexts } from './request-context.js';
+import { honoRouteOf, pipeline, type ContextualListener, type RouteOf } from './pipeline.js';
+import type { RequestContext, RequestContexts } from './request-context.js';
 
 export interface ServiceOptions extends ListenOptions {
   /** A Node request listener with its route resolver, or a Hono app (routes from its router). */
-  handler: { listener: RequestListener; routeOf: RouteOf } | Pick<Hono, 'fetch' | 'router'>;
+  handler: { listener: ContextualListener; routeOf: RouteOf } | Pick<Hono, 'fetch' | 'router'>;
   metrics: ServiceMetrics;
   logger: Logger;
-  contexts: RequestContexts;
+  /** Make request contexts ambient too (see PipelineOptions.contexts); off by default. */
+  contexts?: RequestContexts;
   cors?: CorsPolicy;
 }
 
+/** What a Hono app served by `honoRequestListener` finds in `c.env`, besides node-server's `incoming`/`outgoing`. */
+export interface RequestContextBindings {
+  /** The context of the request being served (absent for in-process `app.request` calls). */
+  requestContext?: RequestContext;
+}
+
+/**
+ * A Hono app as a pipeline handler: @hono/node-server's listener, with the request's context
+ * added to the app's `env` (`RequestContextBindings`).
+ */
+export function honoRequestListener(app: { fetch(request: Request, env: (HttpBindings | Http2Bindings) & RequestContextBindings): Response | Promise<Response> }): (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void {
+  const contexts = new WeakMap<object, RequestContext>();
+  const listener = getRequestListener((request, env) => app.fetch(request, { ...env, requestContext: contexts.get(env.incoming) }));
+  return (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => {
+    if (ctx) contexts.set(req, ctx);
+    void listener(req, res);
+  };
+}
+
 export function startService(opts: ServiceOptions): Promise<Listening> {
-  const h = 'listener' in opts.handler ? opts.handler : { listener: getRequestListener(opts.handler.fetch), routeOf: honoRouteOf(opts.handler) };
+  const h = 'listener' in opts.handler ? opts.handler : { listener: honoRequestListener(opts.handler), routeOf: honoRouteOf(opts.handler) };
   const listener = pipeline({
     handler: h.listener,
     routeOf: h.routeOf,

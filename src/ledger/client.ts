@@ -29,6 +29,7 @@
  * token (`TokenProvider.invalidate`) and try once more with a fresh one.
  */
 import type { Logger } from 'pino';
+import { outgoingHeadersOf, type RequestContext } from '../http/request-context.js';
 import type { z } from 'zod';
 import type { TokenProvider } from './auth.js';
 import { TokenProviderError } from './auth.js';
@@ -121,6 +122,11 @@ export interface ContractFilter {
 export interface CallOptions {
   /** Aborts the call (and its retries); the abort reason is thrown as is. */
   signal?: AbortSignal;
+  /**
+   * The request this call is made for: its id and trace context are sent to the node (instead of
+   * what `contextHeaders` reads), so a registry answer can be followed into the node's logs.
+   */
+  context?: RequestContext;
 }
 
 export interface ActiveContractsQuery extends ContractFilter, CallOptions {
@@ -286,7 +292,7 @@ export class LedgerClient {
         'POST',
         '/v2/state/active-contracts-page',
         { activeAtOffset, eventFormat, maxPageSize: this.acsPageSize, ...(pageToken ? { pageToken } : {}) },
-        { schema: JsGetActiveContractsPageResponseSchema, idempotent: true, signal: q.signal },
+        { schema: JsGetActiveContractsPageResponseSchema, idempotent: true, signal: q.signal, context: q.context },
       );
       // Later pages must name the same snapshot as the first (the token is bound to it).
       activeAtOffset = page.activeAtOffset;
@@ -310,7 +316,7 @@ export class LedgerClient {
         'POST',
         path,
         { eventFormat, activeAtOffset, ...(token ? { streamContinuationToken: token } : {}) },
-        { schema: JsGetActiveContractsListResponseSchema, idempotent: true, signal: q.signal, query: { limit } },
+        { schema: JsGetActiveContractsListResponseSchema, idempotent: true, signal: q.signal, context: q.context, query: { limit } },
       );
 
     if (this.acs === 'list-token') {
@@ -402,6 +408,7 @@ export class LedgerClient {
         schema: JsGetUpdatesListResponseSchema,
         idempotent: true,
         signal: q.signal,
+        context: q.context,
         query: { limit, stream_idle_timeout_ms: q.idleTimeoutMs },
         timeoutMs: this.timeoutMs + idle,
       }),
@@ -436,7 +443,7 @@ export class LedgerClient {
         'POST',
         '/v2/events/events-by-contract-id',
         { contractId, eventFormat },
-        { schema: JsGetEventsByContractIdResponseSchema, idempotent: true, signal: opts.signal },
+        { schema: JsGetEventsByContractIdResponseSchema, idempotent: true, signal: opts.signal, context: opts.context },
       );
       return { created: res.created, archived: res.archived };
     } catch (e) {
@@ -456,7 +463,7 @@ export class LedgerClient {
         'POST',
         '/v2/contracts/contract-by-id',
         { contractId, queryingParties },
-        { schema: GetContractResponseSchema, idempotent: true, signal: opts.signal },
+        { schema: GetContractResponseSchema, idempotent: true, signal: opts.signal, context: opts.context },
       );
       return res.createdEvent;
     } catch (e) {
@@ -521,7 +528,7 @@ export class LedgerClient {
         ...where,
       });
     }
-    const headers: Record<string, string> = { Accept: 'application/json', ...this.contextHeaders?.() };
+    const headers: Record<string, string> = { Accept: 'application/json', ...(opts.context ? outgoingHeadersOf(opts.context) : this.contextHeaders?.()) };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 

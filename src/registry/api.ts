@@ -1,9 +1,12 @@
 /**
  * What the registry routes call: one method per upstream operation (operationIds in comments),
  * plain TypeScript with no Hono inside. `RegistryService` implements it over the ledger client,
- * the contract index and the recipes.
+ * the contract index and the recipes. `ctx` is the HTTP request being answered: the ledger calls
+ * made for it carry its id and trace context (passed explicitly, not through AsyncLocalStorage,
+ * whose promise hooks would tax every request of the process).
  */
 import type { z } from '@hono/zod-openapi';
+import type { RequestContext } from '../http/request-context.js';
 import type {
   ChoiceContextSchema,
   FactoryWithChoiceContextSchema,
@@ -28,28 +31,30 @@ export interface RegistryApi {
   /** getRegistryInfo */
   getRegistryInfo(): Promise<z.infer<typeof GetRegistryInfoResponseSchema>>;
   /** listInstruments */
-  listInstruments(pageSize: number, pageToken: string | undefined): Promise<z.infer<typeof ListInstrumentsResponseSchema>>;
+  listInstruments(pageSize: number, pageToken: string | undefined, ctx?: RequestContext): Promise<z.infer<typeof ListInstrumentsResponseSchema>>;
   /** getInstrument */
-  getInstrument(instrumentId: string): Promise<z.infer<typeof InstrumentSchema>>;
+  getInstrument(instrumentId: string, ctx?: RequestContext): Promise<z.infer<typeof InstrumentSchema>>;
   /** getTransferFactory (v1, v2) */
-  getTransferFactory(version: ApiVersion, req: GetFactoryRequest): Promise<z.infer<typeof TransferFactoryWithChoiceContextSchema>>;
+  getTransferFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext): Promise<z.infer<typeof TransferFactoryWithChoiceContextSchema>>;
   /** getTransferInstruction{Accept,Reject,Withdraw}Context (v1, v2) */
   getTransferInstructionContext(
     version: ApiVersion,
     transferInstructionId: string,
     action: TransferInstructionAction,
     req: GetChoiceContextRequest,
+    ctx?: RequestContext,
   ): Promise<ChoiceContextResponse>;
   /** getAllocationFactory (v1, v2) */
-  getAllocationFactory(version: ApiVersion, req: GetFactoryRequest): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
+  getAllocationFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
   /** getAllocationInstruction{Accept,Withdraw}Context (v2 only) */
   getAllocationInstructionContext(
     allocationInstructionId: string,
     action: AllocationInstructionAction,
     req: GetChoiceContextRequest,
+    ctx?: RequestContext,
   ): Promise<ChoiceContextResponse>;
   /** getAllocation{Transfer,Withdraw,Cancel}Context (execute-transfer is v1 only) */
-  getAllocationContext(version: ApiVersion, allocationId: string, action: AllocationAction, req: GetChoiceContextRequest): Promise<ChoiceContextResponse>;
+  getAllocationContext(version: ApiVersion, allocationId: string, action: AllocationAction, req: GetChoiceContextRequest, ctx?: RequestContext): Promise<ChoiceContextResponse>;
   /** getSettlementFactory (v2) */
-  getSettlementFactory(req: GetFactoryRequest): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
+  getSettlementFactory(req: GetFactoryRequest, ctx?: RequestContext): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
 }

@@ -71,11 +71,12 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
     if (c.req.method === 'POST') {
       const path = stripBase(c.req.path, basePath);
       if (path !== undefined && dispatcher.matches(path)) {
-        const answer = await dispatcher.answer(path, await c.req.text());
+        const answer = await dispatcher.answer(path, await c.req.text(), c.env?.requestContext);
         return toResponse(answer!);
       }
     }
     c.set('registry', deps.registry);
+    if (c.env?.requestContext) c.set('requestContext', c.env.requestContext);
     await next();
   });
 

@@ -11,6 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { z } from '@hono/zod-openapi';
+import type { RequestContext } from '../http/request-context.js';
 import type { RegistryApi } from './api.js';
 import { RegistryError, statusOf } from './errors.js';
 import { jsonDepthExceeds } from '../http/body-limit.js';
@@ -54,7 +55,10 @@ interface Compiled {
 }
 
 export class PostDispatcher {
+  /** Endpoints with path parameters, matched by regex. */
   private readonly compiled: Compiled[];
+  /** Endpoints without path parameters (the factories), by exact path: one map lookup per request. */
+  private readonly exact = new Map<string, Compiled>();
 
   constructor(
     endpoints: readonly PostEndpoint[],
@@ -70,28 +74,48 @@ export class PostDispatcher {
       });
       return { endpoint, regex: new RegExp(`^${source}$`), params };
     });
+    // A parameterless path goes to the map unless an earlier endpoint's pattern also matches it
+    // (then the ordered scan below keeps first-match-wins).
+    this.compiled.forEach((c, i) => {
+      const p = c.endpoint.route.path;
+      if (c.params.length === 0 && !this.compiled.slice(0, i).some((e) => e.regex.test(p))) this.exact.set(p, c);
+    });
+  }
+
+  /** The endpoint of `path` with its regex match (null for an exact path), in table order. */
+  private find(path: string): { c: Compiled; m: RegExpExecArray | null } | undefined {
+    const exact = this.exact.get(path);
+    if (exact) return { c: exact, m: null };
+    for (const c of this.compiled) {
+      const m = c.regex.exec(path);
+      if (m) return { c, m };
+    }
+    return undefined;
   }
 
   /** Whether `path` (without any base path) is one of the POST endpoints. */
   matches(path: string): boolean {
-    return this.compiled.some((c) => c.regex.test(path));
+    return this.find(path) !== undefined;
   }
 
   /** The endpoint's path pattern (`/registry/.../{transferInstructionId}/...`) of `path`, if it is one. */
   routeOf(path: string): string | undefined {
-    return this.compiled.find((c) => c.regex.test(path))?.endpoint.route.path;
+    return this.find(path)?.c.endpoint.route.path;
   }
 
-  /** The answer to a POST of `bodyText` at `path`, or undefined when no endpoint has that path. */
-  async answer(path: string, bodyText: string): Promise<Answer | undefined> {
-    for (const c of this.compiled) {
-      const m = c.regex.exec(path);
-      if (!m) continue;
+  /**
+   * The answer to a POST of `bodyText` at `path`, or undefined when no endpoint has that path;
+   * `ctx` is the HTTP request's context (for the ledger calls made to answer it).
+   */
+  async answer(path: string, bodyText: string, ctx?: RequestContext): Promise<Answer | undefined> {
+    const found = this.find(path);
+    if (found) {
+      const { c, m } = found;
       try {
         const params: Record<string, string> = {};
         for (let i = 0; i < c.params.length; i++) {
           try {
-            params[c.params[i]!] = decodeURIComponent(m[i + 1]!);
+            params[c.params[i]!] = decodeURIComponent(m![i + 1]!);
           } catch {
             return jsonAnswer(400, { error: `Malformed ${c.params[i]} in the path: not valid percent-encoding` });
           }
@@ -110,7 +134,7 @@ export class PostDispatcher {
         const schema = c.endpoint.body === 'factory' ? GetFactoryRequestSchema : GetChoiceContextRequestSchema;
         const parsed = schema.safeParse(json);
         if (!parsed.success) return jsonAnswer(400, { error: validationMessage(parsed.error) });
-        return jsonAnswer(200, await c.endpoint.call(this.api, params, parsed.data));
+        return jsonAnswer(200, await c.endpoint.call(this.api, params, parsed.data, ctx));
       } catch (err) {
         return errorAnswer(err, this.logger, path);
       }

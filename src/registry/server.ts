@@ -3,14 +3,16 @@
  * from the Node request by the PostDispatcher (no Web Request/Response objects on the hot path);
  * everything else goes through the Hono app via @hono/node-server. Both share the dispatcher,
  * the service and the error mapping (dispatch.ts). The server itself, request ids, metrics,
- * access log and CORS come from src/http (listen + pipeline), as for every other service.
+ * access log and CORS come from src/http (listen + pipeline), as for every other service; the
+ * pipeline's request context is passed on to the service (the fast path) or in the Hono app's env.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { honoRouteOf, type RouteOf } from '../http/pipeline.js';
+import type { RequestContext } from '../http/request-context.js';
+import { honoRequestListener } from '../http/service.js';
 import { stripBase, type RegistryHttp } from './app.js';
-import { declaredLength, readLimitedBody, tooLargeMessage, writeTooLarge } from '../http/body-limit.js';
+import { declaredLength, readLimitedBodyThen, tooLargeMessage, writeTooLarge } from '../http/body-limit.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
 /** Paths never rate limited: orchestrators' probes must keep working while a client is throttled. */
@@ -21,9 +23,9 @@ export function registryRequestListener(
   http: RegistryHttp,
   extra?: Hono,
   rateLimiter?: RateLimiter,
-): (req: IncomingMessage, res: ServerResponse) => void {
-  const fallback = getRequestListener((extra ?? http.app).fetch);
-  return (req, res) => {
+): (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void {
+  const fallback = honoRequestListener(extra ?? http.app);
+  return (req, res, ctx) => {
     if (rateLimiter?.enabled && !UNLIMITED_PATHS.has(req.url ?? '')) {
       const decision = rateLimiter.take(req.socket.remoteAddress ?? 'unknown');
       if (!decision.ok) {
@@ -37,15 +39,21 @@ export function registryRequestListener(
       const q = req.url.indexOf('?');
       const path = stripBase(q < 0 ? req.url : req.url.slice(0, q), http.basePath);
       if (path !== undefined && http.dispatcher.matches(path)) {
-        readLimitedBody(req, http.maxBodyBytes).then((read) => {
-          if (!read.ok) {
-            const declared = declaredLength(req.headers['content-length'], req.headers['transfer-encoding']) !== undefined;
-            writeTooLarge(res, 'application/json', JSON.stringify({ error: tooLargeMessage(http.maxBodyBytes, read.receivedBytes, declared) }));
+        readLimitedBodyThen(req, http.maxBodyBytes, (err, read) => {
+          if (err) {
+            res.destroy();
             return;
           }
-          http.dispatcher.answer(path, read.body.toString('utf8')).then(
+          if (!read!.ok) {
+            const declared = declaredLength(req.headers['content-length'], req.headers['transfer-encoding']) !== undefined;
+            writeTooLarge(res, 'application/json', JSON.stringify({ error: tooLargeMessage(http.maxBodyBytes, read!.receivedBytes, declared) }));
+            return;
+          }
+          http.dispatcher.answer(path, read!.body.toString('utf8'), ctx).then(
             (a) => {
-              res.writeHead(a!.status, { ...a!.headers, 'content-length': Buffer.byteLength(a!.body) });
+              for (const k in a!.headers) res.setHeader(k, a!.headers[k]!);
+              res.setHeader('content-length', Buffer.byteLength(a!.body));
+              res.writeHead(a!.status);
               res.end(a!.body);
             },
             (err: unknown) => {
@@ -55,11 +63,11 @@ export function registryRequestListener(
               void err;
             },
           );
-        }, () => res.destroy());
+        });
         return;
       }
     }
-    void fallback(req, res);
+    fallback(req, res, ctx);
   };
 }
 

@@ -11,6 +11,7 @@
  * Ledger failures map to 503 + Retry-After here, in one place.
  */
 import type { Logger } from 'pino';
+import type { RequestContext } from '../http/request-context.js';
 import type { z } from 'zod';
 import type { ContractIndex, IndexedContract } from '../contracts/contract-index.js';
 import type { Clock } from '../canton/clock.js';
@@ -96,7 +97,7 @@ export class RegistryService implements RegistryApi {
     return { adminId: this.opts.admin, supportedApis: { 'splice-api-token-metadata-v1': 1 } };
   }
 
-  async listInstruments(pageSize: number, pageToken: string | undefined) {
+  async listInstruments(pageSize: number, pageToken: string | undefined, ctx?: RequestContext) {
     let start = 0;
     if (pageToken !== undefined) {
       const after = decodePageToken(pageToken);
@@ -105,18 +106,18 @@ export class RegistryService implements RegistryApi {
       if (start < 0) start = this.instruments.length;
     }
     const page = this.instruments.slice(start, start + pageSize);
-    const instruments = await this.guard(() => Promise.all(page.map((i) => this.instrumentJson(i))));
+    const instruments = await this.guard(() => Promise.all(page.map((i) => this.instrumentJson(i, ctx))));
     const more = start + pageSize < this.instruments.length;
     return more ? { instruments, nextPageToken: encodePageToken(page[page.length - 1]!.id) } : { instruments };
   }
 
-  async getInstrument(instrumentId: string) {
+  async getInstrument(instrumentId: string, ctx?: RequestContext) {
     const cfg = this.instruments.find((i) => i.id === instrumentId);
     if (!cfg) throw notFound(`No instrument with id ${instrumentId} found`);
-    return this.guard(() => this.instrumentJson(cfg));
+    return this.guard(() => this.instrumentJson(cfg, ctx));
   }
 
-  private async instrumentJson(cfg: InstrumentConfig): Promise<Instrument> {
+  private async instrumentJson(cfg: InstrumentConfig, ctx: RequestContext | undefined): Promise<Instrument> {
     const out: Instrument = {
       id: cfg.id,
       name: cfg.name,
@@ -125,7 +126,7 @@ export class RegistryService implements RegistryApi {
       supportedApis: cfg.supportedApis ?? { ...this.recipes.get(cfg.recipe)!.supportedApis },
     };
     if (cfg.totalSupply === 'ledger') {
-      const s = await this.totalSupply();
+      const s = await this.totalSupply(ctx);
       out.totalSupply = formatDecimal(s.totals.get(cfg.id) ?? 0n);
       out.totalSupplyAsOf = s.asOf;
     }
@@ -136,7 +137,7 @@ export class RegistryService implements RegistryApi {
   }
 
   /** Sum of the admin's HoldingV1 views per instrument id, recomputed at most every TTL. */
-  private async totalSupply(): Promise<{ asOf: string; totals: Map<string, bigint> }> {
+  private async totalSupply(ctx: RequestContext | undefined): Promise<{ asOf: string; totals: Map<string, bigint> }> {
     const ttl = this.opts.totalSupplyTtlMs ?? 5000;
     const now = Date.now();
     if (this.supply && now - this.supply.at < ttl) return this.supply;
@@ -144,6 +145,7 @@ export class RegistryService implements RegistryApi {
       parties: [this.opts.admin],
       interfaceIds: [HOLDING_V1],
       includeInterfaceView: true,
+      context: ctx,
     });
     const totals = new Map<string, bigint>();
     for (const entry of acs.contracts) {
@@ -159,7 +161,7 @@ export class RegistryService implements RegistryApi {
 
   // ---- factories -----------------------------------------------------------------------------
 
-  async getTransferFactory(version: ApiVersion, req: GetFactoryRequest) {
+  async getTransferFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext) {
     const args = req.choiceArguments;
     let instrumentId: { admin: string; id: string };
     if (version === 1) {
@@ -173,11 +175,11 @@ export class RegistryService implements RegistryApi {
       this.checkTransfer(a.transfer);
     }
     const recipe = this.recipeOfInstrument(instrumentId);
-    const parts = await this.guard(() => recipe.transferFactory(version, args, this.env));
+    const parts = await this.guard(() => recipe.transferFactory(version, args, this.envFor(ctx)));
     return { factoryId: parts.factory.contractId, transferKind: parts.transferKind, choiceContext: this.context(parts, req.excludeDebugFields) };
   }
 
-  async getAllocationFactory(version: ApiVersion, req: GetFactoryRequest) {
+  async getAllocationFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext) {
     const args = req.choiceArguments;
     let recipe: Recipe;
     if (version === 1) {
@@ -208,11 +210,11 @@ export class RegistryService implements RegistryApi {
       this.checkNotFuture(a.requestedAt, 'requestedAt');
       if (a.allocation.settlementDeadline) this.checkFuture(a.allocation.settlementDeadline, 'allocation.settlementDeadline');
     }
-    const parts = await this.guard(() => recipe.allocationFactory(version, args, this.env));
+    const parts = await this.guard(() => recipe.allocationFactory(version, args, this.envFor(ctx)));
     return { factoryId: parts.factory.contractId, choiceContext: this.context(parts, req.excludeDebugFields) };
   }
 
-  async getSettlementFactory(req: GetFactoryRequest) {
+  async getSettlementFactory(req: GetFactoryRequest, ctx?: RequestContext) {
     const a = parse(SettleBatchArgsSchema, req.choiceArguments, 'SettlementFactory_SettleBatch');
     if (a.transferLegs.length === 0) throw badRequest('transferLegs must not be empty');
     checkLimit(a.transferLegs.length, V2_LIMITS.transferLegs, 'transfer legs');
@@ -226,34 +228,34 @@ export class RegistryService implements RegistryApi {
     for (const l of a.transferLegs) this.checkAmount(l.amount, l.instrumentId, `transferLegs[${l.transferLegId}].amount`);
     const recipe = this.recipeOfInstruments([...ids]);
     const cids = a.allocations.map((x) => x.allocationCid);
-    const parts = await this.guard(() => recipe.settlementFactory(req.choiceArguments, this.env), `allocationCid ${cids.join(', ')}`);
+    const parts = await this.guard(() => recipe.settlementFactory(req.choiceArguments, this.envFor(ctx)), `allocationCid ${cids.join(', ')}`);
     return { factoryId: parts.factory.contractId, choiceContext: this.context(parts, req.excludeDebugFields) };
   }
 
   // ---- per-contract contexts -----------------------------------------------------------------
 
-  async getTransferInstructionContext(version: ApiVersion, cid: string, action: TransferInstructionAction, req: GetChoiceContextRequest) {
-    const { recipe, contract } = await this.perContract(cid, 'transfer-instruction', 'Transfer instruction');
-    const parts = await this.guard(() => recipe.transferInstructionContext({ version, action, contract }, this.env));
+  async getTransferInstructionContext(version: ApiVersion, cid: string, action: TransferInstructionAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
+    const { recipe, contract } = await this.perContract(cid, 'transfer-instruction', 'Transfer instruction', ctx);
+    const parts = await this.guard(() => recipe.transferInstructionContext({ version, action, contract }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
-  async getAllocationInstructionContext(cid: string, action: AllocationInstructionAction, req: GetChoiceContextRequest) {
-    const { recipe, contract } = await this.perContract(cid, 'allocation-instruction', 'Allocation instruction');
-    const parts = await this.guard(() => recipe.allocationInstructionContext({ version: 2, action, contract }, this.env));
+  async getAllocationInstructionContext(cid: string, action: AllocationInstructionAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
+    const { recipe, contract } = await this.perContract(cid, 'allocation-instruction', 'Allocation instruction', ctx);
+    const parts = await this.guard(() => recipe.allocationInstructionContext({ version: 2, action, contract }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
-  async getAllocationContext(version: ApiVersion, cid: string, action: AllocationAction, req: GetChoiceContextRequest) {
-    const { recipe, contract } = await this.perContract(cid, 'allocation', 'Allocation');
-    const parts = await this.guard(() => recipe.allocationContext({ version, action, contract }, this.env));
+  async getAllocationContext(version: ApiVersion, cid: string, action: AllocationAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
+    const { recipe, contract } = await this.perContract(cid, 'allocation', 'Allocation', ctx);
+    const parts = await this.guard(() => recipe.allocationContext({ version, action, contract }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
   /** Looks a contract up by id (index, then ledger) and checks it is one of this admin's. */
-  private async perContract(cid: string, kind: ContractKind, what: string): Promise<{ recipe: Recipe; contract: IndexedContract }> {
+  private async perContract(cid: string, kind: ContractKind, what: string, ctx: RequestContext | undefined): Promise<{ recipe: Recipe; contract: IndexedContract }> {
     if (!/^[0-9a-f]{2,}$/.test(cid)) throw badRequest(`${what} id "${cid}" is not a contract id`);
-    const contract = await this.guard(() => this.opts.index.getById(cid), `${what} id "${cid}"`);
+    const contract = await this.guard(() => this.opts.index.getById(cid, ctx), `${what} id "${cid}"`);
     if (!contract) throw notFound(`${what} ${cid} not found: it does not exist, is archived, or is not visible to the registry admin`);
     for (const recipe of this.recipes.values()) {
       const k = recipe.kindOf(contract);
@@ -266,6 +268,21 @@ export class RegistryService implements RegistryApi {
       return { recipe, contract };
     }
     throw notFound(`${what} ${cid} not found: contract ${cid} (${contract.templateId}) is not a ${kind} of a token this registry serves`);
+  }
+
+  /** The recipes' environment for one request: index lookups that may reach the ledger carry `ctx`. */
+  private envFor(ctx: RequestContext | undefined): RecipeEnv {
+    if (!ctx) return this.env;
+    const index = this.opts.index;
+    return {
+      admin: this.env.admin,
+      nowMicros: this.env.nowMicros,
+      index: {
+        find: (key, where) => index.find(key, where),
+        getById: (cid) => index.getById(cid, ctx),
+        catchUp: (o) => index.catchUp({ ...o, context: ctx }),
+      },
+    };
   }
 
   // ---- building the answer -------------------------------------------------------------------

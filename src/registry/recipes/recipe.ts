@@ -8,9 +8,15 @@ import type { AnyValue } from '../../canton/lf.js';
 import type { ContractIndex, IndexedContract } from '../../contracts/contract-index.js';
 import type { ApiVersion, AllocationAction, AllocationInstructionAction, TransferInstructionAction } from '../api.js';
 
+/**
+ * What recipes read from the contract index. The service hands each request a view whose lookups
+ * that may reach the ledger (getById, catchUp) carry that request's context.
+ */
+export type RecipeIndex = Pick<ContractIndex, 'find' | 'getById' | 'catchUp'>;
+
 export interface RecipeEnv {
   admin: string;
-  index: ContractIndex;
+  index: RecipeIndex;
   /** Registry time (epoch micros). */
   nowMicros(): bigint;
 }

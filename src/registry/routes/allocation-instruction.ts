@@ -18,7 +18,7 @@ function factory(version: ApiVersion): PostEndpoint {
       errors: ERRORS,
     }),
     body: 'factory',
-    call: (api, _params, body) => api.getAllocationFactory(version, body),
+    call: (api, _params, body, ctx) => api.getAllocationFactory(version, body, ctx),
   };
 }
 
@@ -41,7 +41,7 @@ export const allocationInstructionV2Endpoints = (): PostEndpoint[] => [
         errors: ERRORS,
       }),
       body: 'context',
-      call: (api, params, body) => api.getAllocationInstructionContext(params.allocationInstructionId!, action, body),
+      call: (api, params, body, ctx) => api.getAllocationInstructionContext(params.allocationInstructionId!, action, body, ctx),
     }),
   ),
 ];

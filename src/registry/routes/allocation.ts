@@ -19,7 +19,7 @@ function contexts(version: ApiVersion, actions: Array<{ action: AllocationAction
       errors: ERRORS,
     }),
     body: 'context',
-    call: (api, params, body) => api.getAllocationContext(version, params.allocationId!, action, body),
+    call: (api, params, body, ctx) => api.getAllocationContext(version, params.allocationId!, action, body, ctx),
   }));
 }
 
@@ -40,7 +40,7 @@ export const allocationV2Endpoints = (): PostEndpoint[] => [
       errors: ERRORS,
     }),
     body: 'factory',
-    call: (api, _params, body) => api.getSettlementFactory(body),
+    call: (api, _params, body, ctx) => api.getSettlementFactory(body, ctx),
   },
   ...contexts(2, [
     { action: 'withdraw', operationId: 'getAllocationWithdrawContextV2' },

@@ -4,6 +4,8 @@
  * schemas); only paths, operationIds and documented error codes differ.
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { RequestContext } from '../../http/request-context.js';
+import type { RequestContextBindings } from '../../http/service.js';
 import type { RegistryApi } from '../api.js';
 import {
   ChoiceContextSchema,
@@ -12,7 +14,7 @@ import {
   GetFactoryRequestSchema,
 } from '../schemas.js';
 
-export type RegistryEnv = { Variables: { registry: RegistryApi } };
+export type RegistryEnv = { Variables: { registry: RegistryApi; requestContext?: RequestContext }; Bindings: RequestContextBindings };
 export type RegistryApp = OpenAPIHono<RegistryEnv>;
 
 /**
@@ -24,7 +26,7 @@ export interface PostEndpoint {
   route: { path: string; method: 'post' };
   /** Which request schema the body is validated against. */
   body: 'factory' | 'context';
-  call(api: RegistryApi, params: Record<string, string>, body: any): Promise<unknown>;
+  call(api: RegistryApi, params: Record<string, string>, body: any, ctx?: RequestContext): Promise<unknown>;
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {

@@ -58,7 +58,7 @@ export function registerMetadataV1(app: RegistryApp): void {
       if (!/^\d+$/.test(pageSize) || Number(pageSize) < 1) throw badRequest(`pageSize must be a positive integer, got "${pageSize}"`);
       size = Math.min(Number(pageSize), MAX_PAGE_SIZE);
     }
-    return c.json(await c.var.registry.listInstruments(size, pageToken === '' ? undefined : pageToken), 200);
+    return c.json(await c.var.registry.listInstruments(size, pageToken === '' ? undefined : pageToken, c.var.requestContext), 200);
   });
-  app.openapi(getInstrument, async (c) => c.json(await c.var.registry.getInstrument(c.req.valid('param').instrumentId), 200));
+  app.openapi(getInstrument, async (c) => c.json(await c.var.registry.getInstrument(c.req.valid('param').instrumentId, c.var.requestContext), 200));
 }

@@ -22,7 +22,7 @@ function endpoints(version: ApiVersion, errors: number[]): PostEndpoint[] {
         errors,
       }),
       body: 'factory',
-      call: (api, _params, body) => api.getTransferFactory(version, body),
+      call: (api, _params, body, ctx) => api.getTransferFactory(version, body, ctx),
     },
     ...ACTIONS.map(
       ({ action, operationId }): PostEndpoint => ({
@@ -34,7 +34,7 @@ function endpoints(version: ApiVersion, errors: number[]): PostEndpoint[] {
           errors,
         }),
         body: 'context',
-        call: (api, params, body) => api.getTransferInstructionContext(version, params.transferInstructionId!, action, body),
+        call: (api, params, body, ctx) => api.getTransferInstructionContext(version, params.transferInstructionId!, action, body, ctx),
       }),
     ),
   ];
