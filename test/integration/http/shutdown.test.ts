@@ -6,6 +6,7 @@
  * after the listener closed are refused at connect time and never reach the log.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { startEmulator } from '../../../src/emulator/index.js';
 import { listen } from '../../../src/http/listen.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
+import { until } from '../../support/processes.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 let child: ChildProcess | undefined;
@@ -87,16 +89,24 @@ describe('SIGTERM under load', () => {
     };
     const clients = Array.from({ length: 12 }, client);
 
-    await new Promise((r) => setTimeout(r, 800));
+    // Signal once the load is really flowing (a count, not a fixed delay: a busy machine is slower).
+    await until(() => [...outcomes.values()].filter((o) => o === 'full').length >= 40, 20_000, 'registry load to flow');
     const signalledAt = Date.now();
     cli.child.kill('SIGTERM');
-    // The listener closes at once: a new connection is refused while the long-polls still run.
-    await new Promise((r) => setTimeout(r, 300));
-    const late = await fetch(`${cli.registryUrl}/registry/metadata/v1/info`).then(
-      (r) => `answered ${r.status}`,
-      (e: unknown) => String((e as Error).cause ?? e),
-    );
-    expect(late).toMatch(/ECONNREFUSED/);
+    // The listener closes at once: a new connection is refused while the long-polls still run. The
+    // probe is a fresh TCP connection, made once the process says it is draining (fetch could reuse
+    // a pooled keep-alive connection of the load, which the drain closes instead).
+    await until(() => /SIGTERM: draining/.test(cli.stderr()), 10_000, 'the drain to start');
+    const late = await new Promise<string>((resolve) => {
+      const u = new URL(cli.registryUrl);
+      const sock = connect({ host: u.hostname, port: Number(u.port) });
+      sock.once('connect', () => {
+        sock.destroy();
+        resolve('connected');
+      });
+      sock.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? String(e)));
+    });
+    expect(late).toBe('ECONNREFUSED');
     stop = true;
     await Promise.all(clients);
 
