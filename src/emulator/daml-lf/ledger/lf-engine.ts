@@ -4,15 +4,13 @@
  */
 import { decodeDamlPackage } from '../decode.js';
 import { Evaluator } from '../evaluator.js';
-import { DamlFailure } from '../runtime.js';
+import { builtinFunction } from '../builtins/index.js';
 import type { DamlEngineParts } from './daml-runtime.js';
 
 export const LF_ENGINE: DamlEngineParts = {
   decode: decodeDamlPackage,
   createEngine: (packages) =>
     new Evaluator(packages, {
-      builtins: (name) => {
-        throw new DamlFailure({ kind: 'unsupported', feature: `builtin ${name}` });
-      },
+      builtins: (name) => builtinFunction(name),
     }),
 };
