@@ -23,8 +23,13 @@
  *     TransferFactory_Transfer as the operator alone, with the delegation, the utility, the
  *     holdings and the registry's contracts disclosed;
  *  5. alice has one holding of 300 CC.
+ *
+ * Each flow runs twice: with the native (TypeScript) Amulet and test tokens, and with
+ * TEMPLATE_ENGINE=daml + DARS_DIR, where the tokens' own Daml (allocation factories, execute
+ * transfer, transfer factory) runs through the evaluator as well.
  */
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
@@ -52,7 +57,13 @@ function createSdk(stack: RunningStack, userId: string) {
 }
 type Sdk = Awaited<ReturnType<typeof createSdk>>;
 
-describe('wallet SDK 1.4.0: merge delegation (evaluated wallet-helper DAR) against the emulated stack', () => {
+/** DARS_DIR for TEMPLATE_ENGINE=daml: every Splice DAR (the wallet helper's among them). */
+const DARS_DIR = fileURLToPath(new URL('../../../shared/dars/', import.meta.url));
+
+describe.each([
+  { engine: 'native' as const, what: 'native Amulet' },
+  { engine: 'daml' as const, what: 'Amulet evaluated too (TEMPLATE_ENGINE=daml)' },
+])('wallet SDK 1.4.0: merge delegation (evaluated wallet-helper DAR) against the emulated stack, $what', ({ engine }) => {
   let stack: RunningStack;
   let sdk: Sdk;
   let dso: string;
@@ -62,7 +73,7 @@ describe('wallet SDK 1.4.0: merge delegation (evaluated wallet-helper DAR) again
   beforeAll(async () => {
     installNode22Builtins();
     stack = await startStack({
-      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' } },
+      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' }, ...(engine === 'daml' ? { templateEngine: engine, darsDir: DARS_DIR } : {}) },
       registryPort: 0,
       scanPort: 0,
       validatorPort: 0,
@@ -70,7 +81,7 @@ describe('wallet SDK 1.4.0: merge delegation (evaluated wallet-helper DAR) again
     dso = stack.seeded!.amulet!.dso;
     validator = stack.seeded!.amulet!.validator;
     sdk = await createSdk(stack, ADMIN_USER);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await stack?.close();

@@ -30,8 +30,13 @@
  *
  * A second trade swaps Canton Coin against the demo admin's test token TT2-USD (two registries,
  * one settlement), which the SDK script does not do but its API supports unchanged.
+ *
+ * Each flow runs twice: with the native (TypeScript) Amulet and test tokens, and with
+ * TEMPLATE_ENGINE=daml + DARS_DIR, where the tokens' own Daml (allocation factories, execute
+ * transfer, transfer factory) runs through the evaluator as well.
  */
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
@@ -88,7 +93,13 @@ interface TransferLeg {
   meta: { values: Record<string, string> };
 }
 
-describe('wallet SDK 1.4.0: the OTC trading app DvP (evaluated DAR) against the emulated stack', () => {
+/** DARS_DIR for TEMPLATE_ENGINE=daml: every Splice DAR (the trading app's among them). */
+const DARS_DIR = fileURLToPath(new URL('../../../shared/dars/', import.meta.url));
+
+describe.each([
+  { engine: 'native' as const, what: 'native Amulet and test tokens' },
+  { engine: 'daml' as const, what: 'Amulet and test tokens evaluated too (TEMPLATE_ENGINE=daml)' },
+])('wallet SDK 1.4.0: the OTC trading app DvP (evaluated DAR) against the emulated stack, $what', ({ engine }) => {
   let stack: RunningStack;
   let sdk: Sdk;
   let dso: string;
@@ -102,7 +113,7 @@ describe('wallet SDK 1.4.0: the OTC trading app DvP (evaluated DAR) against the 
 
   beforeAll(async () => {
     stack = await startStack({
-      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' } },
+      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' }, ...(engine === 'daml' ? { templateEngine: engine, darsDir: DARS_DIR } : {}) },
       registryPort: 0,
       scanPort: 0,
       validatorPort: 0,
@@ -111,7 +122,7 @@ describe('wallet SDK 1.4.0: the OTC trading app DvP (evaluated DAR) against the 
     tokenAdmin = stack.seeded!.parties.find((p) => p.hint === 'token-admin')!.party;
     amuletRegistry = new URL(amuletUrls(stack).registry);
     sdk = await createSdk(stack, ADMIN_USER);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await stack?.close();
@@ -142,7 +153,8 @@ describe('wallet SDK 1.4.0: the OTC trading app DvP (evaluated DAR) against the 
   const seen = new Set<string>();
 
   it('uploads the trading app DAR through the SDK: its package is known and its templates are evaluated', async () => {
-    expect(await sdk.ledger.dar.check(TRADING_APP_PACKAGE_ID)).toBe(false);
+    // With TEMPLATE_ENGINE=daml the participant has it from DARS_DIR already; uploading again is a no-op.
+    expect(await sdk.ledger.dar.check(TRADING_APP_PACKAGE_ID)).toBe(engine === 'daml');
     await sdk.ledger.dar.upload(await readFile(TRADING_APP_DAR), TRADING_APP_PACKAGE_ID);
     expect(await sdk.ledger.dar.check(TRADING_APP_PACKAGE_ID)).toBe(true);
     for (const entity of ['OTCTradeProposal', 'OTCTrade']) {
