@@ -172,12 +172,8 @@ describe.each([
     }
   });
 
-  /**
-   * The whole trade of the SDK script for two legs: proposal, acceptance, settlement initiation,
-   * one allocation per leg through its instrument's registry, settlement by the venue. Returns
-   * the settled trade's contract id.
-   */
-  async function trade(legs: Record<string, TransferLeg>, registryOf: (i: Instrument) => URL) {
+  /** Step 3: alice proposes, bob accepts, the venue initiates settlement; the proposal and the OTCTrade. */
+  async function openTrade(legs: Record<string, TransferLeg>) {
     // 3. alice proposes (she is the first approver), bob accepts, the venue initiates settlement.
     await submitAs(alice, {
       CreateCommand: {
@@ -212,6 +208,16 @@ describe.each([
     seen.add(otcTrade.contractId);
     // InitiateSettlement consumed the accepted proposal.
     expect((await activeContracts(OTC_TRADE_PROPOSAL, venue)).map((c) => c.contractId)).not.toContain(accepted.contractId);
+    return { proposal, otcTrade };
+  }
+
+  /**
+   * The whole trade of the SDK script for two legs: proposal, acceptance, settlement initiation,
+   * one allocation per leg through its instrument's registry, settlement by the venue. Returns
+   * the settled trade's contract id.
+   */
+  async function trade(legs: Record<string, TransferLeg>, registryOf: (i: Instrument) => URL) {
+    const { proposal, otcTrade } = await openTrade(legs);
 
     // 4. each trader allocates the leg it sends, from the request's view (OTCTrade's
     //    AllocationRequest instance, computed by the evaluator).
@@ -321,5 +327,23 @@ describe.each([
       alice: { unlocked: plus(usdBefore.alice.unlocked, '12.5'), locked: '0' },
       bob: { unlocked: plus(usdBefore.bob.unlocked, '-12.5'), locked: '0' },
     });
+  });
+
+  it("AllocationRequest_Reject (OTCTrade's evaluated interface choice, through the SDK): only a sender may reject, and the rejection ends the trade", async () => {
+    const { otcTrade } = await openTrade({
+      leg0: { sender: alice.partyId, receiver: bob.partyId, amount: '5', instrumentId: cc(), meta: { values: {} } },
+    });
+    // The venue is no sender: the trading app's requirement refuses it, and nothing changes.
+    const [byVenue, venueDisclosed] = await sdk.token.allocation.request.reject(otcTrade.contractId, venue.partyId);
+    const refused = await submitAs(venue, byVenue, venueDisclosed).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'DAML_FAILURE' });
+    expect(JSON.stringify(refused)).toContain("The requirement 'Actor is a sender' was not met.");
+    expect((await activeContracts(OTC_TRADE, venue)).map((c) => c.contractId)).toContain(otcTrade.contractId);
+
+    // bob is a receiver only in this trade; alice, the sender, rejects it.
+    const [byAlice, aliceDisclosed] = await sdk.token.allocation.request.reject(otcTrade.contractId, alice.partyId);
+    await submitAs(alice, byAlice, aliceDisclosed);
+    expect((await activeContracts(OTC_TRADE, venue)).map((c) => c.contractId)).not.toContain(otcTrade.contractId);
+    expect((await sdk.token.allocation.request.pending(alice.partyId)).map((r) => r.contractId)).not.toContain(otcTrade.contractId);
   });
 });
