@@ -60,6 +60,8 @@ export interface Runtime {
   /** Records a known message (e.g. from a caught `DamlThrow`) so `ANY_EXCEPTION_MESSAGE` needs no lookup. */
   rememberMessage(ex: AnyExceptionV, message: string): void;
   implementsInterface(template: TypeConRef, iface: TypeConRef): boolean;
+  /** `implementsInterface` for the template of an interface value (also a natively implemented one). */
+  recordImplements(rec: RecordV, iface: TypeConRef): boolean;
   callMethod(iface: TypeConRef, method: string, rec: RecordV): Value;
   interfaceView(iface: TypeConRef, rec: RecordV): Value;
   /** `[Party]` values of the template of `rec`. */
@@ -400,7 +402,7 @@ export class Compiler {
         const rt = this.rt;
         return (env) => {
           const r = asRecord(v(env), 'from_required_interface');
-          return rt.implementsInterface(r.tycon, required) ? some(r) : NONE;
+          return rt.recordImplements(r, required) ? some(r) : NONE;
         };
       }
       case 'unsafeFromRequiredInterface': {
@@ -411,7 +413,7 @@ export class Compiler {
         return (env) => {
           const c = cid(env);
           const r = asRecord(v(env), 'unsafe_from_required_interface');
-          if (!rt.implementsInterface(r.tycon, required)) {
+          if (!rt.recordImplements(r, required)) {
             throw new DamlFailure({
               kind: 'contractDoesNotImplementInterface',
               cid: c.tag === 'contractId' ? c.value : '',

@@ -343,6 +343,9 @@ export class Evaluator implements DamlEngine {
   }
 
   callMethod(iface: TypeConRef, method: string, rec: RecordV): Value {
+    if (rec.foreign) {
+      throw new DamlFailure({ kind: 'unsupported', feature: `method ${method} of ${refText(iface)} on a contract of ${refText(rec.tycon)}, a template the ledger implements natively` });
+    }
     const inst = this.instanceCode(rec.tycon, iface);
     const m = inst.methods.get(method);
     if (m === undefined) internal(`${refText(rec.tycon)} implements no method ${method} of ${refText(iface)}`);
@@ -350,14 +353,26 @@ export class Evaluator implements DamlEngine {
   }
 
   interfaceView(iface: TypeConRef, rec: RecordV): Value {
+    if (rec.foreign) {
+      const v = rec.foreign.view(iface);
+      if (v === undefined) throw new DamlFailure({ kind: 'contractDoesNotImplementInterface', cid: '', iface, template: rec.tycon });
+      return v;
+    }
     return this.instanceCode(rec.tycon, iface).view([rec]);
   }
 
+  /** Whether the template of the interface value `rec` implements `iface`. */
+  recordImplements(rec: RecordV, iface: TypeConRef): boolean {
+    return rec.foreign ? rec.foreign.implements(iface) : this.implementsInterface(rec.tycon, iface);
+  }
+
   templateSignatories(rec: RecordV): Value {
+    if (rec.foreign) return partyList(rec.foreign.signatories);
     return this.templateSignatoriesOf(rec.tycon, rec);
   }
 
   templateObservers(rec: RecordV): Value {
+    if (rec.foreign) return partyList(rec.foreign.observers);
     return this.templateObserversOf(rec.tycon, rec);
   }
 
@@ -470,4 +485,8 @@ function parties(v: Value): string[] {
     }
   }
   return out;
+}
+
+function partyList(parties: readonly string[]): Value {
+  return { tag: 'list', items: parties.map((p) => ({ tag: 'party', value: p })) };
 }

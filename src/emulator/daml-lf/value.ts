@@ -60,7 +60,31 @@ export interface TextMapV { readonly tag: 'textMap'; readonly entries: ReadonlyM
 /** Entries sorted by key in LF's value order; keys unique. */
 export interface GenMapV { readonly tag: 'genMap'; readonly entries: ReadonlyArray<readonly [Value, Value]> }
 /** Field values in the data type's field order. */
-export interface RecordV { readonly tag: 'record'; readonly tycon: TypeConRef; readonly fields: readonly Value[]; readonly fieldNames: readonly string[] }
+export interface RecordV {
+  readonly tag: 'record';
+  readonly tycon: TypeConRef;
+  readonly fields: readonly Value[];
+  readonly fieldNames: readonly string[];
+  /**
+   * Set on an interface value whose template has no Daml code in the evaluator (a template the
+   * ledger implements natively): its fields are then empty and the ledger answers for it.
+   */
+  readonly foreign?: ForeignContract;
+}
+
+/**
+ * A contract of a template the evaluator has no Daml code for, seen through an interface it
+ * implements (`fetch_interface`): what Daml code may ask of an interface value, answered by the
+ * ledger that implements the template (daml-lf-2.rst, "Interface functions": `view_interface`,
+ * `signatory_interface`, `observer_interface`; conversions test `implements`).
+ */
+export interface ForeignContract {
+  /** The interface view, as a value of the interface's view type; undefined when not implemented. */
+  view(iface: TypeConRef): Value | undefined;
+  implements(iface: TypeConRef): boolean;
+  readonly signatories: readonly string[];
+  readonly observers: readonly string[];
+}
 /** `rank` is the constructor's index in its data type's declaration: LF orders variants and enums by it. */
 export interface VariantV { readonly tag: 'variant'; readonly tycon: TypeConRef; readonly constructor: string; readonly rank: number; readonly value: Value }
 export interface EnumV { readonly tag: 'enum'; readonly tycon: TypeConRef; readonly constructor: string; readonly rank: number }

@@ -540,9 +540,9 @@ class TransactionBuilder {
         `Interpretation error: Error: node NodeId(${this.nodes.length}) (${formatId(c.templateId)}) requires one of the stakeholders ${stakeholdersOf(c).join(', ')} of the fetched contract to be an authorizer, but authorizers were ${[...authorizers].join(', ')}`,
       );
     }
+    const def = this.engine.templates.templateById(c.templateId);
     if (expected !== undefined) {
       const want = typeof expected === 'string' ? this.resolveText(expected) : expected;
-      const def = this.engine.templates.templateById(c.templateId);
       const ok =
         nameKey(want) === nameKey(c.templateId) || (def?.implements.some((i) => nameKey(i.interface.id) === nameKey(want)) ?? false);
       if (!ok) {
@@ -556,7 +556,14 @@ class TransactionBuilder {
     const acting = stakeholdersOf(c).filter((p) => authorizers.has(p));
     const interfaceId = expected !== undefined && typeof expected !== 'string' && nameKey(expected) !== nameKey(c.templateId) ? expected : undefined;
     this.siblings.push(interfaceId ? { kind: 'fetch', contract: c, actingParties: acting, interfaceId } : { kind: 'fetch', contract: c, actingParties: acting });
-    return { contractId: c.contractId, templateId: c.templateId, payload: c.payload, signatories: c.signatories, observers: c.observers };
+    return {
+      contractId: c.contractId,
+      templateId: c.templateId,
+      payload: c.payload,
+      signatories: c.signatories,
+      observers: c.observers,
+      interfaceView: (iface) => def?.implements.find((i) => nameKey(i.interface.id) === nameKey(iface))?.view(c.payload),
+    };
   }
 
   private context(authorizers: ReadonlySet<string>, ancestors: readonly Set<string>[]): UpdateContext {

@@ -45,6 +45,12 @@ export interface FetchedContract {
   payload: LfValue;
   signatories: string[];
   observers: string[];
+  /**
+   * The contract's view as `interfaceId` (by package name), computed by its template's
+   * implementation; undefined when the template does not implement that interface. Lets
+   * evaluated Daml code view contracts of native templates.
+   */
+  interfaceView?(interfaceId: QualifiedId): LfValue | undefined;
 }
 
 export interface ChoiceDef<P = any, A = any, R = any> {

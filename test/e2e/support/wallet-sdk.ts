@@ -52,6 +52,13 @@ export function fromUnits(units: bigint): string {
   return `${neg ? '-' : ''}${abs / SCALE}${frac ? `.${frac}` : ''}`;
 }
 
+/** A decimal text as the JSON Ledger API renders a Daml Decimal: all 10 decimal places ("20" → "20.0000000000"). */
+export function asDamlDecimal(amount: string): string {
+  const units = toUnits(amount);
+  const abs = units < 0n ? -units : units;
+  return `${units < 0n ? '-' : ''}${abs / SCALE}.${(abs % SCALE).toString().padStart(10, '0')}`;
+}
+
 export interface Balance {
   /** Sum of the unlocked holdings. */
   unlocked: string;
@@ -82,4 +89,30 @@ export async function balanceOf(sdk: Pick<WalletSdk, 'token'>, party: string, in
 /** `from` plus `delta` (decimal texts). */
 export function plus(from: string, delta: string): string {
   return fromUnits(toUnits(from) + toUnits(delta));
+}
+
+/**
+ * The two ES2024/ES2025 built-ins the SDK calls that Node 20 lacks, with the standard contracts:
+ * `Object.groupBy` (`token.utxos.merge`, and so `utxos.delegatedMerge.execute`) and
+ * `Set.prototype.union` (core-acs-reader's ACS cache, behind `delegatedMerge.approve/execute`).
+ */
+export function installNode22Builtins(): void {
+  if (!('groupBy' in Object)) {
+    const groupBy = <T>(items: Iterable<T>, key: (item: T, index: number) => PropertyKey): Record<PropertyKey, T[]> => {
+      const out: Record<PropertyKey, T[]> = Object.create(null);
+      let i = 0;
+      for (const item of items) (out[key(item, i++)] ??= []).push(item);
+      return out;
+    };
+    Object.defineProperty(Object, 'groupBy', { value: groupBy, writable: true, configurable: true });
+  }
+  if (!('union' in Set.prototype)) {
+    function union<T>(this: Set<T>, other: { keys(): Iterator<T> }): Set<T> {
+      const out = new Set(this);
+      const it = other.keys();
+      for (let r = it.next(); !r.done; r = it.next()) out.add(r.value);
+      return out;
+    }
+    Object.defineProperty(Set.prototype, 'union', { value: union, writable: true, configurable: true });
+  }
 }
