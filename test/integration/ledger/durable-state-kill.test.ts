@@ -93,7 +93,11 @@ describe('STATE_DIR: kill -9 during a stream of acknowledged commands', () => {
       }
     };
     const workers = Array.from({ length: 8 }, (_, w) => worker(w));
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Kill once enough commands are acknowledged (a count, not a fixed delay: a busy machine is slower),
+    // while the stream still runs.
+    const deadline = Date.now() + 30_000;
+    while (acknowledgedPings.length <= 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
     first.child.kill('SIGKILL');
     stop = true;
     await Promise.all(workers);
