@@ -111,7 +111,9 @@ async function run(base: string, requests: BadRequest[], check: Check): Promise<
   return { total: requests.length, failures };
 }
 
-describe('bad input to every API: no 5xx, the API error shape, no state change', () => {
+// Thousands of requests per API over real sockets: bounded in count, not in time, so a busy
+// machine gets more than the default 30 s per API.
+describe('bad input to every API: no 5xx, the API error shape, no state change', { timeout: 120_000 }, () => {
   const counts: Record<string, number> = {};
 
   it('ledger JSON API v2', async () => {
