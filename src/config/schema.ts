@@ -105,6 +105,14 @@ export const EmulatorConfigSchema = z.object({
   logLevel: LogLevelSchema.default('info').describe('LOG_LEVEL'),
   /** Which Scan generation the emulated scan's Amulet registry answers as (`legacy`: pre config state). */
   amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe('AMULET_REGISTRY_COMPAT: current or legacy'),
+  /**
+   * How the token templates run: `native` (hand-written TypeScript, the default) or `daml` (the
+   * Daml-LF evaluator runs TestTokenV1/V2 and Amulet from their DARs in `darsDir`, and the demo
+   * world is seeded through it). Templates of other uploaded DARs are evaluated either way.
+   */
+  templateEngine: z.enum(['native', 'daml']).default('native').describe('TEMPLATE_ENGINE: native or daml'),
+  /** A folder whose `*.dar` files every participant uploads at start (needed by `templateEngine: daml`). */
+  darsDir: z.string().min(1).optional().describe('DARS_DIR: upload every *.dar of this folder at start'),
   /** Templates of Daml models the emulator does not implement (signatories/observers by field path). */
   declaredTemplates: z.array(DeclaredTemplateConfigSchema).default([]).describe('DECLARED_TEMPLATES (JSON) or DECLARED_TEMPLATES_FILE'),
   ...OperationsConfigShape,

@@ -6,7 +6,9 @@
  *
  * LIMITATIONS (what is not emulated yet; README lists them too): one synchronizer (no
  * reassignment), at most two participants (synchronizer.ts lists what multi-hosting lacks), no
- * pruning, no Daml-LF evaluation (templates are native TypeScript or declared).
+ * pruning. Templates are native TypeScript, declared, or (any uploaded DAR's, and with
+ * TEMPLATE_ENGINE=daml the token ones too) run by the Daml-LF evaluator (./daml-lf, whose
+ * modules state their own limits).
  */
 import { applyServerLimits } from '../http/server-limits.js';
 import pino, { type Logger } from 'pino';
@@ -27,6 +29,16 @@ import type { Listening } from '../http/listen.js';
 import { gaugeOf, ServiceMetrics } from '../http/metrics.js';
 import { createRequestContexts, type RequestContexts } from '../http/request-context.js';
 import { startService } from '../http/service.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../config/errors.js';
+import { DamlRuntime, type DamlEngineParts } from './daml-lf/ledger/daml-runtime.js';
+import { installDamlTemplates } from './daml-lf/ledger/install.js';
+import { LF_ENGINE } from './daml-lf/ledger/lf-engine.js';
+import { TemplateRegistry } from './ledger/templates.js';
+import { registerTestTokenV1 } from './templates/test-token-v1/index.js';
+import { registerTestTokenV2 } from './templates/test-token-v2/index.js';
+import { registerAmulet } from './templates/amulet/index.js';
 
 export interface StartEmulatorOptions {
   /** Parsed with the config schema: defaults fill what is left out (`auth: { mode: 'localnet' }` works). */
@@ -35,6 +47,8 @@ export interface StartEmulatorOptions {
   logger?: Logger;
   /** Replace the demo world (ignored when `config.demoWorld` is false). */
   world?: DemoWorld;
+  /** The Daml-LF decoder and evaluator (default: the emulator's own, ./daml-lf). */
+  damlEngine?: DamlEngineParts;
 }
 
 /** One participant of the emulated synchronizer: its engine, ledger API and websocket channels. */
@@ -75,9 +89,25 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
     if (config.participantName === 'participant2') throw new Error('PARTICIPANT_NAME must differ from participant2 when PARTICIPANTS=2');
     engines.push(new LedgerEngine({ synchronizer: engine.synchronizer, participantName: 'participant2', listMaxElements: config.listMaxElements }));
   }
+  // One Daml-LF world for the synchronizer: templates of uploaded DARs without a native
+  // implementation run through the evaluator (with TEMPLATE_ENGINE=daml, the token ones too).
+  const daml = new DamlRuntime(opts.damlEngine ?? LF_ENGINE);
+  const nativePackageIds = config.templateEngine === 'daml' ? new Set<string>() : nativeTemplatePackageIds();
+  const dars = config.darsDir ? readDarsDir(config.darsDir) : [];
+  if (config.templateEngine === 'daml' && !config.darsDir) {
+    throw new ConfigError('TEMPLATE_ENGINE=daml needs DARS_DIR: a folder with the DARs whose templates the evaluator runs (splice-test-token-v1, -v2, splice-amulet, ...)');
+  }
   for (const e of engines) {
     // What a real participant has from start, demo world or not.
     installAdminWorkflows(e);
+    installDamlTemplates(e, daml, { nativePackageIds });
+    for (const dar of dars) {
+      try {
+        e.packages.uploadDar(dar.bytes);
+      } catch (err) {
+        throw new ConfigError(`DARS_DIR: cannot upload ${dar.file}: ${(err as Error).message}`);
+      }
+    }
     for (const id of config.adminUsers) e.users.addAdminUser(id);
     for (const t of config.declaredTemplates) {
       e.templates.declare({
@@ -89,6 +119,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
     }
   }
   const others = new Map(engines.slice(1).map((e) => [e.participantName, e] as const));
+  if (config.demoWorld && config.templateEngine === 'daml') requireEvaluatedTokens(engine, opts.world ?? config.world ?? DEFAULT_DEMO_WORLD);
   const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world ?? config.world, others) : undefined;
   // The other participants run the same native template implementations.
   for (const e of engines.slice(1)) e.templates.adoptNative(engine.templates);
@@ -118,6 +149,43 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
   });
   const first = participants[0]!;
   return { ...first, participants, seeded, config, durable };
+}
+
+/** The `*.dar` files of DARS_DIR, in file name order. */
+function readDarsDir(dir: string): Array<{ file: string; bytes: Buffer }> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.dar')).sort();
+  } catch (err) {
+    throw new ConfigError(`DARS_DIR: cannot read ${dir}: ${(err as Error).message}`);
+  }
+  return names.map((file) => ({ file, bytes: readFileSync(join(dir, file)) }));
+}
+
+/** Packages of the native template implementations (TEMPLATE_ENGINE=native keeps these native). */
+function nativeTemplatePackageIds(): Set<string> {
+  const scratch = new TemplateRegistry();
+  registerTestTokenV1(scratch);
+  registerTestTokenV2(scratch);
+  registerAmulet(scratch);
+  return new Set(scratch.allTemplates().map((t) => t.id.packageId));
+}
+
+/**
+ * With TEMPLATE_ENGINE=daml the demo world is seeded through the evaluator: each token it uses
+ * must have come from DARS_DIR as an evaluated template (else its native one would be used).
+ */
+function requireEvaluatedTokens(engine: LedgerEngine, world: DemoWorld): void {
+  const needed = new Map<string, string>();
+  for (const i of world.instruments) {
+    needed.set(i.token, i.token === 'splice-test-token-v1' ? 'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token' : 'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.Holding:Token');
+  }
+  if (world.amulet) needed.set('splice-amulet', 'splice-amulet:Splice.Amulet:Amulet');
+  for (const [pkg, key] of needed) {
+    if (engine.templates.templateByNameKey(key)?.kind !== 'daml') {
+      throw new ConfigError(`TEMPLATE_ENGINE=daml: the demo world uses ${pkg}, but DARS_DIR has no DAR with it`);
+    }
+  }
 }
 
 function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface']): QualifiedId {

@@ -5,10 +5,15 @@
  * interfaces).
  */
 import { readFileSync } from 'node:fs';
-import type { DamlModule, DamlPackage, PackageLookup } from '../../src/emulator/daml-lf/ast.js';
+import type { DamlModule, DamlPackage, DefTemplate, Expr, PackageLookup, TemplateChoice } from '../../src/emulator/daml-lf/ast.js';
 import { decodeDar, type DecodedPackage } from '../../src/emulator/ledger/dar/index.js';
 
-/** The types-only DamlPackage of a decoded package. */
+const NO_CODE: Expr = { tag: 'unit' };
+
+/**
+ * The types-only DamlPackage of a decoded package: data types, and templates with their choices'
+ * names, flags and types (their expressions are placeholders).
+ */
 export function typesOnlyPackage(p: DecodedPackage): DamlPackage {
   const modules = new Map<string, DamlModule>();
   for (const m of p.modules) {
@@ -17,7 +22,26 @@ export function typesOnlyPackage(p: DecodedPackage): DamlPackage {
       dataTypes: new Map(m.dataTypes.map((d) => [d.name, d])),
       synonyms: new Map(),
       values: new Map(),
-      templates: new Map(),
+      templates: new Map(
+        m.templates.map((t): [string, DefTemplate] => {
+          const tycon = { packageId: p.packageId, moduleName: m.name, entityName: t.name };
+          const choices = new Map(
+            t.choices.map((c): [string, TemplateChoice] => [
+              c.name,
+              {
+                name: c.name,
+                consuming: c.consuming,
+                controllers: NO_CODE,
+                selfBinder: 'self',
+                argBinder: { name: 'arg', type: c.argType ?? { kind: 'builtin', name: 'Unit', args: [] } },
+                returnType: c.returnType ?? { kind: 'builtin', name: 'Unit', args: [] },
+                update: NO_CODE,
+              },
+            ]),
+          );
+          return [t.name, { tycon, param: 'this', precond: NO_CODE, signatories: NO_CODE, observers: NO_CODE, choices, implements: new Map() }];
+        }),
+      ),
       interfaces: new Map(),
       exceptions: new Map(),
     });

@@ -79,7 +79,11 @@ for (const t of TEST_TOKEN_V2_TEMPLATES) {
 export function registerTestTokenV2(templates: TemplateRegistry): void {
   registerTokenStandardInterfaces(templates);
   // register() appends to the interface implementor lists, so registering twice must be skipped
-  for (const t of TEST_TOKEN_V2_TEMPLATES) if (templates.templateById(t.id) !== t) templates.register(t);
+  // (an evaluated template of the same name, TEMPLATE_ENGINE=daml, is left in place)
+  for (const t of TEST_TOKEN_V2_TEMPLATES) {
+    const existing = templates.templateById(t.id);
+    if (existing !== t && existing?.kind !== 'daml') templates.register(t);
+  }
 }
 
 /**
