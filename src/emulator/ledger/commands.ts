@@ -732,8 +732,13 @@ export function keyHash(templateId: QualifiedId, key: LfValue): string {
   return createHash('sha256').update(`${nameKey(templateId)}\u0000${JSON.stringify(key)}`).digest('hex');
 }
 
+/**
+ * A party list as a Daml-LF transaction holds it: a set, in party order (Speedy's
+ * `extractParties` builds a TreeSet for signatories, observers, controllers and choice
+ * observers), whatever order the template's expression listed them in.
+ */
 function dedupe(xs: string[]): string[] {
-  return [...new Set(xs)];
+  return [...new Set(xs)].sort();
 }
 
 function unionAll(ancestors: readonly Set<string>[], own: Set<string>): Set<string> {
