@@ -62,6 +62,8 @@ export class DamlFailure extends Error {
     message: string,
     readonly errorId = 'UNHANDLED_EXCEPTION/DA.Exception.AssertionFailed:AssertionFailed',
     readonly category: Category = 9,
+    /** `failWithStatus` metadata: reported in the error's context, next to `error_id`. */
+    readonly metadata: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -589,7 +591,7 @@ class TransactionBuilder {
       fetch: (cid, expected) => this.fetch(cid, expected, authorizers),
       rollbackScope: (body) => this.rollbackScope(body),
       fail: (message, opts) => {
-        throw new DamlFailure(message, opts?.errorId, opts?.category);
+        throw new DamlFailure(message, opts?.errorId, opts?.category, opts?.metadata);
       },
     };
   }
@@ -717,7 +719,7 @@ export function damlFailureError(e: DamlFailure): LedgerApiError {
   return new LedgerApiError(
     'DAML_FAILURE',
     `Interpretation error: Error: User failure: ${e.errorId} (error category ${e.category}): ${e.message}`,
-    { category: e.category, context: { error_id: e.errorId } },
+    { category: e.category, context: { ...e.metadata, error_id: e.errorId } },
   );
 }
 
