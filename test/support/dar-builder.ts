@@ -3,7 +3,8 @@
  * real CRC-32s and a central directory) and a Daml-LF 2 package encoder that interns strings,
  * dotted names and (optionally) types by the field numbers of `daml_lf.proto`/`daml_lf2.proto`
  * (research/ledger-api.md §9). Expressions (signatories, choice bodies, ...) are written as
- * opaque placeholder messages, so decoders are exercised on skipping them too.
+ * placeholder text literals, so the type-level decoder is exercised on skipping them and the full
+ * decoder (`daml-lf/decode.ts`) still reads every package built here.
  *
  *   const { bytes, mainPackageId } = buildDar({
  *     name: 'my-pkg', version: '1.0.0',
@@ -302,9 +303,14 @@ class PackageEncoder {
     return new ProtoWriter().varint(8, idx);
   }
 
-  /** Stand-in for an LF expression the decoder must skip over. */
+  /**
+   * Stand-in for an LF expression: a located text literal naming its role (`"signatories"`, ...).
+   * The type-level decoder skips it; the full decoder reads it as a well-formed (if ill-typed) `Expr`.
+   */
   expr(tag: string): ProtoWriter {
-    return new ProtoWriter().message(1, (loc) => loc.message(2, (r) => r.varint(1, 3).varint(2, 7))).varint(3, this.str(tag));
+    return new ProtoWriter()
+      .message(1, (loc) => loc.message(2, (r) => r.varint(1, 3).varint(2, 7)))
+      .message(6, (lit) => lit.varint(4, this.str(tag)));
   }
 
   fields(fs: FieldSpec[]): ProtoWriter {

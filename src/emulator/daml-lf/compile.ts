@@ -18,6 +18,7 @@
 import type { BuiltinFunctionName, CasePattern, Expr, Literal, LfType, TypeConRef, ValueRef } from './ast.js';
 import { DamlFailure, DamlThrow } from './runtime.js';
 import { sameTycon, typesEqual } from './eval-types.js';
+import { consList, isEmptyList, unconsList } from './eval-lists.js';
 import { compileUpdate } from './update.js';
 import {
   EMPTY_LIST,
@@ -307,13 +308,13 @@ export class Compiler {
       case 'cons': {
         const front = e.front.map((x) => this.compile(x, scope));
         const tail = this.compile(e.tail, scope);
+        const n = front.length;
         return (env) => {
-          const items: Value[] = [];
-          for (const f of front) items.push(f(env));
+          const items = new Array<Value>(n);
+          for (let i = 0; i < n; i++) items[i] = front[i]!(env);
           const t = tail(env);
           if (t.tag !== 'list') internal(`cons onto a ${t.tag} value`);
-          for (const x of t.items) items.push(x);
-          return list(items);
+          return consList(items, t);
         };
       }
       case 'none':
@@ -623,7 +624,7 @@ export class Compiler {
           };
         }
         case 'nil':
-          return { test: (v) => v.tag === 'list' && v.items.length === 0, body: this.compile(body, scope) };
+          return { test: (v) => v.tag === 'list' && isEmptyList(v), body: this.compile(body, scope) };
         case 'cons': {
           const h = bind(scope, p.head);
           const t = bind(h.scope, p.tail);
@@ -631,9 +632,10 @@ export class Compiler {
           const ts = t.slot;
           return {
             test: (v, env) => {
-              if (v.tag !== 'list' || v.items.length === 0) return false;
-              env.s[hs] = v.items[0]!;
-              env.s[ts] = list(v.items.slice(1));
+              if (v.tag !== 'list' || isEmptyList(v)) return false;
+              const [head, rest] = unconsList(v);
+              env.s[hs] = head;
+              env.s[ts] = rest;
               return true;
             },
             body: this.compile(body, t.scope),

@@ -8,7 +8,8 @@ import { formatInstant } from '../../canton/clock.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { errors, invalidBody, LedgerApiError } from '../../canton/errors.js';
 import { parseIdRef, resolveRef } from '../ledger/identifiers.js';
-import type { InterfaceDef } from '../ledger/templates.js';
+import type { InterfaceDef, InterfaceImpl } from '../ledger/templates.js';
+import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/ledger/errors.js';
 import type { ContractRecord, QualifiedId } from '../ledger/types.js';
 import { formatId, nameKey, stakeholdersOf } from '../ledger/types.js';
 import type { CreateNode, ExerciseNode, TransactionRecord } from '../ledger/updates.js';
@@ -181,10 +182,11 @@ export function createdEventJson(
   const def = engine.templates.templateById(c.templateId);
   const interfaceViews = [...match.views.values()].map((iface) => {
     const impl = def?.implements.find((i) => nameKey(i.interface.id) === nameKey(iface.id));
+    const view = viewOf(impl, c.payload, def?.kind === 'daml');
     return {
       interfaceId: formatId(iface.id),
-      viewStatus: { code: 0, message: '', details: [] },
-      viewValue: impl ? impl.view(c.payload) : null,
+      viewStatus: view.status,
+      viewValue: view.value,
       implementationPackageId: c.templateId.packageId,
     };
   });
@@ -362,4 +364,19 @@ export function shapeOf(s: string): Shape {
   if (s === 'TRANSACTION_SHAPE_ACS_DELTA') return 'ACS_DELTA';
   if (s === 'TRANSACTION_SHAPE_LEDGER_EFFECTS') return 'LEDGER_EFFECTS';
   throw new LedgerApiError('MISSING_FIELD', 'The submitted command is missing a mandatory field: transaction_shape');
+}
+
+/**
+ * An interface view, or the status of its failure: an evaluated view (Daml code) can fail, and
+ * Canton then reports the error in `viewStatus` with no value instead of failing the read.
+ */
+function viewOf(impl: InterfaceImpl | undefined, payload: unknown, evaluated: boolean): { status: { code: number; message: string; details: [] }; value: unknown } {
+  if (!impl) return { status: { code: 0, message: '', details: [] }, value: null };
+  if (!evaluated) return { status: { code: 0, message: '', details: [] }, value: impl.view(payload) };
+  try {
+    return { status: { code: 0, message: '', details: [] }, value: impl.view(payload) };
+  } catch (e) {
+    const err = isDamlError(e) ? damlErrorToLedger(e) : e instanceof LedgerApiError ? e : internalEvaluationError(e);
+    return { status: { code: err.grpcCode, message: err.message, details: [] }, value: null };
+  }
 }

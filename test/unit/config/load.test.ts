@@ -26,6 +26,19 @@ describe('emulator configuration from the environment', () => {
     expect(recipe().supportedApis['splice-api-token-transfer-events-v2']).toBe(1);
   });
 
+  it('TEMPLATE_ENGINE and DARS_DIR: native by default; daml needs a DARS_DIR with the demo world\'s tokens', () => {
+    expect(loadEmulatorConfig({}).templateEngine).toBe('native');
+    const c = loadEmulatorConfig({ TEMPLATE_ENGINE: 'daml', DARS_DIR: '/somewhere' });
+    expect([c.templateEngine, c.darsDir]).toEqual(['daml', '/somewhere']);
+    expect(() => loadEmulatorConfig({ TEMPLATE_ENGINE: 'speedy' })).toThrow(/templateEngine/);
+    expect(() => buildEmulator({ config: { templateEngine: 'daml', logLevel: 'silent' } })).toThrow(/TEMPLATE_ENGINE=daml needs DARS_DIR/);
+    expect(() => buildEmulator({ config: { darsDir: join(dir, 'no-such-dir'), logLevel: 'silent' } })).toThrow(/DARS_DIR: cannot read/);
+    // a folder without the tokens' DARs cannot seed the demo world through the evaluator
+    const empty = mkdtempSync(join(tmpdir(), 'tr-dars-'));
+    expect(() => buildEmulator({ config: { templateEngine: 'daml', darsDir: empty, logLevel: 'silent' } })).toThrow(/DARS_DIR has no DAR with it/);
+    expect(buildEmulator({ config: { templateEngine: 'daml', darsDir: empty, demoWorld: false, logLevel: 'silent' } }).engine).toBeDefined();
+  });
+
   it('has working defaults (the demo world on, auth off, Canton ports)', () => {
     const c = loadEmulatorConfig({});
     expect(c).toMatchObject({ port: 7575, registryPort: 7576, demoWorld: true, auth: { mode: 'none' } });

@@ -178,29 +178,56 @@ function onCurve(p: Point): boolean {
   return p.x >= 0n && p.x < P && p.y >= 0n && p.y < P && mod(p.y * p.y - p.x * p.x * p.x - 7n, P) === 0n;
 }
 
-/** Affine point addition; `undefined` is the point at infinity. */
-function add(a: Point | undefined, b: Point | undefined): Point | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  let l: bigint;
-  if (a.x === b.x) {
-    if (mod(a.y + b.y, P) === 0n) return undefined;
-    l = mod(3n * a.x * a.x * modInverse(2n * a.y, P), P);
-  } else {
-    l = mod((b.y - a.y) * modInverse(b.x - a.x, P), P);
-  }
-  const x = mod(l * l - a.x - b.x, P);
-  return { x, y: mod(l * (a.x - x) - a.y, P) };
+/** A point in Jacobian coordinates (x = X/Z², y = Y/Z³); Z = 0 is the point at infinity. */
+interface Jacobian {
+  X: bigint;
+  Y: bigint;
+  Z: bigint;
 }
 
-function multiply(k: bigint, p: Point): Point | undefined {
-  let result: Point | undefined;
-  let addend: Point | undefined = p;
+const INFINITY: Jacobian = { X: 1n, Y: 1n, Z: 0n };
+
+function double(p: Jacobian): Jacobian {
+  if (p.Z === 0n || p.Y === 0n) return INFINITY;
+  const yy = mod(p.Y * p.Y, P);
+  const s = mod(4n * p.X * yy, P);
+  const m = mod(3n * p.X * p.X, P); // the curve's a is 0
+  const x = mod(m * m - 2n * s, P);
+  return { X: x, Y: mod(m * (s - x) - 8n * yy * yy, P), Z: mod(2n * p.Y * p.Z, P) };
+}
+
+function add(p: Jacobian, q: Jacobian): Jacobian {
+  if (p.Z === 0n) return q;
+  if (q.Z === 0n) return p;
+  const pz2 = mod(p.Z * p.Z, P);
+  const qz2 = mod(q.Z * q.Z, P);
+  const u1 = mod(p.X * qz2, P);
+  const u2 = mod(q.X * pz2, P);
+  const s1 = mod(p.Y * qz2 * q.Z, P);
+  const s2 = mod(q.Y * pz2 * p.Z, P);
+  if (u1 === u2) return s1 === s2 ? double(p) : INFINITY;
+  const h = mod(u2 - u1, P);
+  const r = mod(s2 - s1, P);
+  const hh = mod(h * h, P);
+  const hhh = mod(hh * h, P);
+  const x = mod(r * r - hhh - 2n * u1 * hh, P);
+  return { X: x, Y: mod(r * (u1 * hh - x) - s1 * hhh, P), Z: mod(h * p.Z * q.Z, P) };
+}
+
+function multiply(k: bigint, p: Point): Jacobian {
+  let result = INFINITY;
+  let addend: Jacobian = { X: p.x, Y: p.y, Z: 1n };
   for (let e = k; e > 0n; e >>= 1n) {
     if (e & 1n) result = add(result, addend);
-    addend = add(addend, addend);
+    addend = double(addend);
   }
   return result;
+}
+
+function affineX(p: Jacobian): bigint | undefined {
+  if (p.Z === 0n) return undefined;
+  const zInv = modInverse(p.Z, P);
+  return mod(p.X * zInv * zInv, P);
 }
 
 /** ECDSA verification with the message bytes as the digest (leftmost 256 bits when longer). */
@@ -209,8 +236,8 @@ function ecdsaVerify(msg: Buffer, r: bigint, s: bigint, q: Point): boolean {
   let e = msg.length === 0 ? 0n : BigInt('0x' + msg.toString('hex'));
   if (msg.length * 8 > 256) e >>= BigInt(msg.length * 8 - 256);
   const w = modInverse(s, N);
-  const x = add(multiply(mod(e * w, N), G), multiply(mod(r * w, N), q));
-  return x !== undefined && mod(x.x, N) === r;
+  const x = affineX(add(multiply(mod(e * w, N), G), multiply(mod(r * w, N), q)));
+  return x !== undefined && mod(x, N) === r;
 }
 
 // ---- Keccak-256 -----------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ import { builtinFunction } from '../builtins/index.js';
 import type { DamlEngineParts } from './daml-runtime.js';
 
 export const LF_ENGINE: DamlEngineParts = {
-  decode: decodeDamlPackage,
+  // Packages are decoded when first used; value bodies within them when first run (most of a
+  // package's code never runs for a given model), so a big DAR costs little until it is used.
+  decode: (packageId, payload) => decodeDamlPackage(packageId, payload, { lazy: true }),
   createEngine: (packages) =>
     new Evaluator(packages, {
       builtins: (name) => builtinFunction(name),

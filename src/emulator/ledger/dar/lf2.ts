@@ -194,6 +194,8 @@ export class Lf2Context {
   private readonly typeCache = new Map<number, LfType>();
   private readonly typesInProgress = new Set<number>();
   private readonly imports: string[];
+  /** Joined dotted names, by interned index: module and entity names are looked up very often. */
+  private readonly dnameCache: Array<string | undefined> = [];
 
   constructor(
     readonly selfId: string,
@@ -226,9 +228,13 @@ export class Lf2Context {
   }
 
   dname(i: number): string {
+    const hit = this.dnameCache[i];
+    if (hit !== undefined) return hit;
     const segs = this.dottedNames[i];
     if (segs === undefined) throw new LfDecodeError(`invalid interned dotted name index ${i}`);
-    return segs.map((s) => this.str(s)).join('.');
+    const name = segs.map((s) => this.str(s)).join('.');
+    this.dnameCache[i] = name;
+    return name;
   }
 
   module(m: ProtoMessage): DecodedModule {
@@ -307,13 +313,15 @@ export class Lf2Context {
   packageRef(p: ProtoMessage | undefined): string {
     if (!p || p.has(1)) return this.selfId;
     if (p.has(3)) return this.str(p.int32(3));
-    if (p.has(4)) {
-      const i = p.int32(4);
-      const id = this.imports[i];
-      if (id === undefined) throw new LfDecodeError(`invalid package import index ${i}`);
-      return id;
-    }
+    if (p.has(4)) return this.importedPackage(p.int32(4));
     return this.selfId;
+  }
+
+  /** `package_imports` (2.dev): the package id at import index `i`. */
+  importedPackage(i: number): string {
+    const id = this.imports[i];
+    if (id === undefined) throw new LfDecodeError(`invalid package import index ${i}`);
+    return id;
   }
 
   type(m: ProtoMessage | undefined): LfType {

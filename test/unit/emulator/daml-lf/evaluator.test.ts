@@ -143,6 +143,28 @@ describe('Evaluator: data', () => {
     expect(() => evaluate(failing)).toThrow(/match error/);
   });
 
+  it('lists built by recursion and taken apart by patterns are ordinary list values', () => {
+    // map (+1) over [1..n] by recursion, then summed by the FOLDL builtin (which reads `items`).
+    const values = {
+      incAll: lam(
+        ['xs'],
+        case_(v('xs'), [
+          { pattern: { pat: 'nil' }, body: { tag: 'nil', type: T.int } },
+          { pattern: { pat: 'cons', head: 'h', tail: 't' }, body: { tag: 'cons', type: T.int, front: [add(v('h'), int(1))], tail: app(val('incAll'), v('t')) } },
+        ]),
+      ),
+    } satisfies Record<string, Expr>;
+    const input = listOf(int(1), int(2), int(3));
+    const out = evaluate(app(val('incAll'), input), values);
+    expect(out).toEqual(list([int64(2n), int64(3n), int64(4n)]));
+    expect(out.tag === 'list' && [...out.items]).toEqual([int64(2n), int64(3n), int64(4n)]);
+    expect({ ...out }).toEqual({ tag: 'list', items: [int64(2n), int64(3n), int64(4n)] });
+    const n = 800;
+    const big: Expr = { tag: 'cons', type: T.int, front: Array.from({ length: n }, (_, i) => int(i)), tail: { tag: 'nil', type: T.int } };
+    const sum = app(b('FOLDL'), lam(['acc', 'x'], add(v('acc'), v('x'))), int(0), app(val('incAll'), big));
+    expect(evaluate(sum, values)).toEqual(int64(BigInt((n * (n - 1)) / 2 + n)));
+  });
+
   it('only the chosen case alternative is evaluated', () => {
     expect(evaluate(ite({ tag: 'bool', value: true }, int(1), app(b('ERROR'), str('not me'))))).toEqual(int64(1n));
   });

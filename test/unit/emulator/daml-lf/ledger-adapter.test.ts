@@ -15,6 +15,7 @@ import { LedgerApiError } from '../../../../src/canton/errors.js';
 import type { EngineCommand } from '../../../../src/emulator/ledger/commands.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
+import { createdEventJson } from '../../../../src/emulator/ledger-api/events.js';
 import { typesOnlyPackage } from '../../../support/daml-lf-types.js';
 
 const DARS = new URL('../../../../../shared/dars/', import.meta.url);
@@ -260,6 +261,22 @@ describe("templates of the 'daml' kind (fake engine)", () => {
     expect(ledgerError(() => archiveRules(rules)).code).toBe('DAML_INTERPRETATION_ERROR');
     // nothing was committed by the failures
     expect(ledger.contracts.getActive(rules)).toBeDefined();
+  });
+
+  it('reports a failing evaluated interface view in viewStatus, not as a failed read', () => {
+    const tx = submit([alice, admin], { kind: 'create', template: ref('Token'), createArguments: tokenJson('3') });
+    const node = tx.nodes[0]!;
+    if (node.kind !== 'create') throw new Error('create expected');
+    const holding = ledger.templates.interfaceByNameKey('splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding')!;
+    const json = createdEventJson(ledger, node.contract, [alice], { blob: false, views: new Map([['h', holding]]) }, true);
+    expect(json.interfaceViews).toEqual([
+      {
+        interfaceId: `${HOLDING_V1}:Splice.Api.Token.HoldingV1:Holding`,
+        viewStatus: { code: 9, message: expect.stringContaining('views in this fake'), details: [] },
+        viewValue: null,
+        implementationPackageId: TT1,
+      },
+    ]);
   });
 
   it('leaves templates with a native implementation to it', () => {
