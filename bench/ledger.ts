@@ -24,7 +24,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The template the benchmarks create, declared through the emulator's configuration. */
 export const BENCH_TEMPLATE = { packageName: 'token-registry-bench', moduleName: 'Bench', entityName: 'Item', signatories: ['owner'] };
 
-export async function startCli(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
+export async function startCli(env: Record<string, string> = {}, timeoutMs = 10_000): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [join(root, 'dist/main.js'), 'emulate'], {
     env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', LOG_LEVEL: 'warn', DECLARED_TEMPLATES: JSON.stringify([BENCH_TEMPLATE]), ...env },
@@ -32,7 +32,7 @@ export async function startCli(env: Record<string, string> = {}): Promise<{ chil
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error('emulator did not print its URL within 10 s')), 10_000);
+    const timer = setTimeout(() => reject(new Error(`emulator did not print its URL within ${timeoutMs / 1000} s`)), timeoutMs);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /ledger JSON API v2\s+(http:\/\/\S+)/.exec(out);

@@ -157,7 +157,8 @@ export function matchEvent(
   // A participant reports only what the parties it hosts see (another participant's parties see
   // nothing here, wildcard or not).
   const hosted = engine.hostedFilter();
-  const visible = hosted ? [...visibleTo].filter(hosted) : [...visibleTo];
+  // Witnesses are a set on the participant: reported in party order.
+  const visible = (hosted ? [...visibleTo].filter(hosted) : [...visibleTo]).sort();
   if (f.anyParty && matchTemplate(engine, f.anyParty, templateId, match)) {
     // party-wildcard filters: the witness set is not restricted by a party list (§3)
     for (const [p, pf] of f.byParty) if (visible.includes(p)) matchTemplate(engine, pf, templateId, match);

@@ -62,6 +62,8 @@ export class DamlFailure extends Error {
     message: string,
     readonly errorId = 'UNHANDLED_EXCEPTION/DA.Exception.AssertionFailed:AssertionFailed',
     readonly category: Category = 9,
+    /** `failWithStatus` metadata: reported in the error's context, next to `error_id`. */
+    readonly metadata: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -596,7 +598,7 @@ class TransactionBuilder {
       fetch: (cid, expected) => this.fetch(cid, expected, authorizers),
       rollbackScope: (body) => this.rollbackScope(body),
       fail: (message, opts) => {
-        throw new DamlFailure(message, opts?.errorId, opts?.category);
+        throw new DamlFailure(message, opts?.errorId, opts?.category, opts?.metadata);
       },
     };
   }
@@ -724,7 +726,7 @@ export function damlFailureError(e: DamlFailure): LedgerApiError {
   return new LedgerApiError(
     'DAML_FAILURE',
     `Interpretation error: Error: User failure: ${e.errorId} (error category ${e.category}): ${e.message}`,
-    { category: e.category, context: { error_id: e.errorId } },
+    { category: e.category, context: { ...e.metadata, error_id: e.errorId } },
   );
 }
 
@@ -739,8 +741,13 @@ export function keyHash(templateId: QualifiedId, key: LfValue): string {
   return createHash('sha256').update(`${nameKey(templateId)}\u0000${JSON.stringify(key)}`).digest('hex');
 }
 
+/**
+ * A party list as a Daml-LF transaction holds it: a set, in party order (Speedy's
+ * `extractParties` builds a TreeSet for signatories, observers, controllers and choice
+ * observers), whatever order the template's expression listed them in.
+ */
 function dedupe(xs: string[]): string[] {
-  return [...new Set(xs)];
+  return [...new Set(xs)].sort();
 }
 
 function unionAll(ancestors: readonly Set<string>[], own: Set<string>): Set<string> {

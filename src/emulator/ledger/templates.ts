@@ -31,7 +31,7 @@ export interface UpdateContext {
    * Aborts the whole command with a Daml failure (`fail`/`assertMsg` by default; pass the error
    * id and category of a `failWithStatus`, e.g. `stdlib.daml.com/deadline-exceeded`).
    */
-  fail(message: string, opts?: { errorId?: string; category?: 2 | 3 | 8 | 9 | 10 | 11 | 12 }): never;
+  fail(message: string, opts?: { errorId?: string; category?: 2 | 3 | 8 | 9 | 10 | 11 | 12; metadata?: Record<string, string> }): never;
   /**
    * Runs `body` as Daml's `try` block: when it throws, its effects on the transaction are rolled
    * back before the error is rethrown (for the catch handler).

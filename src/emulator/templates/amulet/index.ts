@@ -59,9 +59,10 @@
  *     from the ExternalPartyConfigState's maximum TTL, as the V2 allocations here do). The
  *     ExternalPartyConfigState's fields of newer packages (traffic price, synchronizers,
  *     switch-over times) are not in 0.1.22 and not modelled; its EventLog interface instance is
- *     not declared. The V1
- *     allocation lock context is `allocation for transfer leg "<id>" to '<receiver>'` (the
- *     ≤ 0.1.17 text; V2 locks use 0.1.22's `allocation for settlement of <id>`).
+ *     not declared. Allocation locks (V1 and V2) use 0.1.22's context text `allocation for
+ *     settlement of <id>`. Holdings changes are not reported as TransferEventsV2
+ *     `EventLog_HoldingsChange` exercises, which 0.1.22 makes on AmuletRules for every mint and
+ *     transfer (the differential test against the DAR leaves exactly these nodes out).
  *  7. WalletAppInstall_ExecuteBatch supports CO_CompleteAcceptedTransfer, CO_CompleteBuyTrafficRequest,
  *     CO_MergeTransferInputs, CO_Tap, CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal and
  *     CO_RenewTransferPreapproval; the other wallet operations fail saying so.

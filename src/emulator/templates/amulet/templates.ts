@@ -21,6 +21,7 @@ import {
   abortTwoStepTransfer,
   amuletInstrument,
   copyOnlyBurnMeta,
+  paymentResultMeta,
   executeTransfer,
   executeTwoStepTransfer,
   exercisePayment,
@@ -168,7 +169,8 @@ export function allocationToTwoStepTransfer(a: AllocationSpecificationV1): TwoSt
     transferBefore: a.settlement.settleBefore,
     transferBeforeDeadline: 'allocation.settlement.settleBefore',
     allowFeaturing: true,
-    lockContext: `allocation for transfer leg ${showText(a.transferLegId)} to ${showParty(a.transferLeg.receiver)}`,
+    // 0.1.22's text (what splice-amulet-0.1.22.dar's V1 allocation factory writes in the lock)
+    lockContext: `allocation for settlement of ${a.settlement.settlementRef.id}`,
   };
 }
 
@@ -684,7 +686,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       return completed(
         r.createdAmulets.map((c) => c.value),
         r.senderChangeAmulet ? [r.senderChangeAmulet] : [],
-        copyOnlyBurnMeta(r.meta),
+        paymentResultMeta(payment, r.meta),
       );
     }
     if (preapprovalCid === null) {

@@ -198,6 +198,12 @@ export function executeTransferWith(
   ref: TransferReference,
   featuredAppRight: string | null,
   t: AmuletTransferV,
+  /**
+   * How a shortfall fails: AmuletRules' `InvalidTransfer` exception (`ITR_InsufficientFunds`), or
+   * the `failWithStatus` of 0.1.22's external-party transfer (`splice.lfdecentralizedtrust.org/
+   * insufficient-funds`, as splice-amulet-0.1.22.dar evaluates it).
+   */
+  insufficientFunds: 'invalid-transfer' | 'status' = 'invalid-transfer',
 ): TransferOutcome {
   if (featuredAppRight !== null) {
     const far = fetchForDso<FeaturedAppRightPayload>(ctx, dso, featuredAppRight, AmuletIds.FeaturedAppRight);
@@ -270,7 +276,16 @@ export function executeTransferWith(
   // checkTransferConstraints
   if (t.inputs.length > fees.maxNumInputs) invalidTransfer(ctx, 'ITR_Other {description = "More than the maximum number of inputs"}');
   if (t.outputs.length > fees.maxNumOutputs) invalidTransfer(ctx, 'ITR_Other {description = "More than the maximum number of outputs"}');
-  if (senderChangeFee < 0n) invalidTransfer(ctx, `ITR_InsufficientFunds {missingAmount = ${showDecimal(-senderChangeFee)}}`);
+  if (senderChangeFee < 0n) {
+    if (insufficientFunds === 'status') {
+      ctx.fail(`Insufficient funds: you are missing ${showDecimal(-senderChangeFee)} to complete this transfer.`, {
+        errorId: 'splice.lfdecentralizedtrust.org/insufficient-funds',
+        category: 9,
+        metadata: { requiredAmount: showDecimal(-senderChangeFee) },
+      });
+    }
+    invalidTransfer(ctx, `ITR_InsufficientFunds {missingAmount = ${showDecimal(-senderChangeFee)}}`);
+  }
 
   // createTransferOutputs
   const expiring = (amount: bigint) => ({
@@ -329,6 +344,15 @@ export function sortKeys(values: Record<string, string>): Record<string, string>
 export function copyOnlyBurnMeta(meta: MetadataV | null): MetadataV {
   const burned = meta?.values[META.burned];
   return burned === undefined ? emptyMeta() : { values: { [META.burned]: burned } };
+}
+
+/**
+ * The metadata a token-standard result reports for the transfer it made: the burn only (the
+ * AmuletRules path, `copyOnlyBurnMeta`), or the whole holding-transaction metadata (tx-kind,
+ * sender, burned) on 0.1.22's external-party path, as splice-amulet-0.1.22.dar returns it.
+ */
+export function paymentResultMeta(payment: Payment, meta: MetadataV | null): MetadataV {
+  return payment.via === 'external-party-config-state' ? (meta ?? emptyMeta()) : copyOnlyBurnMeta(meta);
 }
 
 /** `exercisePaymentTransfer`: `AmuletRules_Transfer` on the context's rules, expecting `dso`. */
@@ -411,7 +435,7 @@ export const rulesPayment = (pctx: PaymentTransferContextV): Payment => ({ via: 
  */
 export function exercisePayment(ctx: UpdateContext, dso: string, payment: Payment, transfer: AmuletTransferV): TransferOutcome {
   if (payment.via === 'amulet-rules') return exercisePaymentTransfer(ctx, dso, payment.pctx, transfer);
-  return executeTransferWith(ctx, { holdingFeesOnTransfer: false }, dso, configStateReference(payment.state), payment.featuredAppRight, transfer);
+  return executeTransferWith(ctx, { holdingFeesOnTransfer: false }, dso, configStateReference(payment.state), payment.featuredAppRight, transfer, 'status');
 }
 
 /** The transfer reference data of a config state: its holding-fee round, price and fee-less config. */
@@ -523,7 +547,7 @@ export function prepareTwoStepTransfer(
   });
   const locked = r.createdAmulets[0];
   if (r.createdAmulets.length !== 1 || locked?.tag !== 'TransferResultLockedAmulet') failError(ctx, 'unexpected: the lock did not create exactly one LockedAmulet');
-  return { lockedAmulet: locked.value, senderChangeCids: r.senderChangeAmulet ? [r.senderChangeAmulet] : [], meta: copyOnlyBurnMeta(r.meta) };
+  return { lockedAmulet: locked.value, senderChangeCids: r.senderChangeAmulet ? [r.senderChangeAmulet] : [], meta: paymentResultMeta(payment, r.meta) };
 }
 
 /** `executeTwoStepTransfer`: unlock and transfer to the receiver, before the deadline. */

@@ -569,7 +569,7 @@ export function failError(ctx: UpdateContext, message: string): never {
 /** DA.Assert.assertWithinDeadline: ledger time must be strictly before the deadline. */
 export function assertWithinDeadline(ctx: UpdateContext, name: string, deadline: string): void {
   if (ctx.nowMicros >= parseTime(deadline)) {
-    ctx.fail(`Ledger time is at or past deadline '${name}' at ${showTime(deadline)}`, { errorId: 'stdlib.daml.com/deadline-exceeded', category: 9 });
+    ctx.fail(`Ledger time is at or past deadline '${name}' at ${showTime(deadline)}`, { errorId: 'stdlib.daml.com/deadline-exceeded', category: 9, metadata: { deadline: showTime(deadline) } });
   }
 }
 /** DA.Assert.assertDeadlineExceeded: ledger time must be at or after the deadline. */
@@ -578,6 +578,7 @@ export function assertDeadlineExceeded(ctx: UpdateContext, name: string, deadlin
     ctx.fail(`Ledger time is strictly before deadline '${name}' at ${showTime(deadline)}`, {
       errorId: 'stdlib.daml.com/deadline-not-exceeded',
       category: 9,
+      metadata: { deadline: showTime(deadline) },
     });
   }
 }

@@ -19,8 +19,8 @@
  *  2. `TransferFactory_PublicFetch` and `AllocationFactory_PublicFetch` check `expectedAdmin`
  *     (same message as the Transfer/Allocate check). The Daml token returns the view without the
  *     check; the interface says implementations MUST validate it.
- *  3. `failWithStatus` metadata (`deadline` in the error's context) is not reported: the engine's
- *     DAML_FAILURE carries only `error_id`. Message, error id and category are the real ones.
+ *  3. (none: deadline failures report DA.Assert's `deadline` metadata in the error's context,
+ *     next to the real message, error id and category.)
  *  4. No Daml-LF evaluation: a holding of another template can fund a transfer only if that
  *     template is registered with a HoldingV1 view (as in Daml, where any Holding is accepted).
  * Everything else (including the AllocationInstruction V1 interface, which TestTokenV1 does not

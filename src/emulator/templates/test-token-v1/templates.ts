@@ -88,14 +88,14 @@ function requireMatchExpected<T>(ctx: UpdateContext, desc: string, actual: T, ex
 function assertWithinDeadline(ctx: UpdateContext, name: string, deadline: string): void {
   const d = parseTime(deadline);
   if (ctx.nowMicros >= d) {
-    ctx.fail(`Ledger time is at or past deadline '${name}' at ${showTime(d)}`, { errorId: 'stdlib.daml.com/deadline-exceeded', category: 9 });
+    ctx.fail(`Ledger time is at or past deadline '${name}' at ${showTime(d)}`, { errorId: 'stdlib.daml.com/deadline-exceeded', category: 9, metadata: { deadline: showTime(d) } });
   }
 }
 /** DA.Assert.assertDeadlineExceeded: ledger time must be at or after the deadline. */
 function assertDeadlineExceeded(ctx: UpdateContext, name: string, deadline: string): void {
   const d = parseTime(deadline);
   if (ctx.nowMicros < d) {
-    ctx.fail(`Ledger time is strictly before deadline '${name}' at ${showTime(d)}`, { errorId: 'stdlib.daml.com/deadline-not-exceeded', category: 9 });
+    ctx.fail(`Ledger time is strictly before deadline '${name}' at ${showTime(d)}`, { errorId: 'stdlib.daml.com/deadline-not-exceeded', category: 9, metadata: { deadline: showTime(d) } });
   }
 }
 

@@ -70,6 +70,7 @@ export function fetchAndArchiveUnlockedToken(ctx: UpdateContext, instrumentId: I
       ctx.fail(`Ledger time is before deadline 'input holding lock expiresAt' at ${showTime(lock.expiresAt)}`, {
         errorId: 'stdlib.daml.com/deadline-not-exceeded',
         category: 9,
+        metadata: { deadline: showTime(lock.expiresAt) },
       });
     }
   }

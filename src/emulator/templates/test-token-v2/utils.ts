@@ -73,14 +73,14 @@ export function checkActors(ctx: UpdateContext, actors: readonly string[], allow
 /** `DA.Assert.assertWithinDeadline label t`: ledger time must be strictly before `t`. */
 export function assertWithinDeadline(ctx: UpdateContext, label: string, deadline: string): void {
   if (!(ctx.nowMicros < parseTime(deadline))) {
-    ctx.fail(`Ledger time is at or past deadline '${label}' at ${showTime(deadline)}`, { errorId: 'stdlib.daml.com/deadline-exceeded', category: 9 });
+    ctx.fail(`Ledger time is at or past deadline '${label}' at ${showTime(deadline)}`, { errorId: 'stdlib.daml.com/deadline-exceeded', category: 9, metadata: { deadline: showTime(deadline) } });
   }
 }
 
 /** `DA.Assert.assertDeadlineExceeded label t`: ledger time must be at or after `t`. */
 export function assertDeadlineExceeded(ctx: UpdateContext, label: string, deadline: string): void {
   if (!(ctx.nowMicros >= parseTime(deadline))) {
-    ctx.fail(`Ledger time is before deadline '${label}' at ${showTime(deadline)}`, { errorId: 'stdlib.daml.com/deadline-not-exceeded', category: 9 });
+    ctx.fail(`Ledger time is before deadline '${label}' at ${showTime(deadline)}`, { errorId: 'stdlib.daml.com/deadline-not-exceeded', category: 9, metadata: { deadline: showTime(deadline) } });
   }
 }
 

@@ -136,7 +136,7 @@ describe("templates of the 'daml' kind (fake engine)", () => {
     const node = tx.nodes[0]!;
     if (node.kind !== 'create') throw new Error('create expected');
     expect(node.contract.payload).toEqual(tokenJson('10.0000000000'));
-    expect(node.contract.signatories).toEqual([alice, admin]);
+    expect(node.contract.signatories).toEqual([alice, admin].sort());
     const cid = node.contract.contractId;
     const archived = submit([alice, admin], { kind: 'exercise', template: ref('Token'), contractId: cid, choice: 'Archive', choiceArgument: {} });
     expect(archived.nodes[0]).toMatchObject({ kind: 'exercise', choice: 'Archive', consuming: true, exerciseResult: {} });

@@ -54,7 +54,7 @@ describe('Amulet allocations', () => {
     const a = await allocate(l, '25');
     expect(a.payload.expiresAt).toBe(a.payload.allocation.settlement.settleBefore);
     const locked = l.engine.contracts.get(a.lockedAmulet)!.payload as any;
-    expect(locked.lock.optContext).toBe(`allocation for transfer leg "leg-0" to '${l.bob}'`);
+    expect(locked.lock.optContext).toBe(`allocation for settlement of ${a.payload.allocation.settlement.settlementRef.id}`);
     // the executor sees the allocation through the Allocation interface
     const seen = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
     expect(seen[0].interfaceViews[0].viewValue.holdingCids).toEqual([a.lockedAmulet]);

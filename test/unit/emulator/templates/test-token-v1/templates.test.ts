@@ -45,7 +45,7 @@ describe('TestTokenV1 mint and rules helpers', () => {
     const cid = mintTestTokenV1(engine, { admin: w.admin, owner: w.alice, instrumentId: 'X1', amount: '1000' });
     expect(engine.ledgerEnd()).toBe(before + 1);
     const c = engine.contracts.getActive(cid)!;
-    expect(c.signatories).toEqual([w.alice, w.admin]);
+    expect(c.signatories).toEqual([w.alice, w.admin].sort());
     expect(c.observers).toEqual([]);
     expect(c.payload).toEqual({
       holding: { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: '1000.0000000000', lock: null, meta: { values: {} } },
