@@ -44,7 +44,7 @@ describe('DarDecodeCache', () => {
     const without = errorOf(() => decodeDar(bad, { cache: null }));
     expect(withCache.code).toBe('DAR_PARSE_ERROR');
     expect(withCache.message).toBe(without.message);
-    expect(withCache.context).toEqual(without.context);
+    expect(withCache.options).toEqual(without.options);
   });
 
   it('a dalf that fails to decode is not remembered: it fails every time', () => {
@@ -57,6 +57,7 @@ describe('DarDecodeCache', () => {
     const second = errorOf(() => decodeDar(dar, { cache }));
     expect(second.code).toBe(first.code);
     expect(second.message).toBe(first.message);
+    expect(second.options).toEqual(first.options);
   });
 
   it('two package stores sharing a cache decode the Amulet DAR once', () => {
