@@ -148,7 +148,7 @@ export function decodeDamlPackageWithStats(
   opts: DecodeOptions = {},
 ): { pkg: DamlPackage; stats: DecodeStats } {
   const info = readArchivePayload(payload);
-  const ctx = new Lf2Context(packageId, ProtoMessage.decode(info.packageBytes));
+  const ctx = new Lf2Context(packageId, info.packageBytes);
   const d = new PackageDecoder(ctx, opts.lazy ?? false);
   const pkg: DamlPackage = {
     packageId,
@@ -157,7 +157,7 @@ export function decodeDamlPackageWithStats(
     modules: new Map(),
   };
   try {
-    for (const m of Msg.decode(info.packageBytes).msgs(1)) {
+    for (const m of ctx.moduleMsgs()) {
       const mod = d.module(m);
       pkg.modules.set(mod.name, mod);
     }
@@ -243,7 +243,7 @@ class PackageDecoder {
     private readonly ctx: Lf2Context,
     private readonly lazy: boolean,
   ) {
-    this.internedExprBytes = ctx.pkg.repeatedBytes(7);
+    this.internedExprBytes = ctx.repeatedBytes(7);
   }
 
   // ---- definitions ----------------------------------------------------------------------------
