@@ -127,7 +127,8 @@ export interface DecodeStats {
 export interface DecodeOptions {
   /**
    * Decode the bodies of value definitions (`DefValue.expr`, where nearly all of a package's code
-   * is: templates and choices call into them) on first access instead of up front. Uploading a
+   * is: templates and choices call into them), and their types (`DefValue.type`, which running
+   * code never reads: the evaluator trusts LF's type checking), on first access instead of up front. Uploading a
    * DAR then costs little more than its type-level decode, and only the code that runs is ever
    * decoded; the price is that a malformed body is reported when first used, not at upload.
    * Default false: everything is decoded, and checked, at once.
@@ -147,7 +148,7 @@ export function decodeDamlPackageWithStats(
   opts: DecodeOptions = {},
 ): { pkg: DamlPackage; stats: DecodeStats } {
   const info = readArchivePayload(payload);
-  const ctx = new Lf2Context(packageId, ProtoMessage.decode(info.packageBytes));
+  const ctx = new Lf2Context(packageId, info.packageBytes);
   const d = new PackageDecoder(ctx, opts.lazy ?? false);
   const pkg: DamlPackage = {
     packageId,
@@ -156,7 +157,7 @@ export function decodeDamlPackageWithStats(
     modules: new Map(),
   };
   try {
-    for (const m of Msg.decode(info.packageBytes).msgs(1)) {
+    for (const m of ctx.moduleMsgs()) {
       const mod = d.module(m);
       pkg.modules.set(mod.name, mod);
     }
@@ -175,13 +176,22 @@ export function decodeDamlPackageWithStats(
  */
 function lazyValue(
   ref: ValueRef,
-  type: LfType,
+  decodeType: () => LfType,
   decode: () => Expr,
   decodeLocation: (() => SourceLocation | undefined) | undefined,
 ): DefValue {
   let expr: Expr | undefined;
-  // `expr: UNIT` only gives the object its shape; the accessor below replaces it.
-  const out: DefValue = { ref, type, expr: UNIT };
+  let type: LfType | undefined;
+  // `type: UNIT_TYPE, expr: UNIT` only give the object its shape; the accessors below replace them.
+  const out: DefValue = { ref, type: UNIT_TYPE, expr: UNIT };
+  Object.defineProperty(out, 'type', {
+    enumerable: true,
+    configurable: true,
+    get: () => (type ??= decodeType()),
+    set: (t: LfType) => {
+      type = t;
+    },
+  });
   Object.defineProperty(out, 'expr', {
     enumerable: true,
     configurable: true,
@@ -233,7 +243,7 @@ class PackageDecoder {
     private readonly ctx: Lf2Context,
     private readonly lazy: boolean,
   ) {
-    this.internedExprBytes = ctx.pkg.repeatedBytes(7);
+    this.internedExprBytes = ctx.repeatedBytes(7);
   }
 
   // ---- definitions ----------------------------------------------------------------------------
@@ -297,7 +307,6 @@ class PackageDecoder {
     const nt = v.msg(2);
     if (!nt) throw new LfDecodeError('value definition without a name');
     const ref: ValueRef = { packageId: this.ctx.selfId, moduleName: this.moduleName, name: this.ctx.dname(nt.int32(1)) };
-    const type = this.typeF(nt, 2);
     let out: DefValue;
     if (this.lazy) {
       if (!v.has(3)) throw new LfDecodeError('missing expression');
@@ -314,9 +323,9 @@ class PackageDecoder {
             }
           }
         : undefined;
-      return lazyValue(ref, type, () => this.lazyExpr(v, 3), location);
+      return lazyValue(ref, () => this.typeF(nt, 2), () => this.lazyExpr(v, 3), location);
     }
-    out = { ref, type, expr: this.exprF(v, 3) };
+    out = { ref, type: this.typeF(nt, 2), expr: this.exprF(v, 3) };
     const loc = this.location(v.msg(1));
     if (loc) out.location = loc;
     return out;

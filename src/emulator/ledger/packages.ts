@@ -10,7 +10,7 @@
  * knows those by id, name and version only (`registerBuiltIn`): their templates are native, and
  * their archive bytes are not available, so `payload` has nothing for them.
  */
-import { decodeDar, type DecodedDar, type DecodedPackage } from './dar/index.js';
+import { decodeDar, sharedDarDecodeCache, type DarDecodeCache, type DecodedDar, type DecodedPackage } from './dar/index.js';
 import type { DecodedDataType, DecodedInterface, DecodedTemplate } from './dar/index.js';
 import { LedgerApiError } from '../../canton/errors.js';
 import type { QualifiedId } from './types.js';
@@ -31,6 +31,11 @@ export interface PackageStoreOptions {
   maxDarEntrySize?: number;
   /** Called after an upload that changed the store (durable state journals the DAR). */
   onUpload?: (upload: SavedDarUpload) => void;
+  /**
+   * What earlier DAR decodings established (dar/index.ts): by default the process-wide cache, so a
+   * dependency shared by several DARs, or uploaded to several participants, is decoded once.
+   */
+  decodeCache?: DarDecodeCache | null;
 }
 
 /** A DAR upload as durable state saves it: uploading it again restores what it added. */
@@ -237,7 +242,8 @@ export class PackageStore {
   }
 
   private decode(bytes: Buffer): DecodedDar {
-    return decodeDar(bytes, this.opts.maxDarEntrySize === undefined ? {} : { maxEntrySize: this.opts.maxDarEntrySize });
+    const cache = this.opts.decodeCache === undefined ? sharedDarDecodeCache : this.opts.decodeCache;
+    return decodeDar(bytes, this.opts.maxDarEntrySize === undefined ? { cache } : { cache, maxEntrySize: this.opts.maxDarEntrySize });
   }
 
   /**

@@ -12,13 +12,20 @@
  *     `hash`; the payload must be LF 2                       -> DAR_PARSE_ERROR
  *
  * Errors carry Canton's cause texts and context keys. Nothing here stores anything.
+ *
+ * With a `DarDecodeCache`, work done for an earlier DAR is not done again: the Splice DARs each
+ * carry their whole dependency closure (14 DARs hold 531 dalfs, 59 distinct ones), and every
+ * participant uploads the same DARs. An entry whose stored bytes (by SHA-256), method, size and
+ * CRC match one read before is known to inflate to the same verified content, and a dalf seen
+ * before is known to decode to the same package, so neither is inflated or decoded again. The
+ * errors a DAR gets are the same with or without the cache (only successes are remembered).
  */
 import { createHash } from 'node:crypto';
 import { LedgerApiError } from '../../../canton/errors.js';
 import { decodePackage, LfDecodeError, type DecodedPackage } from './lf2.js';
 import { ManifestError, readDarManifest, type DarManifest } from './manifest.js';
 import { ProtoError, ProtoMessage } from './protobuf.js';
-import { readZip, ZipBombError, ZipFormatError, type ZipEntry } from './zip.js';
+import { DEFAULT_MAX_ENTRY_SIZE, forEachZipEntry, readEntry, ZipBombError, ZipFormatError, type ZipEntryRef } from './zip.js';
 
 export type { DecodedPackage } from './lf2.js';
 export type {
@@ -52,11 +59,68 @@ const MANIFEST = 'META-INF/MANIFEST.MF';
 /** Scala's `Throwable.toString` prefix for the archive errors Canton reports as `throwable`. */
 const LF_ERROR = 'com.digitalasset.daml.lf.archive.Error';
 
-export function decodeDar(bytes: Buffer, opts: DecodeDarOptions = {}): DecodedDar {
+/**
+ * What decoding DARs has already established, keyed by the SHA-256 of an entry's stored bytes:
+ * which entries inflate to content matching their size and CRC, and which package each such
+ * dalf is. Decoded packages are held weakly (a package no store keeps may be collected and is
+ * then decoded again); the set of verified entries is bounded. One cache may serve any number
+ * of package stores: a `DecodedPackage` is never modified once decoded.
+ */
+export class DarDecodeCache {
+  private readonly verified = new Set<string>();
+  private readonly packages = new Map<string, WeakRef<DecodedPackage>>();
+
+  constructor(private readonly maxEntries = 20_000) {}
+
+  /** The key of an entry: its stored bytes' hash, method, size and CRC. */
+  key(ref: ZipEntryRef): string {
+    return `${createHash('sha256').update(ref.raw).digest('base64')}:${ref.method}:${ref.size}:${ref.crc}`;
+  }
+  isVerified(key: string): boolean {
+    return this.verified.has(key);
+  }
+  markVerified(key: string): void {
+    if (this.verified.size >= this.maxEntries) this.verified.clear();
+    this.verified.add(key);
+  }
+  package(key: string): DecodedPackage | undefined {
+    return this.packages.get(key)?.deref();
+  }
+  setPackage(key: string, pkg: DecodedPackage): void {
+    if (this.packages.size >= this.maxEntries) this.packages.clear();
+    this.packages.set(key, new WeakRef(pkg));
+  }
+}
+
+/**
+ * The cache every package store uses unless given its own: decoding a DAR is a pure function of
+ * its bytes, so sharing it process-wide is safe, and it makes every further emulator in the
+ * process (a second participant, each test's stack) skip the decoding already done.
+ */
+export const sharedDarDecodeCache = new DarDecodeCache();
+
+export interface DecodeDarCacheOption {
+  /** Remembers decoded entries across calls (`null`: none). */
+  cache?: DarDecodeCache | null;
+}
+
+export function decodeDar(bytes: Buffer, opts: DecodeDarOptions & DecodeDarCacheOption = {}): DecodedDar {
   const darName = opts.darName ?? 'unknown-file-name';
-  let entries: ZipEntry[];
+  const maxEntrySize = opts.maxEntrySize ?? DEFAULT_MAX_ENTRY_SIZE;
+  const cache = opts.cache ?? null;
+  /** Per entry: its content when read now, else its key (verified earlier, read when needed). */
+  const byName = new Map<string, { ref: ZipEntryRef; key?: string; data?: Buffer }>();
   try {
-    entries = readZip(bytes, opts.maxEntrySize === undefined ? {} : { maxEntrySize: opts.maxEntrySize });
+    forEachZipEntry(bytes, { maxEntrySize }, (ref) => {
+      const key = cache?.key(ref);
+      if (key !== undefined && cache!.isVerified(key)) {
+        byName.set(ref.name, { ref, key });
+        return;
+      }
+      const data = readEntry(ref, maxEntrySize);
+      if (key !== undefined) cache!.markVerified(key);
+      byName.set(ref.name, key === undefined ? { ref, data } : { ref, key, data });
+    });
   } catch (e) {
     if (e instanceof ZipBombError) {
       throw new LedgerApiError('ZIP_BOMB', 'Dar zip file seems to be a zip bomb.', { context: { msg: e.message } });
@@ -64,20 +128,20 @@ export function decodeDar(bytes: Buffer, opts: DecodeDarOptions = {}): DecodedDa
     if (e instanceof ZipFormatError) throw parseError(`IO error: ${e.javaClass}: ${e.message}`);
     throw e;
   }
-  const byName = new Map<string, Buffer>();
-  for (const e of entries) byName.set(e.name, e.data);
+  // A verified entry inflates again without error: its bytes are the ones checked before.
+  const content = (e: { ref: ZipEntryRef; data?: Buffer }): Buffer => (e.data ??= readEntry(e.ref, maxEntrySize));
   const names = [...byName.keys()];
   const entriesText = `List(${names.join(', ')})`;
   // `darInfo` in Canton's Error.scala, including its stray `}`.
   const darInfo = `${darName}, content: [${names.join(', ')}}]`;
 
   let manifest: DarManifest;
-  const manifestBytes = byName.get(MANIFEST);
+  const manifestEntry = byName.get(MANIFEST);
   try {
-    if (manifestBytes === undefined) {
+    if (manifestEntry === undefined) {
       throw new Error(`${LF_ERROR}$InvalidZipEntry: Invalid zip entryName: ${MANIFEST}, DAR: ${darInfo}`);
     }
-    manifest = readDarManifest(manifestBytes);
+    manifest = readDarManifest(content(manifestEntry));
   } catch (e) {
     const throwable =
       e instanceof ManifestError ? `${LF_ERROR}$DarManifestReaderException: ${e.message}` : (e as Error).message;
@@ -89,13 +153,17 @@ export function decodeDar(bytes: Buffer, opts: DecodeDarOptions = {}): DecodedDa
   const packages: DecodedPackage[] = [];
   const seen = new Set<string>();
   for (const dalf of [manifest.mainDalf, ...manifest.dependencyDalfs]) {
-    const data = byName.get(dalf);
-    if (data === undefined) {
+    const entry = byName.get(dalf);
+    if (entry === undefined) {
       throw new LedgerApiError('INVALID_ZIP_ENTRY', 'Dar zip file is corrupt', {
         context: { name: dalf, entries: entriesText },
       });
     }
-    const pkg = decodeDalf(data);
+    let pkg = entry.key === undefined ? undefined : cache!.package(entry.key);
+    if (!pkg) {
+      pkg = decodeDalf(content(entry));
+      if (entry.key !== undefined) cache!.setPackage(entry.key, pkg);
+    }
     if (!seen.has(pkg.packageId)) {
       seen.add(pkg.packageId);
       packages.push(pkg);

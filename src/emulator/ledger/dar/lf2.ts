@@ -8,7 +8,9 @@
  * skipped (the full decoder, `daml-lf/decode.ts`, reuses `Lf2Context` for them). Unknown fields
  * are skipped too.
  */
-import { ProtoError, ProtoMessage } from './protobuf.js';
+import { ProtoError, ProtoMessage, readVarint } from './protobuf.js';
+// The lean reader of the expression decoder: plain protobuf, no Daml-LF in it.
+import { Msg } from '../../daml-lf/lf-reader.js';
 
 // ---- the decoded model ------------------------------------------------------------------------
 
@@ -170,13 +172,12 @@ export function readArchivePayload(payload: Buffer): ArchivePayloadInfo {
 /** Decodes an ArchivePayload whose package id has already been computed and verified. */
 export function decodePackage(packageId: string, payload: Buffer): DecodedPackage {
   const info = readArchivePayload(payload);
-  const pkg = ProtoMessage.decode(info.packageBytes);
-  const ctx = new Lf2Context(packageId, pkg);
+  const ctx = new Lf2Context(packageId, info.packageBytes);
   const out: DecodedPackage = {
     packageId,
     ...ctx.metadata(),
     lfVersion: `2.${info.minor}`,
-    modules: pkg.repeatedMessages(1).map((m) => ctx.module(m)),
+    modules: ctx.repeatedBytes(1).map((m) => ctx.module(ProtoMessage.decode(m))),
     payload,
   };
   return out;
@@ -188,29 +189,69 @@ export function decodePackage(packageId: string, payload: Buffer): DecodedPackag
  * The type-level decoder here and the full decoder (`daml-lf/decode.ts`) both build on it.
  */
 export class Lf2Context {
-  private readonly strings: string[];
-  private readonly dottedNames: number[][];
-  private readonly internedTypes: Buffer[];
+  private readonly strings: string[] = [];
+  private readonly dottedNames: number[][] = [];
+  /** `[start, end)` of each interned type in `bytes`: decoded on first use. */
+  private readonly internedTypes: number[] = [];
   private readonly typeCache = new Map<number, LfType>();
   private readonly typesInProgress = new Set<number>();
   private readonly imports: string[];
   /** Joined dotted names, by interned index: module and entity names are looked up very often. */
   private readonly dnameCache: Array<string | undefined> = [];
+  /** The top-level fields of `Package` other than strings, names and types (`[field, wire, start, end]`). */
+  private readonly top: TopFields;
 
+  /**
+   * `bytes` is the LF 2 `Package` message. Its top level is read with the lean reader (a package
+   * holds tens of thousands of interned strings, names and types: one object per field was most
+   * of the cost of decoding); a malformed message is reported with the standard reader's error.
+   */
   constructor(
     readonly selfId: string,
-    readonly pkg: ProtoMessage,
+    readonly bytes: Buffer,
   ) {
-    this.strings = pkg.repeatedStrings(2);
-    this.dottedNames = pkg.repeatedMessages(3).map((d) => d.repeatedInt32(1));
-    this.internedTypes = pkg.repeatedBytes(5);
+    this.top = canonical(bytes, 0, bytes.length, () => scanPackage(bytes, this.strings, this.dottedNames, this.internedTypes));
     // 2.dev: explicit import table (`package_imports = 9 { imported_packages = 1 }`).
-    this.imports = pkg.message(9)?.repeatedStrings(1) ?? [];
+    this.imports = this.message(9)?.repeatedStrings(1) ?? [];
+  }
+
+  /** The last occurrence of the top-level message field `field`, through the standard reader. */
+  private message(field: number): ProtoMessage | undefined {
+    const f = this.top.f;
+    let i = f.length - 4;
+    while (i >= 0 && f[i] !== field) i -= 4;
+    if (i < 0) return undefined;
+    if (f[i + 1] !== 2) throw new ProtoError(`Field ${field} has wire type ${f[i + 1]}, expected 2.`);
+    return ProtoMessage.decode(this.bytes.subarray(f[i + 2]!, f[i + 3]!));
+  }
+
+  /** The modules (`Package.modules = 1`) through the lean reader. */
+  moduleMsgs(): Msg[] {
+    const out: Msg[] = [];
+    const f = this.top.f;
+    for (let i = 0; i < f.length; i += 4) {
+      if (f[i] !== 1) continue;
+      if (f[i + 1] !== 2) throw new ProtoError(`Field 1 has wire type ${f[i + 1]}, expected 2.`);
+      out.push(Msg.range(this.bytes, f[i + 2]!, f[i + 3]!));
+    }
+    return out;
+  }
+
+  /** The byte ranges of the repeated top-level message field `field` (1 = modules, 7 = interned expressions). */
+  repeatedBytes(field: number): Buffer[] {
+    const out: Buffer[] = [];
+    const f = this.top.f;
+    for (let i = 0; i < f.length; i += 4) {
+      if (f[i] !== field) continue;
+      if (f[i + 1] !== 2) throw new ProtoError(`Field ${field} has wire type ${f[i + 1]}, expected 2.`);
+      out.push(this.bytes.subarray(f[i + 2]!, f[i + 3]!));
+    }
+    return out;
   }
 
   /** `PackageMetadata` (`Package.metadata = 4`): name, version and the upgraded package, if any. */
   metadata(): { name: string; version: string; upgradedPackageId?: string } {
-    const meta = this.pkg.message(4);
+    const meta = this.message(4);
     if (!meta) throw new LfDecodeError(`Package ${this.selfId} has no metadata (package name and version)`);
     const out: { name: string; version: string; upgradedPackageId?: string } = {
       name: this.str(meta.int32(1)),
@@ -362,15 +403,119 @@ export class Lf2Context {
   interned(i: number): LfType {
     const hit = this.typeCache.get(i);
     if (hit) return hit;
-    const bytes = this.internedTypes[i];
-    if (bytes === undefined) throw new LfDecodeError(`invalid interned type index ${i}`);
+    const start = this.internedTypes[2 * i];
+    if (start === undefined || !Number.isInteger(i) || i < 0) throw new LfDecodeError(`invalid interned type index ${i}`);
     if (this.typesInProgress.has(i)) throw new LfDecodeError(`cyclic interned type ${i}`);
     this.typesInProgress.add(i);
-    const t = this.type(ProtoMessage.decode(bytes));
+    const t = this.type(ProtoMessage.decode(this.bytes.subarray(start, this.internedTypes[2 * i + 1]!)));
     this.typesInProgress.delete(i);
     this.typeCache.set(i, t);
     return t;
   }
+}
+
+/**
+ * `read()` with the lean reader; when it finds the bytes malformed, the standard reader decodes
+ * `buf[start, end)` again so that the error is the one it reports (protobuf-java's wording).
+ */
+function canonical<T>(buf: Buffer, start: number, end: number, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof ProtoError) ProtoMessage.decode(buf.subarray(start, end));
+    throw e;
+  }
+}
+
+interface TopFields {
+  f: number[];
+}
+
+const TRUNCATED_TOP = 'truncated Package message';
+
+/**
+ * One pass over the `Package` message: interned strings (2), dotted names (3) and the ranges of
+ * interned types (5) go straight to their tables; every other field is listed in `f`. Throws a
+ * `ProtoError` on malformed input (whose wording `canonical` replaces with the standard reader's).
+ */
+function scanPackage(buf: Buffer, strings: string[], dottedNames: number[][], types: number[]): TopFields {
+  const f: number[] = [];
+  const end = buf.length;
+  let pos = 0;
+  while (pos < end) {
+    let key = 0;
+    let shift = 0;
+    let b: number;
+    do {
+      if (pos >= end || shift >= 35) throw new ProtoError(TRUNCATED_TOP);
+      b = buf[pos++]!;
+      key += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (b & 0x80);
+    const field = Math.floor(key / 8);
+    const wire = key % 8;
+    if (field === 0) throw new ProtoError(TRUNCATED_TOP);
+    let start = pos;
+    switch (wire) {
+      case 0:
+        shift = 0;
+        do {
+          if (pos >= end || shift >= 70) throw new ProtoError(TRUNCATED_TOP);
+          b = buf[pos++]!;
+          shift += 7;
+        } while (b & 0x80);
+        break;
+      case 1:
+      case 5:
+        pos += wire === 1 ? 8 : 4;
+        if (pos > end) throw new ProtoError(TRUNCATED_TOP);
+        break;
+      case 2: {
+        let len = 0;
+        shift = 0;
+        do {
+          if (pos >= end || shift >= 35) throw new ProtoError(TRUNCATED_TOP);
+          b = buf[pos++]!;
+          len += (b & 0x7f) * 2 ** shift;
+          shift += 7;
+        } while (b & 0x80);
+        if (len > end - pos) throw new ProtoError(TRUNCATED_TOP);
+        start = pos;
+        pos += len;
+        break;
+      }
+      default:
+        throw new ProtoError(TRUNCATED_TOP);
+    }
+    if (field === 2 || field === 3 || field === 5) {
+      if (wire !== 2) throw new ProtoError(`Field ${field} has wire type ${wire}, expected 2.`);
+      if (field === 2) strings.push(buf.toString('utf8', start, pos));
+      else if (field === 3) dottedNames.push(packedInt32s(buf, start, pos));
+      else types.push(start, pos);
+    } else f.push(field, wire, start, pos);
+  }
+  return { f };
+}
+
+/** `DottedName { repeated int32 segments_interned_str = 1 }`, packed or not, other fields skipped. */
+function packedInt32s(buf: Buffer, start: number, end: number): number[] {
+  const m = canonical(buf, start, end, () => Msg.range(buf, start, end));
+  const out: number[] = [];
+  const f = m.f;
+  for (let i = 0; i < f.length; i += 4) {
+    if (f[i] !== 1) continue;
+    if (f[i + 1] === 0) out.push(f[i + 2]!);
+    else if (f[i + 1] === 2) {
+      let pos = f[i + 2]!;
+      const stop = f[i + 3]!;
+      while (pos < stop) {
+        const r = readVarint(buf.subarray(0, stop), pos);
+        out.push(r.v.lo | 0);
+        pos = r.next;
+      }
+    } else throw new ProtoError(`Field 1 has wire type ${f[i + 1]}, expected 0 or 2.`);
+  }
+  return out;
 }
 
 export { ProtoError };

@@ -48,11 +48,37 @@ export interface ReadZipOptions {
   maxEntrySize?: number;
 }
 
+/**
+ * One entry as the central directory describes it, its headers checked, its content not yet
+ * read: `readEntry` inflates it and verifies its size and CRC.
+ */
+export interface ZipEntryRef {
+  name: string;
+  /** 0 = stored, 8 = deflated. */
+  method: number;
+  crc: number;
+  size: number;
+  /** The stored (possibly compressed) bytes, a view into the archive. */
+  raw: Buffer;
+}
+
 export function readZip(bytes: Buffer, opts: ReadZipOptions = {}): ZipEntry[] {
+  const maxEntrySize = opts.maxEntrySize ?? DEFAULT_MAX_ENTRY_SIZE;
+  const entries: ZipEntry[] = [];
+  forEachZipEntry(bytes, opts, (ref) => entries.push({ name: ref.name, data: readEntry(ref, maxEntrySize) }));
+  return entries;
+}
+
+/**
+ * Walks the entries in central-directory order, checking each one's headers before calling
+ * `visit` with it: a caller that reads (or knows) each entry inside `visit` meets the errors in
+ * the order `readZip` reports them. Nothing is inflated here.
+ */
+export function forEachZipEntry(bytes: Buffer, opts: ReadZipOptions, visit: (entry: ZipEntryRef) => void): void {
   const maxEntrySize = opts.maxEntrySize ?? DEFAULT_MAX_ENTRY_SIZE;
   // ZipInputStream yields nothing for a stream without a leading local header (empty archives
   // included), so such a body is "a zip with no entries", not a broken zip.
-  if (bytes.length < 4 || bytes.readUInt32LE(0) !== LOCAL_SIG) return [];
+  if (bytes.length < 4 || bytes.readUInt32LE(0) !== LOCAL_SIG) return;
 
   const eocd = findEocd(bytes);
   if (eocd < 0) throw new ZipFormatError('zip END header not found');
@@ -62,7 +88,6 @@ export function readZip(bytes: Buffer, opts: ReadZipOptions = {}): ZipEntry[] {
   if (cdOffset === 0xffffffff || count === 0xffff) throw new ZipFormatError('ZIP64 archives are not supported');
   if (cdOffset + cdSize > eocd) throw new ZipFormatError('invalid END header (bad central directory offset)');
 
-  const entries: ZipEntry[] = [];
   let p = cdOffset;
   for (let i = 0; i < count; i++) {
     if (p + 46 > eocd || bytes.readUInt32LE(p) !== CENTRAL_SIG) {
@@ -94,33 +119,40 @@ export function readZip(bytes: Buffer, opts: ReadZipOptions = {}): ZipEntry[] {
     if (dataStart + compSize > bytes.length) {
       throw new ZipFormatError('Unexpected end of ZLIB input stream', 'java.io.EOFException');
     }
-    const raw = bytes.subarray(dataStart, dataStart + compSize);
-
-    let data: Buffer;
-    if (method === 0) {
-      if (compSize !== size) throw new ZipFormatError(`invalid entry size (expected ${size} but got ${compSize} bytes)`);
-      data = raw;
-    } else if (method === 8) {
-      data = inflate(raw, name, maxEntrySize);
-    } else {
-      throw new ZipFormatError('invalid compression method');
+    if (method !== 0 && method !== 8) throw new ZipFormatError('invalid compression method');
+    if (method === 0 && compSize !== size) {
+      throw new ZipFormatError(`invalid entry size (expected ${size} but got ${compSize} bytes)`);
     }
-    if (data.length !== size) {
-      throw new ZipFormatError(`invalid entry size (expected ${size} but got ${data.length} bytes)`);
-    }
-    const actual = crc32(data);
-    if (actual !== crc) {
-      throw new ZipFormatError(`invalid entry CRC (expected 0x${hex32(crc)} but got 0x${hex32(actual)})`);
-    }
-    entries.push({ name, data });
+    visit({ name, method, crc, size, raw: bytes.subarray(dataStart, dataStart + compSize) });
   }
-  return entries;
 }
 
-function inflate(raw: Buffer, name: string, maxEntrySize: number): Buffer {
+/** The entry's content, inflated if need be, its size and CRC verified. */
+export function readEntry(ref: ZipEntryRef, maxEntrySize: number = DEFAULT_MAX_ENTRY_SIZE): Buffer {
+  const data = ref.method === 0 ? ref.raw : inflate(ref.raw, ref.name, maxEntrySize, ref.size);
+  if (data.length !== ref.size) {
+    throw new ZipFormatError(`invalid entry size (expected ${ref.size} but got ${data.length} bytes)`);
+  }
+  const actual = crc32(data);
+  if (actual !== ref.crc) {
+    throw new ZipFormatError(`invalid entry CRC (expected 0x${hex32(ref.crc)} but got 0x${hex32(actual)})`);
+  }
+  return data;
+}
+
+/**
+ * Output chunks are sized from the entry's declared size (capped, as that size is only a claim),
+ * so that a well-formed entry inflates into one buffer instead of 16 KiB chunks joined afterwards.
+ */
+const MAX_CHUNK = 16 * 1024 * 1024;
+
+function inflate(raw: Buffer, name: string, maxEntrySize: number, size: number): Buffer {
   try {
     // Canton rejects an entry once it has read `threshold` bytes, so at most threshold-1 pass.
-    return inflateRawSync(raw, { maxOutputLength: Math.max(1, maxEntrySize - 1) });
+    return inflateRawSync(raw, {
+      maxOutputLength: Math.max(1, maxEntrySize - 1),
+      chunkSize: Math.min(MAX_CHUNK, Math.max(64, size + 1)),
+    });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw new ZipBombError(name);

@@ -1,6 +1,6 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32 } from '../../../../../src/emulator/ledger/dar/crc32.js';
+import { crc32, crc32Js } from '../../../../../src/emulator/ledger/dar/crc32.js';
 import { readZip, ZipBombError, ZipFormatError } from '../../../../../src/emulator/ledger/dar/zip.js';
 import { buildZip } from '../../../../support/dar-builder.js';
 
@@ -8,6 +8,14 @@ describe('crc32', () => {
   it('matches the standard check value', () => {
     expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
     expect(crc32(Buffer.alloc(0))).toBe(0);
+    expect(crc32Js(Buffer.from('123456789'))).toBe(0xcbf43926);
+  });
+
+  it('native and portable implementations agree', () => {
+    const data = Buffer.alloc(100_003);
+    for (let i = 0; i < data.length; i++) data[i] = (i * 7919) & 0xff;
+    expect(crc32(data)).toBe(crc32Js(data));
+    expect(crc32(data.subarray(17, 5000))).toBe(crc32Js(data.subarray(17, 5000)));
   });
 });
 
