@@ -529,6 +529,22 @@ export class ContractIndex {
   }
 
   private async poll(signal: AbortSignal): Promise<void> {
+    if (this.opts.ledgerEndHint) {
+      // In process with the ledger: its end is known without a call. Nothing new: wait one idle
+      // period without asking (an idle registry then costs a timer, not a ledger request every
+      // period); something new: read exactly the gap (a bounded window answers at once).
+      const end = this.opts.ledgerEndHint();
+      if (end === this.offset) {
+        await this.sleep(this.opts.pollIdleMs ?? 200);
+        return;
+      }
+      if (end > this.offset) {
+        await this.catchUp();
+        await this.flushDeletes();
+        return;
+      }
+      // below the index's offset: the open-ended read below meets the ledger's own answer
+    }
     const ns = this.ns;
     const updates = await this.opts.ledger.updates({
       beginExclusive: this.offset,

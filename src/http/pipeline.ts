@@ -17,8 +17,13 @@ import type { ServiceMetrics } from './metrics.js';
 import { parseTraceparent, requestIdOf, type RequestContext, type RequestContexts } from './request-context.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
-/** A service's handler behind the pipeline: it also gets the request's context, to pass on explicitly. */
-export type ContextualListener = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void;
+/**
+ * A service's handler behind the pipeline: it also gets the request's context, to pass on
+ * explicitly. `echoesRequestId`: the handler puts `x-request-id` on every answer itself, so the
+ * pipeline does not `setHeader` it up front (a response with no header set before `writeHead`
+ * takes Node's lean path, where the headers object is serialised as given).
+ */
+export type ContextualListener = ((req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => void) & { readonly echoesRequestId?: boolean };
 
 /** The route pattern of a request (`/v2/parties/{party}`-like), for metrics and logs. */
 export type RouteOf = (method: string, path: string, status?: number) => string | undefined;
@@ -47,6 +52,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
   const routeOf = opts.routeOf ?? (() => undefined);
   const log = opts.logger?.child({ module: 'http' });
   const logInfo = log?.isLevelEnabled('info') ?? false;
+  const handlerEchoes = handler.echoesRequestId === true;
   return (req, res) => {
     const started = performance.now();
     const method = req.method ?? 'GET';
@@ -60,7 +66,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
       const trace = parseTraceparent(typeof tp === 'string' ? tp : undefined);
       if (trace) ctx.trace = trace;
     }
-    res.setHeader('x-request-id', ctx.requestId);
+    if (!handlerEchoes) res.setHeader('x-request-id', ctx.requestId);
     let route: string | undefined;
 
     // `on`, not `once`: a response closes once, and once() costs a wrapper per request.
@@ -87,6 +93,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
 
     const decision = cors?.decide(method, path, req.headers);
     if (decision) {
+      if (handlerEchoes && decision.preflightStatus !== undefined) res.setHeader('x-request-id', ctx.requestId);
       for (const [k, v] of Object.entries(decision.headers)) res.setHeader(k, v);
       if (decision.preflightStatus !== undefined) {
         route = 'preflight';
@@ -103,6 +110,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
 
     if (metrics && path === METRICS_PATH && (method === 'GET' || method === 'HEAD')) {
       route = METRICS_PATH;
+      if (handlerEchoes) res.setHeader('x-request-id', ctx.requestId);
       req.resume();
       metrics.render().then(
         (text) => {

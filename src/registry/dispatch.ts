@@ -27,8 +27,9 @@ export interface Answer {
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-export function jsonAnswer(status: number, value: unknown, extra: Record<string, string> = {}): Answer {
-  return { status, body: JSON.stringify(value), headers: { ...JSON_HEADERS, ...extra } };
+/** An answer with its own headers object (the Node fast path adds its headers to it). */
+export function jsonAnswer(status: number, value: unknown, extra?: Record<string, string>): Answer {
+  return { status, body: JSON.stringify(value), headers: extra ? { ...JSON_HEADERS, ...extra } : { 'content-type': 'application/json' } };
 }
 
 /** The one mapping of failures to the registry's error answers (also used by the Hono app). */

@@ -23,12 +23,13 @@ export function registryRequestListener(
   http: RegistryHttp,
   extra?: Hono,
   rateLimiter?: RateLimiter,
-): (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void {
+): ((req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void) & { readonly echoesRequestId: true } {
   const fallback = honoRequestListener(extra ?? http.app);
-  return (req, res, ctx) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext): void => {
     if (rateLimiter?.enabled && !UNLIMITED_PATHS.has(req.url ?? '')) {
       const decision = rateLimiter.take(req.socket.remoteAddress ?? 'unknown');
       if (!decision.ok) {
+        echoRequestId(res, ctx);
         const body = JSON.stringify({ error: `Too many requests: retry after ${decision.retryAfterSeconds} s` });
         res.writeHead(429, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': String(decision.retryAfterSeconds) });
         res.end(body);
@@ -45,19 +46,25 @@ export function registryRequestListener(
             return;
           }
           if (!read!.ok) {
+            echoRequestId(res, ctx);
             const declared = declaredLength(req.headers['content-length'], req.headers['transfer-encoding']) !== undefined;
             writeTooLarge(res, 'application/json', JSON.stringify({ error: tooLargeMessage(http.maxBodyBytes, read!.receivedBytes, declared) }));
             return;
           }
           http.dispatcher.answer(path, read!.body.toString('utf8'), ctx).then(
             (a) => {
-              for (const k in a!.headers) res.setHeader(k, a!.headers[k]!);
-              res.setHeader('content-length', Buffer.byteLength(a!.body));
-              res.writeHead(a!.status);
+              // One writeHead with every header (the answer's headers object is its own, made
+              // for this answer): with nothing set before, Node serialises it as given and
+              // sends head and body in one write, as a bare node:http server does.
+              const headers = a!.headers;
+              headers['content-length'] = String(Buffer.byteLength(a!.body));
+              if (ctx) headers['x-request-id'] = ctx.requestId;
+              res.writeHead(a!.status, headers);
               res.end(a!.body);
             },
             (err: unknown) => {
               // answer() maps every failure itself; this is a last resort
+              echoRequestId(res, ctx);
               res.writeHead(500, { 'content-type': 'application/json' });
               res.end(JSON.stringify({ error: 'An unexpected error occurred.' }));
               void err;
@@ -67,8 +74,15 @@ export function registryRequestListener(
         return;
       }
     }
+    echoRequestId(res, ctx);
     fallback(req, res, ctx);
   };
+  return Object.assign(listener, { echoesRequestId: true as const });
+}
+
+/** `x-request-id` on an answer not written by the fast path (see ContextualListener.echoesRequestId). */
+function echoRequestId(res: ServerResponse, ctx: RequestContext | undefined): void {
+  if (ctx) res.setHeader('x-request-id', ctx.requestId);
 }
 
 /** Route patterns of the registry's requests: the POST endpoint table, else the Hono app's router. */
