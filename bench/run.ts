@@ -1,11 +1,10 @@
-/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-lf|daml-engine]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine]`. Exits non-zero when a target is missed. */
 import { runLedgerBench } from './ledger.js';
 import { report } from './report.js';
 import { runRegistryBench } from './registry.js';
 import { runInteractiveSubmissionBench } from './interactive-submission.js';
 import { runWebsocketBench } from './websocket.js';
 import { runDurableStateBench } from './durable-state.js';
-import { runDamlLfBench } from './daml-lf.js';
 import { runDamlEngineBench } from './daml-engine.js';
 
 const benches = {
@@ -14,7 +13,6 @@ const benches = {
   'interactive-submission': runInteractiveSubmissionBench,
   websocket: runWebsocketBench,
   'durable-state': runDurableStateBench,
-  'daml-lf': runDamlLfBench,
   'daml-engine': runDamlEngineBench,
 } as const;
 const which = process.argv[2] ?? 'ledger';
