@@ -26,7 +26,19 @@
  * normalises JSON before it gets here, and evaluator values are well typed by LF's type checking.
  */
 import type { DamlPackage, DecodedDataType, LfType, PackageLookup, TypeConRef } from './ast.js';
-import { compareText, formatDate, formatTimestamp, parseDate, parseTimestamp } from '../ledger/lf-value.js';
+import {
+  EMPTY_TYPE_ENV,
+  bind,
+  compareText,
+  flatten,
+  formatDate,
+  formatTimestamp,
+  isOptionalSyntax,
+  parseDate,
+  parseTimestamp,
+  type TypeBinding,
+  type TypeEnv,
+} from '../ledger/lf-value.js';
 import {
   date,
   list,
@@ -47,12 +59,9 @@ import {
 /** A value that does not fit its LF type, or a type that cannot be converted. */
 export class LfJsonError extends Error {}
 
-interface Bound {
-  type: LfType;
-  env: Env;
-}
-type Env = ReadonlyMap<string, Bound>;
-const EMPTY_ENV: Env = new Map();
+type Bound = TypeBinding;
+type Env = TypeEnv;
+const EMPTY_ENV = EMPTY_TYPE_ENV;
 
 /** Converts values of one package world (every package the lookup can reach). */
 export class LfJsonCodec {
@@ -337,30 +346,6 @@ export class LfJsonCodec {
     if (!syn) throw new LfJsonError(`unknown type synonym ${tysyn.moduleName}:${tysyn.entityName}`);
     return { type: syn.type, env: bind(syn.params, args, env) };
   }
-}
-
-/** Type applications (`app`) folded into the head's argument list. */
-function flatten(t: LfType): LfType {
-  if (t.kind !== 'app') return t;
-  const f = flatten(t.fun);
-  if (f.kind === 'builtin' || f.kind === 'con' || f.kind === 'syn' || f.kind === 'var') return { ...f, args: [...f.args, t.arg] };
-  return t;
-}
-
-/** Whether a type is written as an Optional (transcode's nested form is decided on the type as written). */
-function isOptionalSyntax(t: LfType): boolean {
-  const f = flatten(t);
-  return f.kind === 'builtin' && f.name === 'Optional';
-}
-
-function bind(params: readonly string[], args: readonly LfType[], env: Env): Env {
-  if (params.length === 0) return EMPTY_ENV;
-  const out = new Map<string, Bound>();
-  params.forEach((p, i) => {
-    const a = args[i];
-    if (a) out.set(p, { type: a, env });
-  });
-  return out;
 }
 
 /** The scale of `Numeric n`: a nat, possibly through type variables. */

@@ -104,12 +104,15 @@ export function normalizeDeclaredPayload(packages: PackageStore, id: QualifiedId
 // ---- implementation -----------------------------------------------------------------------------
 
 /** A type variable's binding: the argument type and the environment it is to be read in. */
-interface Bound {
+export interface TypeBinding {
   type: LfType;
-  env: Env;
+  env: TypeEnv;
 }
-type Env = ReadonlyMap<string, Bound>;
-const EMPTY_ENV: Env = new Map();
+export type TypeEnv = ReadonlyMap<string, TypeBinding>;
+export const EMPTY_TYPE_ENV: TypeEnv = new Map();
+type Bound = TypeBinding;
+type Env = TypeEnv;
+const EMPTY_ENV = EMPTY_TYPE_ENV;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -363,7 +366,7 @@ class Normalizer {
 }
 
 /** Type applications (`app`, LF 2.dev) folded into the head's argument list. */
-function flatten(t: LfType): LfType {
+export function flatten(t: LfType): LfType {
   if (t.kind !== 'app') return t;
   const f = flatten(t.fun);
   if (f.kind === 'builtin' || f.kind === 'con' || f.kind === 'syn' || f.kind === 'var') return { ...f, args: [...f.args, t.arg] };
@@ -371,12 +374,13 @@ function flatten(t: LfType): LfType {
 }
 
 /** Whether a type is written as an Optional (transcode decides the nested form on the codec, not through variables). */
-function isOptionalSyntax(t: LfType): boolean {
+export function isOptionalSyntax(t: LfType): boolean {
   const f = flatten(t);
   return f.kind === 'builtin' && f.name === 'Optional';
 }
 
-function bind(params: readonly string[], args: readonly LfType[], env: Env): Env {
+/** Binds a data type's or synonym's parameters to the arguments it is applied to. */
+export function bind(params: readonly string[], args: readonly LfType[], env: Env): Env {
   if (params.length === 0) return EMPTY_ENV;
   const out = new Map<string, Bound>();
   params.forEach((p, i) => {
