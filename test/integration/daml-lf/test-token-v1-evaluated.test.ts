@@ -11,17 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
-import { testTokenV1TemplateId } from '../../../src/emulator/templates/test-token-v1/index.js';
 import {
   EMPTY_EXTRA_ARGS,
-  TOKEN,
   TRANSFER_FACTORY_V1,
   TRANSFER_INSTRUCTION_V1,
   Tt1Client,
   eventSummary,
   type Disclosed,
 } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
-import { transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
+import { mintOverHttp, setupWorldOverHttp, transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
 
 const SHARED_DARS = fileURLToPath(new URL('../../../../shared/dars/', import.meta.url));
 // DARS_DIR with just the token's DAR (it brings the token-standard APIs along): quicker to start
@@ -47,30 +45,13 @@ let n = 0;
 let w: World;
 let rules: Disclosed;
 
+/** Fresh parties per test (the emulator is shared); TokenRules created by the admin over HTTP. */
 beforeEach(async () => {
   clock.set('2026-03-01T12:00:00Z');
-  const s = `-${++n}`;
-  const admin = await client.allocateParty(`adminTT1${s}`);
-  const created = await client.submit([admin], [{ CreateCommand: { templateId: testTokenV1TemplateId('TokenRules'), createArguments: { admin } } }]);
-  expect(created.status).toBe(200);
-  w = {
-    admin,
-    alice: await client.allocateParty(`alice${s}`),
-    bob: await client.allocateParty(`bob${s}`),
-    executor: await client.allocateParty(`executor${s}`),
-    mallory: await client.allocateParty(`mallory${s}`),
-    rulesCid: created.body.transaction.events[0].CreatedEvent.contractId,
-    instrument: { admin, id: 'X1' },
-  };
-  rules = await client.disclosedRules(admin);
+  ({ world: w, rules } = await setupWorldOverHttp(client, `-${++n}`));
 });
 
-async function mint(owner: string, amount: string, id = 'X1'): Promise<string> {
-  const holding = { owner, instrumentId: { admin: w.admin, id }, amount, lock: null, meta: { values: {} } };
-  const r = await client.submit([owner, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding } } }]);
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.transaction.events[0].CreatedEvent.contractId;
-}
+const mint = (owner: string, amount: string, id = 'X1'): Promise<string> => mintOverHttp(client, w, owner, amount, id);
 
 const factoryTransfer = (actAs: string[], arg: unknown, disclosed: Disclosed[] = [rules]) =>
   client.submit(actAs, [{ ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: w.rulesCid, choice: 'TransferFactory_Transfer', choiceArgument: arg } }], disclosed);

@@ -12,14 +12,13 @@ import {
   ALLOCATION_FACTORY_V1,
   ALLOCATION_V1,
   EMPTY_EXTRA_ARGS,
-  TOKEN,
   TRANSFER_FACTORY_V1,
   TRANSFER_INSTRUCTION_V1,
   Tt1Client,
   eventSummary,
   type Disclosed,
 } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
-import { allocateArg, transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
+import { allocateArg, mintOverHttp, setupWorldOverHttp, transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
 
 let emu: RunningEmulator;
 let clock: ManualClock;
@@ -43,30 +42,10 @@ let rules: Disclosed;
 /** Fresh parties per test (the emulator is shared); TokenRules created by the admin over HTTP. */
 beforeEach(async () => {
   clock.set('2026-03-01T12:00:00Z');
-  const s = `-${++n}`;
-  const admin = await client.allocateParty(`adminTT1${s}`);
-  const created = await client.submit([admin], [{ CreateCommand: { templateId: testTokenV1TemplateId('TokenRules'), createArguments: { admin } } }]);
-  expect(created.status).toBe(200);
-  w = {
-    admin,
-    alice: await client.allocateParty(`alice${s}`),
-    bob: await client.allocateParty(`bob${s}`),
-    executor: await client.allocateParty(`executor${s}`),
-    mallory: await client.allocateParty(`mallory${s}`),
-    rulesCid: created.body.transaction.events[0].CreatedEvent.contractId,
-    instrument: { admin, id: 'X1' },
-  };
-  // the wallet gets the factory the way the registry hands it out: admin ACS read with the blob
-  rules = await client.disclosedRules(admin);
+  ({ world: w, rules } = await setupWorldOverHttp(client, `-${++n}`));
 });
 
-/** Mint over the JSON API: a Token created acting as owner and admin (the reference registry's test utility). */
-async function mint(owner: string, amount: string, id = 'X1'): Promise<string> {
-  const holding = { owner, instrumentId: { admin: w.admin, id }, amount, lock: null, meta: { values: {} } };
-  const r = await client.submit([owner, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding } } }]);
-  expect(r.status).toBe(200);
-  return r.body.transaction.events[0].CreatedEvent.contractId;
-}
+const mint = (owner: string, amount: string, id = 'X1'): Promise<string> => mintOverHttp(client, w, owner, amount, id);
 
 const factoryTransfer = (actAs: string[], arg: unknown, disclosed: Disclosed[] = [rules]) =>
   client.submit(actAs, [{ ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: w.rulesCid, choice: 'TransferFactory_Transfer', choiceArgument: arg } }], disclosed);

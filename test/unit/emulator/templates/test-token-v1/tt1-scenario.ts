@@ -7,7 +7,7 @@ import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import { formatTime } from '../../../../../src/canton/lf.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
-import { EMPTY_EXTRA_ARGS, Tt1Client } from './tt1-client.js';
+import { EMPTY_EXTRA_ARGS, TOKEN, TOKEN_RULES, Tt1Client, type Disclosed } from './tt1-client.js';
 
 export interface World {
   admin: string;
@@ -27,6 +27,35 @@ export async function setupWorld(client: Tt1Client, engine: LedgerEngine, suffix
   const mallory = await client.allocateParty(`mallory${suffix}`);
   const rulesCid = createTestTokenV1Rules(engine, admin);
   return { admin, alice, bob, executor, mallory, rulesCid, instrument: { admin, id: 'X1' } };
+}
+
+/**
+ * The same parties over the JSON API only (the emulator is shared, so `suffix` keeps them fresh):
+ * TokenRules created by the admin, and disclosed the way the registry hands it out (admin ACS read
+ * with the blob).
+ */
+export async function setupWorldOverHttp(client: Tt1Client, suffix: string): Promise<{ world: World; rules: Disclosed }> {
+  const admin = await client.allocateParty(`adminTT1${suffix}`);
+  const created = await client.submit([admin], [{ CreateCommand: { templateId: TOKEN_RULES, createArguments: { admin } } }]);
+  if (created.status !== 200) throw new Error(`TokenRules create failed: ${JSON.stringify(created.body)}`);
+  const world: World = {
+    admin,
+    alice: await client.allocateParty(`alice${suffix}`),
+    bob: await client.allocateParty(`bob${suffix}`),
+    executor: await client.allocateParty(`executor${suffix}`),
+    mallory: await client.allocateParty(`mallory${suffix}`),
+    rulesCid: created.body.transaction.events[0].CreatedEvent.contractId,
+    instrument: { admin, id: 'X1' },
+  };
+  return { world, rules: await client.disclosedRules(admin) };
+}
+
+/** Mint over the JSON API: a Token created acting as owner and admin (the reference registry's test utility). */
+export async function mintOverHttp(client: Tt1Client, w: World, owner: string, amount: string, id = 'X1'): Promise<string> {
+  const holding = { owner, instrumentId: { admin: w.admin, id }, amount, lock: null, meta: { values: {} } };
+  const r = await client.submit([owner, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding } } }]);
+  if (r.status !== 200) throw new Error(`mint failed: ${JSON.stringify(r.body)}`);
+  return r.body.transaction.events[0].CreatedEvent.contractId;
 }
 
 export function mint(engine: LedgerEngine, w: World, owner: string, amount: string, id = 'X1'): string {
