@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPECS, createSpecValidator, expectConformant } from '../../support/openapi-conformance.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { ProtoWriter } from '../../../src/emulator/ledger/protobuf-writer.js';
 import { Lf2Builder } from '../../support/lf2-package-builder.js';
@@ -137,6 +138,8 @@ afterAll(async () => {
   await emu?.close();
 });
 
+const ledgerSpec = createSpecValidator(SPECS.ledgerApi35);
+
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const init: RequestInit = { method };
   if (Buffer.isBuffer(body)) {
@@ -147,6 +150,8 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
     init.headers = { 'content-type': 'application/json' };
   }
   const r = await fetch(emu.ledgerUrl + path, init);
+  // Every answer, the errors included, in the shapes of the official JSON Ledger API spec.
+  await expectConformant(ledgerSpec, r, method, path.split('?')[0]!);
   const text = await r.text();
   let parsed: unknown = text;
   try {
