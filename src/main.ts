@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
-import { TurnBufferedDestination } from './http/log-destination.js';
+import { CoalescingLogDestination } from './http/log-destination.js';
 import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
@@ -160,12 +160,13 @@ async function serveRegistry(): Promise<number> {
 
 /**
  * The process's logger: JSON lines on stdout, written asynchronously so that a busy server does
- * not make one write system call per access-log line: the lines of one event-loop turn go to
- * pino's asynchronous destination together (TurnBufferedDestination), which also coalesces what is
- * written while a write is in flight. What is still pending is written when the process exits.
+ * not make one write system call per access-log line: lines go to pino's asynchronous destination
+ * in batches (CoalescingLogDestination: under load at most one hand-over per 10 ms), and it also
+ * coalesces what is written while a write is in flight. What is still pending is written when the
+ * process exits.
  */
 function processLogger(level: string): Logger {
-  const out = new TurnBufferedDestination(pino.destination({ dest: 1, sync: false }));
+  const out = new CoalescingLogDestination(pino.destination({ dest: 1, sync: false }));
   process.on('exit', () => {
     try {
       out.flushSync();

@@ -1,17 +1,24 @@
 /**
  * The process log's destination: pino's asynchronous file destination (sonic-boom) behind a buffer
- * that hands it the lines of one event-loop turn at once.
+ * that hands it many lines at once, at most once per `minIntervalMs`.
  *
- * Why: a busy server writes one access-log line per request. sonic-boom alone starts one
- * asynchronous `fs.write` (a libuv thread-pool job and its completion callback) whenever no write
- * is in flight, so at a few thousand requests per second most lines still cost their own write
- * call, and sonic-boom re-measures its growing buffer on every line. Collected per turn (flushed
- * from `setImmediate`, which runs once the turn's I/O callbacks are done), the lines of all the
- * requests answered in that turn go out in one write. Nothing waits longer than the current
- * turn, so a quiet server's lines appear as soon as before.
+ * Why: a busy server writes one access-log line per request, and each hand-over to sonic-boom that
+ * finds no write in flight starts an asynchronous `fs.write`: a libuv thread-pool job, a system
+ * call on the pipe or file (waking its reader), and a completion callback. That costs far more
+ * than the line itself. Handing over per event-loop turn still meant thousands of writes per
+ * second under load, several lines each; the registry benchmark measured them at a quarter of the
+ * server's CPU time per request.
  *
- * On exit, what is still buffered is written synchronously (`flushSync`), like pino's own exit
- * handling of an asynchronous destination.
+ * So lines are collected and handed over:
+ *  - at the end of the current turn (`setImmediate`) when nothing was handed over during the last
+ *    `minIntervalMs`: a quiet server's lines appear as soon as they are written;
+ *  - otherwise when `minIntervalMs` has passed since the last hand-over (a timer): under load, at
+ *    most 1000 / minIntervalMs writes per second, each carrying every line of that interval;
+ *  - at once when more than `maxBufferedChars` are waiting, so a burst never holds much memory.
+ *
+ * A line therefore waits at most `minIntervalMs` (default 10 ms). On exit, what is still buffered
+ * is written synchronously (`flushSync`), like pino's own exit handling of an asynchronous
+ * destination.
  */
 import type { DestinationStream } from 'pino';
 
@@ -22,17 +29,50 @@ export interface LineSink {
   flushSync?(): void;
 }
 
-export class TurnBufferedDestination implements DestinationStream {
-  private pending: string[] = [];
-  private scheduled = false;
+export interface CoalescingLogDestinationOptions {
+  /** Shortest time between two hand-overs to the sink under load, ms (default 10). */
+  minIntervalMs?: number;
+  /** Hand over at once when more than this many characters are waiting (default 64 Ki). */
+  maxBufferedChars?: number;
+  /** Monotonic milliseconds (default `performance.now`). */
+  now?: () => number;
+}
 
-  constructor(private readonly out: LineSink) {}
+export class CoalescingLogDestination implements DestinationStream {
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private scheduled = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastHandOver = Number.NEGATIVE_INFINITY;
+  private readonly minIntervalMs: number;
+  private readonly maxBufferedChars: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly out: LineSink,
+    opts: CoalescingLogDestinationOptions = {},
+  ) {
+    this.minIntervalMs = opts.minIntervalMs ?? 10;
+    this.maxBufferedChars = opts.maxBufferedChars ?? 64 * 1024;
+    this.now = opts.now ?? (() => performance.now());
+  }
 
   write(line: string): void {
     this.pending.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
+    this.pendingChars += line.length;
+    if (this.pendingChars > this.maxBufferedChars) {
+      this.handOver();
+      return;
+    }
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const wait = this.minIntervalMs - (this.now() - this.lastHandOver);
+    if (wait <= 0) {
       setImmediate(this.drain);
+    } else {
+      // unref: a pending line must not keep a finished process alive; exit writes it (flushSync)
+      this.timer = setTimeout(this.drain, wait);
+      this.timer.unref();
     }
   }
 
@@ -50,6 +90,7 @@ export class TurnBufferedDestination implements DestinationStream {
   }
 
   private readonly drain = (): void => {
+    this.timer = undefined;
     this.scheduled = false;
     this.handOver();
   };
@@ -59,6 +100,8 @@ export class TurnBufferedDestination implements DestinationStream {
     if (n === 0) return;
     const text = n === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
+    this.pendingChars = 0;
+    this.lastHandOver = this.now();
     this.out.write(text);
   }
 }
