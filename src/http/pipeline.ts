@@ -72,7 +72,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
     // `on`, not `once`: a response closes once, and once() costs a wrapper per request.
     res.on('close', () => {
       const status = res.statusCode;
-      const r = route ?? routeOf(method, path, status) ?? UNMATCHED_ROUTE;
+      const r = route ?? ctx.route ?? routeOf(method, path, status) ?? UNMATCHED_ROUTE;
       const seconds = (performance.now() - started) / 1000;
       metrics?.observeRequest(method, r, status, seconds);
       if (!log || (status < 500 && !logInfo)) return;

@@ -7,6 +7,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import type { RequestContext } from '../http/request-context.js';
+import type { MaybePromise } from './maybe-promise.js';
 import type {
   ChoiceContextSchema,
   FactoryWithChoiceContextSchema,
@@ -35,7 +36,7 @@ export interface RegistryApi {
   /** getInstrument */
   getInstrument(instrumentId: string, ctx?: RequestContext): Promise<z.infer<typeof InstrumentSchema>>;
   /** getTransferFactory (v1, v2) */
-  getTransferFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext): Promise<z.infer<typeof TransferFactoryWithChoiceContextSchema>>;
+  getTransferFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext): MaybePromise<z.infer<typeof TransferFactoryWithChoiceContextSchema>>;
   /** getTransferInstruction{Accept,Reject,Withdraw}Context (v1, v2) */
   getTransferInstructionContext(
     version: ApiVersion,
@@ -43,18 +44,18 @@ export interface RegistryApi {
     action: TransferInstructionAction,
     req: GetChoiceContextRequest,
     ctx?: RequestContext,
-  ): Promise<ChoiceContextResponse>;
+  ): MaybePromise<ChoiceContextResponse>;
   /** getAllocationFactory (v1, v2) */
-  getAllocationFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
+  getAllocationFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext): MaybePromise<z.infer<typeof FactoryWithChoiceContextSchema>>;
   /** getAllocationInstruction{Accept,Withdraw}Context (v2 only) */
   getAllocationInstructionContext(
     allocationInstructionId: string,
     action: AllocationInstructionAction,
     req: GetChoiceContextRequest,
     ctx?: RequestContext,
-  ): Promise<ChoiceContextResponse>;
+  ): MaybePromise<ChoiceContextResponse>;
   /** getAllocation{Transfer,Withdraw,Cancel}Context (execute-transfer is v1 only) */
-  getAllocationContext(version: ApiVersion, allocationId: string, action: AllocationAction, req: GetChoiceContextRequest, ctx?: RequestContext): Promise<ChoiceContextResponse>;
+  getAllocationContext(version: ApiVersion, allocationId: string, action: AllocationAction, req: GetChoiceContextRequest, ctx?: RequestContext): MaybePromise<ChoiceContextResponse>;
   /** getSettlementFactory (v2) */
-  getSettlementFactory(req: GetFactoryRequest, ctx?: RequestContext): Promise<z.infer<typeof FactoryWithChoiceContextSchema>>;
+  getSettlementFactory(req: GetFactoryRequest, ctx?: RequestContext): MaybePromise<z.infer<typeof FactoryWithChoiceContextSchema>>;
 }

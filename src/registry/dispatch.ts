@@ -18,6 +18,8 @@ import { jsonDepthExceeds } from '../http/body-limit.js';
 import { MAX_JSON_DEPTH } from '../http/limits.js';
 import type { PostEndpoint } from './routes/common.js';
 import { GetChoiceContextRequestSchema, GetFactoryRequestSchema } from './schemas.js';
+import { AnswerJson } from './answer-json.js';
+import { isPromise, type MaybePromise } from './maybe-promise.js';
 
 export interface Answer {
   status: number;
@@ -55,11 +57,21 @@ interface Compiled {
   params: string[];
 }
 
+/** A path matched to its endpoint (PostDispatcher.match), to be answered with answerMatch. */
+export interface PostMatch {
+  /** The endpoint's path pattern (`/registry/.../{transferInstructionId}/...`). */
+  readonly route: string;
+  readonly compiled: Compiled;
+  /** The regex match of a path with parameters; null for an exact path. */
+  readonly m: RegExpExecArray | null;
+}
+
 export class PostDispatcher {
   /** Endpoints with path parameters, matched by regex. */
   private readonly compiled: Compiled[];
   /** Endpoints without path parameters (the factories), by exact path: one map lookup per request. */
-  private readonly exact = new Map<string, Compiled>();
+  private readonly exact = new Map<string, PostMatch>();
+  private readonly json = new AnswerJson();
 
   constructor(
     endpoints: readonly PostEndpoint[],
@@ -79,67 +91,84 @@ export class PostDispatcher {
     // (then the ordered scan below keeps first-match-wins).
     this.compiled.forEach((c, i) => {
       const p = c.endpoint.route.path;
-      if (c.params.length === 0 && !this.compiled.slice(0, i).some((e) => e.regex.test(p))) this.exact.set(p, c);
+      if (c.params.length === 0 && !this.compiled.slice(0, i).some((e) => e.regex.test(p))) this.exact.set(p, { route: p, compiled: c, m: null });
     });
   }
 
-  /** The endpoint of `path` with its regex match (null for an exact path), in table order. */
-  private find(path: string): { c: Compiled; m: RegExpExecArray | null } | undefined {
+  /** The endpoint of `path` (without any base path), in table order; undefined when it is none. */
+  match(path: string): PostMatch | undefined {
     const exact = this.exact.get(path);
-    if (exact) return { c: exact, m: null };
+    if (exact) return exact;
     for (const c of this.compiled) {
       const m = c.regex.exec(path);
-      if (m) return { c, m };
+      if (m) return { route: c.endpoint.route.path, compiled: c, m };
     }
     return undefined;
   }
 
   /** Whether `path` (without any base path) is one of the POST endpoints. */
   matches(path: string): boolean {
-    return this.find(path) !== undefined;
+    return this.match(path) !== undefined;
   }
 
   /** The endpoint's path pattern (`/registry/.../{transferInstructionId}/...`) of `path`, if it is one. */
   routeOf(path: string): string | undefined {
-    return this.find(path)?.c.endpoint.route.path;
+    return this.match(path)?.route;
   }
 
   /**
    * The answer to a POST of `bodyText` at `path`, or undefined when no endpoint has that path;
    * `ctx` is the HTTP request's context (for the ledger calls made to answer it).
    */
-  async answer(path: string, bodyText: string, ctx?: RequestContext): Promise<Answer | undefined> {
-    const found = this.find(path);
-    if (found) {
-      const { c, m } = found;
-      try {
-        const params: Record<string, string> = {};
-        for (let i = 0; i < c.params.length; i++) {
-          try {
-            params[c.params[i]!] = decodeURIComponent(m![i + 1]!);
-          } catch {
-            return jsonAnswer(400, { error: `Malformed ${c.params[i]} in the path: not valid percent-encoding` });
-          }
+  answer(path: string, bodyText: string, ctx?: RequestContext): MaybePromise<Answer> | undefined {
+    const found = this.match(path);
+    return found && this.answerMatch(found, bodyText, ctx);
+  }
+
+  /**
+   * The answer to a POST of `bodyText` at a matched path. Never fails: every failure is an error
+   * answer. A warm answer (nothing to ask the ledger) is returned at once, not as a promise.
+   */
+  answerMatch(found: PostMatch, bodyText: string, ctx?: RequestContext): MaybePromise<Answer> {
+    const { compiled: c, m } = found;
+    try {
+      const params: Record<string, string> = {};
+      for (let i = 0; i < c.params.length; i++) {
+        try {
+          params[c.params[i]!] = decodeURIComponent(m![i + 1]!);
+        } catch {
+          return jsonAnswer(400, { error: `Malformed ${c.params[i]} in the path: not valid percent-encoding` });
         }
-        let json: unknown = {};
-        if (bodyText.trim() !== '') {
-          if (jsonDepthExceeds(bodyText, this.maxJsonDepth)) {
-            return jsonAnswer(400, { error: `Malformed JSON in request body: nested deeper than ${this.maxJsonDepth} levels` });
-          }
-          try {
-            json = JSON.parse(bodyText);
-          } catch {
-            return jsonAnswer(400, { error: 'Malformed JSON in request body' });
-          }
-        }
-        const schema = c.endpoint.body === 'factory' ? GetFactoryRequestSchema : GetChoiceContextRequestSchema;
-        const parsed = schema.safeParse(json);
-        if (!parsed.success) return jsonAnswer(400, { error: validationMessage(parsed.error) });
-        return jsonAnswer(200, await c.endpoint.call(this.api, params, parsed.data, ctx));
-      } catch (err) {
-        return errorAnswer(err, this.logger, path);
       }
+      let json: unknown = {};
+      if (bodyText.trim() !== '') {
+        if (jsonDepthExceeds(bodyText, this.maxJsonDepth)) {
+          return jsonAnswer(400, { error: `Malformed JSON in request body: nested deeper than ${this.maxJsonDepth} levels` });
+        }
+        try {
+          json = JSON.parse(bodyText);
+        } catch {
+          return jsonAnswer(400, { error: 'Malformed JSON in request body' });
+        }
+      }
+      const e = c.endpoint;
+      const fail = (err: unknown) => errorAnswer(err, this.logger, found.m?.input ?? found.route);
+      if (e.body === 'factory') {
+        const parsed = GetFactoryRequestSchema.safeParse(json);
+        if (!parsed.success) return jsonAnswer(400, { error: validationMessage(parsed.error) });
+        const r = e.call(this.api, params, parsed.data, ctx);
+        return isPromise(r) ? r.then((v) => this.ok(this.json.factory(v))).catch(fail) : this.ok(this.json.factory(r));
+      }
+      const parsed = GetChoiceContextRequestSchema.safeParse(json);
+      if (!parsed.success) return jsonAnswer(400, { error: validationMessage(parsed.error) });
+      const r = e.call(this.api, params, parsed.data, ctx);
+      return isPromise(r) ? r.then((v) => this.ok(this.json.choiceContext(v))).catch(fail) : this.ok(this.json.choiceContext(r));
+    } catch (err) {
+      return errorAnswer(err, this.logger, found.m?.input ?? found.route);
     }
-    return undefined;
+  }
+
+  private ok(body: string): Answer {
+    return { status: 200, body, headers: { 'content-type': 'application/json' } };
   }
 }

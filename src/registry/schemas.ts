@@ -91,3 +91,6 @@ export const TransferFactoryWithChoiceContextSchema = z
 export const FactoryWithChoiceContextSchema = z
   .object({ factoryId: z.string(), choiceContext: ChoiceContextSchema })
   .openapi('FactoryWithChoiceContext');
+
+/** What every factory endpoint answers: FactoryWithChoiceContext, or TransferFactoryWithChoiceContext with its transferKind. */
+export type FactoryAnswer = z.infer<typeof FactoryWithChoiceContextSchema> & { transferKind?: z.infer<typeof TransferKindSchema> };

@@ -12,6 +12,8 @@ import { honoRouteOf, type RouteOf } from '../http/pipeline.js';
 import type { RequestContext } from '../http/request-context.js';
 import { honoRequestListener } from '../http/service.js';
 import { stripBase, type RegistryHttp } from './app.js';
+import type { Answer } from './dispatch.js';
+import { isPromise } from './maybe-promise.js';
 import { declaredLength, readLimitedBodyThen, tooLargeMessage, writeTooLarge } from '../http/body-limit.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 
@@ -39,7 +41,9 @@ export function registryRequestListener(
     if (req.method === 'POST' && req.url) {
       const q = req.url.indexOf('?');
       const path = stripBase(q < 0 ? req.url : req.url.slice(0, q), http.basePath);
-      if (path !== undefined && http.dispatcher.matches(path)) {
+      const found = path === undefined ? undefined : http.dispatcher.match(path);
+      if (found) {
+        if (ctx) ctx.route = `${http.basePath}${found.route}`;
         readLimitedBodyThen(req, http.maxBodyBytes, (err, read) => {
           if (err) {
             res.destroy();
@@ -51,25 +55,10 @@ export function registryRequestListener(
             writeTooLarge(res, 'application/json', JSON.stringify({ error: tooLargeMessage(http.maxBodyBytes, read!.receivedBytes, declared) }));
             return;
           }
-          http.dispatcher.answer(path, read!.body.toString('utf8'), ctx).then(
-            (a) => {
-              // One writeHead with every header (the answer's headers object is its own, made
-              // for this answer): with nothing set before, Node serialises it as given and
-              // sends head and body in one write, as a bare node:http server does.
-              const headers = a!.headers;
-              headers['content-length'] = String(Buffer.byteLength(a!.body));
-              if (ctx) headers['x-request-id'] = ctx.requestId;
-              res.writeHead(a!.status, headers);
-              res.end(a!.body);
-            },
-            (err: unknown) => {
-              // answer() maps every failure itself; this is a last resort
-              echoRequestId(res, ctx);
-              res.writeHead(500, { 'content-type': 'application/json' });
-              res.end(JSON.stringify({ error: 'An unexpected error occurred.' }));
-              void err;
-            },
-          );
+          // A warm answer is there at once: written in this call stack, no promise in between.
+          const a = http.dispatcher.answerMatch(found, read!.body.toString('utf8'), ctx);
+          if (isPromise(a)) a.then((answer) => writeAnswer(res, answer, ctx));
+          else writeAnswer(res, a, ctx);
         });
         return;
       }
@@ -78,6 +67,19 @@ export function registryRequestListener(
     fallback(req, res, ctx);
   };
   return Object.assign(listener, { echoesRequestId: true as const });
+}
+
+/**
+ * One writeHead with every header (the answer's headers object is its own, made for this answer):
+ * with nothing set before, Node serialises it as given and sends head and body in one write, as a
+ * bare node:http server does.
+ */
+function writeAnswer(res: ServerResponse, a: Answer, ctx: RequestContext | undefined): void {
+  const headers = a.headers;
+  headers['content-length'] = String(Buffer.byteLength(a.body));
+  if (ctx) headers['x-request-id'] = ctx.requestId;
+  res.writeHead(a.status, headers);
+  res.end(a.body);
 }
 
 /** `x-request-id` on an answer not written by the fast path (see ContextualListener.echoesRequestId). */

@@ -44,6 +44,7 @@ import { badRequest, conflict, notFound, RegistryError } from './errors.js';
 import type { ContextParts, ContractKind, Recipe, RecipeEnv } from './recipes/recipe.js';
 import { UnsupportedOperation } from './recipes/recipe.js';
 import type { DisclosedContract, Instrument } from './schemas.js';
+import { isPromise, thenMaybe, type MaybePromise } from './maybe-promise.js';
 
 export interface InstrumentConfig {
   id: string;
@@ -80,6 +81,8 @@ export class RegistryService implements RegistryApi {
   private readonly recipes = new Map<string, Recipe>();
   private readonly env: RecipeEnv;
   private supply?: { at: number; asOf: string; totals: Map<string, bigint>; pending?: Promise<void> };
+  private readonly leanDisclosures = new WeakMap<IndexedContract, DisclosedContract>();
+  private readonly fullDisclosures = new WeakMap<IndexedContract, DisclosedContract>();
 
   constructor(private readonly opts: RegistryServiceOptions) {
     for (const r of opts.recipes) this.recipes.set(r.name, r);
@@ -161,7 +164,10 @@ export class RegistryService implements RegistryApi {
 
   // ---- factories -----------------------------------------------------------------------------
 
-  async getTransferFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext) {
+  // The POST operations below are not `async`: a warm answer (recipe and index in memory) is
+  // returned at once, and invalid input throws at once (see MaybePromise).
+
+  getTransferFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext) {
     const args = req.choiceArguments;
     let instrumentId: { admin: string; id: string };
     if (version === 1) {
@@ -175,11 +181,14 @@ export class RegistryService implements RegistryApi {
       this.checkTransfer(a.transfer);
     }
     const recipe = this.recipeOfInstrument(instrumentId);
-    const parts = await this.guard(() => recipe.transferFactory(version, args, this.envFor(ctx)));
-    return { factoryId: parts.factory.contractId, transferKind: parts.transferKind, choiceContext: this.context(parts, req.excludeDebugFields) };
+    return thenMaybe(this.guard(() => recipe.transferFactory(version, args, this.envFor(ctx))), (parts) => ({
+      factoryId: parts.factory.contractId,
+      transferKind: parts.transferKind,
+      choiceContext: this.context(parts, req.excludeDebugFields),
+    }));
   }
 
-  async getAllocationFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext) {
+  getAllocationFactory(version: ApiVersion, req: GetFactoryRequest, ctx?: RequestContext) {
     const args = req.choiceArguments;
     let recipe: Recipe;
     if (version === 1) {
@@ -210,11 +219,13 @@ export class RegistryService implements RegistryApi {
       this.checkNotFuture(a.requestedAt, 'requestedAt');
       if (a.allocation.settlementDeadline) this.checkFuture(a.allocation.settlementDeadline, 'allocation.settlementDeadline');
     }
-    const parts = await this.guard(() => recipe.allocationFactory(version, args, this.envFor(ctx)));
-    return { factoryId: parts.factory.contractId, choiceContext: this.context(parts, req.excludeDebugFields) };
+    return thenMaybe(this.guard(() => recipe.allocationFactory(version, args, this.envFor(ctx))), (parts) => ({
+      factoryId: parts.factory.contractId,
+      choiceContext: this.context(parts, req.excludeDebugFields),
+    }));
   }
 
-  async getSettlementFactory(req: GetFactoryRequest, ctx?: RequestContext) {
+  getSettlementFactory(req: GetFactoryRequest, ctx?: RequestContext) {
     const a = parse(SettleBatchArgsSchema, req.choiceArguments, 'SettlementFactory_SettleBatch');
     if (a.transferLegs.length === 0) throw badRequest('transferLegs must not be empty');
     checkLimit(a.transferLegs.length, V2_LIMITS.transferLegs, 'transfer legs');
@@ -228,8 +239,10 @@ export class RegistryService implements RegistryApi {
     for (const l of a.transferLegs) this.checkAmount(l.amount, l.instrumentId, `transferLegs[${l.transferLegId}].amount`);
     const recipe = this.recipeOfInstruments([...ids]);
     const cids = a.allocations.map((x) => x.allocationCid);
-    const parts = await this.guard(() => recipe.settlementFactory(req.choiceArguments, this.envFor(ctx)), `allocationCid ${cids.join(', ')}`);
-    return { factoryId: parts.factory.contractId, choiceContext: this.context(parts, req.excludeDebugFields) };
+    return thenMaybe(this.guard(() => recipe.settlementFactory(req.choiceArguments, this.envFor(ctx)), `allocationCid ${cids.join(', ')}`), (parts) => ({
+      factoryId: parts.factory.contractId,
+      choiceContext: this.context(parts, req.excludeDebugFields),
+    }));
   }
 
   // ---- per-contract contexts -----------------------------------------------------------------
@@ -303,8 +316,23 @@ export class RegistryService implements RegistryApi {
     }
     return {
       choiceContextData: { values: parts.values },
-      disclosedContracts: contracts.map((c) => disclosed(c, excludeDebugFields ?? false)),
+      disclosedContracts: contracts.map((c) => this.disclosed(c, excludeDebugFields ?? false)),
     };
+  }
+
+  /**
+   * The disclosure of an indexed contract: one frozen object per contract and flavour, so that
+   * its JSON text is made once (AnswerJson). Indexed contracts are never changed in place (the
+   * index replaces them), so a remembered disclosure cannot go stale.
+   */
+  private disclosed(c: IndexedContract, excludeDebugFields: boolean): DisclosedContract {
+    const memo = excludeDebugFields ? this.leanDisclosures : this.fullDisclosures;
+    let d = memo.get(c);
+    if (d === undefined) {
+      d = Object.freeze(disclosed(c, excludeDebugFields));
+      memo.set(c, d);
+    }
+    return d;
   }
 
   // ---- checks --------------------------------------------------------------------------------
@@ -375,33 +403,40 @@ export class RegistryService implements RegistryApi {
    * (400: Canton validates the contract id field, INVALID_FIELD / INVALID_ARGUMENT) rejects the
    * client's id, so that is a 400 naming it, not a 503 (never a 5xx for bad input).
    */
-  private async guard<T>(f: () => Promise<T>, clientIds?: string): Promise<T> {
+  private guard<T>(f: () => MaybePromise<T>, clientIds?: string): MaybePromise<T> {
+    let r: MaybePromise<T>;
     try {
-      return await f();
+      r = f();
     } catch (e) {
-      if (e instanceof RegistryError) throw e;
-      if (e instanceof UnsupportedOperation) throw badRequest(e.message);
-      if (e instanceof IndexNotReadyError) {
-        throw new RegistryError('LEDGER_UNAVAILABLE', `The registry is not ready (${e.message}); retry shortly`, e.retryAfterSeconds);
-      }
-      if (e instanceof LedgerUnavailableError) {
-        // Obtaining a token failed: what the identity provider said is for the operator's log
-        // (redacted there too), never for an anonymous caller.
-        if (e.reason === 'auth') {
-          this.opts.logger?.warn({ err: e.message }, 'no ledger access token for a registry read');
-          throw new RegistryError('LEDGER_UNAVAILABLE', 'The ledger node is unavailable (the registry could not authenticate to it); retry shortly', e.retryAfterSeconds);
-        }
-        throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node is unavailable (${e.message}); retry shortly`, e.retryAfterSeconds);
-      }
-      if (e instanceof LedgerError && e.status === 400 && clientIds !== undefined) {
-        throw badRequest(`${clientIds}: not a contract id the ledger node accepts (${e.code}: ${e.cause})`);
-      }
-      if (e instanceof LedgerError) {
-        this.opts.logger?.error({ code: e.code, status: e.status }, 'ledger node refused a registry read');
-        throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node refused the registry's read (${e.code}); retry shortly`, 5);
-      }
-      throw e;
+      return this.fail(e, clientIds);
     }
+    return isPromise(r) ? r.catch((e: unknown) => this.fail(e, clientIds)) : r;
+  }
+
+  /** The registry's error for a failure of ledger-backed work (see guard). */
+  private fail(e: unknown, clientIds: string | undefined): never {
+    if (e instanceof RegistryError) throw e;
+    if (e instanceof UnsupportedOperation) throw badRequest(e.message);
+    if (e instanceof IndexNotReadyError) {
+      throw new RegistryError('LEDGER_UNAVAILABLE', `The registry is not ready (${e.message}); retry shortly`, e.retryAfterSeconds);
+    }
+    if (e instanceof LedgerUnavailableError) {
+      // Obtaining a token failed: what the identity provider said is for the operator's log
+      // (redacted there too), never for an anonymous caller.
+      if (e.reason === 'auth') {
+        this.opts.logger?.warn({ err: e.message }, 'no ledger access token for a registry read');
+        throw new RegistryError('LEDGER_UNAVAILABLE', 'The ledger node is unavailable (the registry could not authenticate to it); retry shortly', e.retryAfterSeconds);
+      }
+      throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node is unavailable (${e.message}); retry shortly`, e.retryAfterSeconds);
+    }
+    if (e instanceof LedgerError && e.status === 400 && clientIds !== undefined) {
+      throw badRequest(`${clientIds}: not a contract id the ledger node accepts (${e.code}: ${e.cause})`);
+    }
+    if (e instanceof LedgerError) {
+      this.opts.logger?.error({ code: e.code, status: e.status }, 'ledger node refused a registry read');
+      throw new RegistryError('LEDGER_UNAVAILABLE', `The ledger node refused the registry's read (${e.code}); retry shortly`, 5);
+    }
+    throw e;
   }
 }
 
@@ -425,7 +460,7 @@ function accountKey(a: Account): string {
   return `${a.owner ?? ''}|${a.provider ?? ''}|${a.id}`;
 }
 
-export function disclosed(c: IndexedContract, excludeDebugFields: boolean): DisclosedContract {
+function disclosed(c: IndexedContract, excludeDebugFields: boolean): DisclosedContract {
   const d: DisclosedContract = {
     templateId: c.templateId,
     contractId: c.contractId,

@@ -7,6 +7,7 @@
 import type { AnyValue } from '../../canton/lf.js';
 import type { ContractIndex, IndexedContract } from '../../contracts/contract-index.js';
 import type { ApiVersion, AllocationAction, AllocationInstructionAction, TransferInstructionAction } from '../api.js';
+import type { MaybePromise } from '../maybe-promise.js';
 
 /**
  * What recipes read from the contract index. The service hands each request a view whose lookups
@@ -61,12 +62,12 @@ export interface Recipe {
   /** The instrument id of a per-contract object, to check it is one of this admin's. */
   instrumentOf(contract: IndexedContract): { admin: string; id: string } | undefined;
 
-  transferFactory(version: ApiVersion, choiceArguments: Record<string, unknown>, env: RecipeEnv): Promise<TransferFactoryParts>;
-  transferInstructionContext(req: ContractRequest<TransferInstructionAction>, env: RecipeEnv): Promise<ContextParts>;
-  allocationFactory(version: ApiVersion, choiceArguments: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts>;
-  allocationInstructionContext(req: ContractRequest<AllocationInstructionAction>, env: RecipeEnv): Promise<ContextParts>;
-  allocationContext(req: ContractRequest<AllocationAction>, env: RecipeEnv): Promise<ContextParts>;
-  settlementFactory(choiceArguments: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts>;
+  transferFactory(version: ApiVersion, choiceArguments: Record<string, unknown>, env: RecipeEnv): MaybePromise<TransferFactoryParts>;
+  transferInstructionContext(req: ContractRequest<TransferInstructionAction>, env: RecipeEnv): MaybePromise<ContextParts>;
+  allocationFactory(version: ApiVersion, choiceArguments: Record<string, unknown>, env: RecipeEnv): MaybePromise<FactoryParts>;
+  allocationInstructionContext(req: ContractRequest<AllocationInstructionAction>, env: RecipeEnv): MaybePromise<ContextParts>;
+  allocationContext(req: ContractRequest<AllocationAction>, env: RecipeEnv): MaybePromise<ContextParts>;
+  settlementFactory(choiceArguments: Record<string, unknown>, env: RecipeEnv): MaybePromise<FactoryParts>;
 }
 
 /** Thrown by a recipe for an operation its token does not have (→ 400 with this message). */

@@ -40,27 +40,30 @@ export class TestTokenV1Recipe implements Recipe {
     return p.transfer?.instrumentId ?? p.allocation?.transferLeg?.instrumentId;
   }
 
-  async transferFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): Promise<TransferFactoryParts> {
+  // Everything below needs only the in-memory index: answered synchronously (see MaybePromise).
+  transferFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): TransferFactoryParts {
     v1Only(version, 'transfer instruction');
     const transfer = args.transfer as { sender?: unknown; receiver?: unknown };
-    return { ...this.rules(env), transferKind: transfer.sender === transfer.receiver ? 'self' : 'offer' };
+    const rules = this.rules(env);
+    return { factory: rules, values: {}, disclose: [rules], transferKind: transfer.sender === transfer.receiver ? 'self' : 'offer' };
   }
 
-  async transferInstructionContext(req: ContractRequest<TransferInstructionAction>): Promise<ContextParts> {
+  transferInstructionContext(req: ContractRequest<TransferInstructionAction>): ContextParts {
     v1Only(req.version, 'transfer instruction');
     return EMPTY;
   }
 
-  async allocationFactory(version: ApiVersion, _args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
+  allocationFactory(version: ApiVersion, _args: Record<string, unknown>, env: RecipeEnv): FactoryParts {
     v1Only(version, 'allocation instruction');
-    return this.rules(env);
+    const rules = this.rules(env);
+    return { factory: rules, values: {}, disclose: [rules] };
   }
 
   async allocationInstructionContext(_req: ContractRequest<AllocationInstructionAction>): Promise<ContextParts> {
     throw new UnsupportedOperation(`${PKG} does not create allocation instructions: allocations complete at once`);
   }
 
-  async allocationContext(req: ContractRequest<AllocationAction>): Promise<ContextParts> {
+  allocationContext(req: ContractRequest<AllocationAction>): ContextParts {
     v1Only(req.version, 'allocation');
     return EMPTY;
   }
@@ -69,13 +72,14 @@ export class TestTokenV1Recipe implements Recipe {
     throw new UnsupportedOperation(`${PKG} implements only the V1 token standard: it has no settlement factory`);
   }
 
-  private rules(env: RecipeEnv): FactoryParts {
+  /** The admin's one TokenRules contract. */
+  private rules(env: RecipeEnv): IndexedContract {
     const rules = env.index.find(RULES, (c) => c.payload.admin === env.admin);
     if (rules.length === 0) throw notFound(`No TokenRules contract of ${env.admin} found on the ledger (${PKG})`);
     if (rules.length > 1) {
       throw new RegistryError('INTERNAL', `Multiple TokenRules contracts of ${env.admin} found on the ledger (${PKG}): ${rules.map((r) => r.contractId).join(', ')}`);
     }
-    return { factory: rules[0]!, values: {}, disclose: [rules[0]!] };
+    return rules[0]!;
   }
 }
 

@@ -6,12 +6,15 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { RequestContext } from '../../http/request-context.js';
 import type { RequestContextBindings } from '../../http/service.js';
-import type { RegistryApi } from '../api.js';
+import type { GetChoiceContextRequest, GetFactoryRequest, RegistryApi } from '../api.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import {
   ChoiceContextSchema,
   ErrorResponseSchema,
   GetChoiceContextRequestSchema,
   GetFactoryRequestSchema,
+  type ChoiceContext,
+  type FactoryAnswer,
 } from '../schemas.js';
 
 export type RegistryEnv = { Variables: { registry: RegistryApi; requestContext?: RequestContext }; Bindings: RequestContextBindings };
@@ -21,13 +24,21 @@ export type RegistryApp = OpenAPIHono<RegistryEnv>;
  * One POST endpoint: its OpenAPI route (the documentation and the path template) and the service
  * call it makes. The same table drives the OpenAPI document and execution (src/registry/dispatch.ts),
  * for both transports (Hono, and the Node fast path of the server), so they cannot diverge.
+ * `body` says which request schema the body is validated against (GetFactoryRequest,
+ * GetChoiceContextRequest) and so what the answer is: a factory with its choice context, or a
+ * choice context.
  */
-export interface PostEndpoint {
-  route: { path: string; method: 'post' };
-  /** Which request schema the body is validated against. */
-  body: 'factory' | 'context';
-  call(api: RegistryApi, params: Record<string, string>, body: any, ctx?: RequestContext): Promise<unknown>;
-}
+export type PostEndpoint =
+  | {
+      route: { path: string; method: 'post' };
+      body: 'factory';
+      call(api: RegistryApi, params: Record<string, string>, body: GetFactoryRequest, ctx?: RequestContext): MaybePromise<FactoryAnswer>;
+    }
+  | {
+      route: { path: string; method: 'post' };
+      body: 'context';
+      call(api: RegistryApi, params: Record<string, string>, body: GetChoiceContextRequest, ctx?: RequestContext): MaybePromise<ChoiceContext>;
+    };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'bad request',
