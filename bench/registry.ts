@@ -28,7 +28,7 @@
  * BENCH_REGISTRY_LOG_LEVEL (default info) sets its log level (warn: access log off).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,7 +75,6 @@ function waitForOutput(child: ChildProcess, re: RegExp, what: string, timeoutMs 
     let found = false;
     const timer = setTimeout(() => reject(new Error(`${what} did not start within ${timeoutMs} ms`)), timeoutMs);
     child.stdout!.on('data', (d: Buffer) => {
-      // After the start line, the output (the access log) is only counted, not kept.
       if (found) return;
       out += d.toString();
       const m = re.exec(out);
@@ -97,29 +96,52 @@ interface Stack {
   child: ChildProcess;
   ledgerUrl: string;
   registryUrl: string;
-  /** Access-log lines of the registry written so far (counted from its stdout). */
+  /** Access-log lines of the registry's transfer-factory requests so far (counted in its stdout file). */
   accessLines(): number;
+  /** Removes the stdout file. */
+  cleanUp(): void;
 }
 
+/**
+ * The emulated stack in its own process, its stdout (the start banner, then the access log) going
+ * to a file, as a deployed server's log goes to a file or a log driver. Not to a pipe read by this
+ * process: reading and scanning megabytes of log lines per second here would take CPU from the
+ * load generator's core during the registry's run only, and so count against the registry.
+ * The lines are counted between runs, while no load is running.
+ */
 async function startEmulatedStack(): Promise<Stack> {
   // e.g. BENCH_REGISTRY_NODE_ARGS='--cpu-prof --cpu-prof-dir=.bench-out/prof' to profile the server
   const nodeArgs = (process.env.BENCH_REGISTRY_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const [cmd, args] = nodeCommand(SERVER_CORE, [...nodeArgs, join(root, 'dist/main.js'), 'emulate']);
+  mkdirSync(join(root, '.bench-out'), { recursive: true });
+  const outPath = join(root, '.bench-out', 'registry-stdout.log');
+  const out = openSync(outPath, 'w');
   const child = spawn(cmd, args, {
     env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL, REDIS_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', out, 'inherit'],
   });
+  closeSync(out);
+  // The factory route's lines only: the /metrics scrapes between runs have lines of their own.
+  const marker = Buffer.from(`"route":"${FACTORY_PATH}"`);
+  let counted = 0; // bytes of the file already counted (whole lines only)
   let lines = 0;
-  let tail = '';
-  const marker = '"service":"registry"';
-  child.stdout!.on('data', (d: Buffer) => {
-    const text = tail + d.toString();
-    const cut = text.lastIndexOf('\n');
-    tail = text.slice(cut + 1);
-    for (let i = text.indexOf(marker); i >= 0 && i < cut; i = text.indexOf(marker, i + 1)) lines++;
-  });
-  const m = await waitForOutput(child, /ledger JSON API v2\s+(http:\/\/\S+)[\s\S]*token-standard registry\s+(http:\/\/\S+)/, 'the emulated stack');
-  return { child, ledgerUrl: m[1]!, registryUrl: m[2]!, accessLines: () => lines };
+  const accessLines = () => {
+    const text = readFileSync(outPath);
+    const end = text.lastIndexOf(0x0a) + 1;
+    for (let i = text.indexOf(marker, counted); i >= 0 && i < end; i = text.indexOf(marker, i + marker.length)) lines++;
+    counted = Math.max(counted, end);
+    return lines;
+  };
+  const banner = /ledger JSON API v2\s+(http:\/\/\S+)[\s\S]*token-standard registry\s+(http:\/\/\S+)/;
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the emulated stack exited with ${code}`))));
+  exited.catch(() => undefined);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const m = banner.exec(readFileSync(outPath, 'utf8'));
+    if (m) return { child, ledgerUrl: m[1]!, registryUrl: m[2]!, accessLines, cleanUp: () => rmSync(outPath, { force: true }) };
+    if (Date.now() > deadline) throw new Error('the emulated stack did not start within 10000 ms');
+    await Promise.race([new Promise((r) => setTimeout(r, 50)), exited]);
+  }
 }
 
 /** The registry's own count of answered factory requests, from its /metrics. */
@@ -144,8 +166,9 @@ async function startBareServer(status: number, contentType: string, body: Buffer
       req.on('end', () => { res.writeHead(${status}, headers); res.end(body); });
     });
     server.listen(0, '127.0.0.1', () => console.log('bare http://127.0.0.1:' + server.address().port));
+    process.on('SIGTERM', () => process.exit(0));
   `;
-  const [cmd, args] = nodeCommand(SERVER_CORE, ['-e', script]);
+  const [cmd, args] = nodeCommand(SERVER_CORE, [...(process.env.EXP_BARE_ARGS ?? '').split(' ').filter(Boolean), '-e', script]);
   const child = spawn(cmd, args, {
     env: { ...process.env, BARE_BODY: body.toString('base64'), BARE_CT: contentType },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -280,7 +303,7 @@ async function benchThroughput(): Promise<Result[]> {
     // Let the last log writes reach this process, then check both were on for every request.
     await new Promise((r) => setTimeout(r, 200));
     const served = (await factoryRequestsServed(stack.registryUrl)) - servedBefore;
-    const logged = stack.accessLines() - linesBefore - 1; // minus the /metrics scrape's own line
+    const logged = stack.accessLines() - linesBefore;
     const loadSent = regRun.answered;
 
     const rate = (r: LoadResult) => r.completed / r.elapsedS;
@@ -368,6 +391,7 @@ async function benchThroughput(): Promise<Result[]> {
   } finally {
     if (bare) await stopChild(bare.child);
     await stopChild(stack.child);
+    stack.cleanUp();
   }
 }
 

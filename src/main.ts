@@ -166,7 +166,7 @@ async function serveRegistry(): Promise<number> {
  * process exits.
  */
 function processLogger(level: string): Logger {
-  const out = new CoalescingLogDestination(pino.destination({ dest: 1, sync: false }));
+  const out = new CoalescingLogDestination(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }));
   process.on('exit', () => {
     try {
       out.flushSync();

@@ -67,12 +67,49 @@ export function formatDamlTimestamp(micros: bigint): string {
   return `${base}.${String(frac).padStart(6, '0').replace(/0+$/, '')}Z`;
 }
 
-/** Parses an ISO-8601 instant with optional fraction (up to 9 digits; truncated to micros). */
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Parses an ISO-8601 instant with optional fraction (up to 9 digits; truncated to micros) and a
+ * `Z` or `±hh:mm` offset. Fields out of range (month 13, February 30, hour 24, second 60, offset
+ * minutes 60) are refused, as java.time.Instant/OffsetDateTime refuse them. Computed from the
+ * fields (days from the civil date), not with Date.parse: this runs twice per registry factory
+ * request.
+ */
 export function parseInstant(text: string): bigint | undefined {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(text);
+  const m = INSTANT.exec(text);
   if (!m) return undefined;
-  const seconds = Date.parse(`${m[1]}${m[3]}`);
-  if (Number.isNaN(seconds)) return undefined;
-  const frac = (m[2] ?? '').padEnd(6, '0').slice(0, 6);
-  return BigInt(seconds) * 1000n + BigInt(frac);
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  let offsetSeconds = 0;
+  if (m[8] !== undefined) {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 18 || om > 59 || (oh === 18 && om > 0)) return undefined;
+    offsetSeconds = (m[8] === '-' ? -1 : 1) * (oh * 3600 + om * 60);
+  }
+  const epochSeconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds;
+  const f = m[7];
+  const micros = f === undefined ? 0 : Number(f.length >= 6 ? f.slice(0, 6) : f + '000000'.slice(f.length));
+  return BigInt(epochSeconds) * 1_000_000n + BigInt(micros);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (the era-based civil-date arithmetic). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }

@@ -19,12 +19,17 @@
  * A line therefore waits at most `minIntervalMs` (default 10 ms). On exit, what is still buffered
  * is written synchronously (`flushSync`), like pino's own exit handling of an asynchronous
  * destination.
+ *
+ * The sink gets bytes (sonic-boom's buffer mode), not text: when a pipe takes only part of a
+ * write, sonic-boom in text mode converts the whole rest of its text to bytes again for the next
+ * attempt, which with batches of tens of kilobytes into a pipe cost more than the batching saved
+ * (registry benchmark: 47 µs per request in text mode, 40 in buffer mode, as with no log at all).
  */
 import type { DestinationStream } from 'pino';
 
-/** The part of sonic-boom (pino.destination) this buffer writes to. */
+/** The part of sonic-boom (pino.destination with `contentMode: 'buffer'`) this buffer writes to. */
 export interface LineSink {
-  write(data: string): unknown;
+  write(data: Buffer): unknown;
   flush?(cb?: (err?: Error) => void): void;
   flushSync?(): void;
 }
@@ -102,6 +107,6 @@ export class CoalescingLogDestination implements DestinationStream {
     this.pending = [];
     this.pendingChars = 0;
     this.lastHandOver = this.now();
-    this.out.write(text);
+    this.out.write(Buffer.from(text, 'utf8'));
   }
 }

@@ -6,12 +6,14 @@
  * client's calls made for the request), CORS when configured,
  * `GET /metrics`, then, when the answer is done, one access-log line and the request metrics.
  *
- * The access log holds method, route pattern, path (without query string), status, duration,
- * request id and trace id: never a header value, so never an Authorization header or a token.
+ * The access log (access-log.ts) holds method, route pattern, path (without query string), status,
+ * duration, request id and trace id: never a header value, so never an Authorization header or a
+ * token.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
+import { AccessLog } from './access-log.js';
 import type { CorsPolicy } from './cors.js';
 import type { ServiceMetrics } from './metrics.js';
 import { parseTraceparent, requestIdOf, type RequestContext, type RequestContexts } from './request-context.js';
@@ -51,7 +53,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
   const { handler, metrics, contexts, cors } = opts;
   const routeOf = opts.routeOf ?? (() => undefined);
   const log = opts.logger?.child({ module: 'http' });
-  const logInfo = log?.isLevelEnabled('info') ?? false;
+  const accessLog = log && new AccessLog(log);
   const handlerEchoes = handler.echoesRequestId === true;
   return (req, res) => {
     const started = performance.now();
@@ -75,9 +77,8 @@ export function pipeline(opts: PipelineOptions): RequestListener {
       const r = route ?? ctx.route ?? routeOf(method, path, status) ?? UNMATCHED_ROUTE;
       const seconds = (performance.now() - started) / 1000;
       metrics?.observeRequest(method, r, status, seconds);
-      if (!log || (status < 500 && !logInfo)) return;
-      // One fixed shape (pino leaves out the undefined fields).
-      const line = {
+      if (!accessLog || (status < 500 && !accessLog.infoEnabled)) return;
+      accessLog.write({
         reqId: ctx.requestId,
         traceId: ctx.trace?.traceId,
         method,
@@ -86,9 +87,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
         status,
         ms: Math.round(seconds * 100_000) / 100,
         aborted: res.writableFinished ? undefined : true,
-      };
-      if (status >= 500) log.warn(line, 'request');
-      else log.info(line, 'request');
+      });
     });
 
     const decision = cors?.decide(method, path, req.headers);

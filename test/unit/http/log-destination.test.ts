@@ -9,7 +9,7 @@ function sink() {
     writes,
     syncFlushes: () => syncFlushes,
     out: {
-      write: (s: string) => writes.push(s),
+      write: (b: Buffer) => writes.push(b.toString('utf8')),
       flush: (cb?: (err?: Error) => void) => cb?.(),
       flushSync: () => syncFlushes++,
     },

@@ -18,3 +18,35 @@ describe('timestamps', () => {
     expect(parseInstant('not a time')).toBeUndefined();
   });
 });
+
+describe('parseInstant against Date.parse', () => {
+  it('agrees on random instants from year 1 to 9999, with fractions and offsets', () => {
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pad = (n: number, w: number) => String(n).padStart(w, '0');
+    for (let i = 0; i < 20_000; i++) {
+      const y = 1 + rnd(9999);
+      const text =
+        `${pad(y, 4)}-${pad(1 + rnd(12), 2)}-${pad(1 + rnd(31), 2)}T${pad(rnd(24), 2)}:${pad(rnd(60), 2)}:${pad(rnd(60), 2)}` +
+        (rnd(2) ? `.${pad(rnd(1000), 3)}` : '') +
+        (rnd(2) ? 'Z' : `${rnd(2) ? '+' : '-'}${pad(rnd(15), 2)}:${pad(rnd(60), 2)}`);
+      const expected = Date.parse(text);
+      // Date.parse rolls Feb 30 over to March; the parser refuses it (as java.time does)
+      const [, mo, d] = /^\d{4}-(\d{2})-(\d{2})/.exec(text)!.map(Number) as [number, number, number];
+      const valid = new Date(Date.UTC(2000, mo! - 1, 1)).getUTCMonth() === mo! - 1 && d! <= new Date(Date.UTC(y, mo!, 0)).getUTCDate();
+      if (!valid) expect(parseInstant(text)).toBeUndefined();
+      else expect(parseInstant(text)).toBe(BigInt(expected) * 1000n);
+    }
+  });
+
+  it('refuses fields out of range', () => {
+    for (const bad of ['2026-13-01T00:00:00Z', '2026-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z', '2026-01-01T00:00:60Z', '2026-01-01T00:00:00+19:00', '2026-01-01T00:00:00+01:60', '2026-01-01 00:00:00Z']) {
+      expect(parseInstant(bad), bad).toBeUndefined();
+    }
+    expect(parseInstant('2024-02-29T00:00:00Z')).toBe(BigInt(Date.parse('2024-02-29T00:00:00Z')) * 1000n);
+    expect(parseInstant('2026-01-01T00:00:00.1234567Z')).toBe(BigInt(Date.parse('2026-01-01T00:00:00Z')) * 1000n + 123456n);
+  });
+});
