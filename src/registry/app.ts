@@ -83,7 +83,7 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
   const inner = new OpenAPIHono<RegistryEnv>(defaultHook);
   registerMetadataV1(inner);
   // POSTs are executed by the dispatcher above; the table documents them here.
-  for (const e of endpoints) inner.openAPIRegistry.registerPath(e.route as never);
+  for (const e of endpoints) inner.openAPIRegistry.registerPath(e.route);
   app.route(basePath === '' ? '/' : basePath, inner);
   // The OpenAPI document of exactly these endpoints (the same document as openapi.yaml).
   let served: string | undefined;

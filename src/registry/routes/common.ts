@@ -3,7 +3,7 @@
  * choice-context endpoint has the same shape across v1 and v2 (the upstream YAMLs duplicate the
  * schemas); only paths, operationIds and documented error codes differ.
  */
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { RequestContext } from '../../http/request-context.js';
 import type { RequestContextBindings } from '../../http/service.js';
 import type { GetChoiceContextRequest, GetFactoryRequest, RegistryApi } from '../api.js';
@@ -30,12 +30,12 @@ export type RegistryApp = OpenAPIHono<RegistryEnv>;
  */
 export type PostEndpoint =
   | {
-      route: { path: string; method: 'post' };
+      route: RouteConfig & { method: 'post' };
       body: 'factory';
       call(api: RegistryApi, params: Record<string, string>, body: GetFactoryRequest, ctx?: RequestContext): MaybePromise<FactoryAnswer>;
     }
   | {
-      route: { path: string; method: 'post' };
+      route: RouteConfig & { method: 'post' };
       body: 'context';
       call(api: RegistryApi, params: Record<string, string>, body: GetChoiceContextRequest, ctx?: RequestContext): MaybePromise<ChoiceContext>;
     };
