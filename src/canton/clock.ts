@@ -3,6 +3,8 @@
  * createdAt, deadlines checked by templates, JWT expiry) comes from a Clock, so tests can freeze
  * or advance time deterministically.
  */
+import { daysFromCivil, daysInMonth } from './calendar.js';
+
 export interface Clock {
   /** Current time in epoch microseconds (Canton timestamps have microsecond precision). */
   nowMicros(): bigint;
@@ -99,17 +101,3 @@ export function parseInstant(text: string): bigint | undefined {
   return BigInt(epochSeconds) * 1_000_000n + BigInt(micros);
 }
 
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (the era-based civil-date arithmetic). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}

@@ -31,6 +31,7 @@
  * check them against.
  */
 import type { DecodedDataType, LfType, TypeConRef } from './dar/lf2.js';
+import { civilFromDays, daysFromCivil, daysInMonth } from '../../canton/calendar.js';
 import { LedgerApiError, type ErrorCodeId } from '../../canton/errors.js';
 import type { PackageStore } from './packages.js';
 import type { QualifiedId } from './types.js';
@@ -470,7 +471,7 @@ export function parseDate(v: unknown, path: string): number {
 }
 
 export function formatDate(day: number): string {
-  const [y, m, d] = civilFromDays(day);
+  const { year: y, month: m, day: d } = civilFromDays(day);
   return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
 }
 
@@ -510,7 +511,7 @@ export function formatTimestamp(micros: bigint): string {
     day -= 1n;
     rest += MICROS_PER_DAY;
   }
-  const [y, m, d] = civilFromDays(Number(day));
+  const { year: y, month: m, day: d } = civilFromDays(Number(day));
   const secs = Number(rest / 1_000_000n);
   const frac = Number(rest % 1_000_000n);
   const time = `${pad(Math.floor(secs / 3600), 2)}:${pad(Math.floor(secs / 60) % 60, 2)}:${pad(secs % 60, 2)}`;
@@ -519,33 +520,9 @@ export function formatTimestamp(micros: bigint): string {
 }
 
 function validDay(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
-  return d <= days;
+  return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
 }
 
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`). */
-function daysFromCivil(y: number, m: number, d: number): number {
-  const yy = m <= 2 ? y - 1 : y;
-  const era = Math.floor(yy / 400);
-  const yoe = yy - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-function civilFromDays(z0: number): [number, number, number] {
-  const z = z0 + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
-}
 
 // ---- helpers ------------------------------------------------------------------------------------
 

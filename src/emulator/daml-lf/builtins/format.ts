@@ -9,6 +9,7 @@
  *    zero, else printed with 3 digits when it is whole milliseconds and 6 otherwise (Java's
  *    `ISO_INSTANT`, which Speedy uses; daml-lf-2.rst only fixes "at least as many digits as necessary").
  */
+import { civilFromDays } from '../../../canton/calendar.js';
 
 /** `n` as a decimal with `scale` fractional digits, trailing fractional zeros dropped, at least one kept. */
 export function numericToText(n: { scale: number; unscaled: bigint }): string {
@@ -21,28 +22,6 @@ export function numericToText(n: { scale: number; unscaled: bigint }): string {
 
 const pad = (n: number | bigint, width: number): string => n.toString().padStart(width, '0');
 
-/** Days since 1970-01-01 to the proleptic Gregorian civil date (Howard Hinnant's `civil_from_days`). */
-export function civilFromDays(days: number): { year: number; month: number; day: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
-}
-
-/** The inverse of `civilFromDays` (Howard Hinnant's `days_from_civil`). */
-export function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
 
 export function dateToText(days: number): string {
   const { year, month, day } = civilFromDays(days);

@@ -7,7 +7,8 @@
 import type { FunV } from '../value.js';
 import { date, expect, fun, int64, text, timestamp } from '../value.js';
 import { throwArithmeticError } from './errors.js';
-import { dateToText, daysFromCivil, timestampToText } from './format.js';
+import { daysFromCivil } from '../../../canton/calendar.js';
+import { dateToText, timestampToText } from './format.js';
 
 /** 0001-01-01 and 9999-12-31 in days since the epoch. */
 export const MIN_DATE_DAYS = daysFromCivil(1, 1, 1);
