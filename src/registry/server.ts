@@ -57,7 +57,7 @@ export function registryRequestListener(
           }
           // A warm answer is there at once: written in this call stack, no promise in between.
           const a = http.dispatcher.answerMatch(found, read!.body.toString('utf8'), ctx);
-          if (isPromise(a)) a.then((answer) => writeAnswer(res, answer, ctx));
+          if (isPromise(a)) a.then((answer) => writeAnswer(res, answer, ctx), () => writeLastResort(res, ctx));
           else writeAnswer(res, a, ctx);
         });
         return;
@@ -80,6 +80,17 @@ function writeAnswer(res: ServerResponse, a: Answer, ctx: RequestContext | undef
   if (ctx) headers['x-request-id'] = ctx.requestId;
   res.writeHead(a.status, headers);
   res.end(a.body);
+}
+
+/** answerMatch maps every failure to an answer itself; this is for a failure of that mapping. */
+function writeLastResort(res: ServerResponse, ctx: RequestContext | undefined): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  echoRequestId(res, ctx);
+  res.writeHead(500, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: 'An unexpected error occurred.' }));
 }
 
 /** `x-request-id` on an answer not written by the fast path (see ContextualListener.echoesRequestId). */
