@@ -24,25 +24,18 @@
 import { isJsCantonError } from '@canton-network/core-ledger-client';
 import { PreparedTransaction as ProtoPreparedTransaction } from '@canton-network/core-ledger-proto';
 import { decodePreparedTransaction, hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
-import { CustomLogAdapter, SDK, signTransactionHash } from '@canton-network/wallet-sdk';
+import { signTransactionHash } from '@canton-network/wallet-sdk';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
-import { amuletUrls } from './support/amulet.js';
-import { balanceOf, plus, selfSignedAuth } from './support/wallet-sdk.js';
+import { amuletUrls, createAmuletSdk } from './support/amulet.js';
+import { balanceOf, plus } from './support/wallet-sdk.js';
 
 const ADMIN_USER = 'ledger-api-user';
 
 function createSdk(stack: RunningStack, userId: string) {
-  const auth = selfSignedAuth(userId);
-  const urls = amuletUrls(stack);
-  return SDK.create({
-    auth,
-    ledgerClientUrl: stack.ledgerUrl,
-    logAdapter: new CustomLogAdapter(() => {}),
-    amulet: { auth, scanApiUrl: urls.scanApi, registryUrl: urls.registry, validatorUrl: urls.validatorApi },
-    token: { auth, registries: [stack.registryUrl!, urls.registry] },
-  });
+  const registry = amuletUrls(stack).registry;
+  return createAmuletSdk(stack, userId, { viaValidator: true, registry, tokenRegistries: [stack.registryUrl!, registry] });
 }
 type Sdk = Awaited<ReturnType<typeof createSdk>>;
 

@@ -29,12 +29,11 @@
  * transfer, transfer factory) runs through the evaluator as well.
  */
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
-import { amuletUrls } from './support/amulet.js';
-import { balanceOf, installNode22Builtins, selfSignedAuth } from './support/wallet-sdk.js';
+import { amuletUrls, createAmuletSdk } from './support/amulet.js';
+import { balanceOf, installNode22Builtins } from './support/wallet-sdk.js';
+import { SHARED_DARS_DIR } from '../support/shared-dars.js';
 
 /** LocalNet's admin user, as in the SDK's LocalNet examples. */
 const ADMIN_USER = 'ledger-api-user';
@@ -44,21 +43,11 @@ const WALLET_PACKAGE_ID = '1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238
 const MODULE = '#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation';
 
 function createSdk(stack: RunningStack, userId: string) {
-  const auth = selfSignedAuth(userId);
-  const urls = amuletUrls(stack);
-  return SDK.create({
-    auth,
-    ledgerClientUrl: stack.ledgerUrl,
-    logAdapter: new CustomLogAdapter(() => {}),
-    amulet: { auth, scanApiUrl: urls.scanApi, registryUrl: urls.registry, validatorUrl: urls.validatorApi },
-    // validatorUrl: the token namespace's merge delegation acts as the validator party.
-    token: { auth, registries: [urls.registry], validatorUrl: urls.validatorApi },
-  });
+  // tokenViaValidator: the token namespace's merge delegation acts as the validator party.
+  return createAmuletSdk(stack, userId, { viaValidator: true, registry: amuletUrls(stack).registry, tokenViaValidator: true });
 }
 type Sdk = Awaited<ReturnType<typeof createSdk>>;
 
-/** DARS_DIR for TEMPLATE_ENGINE=daml: every Splice DAR (the wallet helper's among them). */
-const DARS_DIR = fileURLToPath(new URL('../../../shared/dars/', import.meta.url));
 
 describe.each([
   { engine: 'native' as const, what: 'native Amulet' },
@@ -73,7 +62,7 @@ describe.each([
   beforeAll(async () => {
     installNode22Builtins();
     stack = await startStack({
-      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' }, ...(engine === 'daml' ? { templateEngine: engine, darsDir: DARS_DIR } : {}) },
+      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' }, ...(engine === 'daml' ? { templateEngine: engine, darsDir: SHARED_DARS_DIR } : {}) },
       registryPort: 0,
       scanPort: 0,
       validatorPort: 0,

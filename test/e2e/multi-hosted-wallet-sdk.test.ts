@@ -12,26 +12,18 @@
  *  - a party hosted only on participant1 is invisible on participant2, and the observing
  *    participant cannot submit for the party.
  */
-import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../../src/emulator/ledger-api/auth.js';
 import { startStack, type RunningStack } from '../../src/stack.js';
-import { amuletUrls } from './support/amulet.js';
+import { amuletUrls, createAmuletSdk } from './support/amulet.js';
 import { balanceOf, selfSignedAuth } from './support/wallet-sdk.js';
 
 const ADMIN_USER = 'ledger-api-user';
 const AUDIENCE = 'https://canton.network.global';
 
 function createSdk(stack: RunningStack, ledgerUrl: string, userId: string) {
-  const auth = selfSignedAuth(userId);
-  const urls = amuletUrls(stack);
-  return SDK.create({
-    auth,
-    ledgerClientUrl: ledgerUrl,
-    logAdapter: new CustomLogAdapter(() => {}),
-    amulet: { auth, scanApiUrl: urls.scanApi, registryUrl: urls.registry, validatorUrl: urls.validatorApi },
-    token: { auth, registries: [stack.registryUrl!, urls.registry] },
-  });
+  const registry = amuletUrls(stack).registry;
+  return createAmuletSdk(stack, userId, { viaValidator: true, registry, ledgerUrl, tokenRegistries: [stack.registryUrl!, registry] });
 }
 
 describe('wallet SDK 1.4.0: an external party hosted on two participants', () => {

@@ -36,11 +36,11 @@
  * transfer, transfer factory) runs through the evaluator as well.
  */
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { amuletUrls } from './support/amulet.js';
+import { SHARED_DARS_DIR } from '../support/shared-dars.js';
 import { asDamlDecimal, balanceOf, plus, selfSignedAuth, type Balance } from './support/wallet-sdk.js';
 
 /** LocalNet's admin user, as in the SDK's LocalNet examples. */
@@ -93,8 +93,6 @@ interface TransferLeg {
   meta: { values: Record<string, string> };
 }
 
-/** DARS_DIR for TEMPLATE_ENGINE=daml: every Splice DAR (the trading app's among them). */
-const DARS_DIR = fileURLToPath(new URL('../../../shared/dars/', import.meta.url));
 
 describe.each([
   { engine: 'native' as const, what: 'native Amulet and test tokens' },
@@ -113,7 +111,7 @@ describe.each([
 
   beforeAll(async () => {
     stack = await startStack({
-      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' }, ...(engine === 'daml' ? { templateEngine: engine, darsDir: DARS_DIR } : {}) },
+      config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' }, ...(engine === 'daml' ? { templateEngine: engine, darsDir: SHARED_DARS_DIR } : {}) },
       registryPort: 0,
       scanPort: 0,
       validatorPort: 0,

@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { crc32 } from '../../src/emulator/ledger/dar/crc32.js';
+import { Lf2InterningTables } from './lf2-interning.js';
 
 // ---- protobuf writer ------------------------------------------------------------------------
 
@@ -236,31 +237,12 @@ function parseType(src: string): TypeAst {
   return t;
 }
 
-class PackageEncoder {
-  private readonly strings: string[] = [];
-  private readonly stringIdx = new Map<string, number>();
-  private readonly dnames: number[][] = [];
-  private readonly dnameIdx = new Map<string, number>();
+class PackageEncoder extends Lf2InterningTables {
   private readonly types: Buffer[] = [];
   private readonly typeIdx = new Map<string, number>();
 
-  constructor(private readonly internTypes: boolean) {}
-
-  str(s: string): number {
-    let i = this.stringIdx.get(s);
-    if (i === undefined) {
-      i = this.strings.push(s) - 1;
-      this.stringIdx.set(s, i);
-    }
-    return i;
-  }
-  dname(s: string): number {
-    let i = this.dnameIdx.get(s);
-    if (i === undefined) {
-      i = this.dnames.push(s.split('.').map((seg) => this.str(seg))) - 1;
-      this.dnameIdx.set(s, i);
-    }
-    return i;
+  constructor(private readonly internTypes: boolean) {
+    super();
   }
 
   /** TypeConId for `Module:Entity` (self) or `<pkgId>:Module:Entity` (imported). */

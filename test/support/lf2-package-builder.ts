@@ -10,6 +10,7 @@
  * Everything is a `ProtoWriter` message; nothing is checked: malformed input is easy to write on purpose.
  */
 import { ProtoWriter } from '../../src/emulator/ledger/protobuf-writer.js';
+import { Lf2InterningTables } from './lf2-interning.js';
 
 type W = ProtoWriter;
 
@@ -28,32 +29,10 @@ export interface ModuleParts {
   interfaces?: W[];
 }
 
-export class Lf2Builder {
-  private readonly strings: string[] = [];
-  private readonly stringIdx = new Map<string, number>();
-  private readonly dnames: number[][] = [];
-  private readonly dnameIdx = new Map<string, number>();
+export class Lf2Builder extends Lf2InterningTables {
   private readonly internedTypes: W[] = [];
   private readonly internedExprs: W[] = [];
   private readonly imports: string[] = [];
-
-  str(s: string): number {
-    let i = this.stringIdx.get(s);
-    if (i === undefined) {
-      i = this.strings.push(s) - 1;
-      this.stringIdx.set(s, i);
-    }
-    return i;
-  }
-
-  dname(s: string): number {
-    let i = this.dnameIdx.get(s);
-    if (i === undefined) {
-      i = this.dnames.push(s.split('.').map((seg) => this.str(seg))) - 1;
-      this.dnameIdx.set(s, i);
-    }
-    return i;
-  }
 
   /** Adds a package id to `package_imports` (2.dev), returning its index. */
   importPackage(id: string): number {

@@ -56,18 +56,23 @@ export function amuletUrls(stack: RunningStack) {
 }
 
 /**
- * `SDK.create` for one user with the `amulet` and `token` namespaces. With `viaValidator` the
- * amulet namespace reads AmuletRules/rounds/pre-approvals/featured apps through the validator's
- * scan-proxy (ScanProxyClient, JWT) and learns the validator party from `GET /v0/validator-user`;
- * without it, from scan directly (ScanClient). `registry` is the Canton Coin registry URL both
- * namespaces use.
+ * `SDK.create` for one user with the `amulet` and `token` namespaces. With `viaValidator` the amulet namespace reads AmuletRules/rounds/pre-approvals/
+ * featured apps through the validator's scan-proxy (ScanProxyClient, JWT) and learns the
+ * validator party from `GET /v0/validator-user`; without it, from scan directly (ScanClient).
+ * `registry` is the Canton Coin registry URL; the token namespace uses `tokenRegistries`
+ * (default: that one), and with `tokenViaValidator` the validator too (its merge delegation acts
+ * as the validator party). `ledgerUrl` defaults to the stack's.
  */
-export function createAmuletSdk(stack: RunningStack, userId: string, o: { viaValidator: boolean; registry: string }) {
+export function createAmuletSdk(
+  stack: RunningStack,
+  userId: string,
+  o: { viaValidator: boolean; registry: string; ledgerUrl?: string; tokenRegistries?: string[]; tokenViaValidator?: boolean },
+) {
   const urls = amuletUrls(stack);
   const auth = selfSignedAuth(userId);
   return SDK.create({
     auth,
-    ledgerClientUrl: stack.ledgerUrl,
+    ledgerClientUrl: o.ledgerUrl ?? stack.ledgerUrl,
     logAdapter: new CustomLogAdapter(() => {}),
     amulet: {
       auth,
@@ -75,7 +80,7 @@ export function createAmuletSdk(stack: RunningStack, userId: string, o: { viaVal
       registryUrl: o.registry,
       ...(o.viaValidator ? { validatorUrl: urls.validatorApi } : {}),
     },
-    token: { auth, registries: [o.registry] },
+    token: { auth, registries: o.tokenRegistries ?? [o.registry], ...(o.tokenViaValidator ? { validatorUrl: urls.validatorApi } : {}) },
   });
 }
 

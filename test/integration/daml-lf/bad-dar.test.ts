@@ -196,6 +196,16 @@ describe('a DAR with non-terminating, too deep and unsupported choices', () => {
     expect(emu.engine.templates.templateByNameKey(`bad-loop:${M}:T`)?.kind).toBe('daml');
   });
 
+  /** The choice is refused with DAML_INTERPRETATION_ERROR naming `cause`, and the ledger end does not move. */
+  async function expectInterpretationErrorWithoutEffect(choice: string, cause: RegExp): Promise<void> {
+    const end = await ledgerEnd();
+    const r = await exercise(choice);
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.code, JSON.stringify(r.body)).toBe('DAML_INTERPRETATION_ERROR');
+    expect(r.body.cause).toMatch(cause);
+    expect(await ledgerEnd()).toBe(end);
+  }
+
   it('Fine works', async () => {
     const r = await exercise('Fine');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -203,57 +213,31 @@ describe('a DAR with non-terminating, too deep and unsupported choices', () => {
   });
 
   it('Burn (2^60 calls) is stopped by the step budget, nothing is committed, and the ledger keeps serving', async () => {
-    const end = await ledgerEnd();
     const t0 = Date.now();
-    const r = await exercise('Burn');
-    const ms = Date.now() - t0;
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.code).toBe('DAML_INTERPRETATION_ERROR');
-    expect(r.body.cause).toMatch(/step budget exceeded/);
-    expect(ms).toBeLessThan(15_000);
-    expect(await ledgerEnd()).toBe(end);
+    await expectInterpretationErrorWithoutEffect('Burn', /step budget exceeded/);
+    expect(Date.now() - t0).toBeLessThan(15_000);
     expect((await exercise('Fine')).status).toBe(200);
   });
 
   it('Spin (a self call that never returns) fails with an interpretation error, not a 500', async () => {
     // The evaluator, like a call-by-value interpreter without tail calls, nests a JS frame per
     // call: the endless self call runs out of stack (reported as such) before the step budget.
-    const end = await ledgerEnd();
-    const r = await exercise('Spin');
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.code).toBe('DAML_INTERPRETATION_ERROR');
-    expect(r.body.cause).toMatch(/ran out of stack|step budget exceeded/);
-    expect(await ledgerEnd()).toBe(end);
+    await expectInterpretationErrorWithoutEffect('Spin', /ran out of stack|step budget exceeded/);
     expect((await exercise('Fine')).status).toBe(200);
   });
 
   it('Deep (a million non-tail calls) fails with an interpretation error, not a 500', async () => {
-    const end = await ledgerEnd();
-    const r = await exercise('Deep');
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.code, JSON.stringify(r.body)).toBe('DAML_INTERPRETATION_ERROR');
-    expect(r.body.cause).toMatch(/ran out of stack/);
-    expect(await ledgerEnd()).toBe(end);
+    await expectInterpretationErrorWithoutEffect('Deep', /ran out of stack/);
     expect((await exercise('Fine')).status).toBe(200);
   });
 
   it('Exotic names the unsupported feature', async () => {
-    const end = await ledgerEnd();
-    const r = await exercise('Exotic');
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.code).toBe('DAML_INTERPRETATION_ERROR');
-    expect(r.body.cause).toMatch(/BuiltinFunction 4242/);
-    expect(await ledgerEnd()).toBe(end);
+    await expectInterpretationErrorWithoutEffect('Exotic', /BuiltinFunction 4242/);
     expect((await exercise('Fine')).status).toBe(200);
   });
 
   it('ExoticBig (a BigNumeric builtin) names the builtin', async () => {
-    const end = await ledgerEnd();
-    const r = await exercise('ExoticBig');
-    expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.code).toBe('DAML_INTERPRETATION_ERROR');
-    expect(r.body.cause).toMatch(/feature not supported .*: NUMERIC_TO_BIGNUMERIC/);
-    expect(await ledgerEnd()).toBe(end);
+    await expectInterpretationErrorWithoutEffect('ExoticBig', /feature not supported .*: NUMERIC_TO_BIGNUMERIC/);
   });
 });
 

@@ -3,18 +3,17 @@
  * Splice DARs): TestTokenV1, TestTokenV2 and Amulet are the DARs' own templates, and the seeded
  * holdings read back over HTTP through the HoldingV1 interface, whose views the evaluator computes.
  */
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { Tt1Client } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
+import { SHARED_DARS_DIR } from '../../support/shared-dars.js';
 
-const DARS_DIR = fileURLToPath(new URL('../../../../shared/dars/', import.meta.url));
 
 let emu: RunningEmulator;
 let client: Tt1Client;
 
 beforeAll(async () => {
-  emu = await startEmulator({ config: { port: 0, logLevel: 'silent', templateEngine: 'daml', darsDir: DARS_DIR } });
+  emu = await startEmulator({ config: { port: 0, logLevel: 'silent', templateEngine: 'daml', darsDir: SHARED_DARS_DIR } });
   client = new Tt1Client((path, init) => fetch(emu.ledgerUrl + path, init));
 }, 120_000);
 

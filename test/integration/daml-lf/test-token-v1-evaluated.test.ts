@@ -7,7 +7,6 @@
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
@@ -20,11 +19,11 @@ import {
   type Disclosed,
 } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
 import { mintOverHttp, setupWorldOverHttp, transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
+import { SHARED_DARS_DIR } from '../../support/shared-dars.js';
 
-const SHARED_DARS = fileURLToPath(new URL('../../../../shared/dars/', import.meta.url));
 // DARS_DIR with just the token's DAR (it brings the token-standard APIs along): quicker to start
 const DARS_DIR = mkdtempSync(join(tmpdir(), 'dars-tt1-'));
-symlinkSync(join(SHARED_DARS, 'splice-test-token-v1-1.0.0.dar'), join(DARS_DIR, 'splice-test-token-v1-1.0.0.dar'));
+symlinkSync(join(SHARED_DARS_DIR, 'splice-test-token-v1-1.0.0.dar'), join(DARS_DIR, 'splice-test-token-v1-1.0.0.dar'));
 
 let emu: RunningEmulator;
 let clock: ManualClock;

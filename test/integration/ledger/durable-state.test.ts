@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../../src/stack.js';
 import { TRANSFER_FACTORY_V1, Tt1Client, type Disclosed } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
+import { SHARED_DARS_URL } from '../../support/shared-dars.js';
 
-const DARS = new URL('../../../../shared/dars/', import.meta.url);
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -73,7 +73,7 @@ describe('STATE_DIR', () => {
     const carol = (await call(url2, 'POST', '/v2/parties', { partyIdHint: 'carol', identityProviderId: '' })).body.partyDetails.party;
     expect((await call(url1, 'POST', '/v2/users', { user: { id: 'dave', primaryParty: alice, isDeactivated: false, identityProviderId: '' }, rights: [{ kind: { CanReadAs: { value: { party: alice } } } }] })).status).toBe(200);
     expect((await call(url1, 'PATCH', `/v2/parties/${encodeURIComponent(alice)}`, { partyDetails: { party: alice, isLocal: true, localMetadata: { resourceVersion: '', annotations: { tag: 'kept' } }, identityProviderId: '' }, updateMask: { paths: ['local_metadata.annotations'] } })).status).toBe(200);
-    const dar = readFileSync(new URL('splice-token-test-trading-app-1.0.0.dar', DARS));
+    const dar = readFileSync(new URL('splice-token-test-trading-app-1.0.0.dar', SHARED_DARS_URL));
     expect((await call(url2, 'POST', '/v2/dars', new Uint8Array(dar))).status).toBe(200);
     const tt1 = new Tt1Client((path, init) => fetch(url1 + path, init));
     const rules: Disclosed = await tt1.disclosedRules(admin);

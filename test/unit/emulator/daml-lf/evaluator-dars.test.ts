@@ -60,6 +60,16 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
     return v;
   };
 
+  /** An evaluator over a fake ledger (consuming choices archive) holding the admin's TokenRules. */
+  const ledgerWithRules = () => {
+    const ev = newEvaluator(lookup);
+    const ledger = new FakeLedger(ev, consuming(lookup));
+    const rulesArg = toValue(lookup, con(tpl('TokenRules')), { admin });
+    if (rulesArg.tag !== 'record') throw new Error('not a record');
+    const rules = ledger.create(tpl('TokenRules'), rulesArg);
+    return { ev, ledger, rulesArg, rules };
+  };
+
   it('signatories, observers, precondition and the Holding view of a Token', () => {
     const ev = newEvaluator(lookup);
     const t = token(alice, '10.0');
@@ -87,11 +97,7 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   });
 
   it('TransferFactory_Transfer then TransferInstruction_Accept, through the interfaces', () => {
-    const ev = newEvaluator(lookup);
-    const ledger = new FakeLedger(ev, consuming(lookup));
-    const rulesArg = toValue(lookup, con(tpl('TokenRules')), { admin });
-    if (rulesArg.tag !== 'record') throw new Error('not a record');
-    const rules = ledger.create(tpl('TokenRules'), rulesArg);
+    const { ev, ledger, rulesArg, rules } = ledgerWithRules();
     const input = ledger.create(tpl('Token'), token(alice, '10.0'));
     const now = ledger.nowMicros;
     const transfer = {
@@ -139,11 +145,7 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   });
 
   it('Reject gives the sender a new token; Update and an insufficient input fail with GeneralError messages', () => {
-    const ev = newEvaluator(lookup);
-    const ledger = new FakeLedger(ev, consuming(lookup));
-    const rulesArg = toValue(lookup, con(tpl('TokenRules')), { admin });
-    if (rulesArg.tag !== 'record') throw new Error('not a record');
-    const rules = ledger.create(tpl('TokenRules'), rulesArg);
+    const { ev, ledger, rulesArg, rules } = ledgerWithRules();
     const now = ledger.nowMicros;
     const transferArg = (amount: string, input: string): Value =>
       toValue(lookup, choiceArgType(lookup, TransferFactory, 'TransferFactory_Transfer'), {
@@ -243,11 +245,7 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   });
 
   it('a transfer past its executeBefore fails with the deadline assertion, and nothing is created', () => {
-    const ev = newEvaluator(lookup);
-    const ledger = new FakeLedger(ev, consuming(lookup));
-    const rulesArg = toValue(lookup, con(tpl('TokenRules')), { admin });
-    if (rulesArg.tag !== 'record') throw new Error('not a record');
-    const rules = ledger.create(tpl('TokenRules'), rulesArg);
+    const { ev, ledger, rulesArg, rules } = ledgerWithRules();
     const input = ledger.create(tpl('Token'), token(alice, '10.0'));
     const now = ledger.nowMicros;
     const transfer = { sender: alice, receiver: bob, amount: '3.0', instrumentId, requestedAt: now - 2n, executeBefore: now - 1n, inputHoldingCids: [input], meta: emptyMeta };

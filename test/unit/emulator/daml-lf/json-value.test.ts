@@ -20,8 +20,8 @@ import {
   type Value,
 } from '../../../../src/emulator/daml-lf/value.js';
 import { TypesOnlyLookup } from '../../../support/daml-lf-types.js';
+import { SHARED_DARS_URL } from '../../../support/shared-dars.js';
 
-const DARS = new URL('../../../../../shared/dars/', import.meta.url);
 
 const b = (name: string, ...args: LfType[]): LfType => ({ kind: 'builtin', name: name as 'Unit', args });
 const nat = (value: number): LfType => ({ kind: 'nat', value });
@@ -205,7 +205,7 @@ class Gen {
 }
 
 describe('LfJsonCodec round trips over the serializable data types of the Splice DARs', () => {
-  const files = readdirSync(DARS).filter((n) => n.endsWith('.dar')).map((n) => new URL(n, DARS));
+  const files = readdirSync(SHARED_DARS_URL).filter((n) => n.endsWith('.dar')).map((n) => new URL(n, SHARED_DARS_URL));
   const lookup = TypesOnlyLookup.ofDars(files);
   const codec = new LfJsonCodec(lookup);
   const resolve = (r: TypeConRef): DecodedDataType | undefined => codec.dataType(r);

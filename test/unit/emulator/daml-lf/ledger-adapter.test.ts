@@ -17,8 +17,8 @@ import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { createdEventJson } from '../../../../src/emulator/ledger-api/events.js';
 import { typesOnlyPackage } from '../../../support/daml-lf-types.js';
+import { SHARED_DARS_URL } from '../../../support/shared-dars.js';
 
-const DARS = new URL('../../../../../shared/dars/', import.meta.url);
 const TT1 = 'aaa0b576b5a3db49b3a4f7a4710fe6f8ae462aabbde4da89f639eb87fd62e90c';
 const MODULE = 'Splice.Testing.Tokens.TestTokenV1';
 const RULES: TypeConRef = { packageId: TT1, moduleName: MODULE, entityName: 'TokenRules' };
@@ -117,7 +117,7 @@ describe("templates of the 'daml' kind (fake engine)", () => {
     fake = new FakeEngine();
     rt = new DamlRuntime({ decode: (id) => typesOnlyPackage(ledger.packages.get(id)!), createEngine: () => fake });
     installDamlTemplates(ledger, rt);
-    ledger.packages.uploadDar(readFileSync(new URL('splice-test-token-v1-1.0.0.dar', DARS)));
+    ledger.packages.uploadDar(readFileSync(new URL('splice-test-token-v1-1.0.0.dar', SHARED_DARS_URL)));
     alice = ledger.parties.allocate('alice').party;
     admin = ledger.parties.allocate('admin').party;
   });
@@ -283,7 +283,7 @@ describe("templates of the 'daml' kind (fake engine)", () => {
     const other = new LedgerEngine({ seed: 'native' });
     const rt2 = new DamlRuntime({ decode: (id) => typesOnlyPackage(other.packages.get(id)!), createEngine: () => fake });
     installDamlTemplates(other, rt2, { nativePackageIds: new Set([TT1]) });
-    other.packages.uploadDar(readFileSync(new URL('splice-test-token-v1-1.0.0.dar', DARS)));
+    other.packages.uploadDar(readFileSync(new URL('splice-test-token-v1-1.0.0.dar', SHARED_DARS_URL)));
     expect(other.templates.templateByNameKey(`splice-test-token-v1:${MODULE}:Token`)).toBeUndefined();
     // its interfaces (other packages of the DAR) are registered
     expect(other.templates.interfaceByNameKey('splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding')).toBeDefined();

@@ -22,8 +22,8 @@ import { ManualClock } from '../../../../src/canton/clock.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { mintTestTokenV1, registerTestTokenV1 } from '../../../../src/emulator/templates/test-token-v1/index.js';
 import { TestTokenV1Ids } from '../../../../src/emulator/templates/test-token-v1/templates.js';
+import { SHARED_DARS_URL } from '../../../support/shared-dars.js';
 
-const DARS = new URL('../../../../../shared/dars/', import.meta.url);
 const HOLDING: TypeConRef = { packageId: '718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b', moduleName: 'Splice.Api.Token.HoldingV1', entityName: 'Holding' };
 const TRADING = { package: { name: 'splice-token-test-trading-app' }, moduleName: 'Splice.Testing.Apps.TradingApp' };
 
@@ -83,7 +83,7 @@ describe('interface values of native contracts in evaluated code', () => {
     engine = new ScriptedEngine();
     const rt = new DamlRuntime({ decode: decodeDamlPackage, createEngine: () => engine });
     installDamlTemplates(ledger, rt, { nativePackageIds: new Set([TestTokenV1Ids.Token.packageId]) });
-    ledger.packages.uploadDar(readFileSync(new URL('splice-token-test-trading-app-1.0.0.dar', DARS)));
+    ledger.packages.uploadDar(readFileSync(new URL('splice-token-test-trading-app-1.0.0.dar', SHARED_DARS_URL)));
     admin = ledger.parties.allocate('admin').party;
     alice = ledger.parties.allocate('alice').party;
     venue = ledger.parties.allocate('venue').party;

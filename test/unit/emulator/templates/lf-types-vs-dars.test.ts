@@ -18,8 +18,8 @@ import { rec } from '../../../../src/emulator/templates/lf-types.js';
 import { Tt1Types } from '../../../../src/emulator/templates/test-token-v1/values.js';
 import { TOKEN_STANDARD_PACKAGES, TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';
 import { compareTypes, DarIndex } from '../../../support/lf-dar-types.js';
+import { SHARED_DARS_URL } from '../../../support/shared-dars.js';
 
-const DARS = new URL('../../../../../shared/dars/', import.meta.url);
 
 /**
  * Where a description may keep `any` or `custom`, and why. Keys are `template choice` (or
@@ -83,7 +83,7 @@ function compareAll(idx: DarIndex): { compared: Comparison[]; skipped: string[] 
 }
 
 describe('native templates describe the LF types of Splice DARs', () => {
-  const idx = DarIndex.load(DARS);
+  const idx = DarIndex.load(SHARED_DARS_URL);
   const { compared, skipped } = compareAll(idx);
 
   it('every payload and choice argument matches its LF type', () => {
@@ -159,7 +159,7 @@ describe('native templates describe the LF types of Splice DARs', () => {
 });
 
 describe('the comparison itself', () => {
-  const idx = DarIndex.load(DARS);
+  const idx = DarIndex.load(SHARED_DARS_URL);
   const holdingV1 = idx.toNative(idx.templateType(TEST_TOKEN_V1_PACKAGE_ID, 'Splice.Testing.Tokens.TestTokenV1', 'Token'));
   const described = Tt1Types.Token;
 
