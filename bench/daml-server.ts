@@ -5,14 +5,12 @@
  * the first holds one minted holding. Prints one JSON line (url, admin, pairs, the disclosed
  * TokenRules) on stdout, then serves until killed.
  */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { buildEmulator } from '../src/emulator/index.js';
-import { formatId } from '../src/emulator/ledger/types.js';
 import { createTestTokenV1Rules, mintTestTokenV1 } from '../src/emulator/templates/test-token-v1/index.js';
+import { announce, disclosedContract, serveOnLoopback } from './bench-server.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const engineKind = process.argv[2] === 'daml' ? 'daml' : 'native';
@@ -29,19 +27,11 @@ const out = Array.from({ length: pairs }, (_, i) => {
   const b = engine.parties.allocate(`b${i}`).party;
   return { a, b, holding: mintTestTokenV1(engine, { admin, owner: a, instrumentId: 'BENCH', amount: '10' }) };
 });
-const rules = engine.contracts.get(rulesCid)!;
-const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-await new Promise((r) => server.once('listening', r));
-const { port } = server.address() as AddressInfo;
-process.stdout.write(
-  `${JSON.stringify({
-    url: `http://127.0.0.1:${port}`,
-    engine: engineKind,
-    kind: engine.templates.templateByNameKey('splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token')?.kind ?? null,
-    admin,
-    pairs: out,
-    rules: { templateId: formatId(rules.templateId), contractId: rulesCid, createdEventBlob: rules.blob, synchronizerId: engine.synchronizerId },
-  })}\n`,
-);
-// A normal exit on SIGTERM, so that node flags such as --cpu-prof write their output.
-process.on('SIGTERM', () => process.exit(0));
+announce({
+  url: await serveOnLoopback(app),
+  engine: engineKind,
+  kind: engine.templates.templateByNameKey('splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token')?.kind ?? null,
+  admin,
+  pairs: out,
+  rules: disclosedContract(engine, rulesCid),
+});

@@ -57,9 +57,9 @@ async function startServer(signers: Signer[], holdings: number): Promise<{ world
   const node = [process.execPath, '--import', 'tsx', join(root, 'bench/isub-server.ts')];
   const [cmd, ...args] = pinnable ? ['taskset', '-c', '0', ...node] : node;
   const child = spawn(cmd!, args, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
-  // The server onboards each sender as a wallet would (generate-topology, a signature over the
-  // multi-hash, allocate), so it gets the key pair; the keys are made fresh for this run.
-  const senders = signers.map(({ publicKey, privateKey }) => ({ publicKey, privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64') }));
+  // The server registers each sender's public key; the keys are made fresh for this run and
+  // the private keys stay here (the load signs).
+  const senders = signers.map(({ publicKey }) => ({ publicKey }));
   child.stdin!.end(JSON.stringify({ senders, holdings }));
   const world = await firstJsonLine<World>(child);
   if (pinnable) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
