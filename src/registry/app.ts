@@ -70,10 +70,8 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
   app.use('*', async (c, next) => {
     if (c.req.method === 'POST') {
       const path = stripBase(c.req.path, basePath);
-      if (path !== undefined && dispatcher.matches(path)) {
-        const answer = await dispatcher.answer(path, await c.req.text(), c.env?.requestContext);
-        return toResponse(answer!);
-      }
+      const found = path === undefined ? undefined : dispatcher.match(path);
+      if (found) return toResponse(await dispatcher.answerMatch(found, await c.req.text(), c.env?.requestContext));
     }
     c.set('registry', deps.registry);
     if (c.env?.requestContext) c.set('requestContext', c.env.requestContext);
