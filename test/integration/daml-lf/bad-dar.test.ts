@@ -42,34 +42,21 @@ function badLoopPayload(minor = '1', name = 'bad-loop'): Buffer {
   const intToInt = b.tBuiltin(ARROW, tInt, tInt);
   // spin : Int64 -> Int64 = \n -> spin n        (never terminates; each call is a step)
   const spin = b.value('spin', intToInt, b.abs([['n', tInt]], b.app(b.val(M, 'spin'), b.var('n'))));
-  // deep : Int64 -> Int64 = \n -> case n == 0 of True -> 0; _ -> 1 + deep (n - 1)   (not a tail call)
-  const deep = b.value(
-    'deep',
-    intToInt,
-    b.abs(
-      [['n', tInt]],
-      b.case(
-        b.app(b.tyApp(b.builtin(EQUAL), tInt), b.var('n'), b.int64(0n)),
-        b.alt(4, 2, b.int64(0n)),
-        b.alt(2, new ProtoWriter(), b.app(b.builtin(ADD_INT64), b.int64(1n), b.app(b.val(M, 'deep'), b.app(b.builtin(SUB_INT64), b.var('n'), b.int64(1n))))),
+  // `name : Int64 -> Int64 = \n -> case n == 0 of True -> 0; _ -> otherwise`
+  const zeroOr = (name: string, otherwise: ProtoWriter) =>
+    b.value(
+      name,
+      intToInt,
+      b.abs(
+        [['n', tInt]],
+        b.case(b.app(b.tyApp(b.builtin(EQUAL), tInt), b.var('n'), b.int64(0n)), b.alt(4, 2, b.int64(0n)), b.alt(2, new ProtoWriter(), otherwise)),
       ),
-    ),
-  );
-  // burn : Int64 -> Int64 = \n -> case n == 0 of True -> 0; _ -> burn (n - 1) + burn (n - 1)
-  // (2^n calls at a depth of only n: a huge evaluation that no stack limit stops)
-  const burnCall = b.app(b.val(M, 'burn'), b.app(b.builtin(SUB_INT64), b.var('n'), b.int64(1n)));
-  const burn = b.value(
-    'burn',
-    intToInt,
-    b.abs(
-      [['n', tInt]],
-      b.case(
-        b.app(b.tyApp(b.builtin(EQUAL), tInt), b.var('n'), b.int64(0n)),
-        b.alt(4, 2, b.int64(0n)),
-        b.alt(2, new ProtoWriter(), b.app(b.builtin(ADD_INT64), burnCall, burnCall)),
-      ),
-    ),
-  );
+    );
+  const selfCall = (name: string) => b.app(b.val(M, name), b.app(b.builtin(SUB_INT64), b.var('n'), b.int64(1n)));
+  // deep: 1 + deep (n - 1)   (not a tail call)
+  const deep = zeroOr('deep', b.app(b.builtin(ADD_INT64), b.int64(1n), selfCall('deep')));
+  // burn: burn (n - 1) + burn (n - 1)   (2^n calls at a depth of only n: a huge evaluation that no stack limit stops)
+  const burn = zeroOr('burn', b.app(b.builtin(ADD_INT64), selfCall('burn'), selfCall('burn')));
   const owner = b.exprCase(8, sub([1, T], [4, b.str('owner')], [3, b.var('this')]));
   const ownerList = b.exprCase(22, sub([1, tParty], [2, owner], [3, b.exprCase(21, sub([1, tParty]))]));
   const record = (name: string, fields: Array<[string, ProtoWriter]>) =>

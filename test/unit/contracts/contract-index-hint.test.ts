@@ -7,27 +7,18 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { ContractIndex } from '../../../src/contracts/contract-index.js';
-import { buildEmulator } from '../../../src/emulator/index.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
 import { inProcessFetch } from '../../../src/ledger/in-process.js';
+import { assetLedger } from '../../support/asset-ledger.js';
 
 const logger = pino({ level: 'silent' });
-const ASSET = { packageName: 'index-test', moduleName: 'M', entityName: 'Asset', signatories: ['owner'], observers: [], implements: [] };
 let index: ContractIndex | undefined;
 afterEach(async () => index?.stop());
 
 describe('ContractIndex with a ledger-end hint', () => {
   it('makes no update reads while nothing is new, and still follows new transactions', async () => {
-    const emu = buildEmulator({ config: { demoWorld: false, logLevel: 'silent', declaredTemplates: [ASSET] } });
-    const admin = emu.engine.parties.allocate('admin').party;
-    const create = (n: number) => {
-      const tx = emu.engine.commands.submit({
-        userId: 'u', actAs: [admin], readAs: [], commandId: `c${n}`, workflowId: '', submissionId: `s${n}`, disclosedContracts: [],
-        commands: [{ kind: 'create', template: { package: { name: 'index-test' }, moduleName: 'M', entityName: 'Asset' }, createArguments: { owner: admin, n: String(n) } }],
-      });
-      return (tx.nodes[0] as { contract: { contractId: string } }).contract.contractId;
-    };
+    const { emu, admin, create } = assetLedger();
     const first = create(1);
     const paths: string[] = [];
     const inner = inProcessFetch(emu.app);

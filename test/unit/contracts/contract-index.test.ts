@@ -9,10 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import type { Cache } from '../../../src/cache/cache.js';
 import { ContractIndex, IndexNotReadyError } from '../../../src/contracts/contract-index.js';
-import { buildEmulator } from '../../../src/emulator/index.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
 import { inProcessFetch } from '../../../src/ledger/in-process.js';
+import { ASSET_ID, assetLedger } from '../../support/asset-ledger.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -31,7 +31,6 @@ class FlakyCache implements Cache {
   close() { return this.inner.close(); }
 }
 
-const ASSET = { packageName: 'index-test', moduleName: 'M', entityName: 'Asset', signatories: ['owner'], observers: [], implements: [] };
 let index: ContractIndex | undefined;
 afterEach(async () => index?.stop());
 
@@ -45,15 +44,7 @@ async function waitFor(cond: () => boolean | Promise<boolean>, ms = 3000): Promi
 
 describe('ContractIndex', () => {
   it('deletes cached contracts on archive, and retries a delete that failed while the cache was down', async () => {
-    const emu = buildEmulator({ config: { demoWorld: false, logLevel: 'silent', declaredTemplates: [ASSET] } });
-    const admin = emu.engine.parties.allocate('admin').party;
-    const create = (n: number) => {
-      const tx = emu.engine.commands.submit({
-        userId: 'u', actAs: [admin], readAs: [], commandId: `c${n}`, workflowId: '', submissionId: `s${n}`, disclosedContracts: [],
-        commands: [{ kind: 'create', template: { package: { name: 'index-test' }, moduleName: 'M', entityName: 'Asset' }, createArguments: { owner: admin, n: String(n) } }],
-      });
-      return (tx.nodes[0] as { contract: { contractId: string } }).contract.contractId;
-    };
+    const { emu, admin, create } = assetLedger();
     const archive = (cid: string, n: number) =>
       emu.engine.commands.submit({
         userId: 'u', actAs: [admin], readAs: [], commandId: `a${n}`, workflowId: '', submissionId: `t${n}`, disclosedContracts: [],
@@ -88,19 +79,10 @@ describe('ContractIndex', () => {
 });
 
 describe('ContractIndex following its ledger', () => {
-  const ASSET_ID = '#index-test:M:Asset';
   /** Two ledgers with the same seed (same participant id, same id sequence) and different contracts. */
   function world(n: number) {
-    const emu = buildEmulator({ config: { demoWorld: false, logLevel: 'silent', declaredTemplates: [ASSET] } });
-    const admin = emu.engine.parties.allocate('admin').party;
-    const cids: string[] = [];
-    for (let i = 0; i < n; i++) {
-      const tx = emu.engine.commands.submit({
-        userId: 'u', actAs: [admin], readAs: [], commandId: `c${i}`, workflowId: '', submissionId: `s${i}`, disclosedContracts: [],
-        commands: [{ kind: 'create', template: { package: { name: 'index-test' }, moduleName: 'M', entityName: 'Asset' }, createArguments: { owner: admin, n: String(n * 100 + i) } }],
-      });
-      cids.push((tx.nodes[0] as { contract: { contractId: string } }).contract.contractId);
-    }
+    const { emu, admin, create } = assetLedger();
+    const cids = Array.from({ length: n }, (_, i) => create(i, n * 100 + i));
     return { emu, admin, cids };
   }
   type Target = ReturnType<typeof world> | 'down' | 'unauthorized';
