@@ -12,40 +12,80 @@ export class ArgumentError extends Error {}
 
 export const DECIMAL_SCALE = 10;
 const SCALE = 10n ** 10n;
+
+/**
+ * What a Decimal's text says, read without building the number: its sign (0 for any zero), the
+ * count of significant places after the point (0..10) and of digits before it (leading zeros
+ * not counted). Throws ArgumentError exactly where parseDecimal does, with the same messages:
+ * a checker that only needs the sign and the places (the registry's amount checks, on every
+ * factory request) then needs neither a regular expression nor bigint arithmetic.
+ */
+export interface DecimalFacts {
+  sign: -1 | 0 | 1;
+  places: number;
+  integerDigits: number;
+}
+
 /** Numeric 10 holds 38 significant digits, 28 of them before the point. */
-const DECIMAL_MAX = 10n ** 38n - 1n;
+const DECIMAL_INTEGER_DIGITS = 28;
+
+/** Reads a Decimal given as a string or number (both accepted on input); throws ArgumentError. */
+export function decimalFacts(value: unknown, field = 'value'): DecimalFacts {
+  return scanDecimal(value, field).facts;
+}
 
 /** Parses a Decimal given as a string or number (both accepted on input); throws ArgumentError. */
 export function parseDecimal(value: unknown, field = 'value'): bigint {
-  const text = typeof value === 'number' ? numberToText(value) : value;
-  if (typeof text !== 'string') throw new ArgumentError(`${field}: expected a Decimal, got ${JSON.stringify(value)}`);
-  const m = /^([+-]?)(\d+)(?:\.(\d*))?$/.exec(text.trim());
-  if (!m) throw new ArgumentError(`${field}: could not read Decimal string "${text}"`);
-  const frac = m[3] ?? '';
-  if (frac.length > DECIMAL_SCALE && /[1-9]/.test(frac.slice(DECIMAL_SCALE))) {
-    throw new ArgumentError(`${field}: cannot represent ${text} as Numeric 10 without loss of precision`);
+  const { text, intStart, point, facts } = scanDecimal(value, field);
+  const intEnd = point < 0 ? text.length : point;
+  const frac = point < 0 ? '' : text.slice(point + 1, point + 1 + DECIMAL_SCALE);
+  const scaled = BigInt(text.slice(intStart, intEnd)) * SCALE + BigInt((frac || '0').padEnd(DECIMAL_SCALE, '0'));
+  return facts.sign < 0 ? -scaled : scaled;
+}
+
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/**
+ * The one reading of a Decimal's text: `[+-]?digits(.digits*)?` after trimming, no more than ten
+ * significant places (further zeros are fine), at most 28 digits before the point.
+ */
+function scanDecimal(value: unknown, field: string): { text: string; intStart: number; point: number; facts: DecimalFacts } {
+  const raw = typeof value === 'number' ? numberToText(value) : value;
+  if (typeof raw !== 'string') throw new ArgumentError(`${field}: expected a Decimal, got ${JSON.stringify(value)}`);
+  const text = raw.trim();
+  const unreadable = () => new ArgumentError(`${field}: could not read Decimal string "${raw}"`);
+  const first = text.charCodeAt(0);
+  const intStart = first === 0x2b /* + */ || first === 0x2d /* - */ ? 1 : 0;
+  let i = intStart;
+  let significantFrom = -1; // first non-zero digit before the point
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < ZERO || c > NINE) break;
+    if (significantFrom < 0 && c !== ZERO) significantFrom = i;
   }
-  const scaled = BigInt(m[2]!) * SCALE + BigInt((frac.slice(0, DECIMAL_SCALE) || '0').padEnd(DECIMAL_SCALE, '0'));
-  if (scaled > DECIMAL_MAX) throw new ArgumentError(`${field}: ${text} is out of bounds for Numeric 10`);
-  return m[1] === '-' ? -scaled : scaled;
+  if (i === intStart) throw unreadable();
+  const point = i < text.length ? i : -1;
+  let places = 0; // position of the last non-zero digit after the point
+  if (point >= 0) {
+    if (text.charCodeAt(point) !== 0x2e /* . */) throw unreadable();
+    for (i = point + 1; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < ZERO || c > NINE) throw unreadable();
+      if (c !== ZERO) places = i - point;
+    }
+    if (places > DECIMAL_SCALE) throw new ArgumentError(`${field}: cannot represent ${raw} as Numeric 10 without loss of precision`);
+  }
+  const integerDigits = significantFrom < 0 ? 0 : (point < 0 ? text.length : point) - significantFrom;
+  if (integerDigits > DECIMAL_INTEGER_DIGITS) throw new ArgumentError(`${field}: ${raw} is out of bounds for Numeric 10`);
+  const sign = integerDigits === 0 && places === 0 ? 0 : first === 0x2d ? -1 : 1;
+  return { text, intStart, point, facts: { sign, places, integerDigits } };
 }
 
 export function formatDecimal(scaled: bigint): string {
   const neg = scaled < 0n;
   const abs = neg ? -scaled : scaled;
   return `${neg ? '-' : ''}${abs / SCALE}.${(abs % SCALE).toString().padStart(DECIMAL_SCALE, '0')}`;
-}
-
-/** Number of significant decimal places of a scaled Decimal (0..10). */
-export function decimalPlaces(scaled: bigint): number {
-  let frac = (scaled < 0n ? -scaled : scaled) % SCALE;
-  if (frac === 0n) return 0;
-  let places = DECIMAL_SCALE;
-  while (frac % 10n === 0n) {
-    frac /= 10n;
-    places--;
-  }
-  return places;
 }
 
 function numberToText(n: number): string {

@@ -15,7 +15,7 @@ import type { RequestContext } from '../http/request-context.js';
 import type { z } from 'zod';
 import type { ContractIndex, IndexedContract } from '../contracts/contract-index.js';
 import type { Clock } from '../canton/clock.js';
-import { formatDecimal, parseDecimal, decimalPlaces } from '../canton/lf.js';
+import { decimalFacts, formatDecimal, parseDecimal, type DecimalFacts } from '../canton/lf.js';
 import { parseInstant } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { LedgerError, LedgerUnavailableError } from '../ledger/errors.js';
@@ -374,14 +374,14 @@ export class RegistryService implements RegistryApi {
 
   private checkAmount(amount: string | number, instrumentId: string, field: string): void {
     const cfg = this.instrumentConfig(instrumentId);
-    let scaled: bigint;
+    let amountIs: DecimalFacts;
     try {
-      scaled = parseDecimal(amount, field);
+      amountIs = decimalFacts(amount, field);
     } catch (e) {
       throw badRequest((e as Error).message);
     }
-    if (scaled <= 0n) throw badRequest(`${field} must be positive, got ${amount}`);
-    if (decimalPlaces(scaled) > cfg.decimals) {
+    if (amountIs.sign <= 0) throw badRequest(`${field} must be positive, got ${amount}`);
+    if (amountIs.places > cfg.decimals) {
       throw badRequest(`${field} ${amount} has more decimal places than instrument ${instrumentId} allows (${cfg.decimals})`);
     }
   }

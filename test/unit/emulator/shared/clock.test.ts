@@ -49,4 +49,24 @@ describe('parseInstant against Date.parse', () => {
     expect(parseInstant('2024-02-29T00:00:00Z')).toBe(BigInt(Date.parse('2024-02-29T00:00:00Z')) * 1000n);
     expect(parseInstant('2026-01-01T00:00:00.1234567Z')).toBe(BigInt(Date.parse('2026-01-01T00:00:00Z')) * 1000n + 123456n);
   });
+
+  it('refuses what is not of the form yyyy-MM-ddTHH:mm:ss[.f{1,9}](Z|±hh:mm)', () => {
+    const form = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+    for (const bad of ['2026-01-01T00:00:00.Z', '2026-01-01T00:00:00.1234567890Z', '2026-01-01T00:00:00', '2026-01-01T00:00:00Zx', '2026-01-01T00:00:00+0100', '2026-01-01T00:00:00+01:00x', '+2026-01-01T00:00:00Z', '2026-1-01T00:00:00Z', '２０２６-01-01T00:00:00Z', '2026-01-01t00:00:00z']) {
+      expect(form.test(bad), bad).toBe(false);
+      expect(parseInstant(bad), bad).toBeUndefined();
+    }
+    // one character changed anywhere in valid instants: refused whenever the form no longer holds
+    const chars = ['0', '9', '-', ':', '.', 'T', 'Z', '+', ' ', 'a', '٣'];
+    for (const valid of ['2026-03-04T05:06:07Z', '2026-03-04T05:06:07.123456789+01:30', '2026-03-04T05:06:07.5-00:00']) {
+      for (let i = 0; i <= valid.length; i++) {
+        for (const c of chars) {
+          for (const text of [valid.slice(0, i) + c + valid.slice(i + 1), valid.slice(0, i) + c + valid.slice(i), valid.slice(0, i) + valid.slice(i + 1)]) {
+            if (!form.test(text)) expect(parseInstant(text), text).toBeUndefined();
+            else if (parseInstant(text) !== undefined) expect(formatInstant(parseInstant(text)!)).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+          }
+        }
+      }
+    }
+  });
 });
