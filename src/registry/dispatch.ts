@@ -19,6 +19,7 @@ import { MAX_JSON_DEPTH } from '../http/limits.js';
 import type { PostEndpoint } from './routes/common.js';
 import { GetChoiceContextRequestSchema, GetFactoryRequestSchema } from './schemas.js';
 import { AnswerJson } from './answer-json.js';
+import { inPlace } from './in-place.js';
 import { isPromise, type MaybePromise } from './maybe-promise.js';
 
 export interface Answer {
@@ -28,6 +29,10 @@ export interface Answer {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** The request bodies, checked in place when they conform (in-place.ts). */
+const GetFactoryRequest = inPlace(GetFactoryRequestSchema);
+const GetChoiceContextRequest = inPlace(GetChoiceContextRequestSchema);
 
 /** An answer with its own headers object (the Node fast path adds its headers to it). */
 export function jsonAnswer(status: number, value: unknown, extra?: Record<string, string>): Answer {
@@ -154,12 +159,12 @@ export class PostDispatcher {
       const e = c.endpoint;
       const fail = (err: unknown) => errorAnswer(err, this.logger, found.m?.input ?? found.route);
       if (e.body === 'factory') {
-        const parsed = GetFactoryRequestSchema.safeParse(json);
+        const parsed = GetFactoryRequest.safeParse(json);
         if (!parsed.success) return jsonAnswer(400, { error: validationMessage(parsed.error) });
         const r = e.call(this.api, params, parsed.data, ctx);
         return isPromise(r) ? r.then((v) => this.ok(this.json.factory(v))).catch(fail) : this.ok(this.json.factory(r));
       }
-      const parsed = GetChoiceContextRequestSchema.safeParse(json);
+      const parsed = GetChoiceContextRequest.safeParse(json);
       if (!parsed.success) return jsonAnswer(400, { error: validationMessage(parsed.error) });
       const r = e.call(this.api, params, parsed.data, ctx);
       return isPromise(r) ? r.then((v) => this.ok(this.json.choiceContext(v))).catch(fail) : this.ok(this.json.choiceContext(r));

@@ -45,6 +45,7 @@ import type { ContextParts, ContractKind, Recipe, RecipeEnv } from './recipes/re
 import { UnsupportedOperation } from './recipes/recipe.js';
 import type { DisclosedContract, Instrument } from './schemas.js';
 import { isPromise, thenMaybe, type MaybePromise } from './maybe-promise.js';
+import { inPlace, type InPlaceSchema } from './in-place.js';
 
 export interface InstrumentConfig {
   id: string;
@@ -171,12 +172,12 @@ export class RegistryService implements RegistryApi {
     const args = req.choiceArguments;
     let instrumentId: { admin: string; id: string };
     if (version === 1) {
-      const a = parse(TransferV1ArgsSchema, args, 'TransferFactory_Transfer');
+      const a = parse(TransferV1Args, args, 'TransferFactory_Transfer');
       this.checkExpectedAdmin(a.expectedAdmin);
       instrumentId = a.transfer.instrumentId;
       this.checkTransfer(a.transfer);
     } else {
-      const a = parse(TransferV2ArgsSchema, args, 'TransferFactory_Transfer');
+      const a = parse(TransferV2Args, args, 'TransferFactory_Transfer');
       instrumentId = a.transfer.instrumentId;
       this.checkTransfer(a.transfer);
     }
@@ -192,7 +193,7 @@ export class RegistryService implements RegistryApi {
     const args = req.choiceArguments;
     let recipe: Recipe;
     if (version === 1) {
-      const a = parse(AllocateV1ArgsSchema, args, 'AllocationFactory_Allocate');
+      const a = parse(AllocateV1Args, args, 'AllocationFactory_Allocate');
       this.checkExpectedAdmin(a.expectedAdmin);
       const leg = a.allocation.transferLeg;
       recipe = this.recipeOfInstrument(leg.instrumentId);
@@ -204,7 +205,7 @@ export class RegistryService implements RegistryApi {
         throw badRequest('allocation.settlement.allocateBefore must not be after allocation.settlement.settleBefore');
       }
     } else {
-      const a = parse(AllocateV2ArgsSchema, args, 'AllocationFactory_Allocate');
+      const a = parse(AllocateV2Args, args, 'AllocationFactory_Allocate');
       if (a.allocation.admin !== this.opts.admin) {
         throw badRequest(`allocation.admin ${a.allocation.admin} is not the admin of this registry (${this.opts.admin})`);
       }
@@ -226,7 +227,7 @@ export class RegistryService implements RegistryApi {
   }
 
   getSettlementFactory(req: GetFactoryRequest, ctx?: RequestContext) {
-    const a = parse(SettleBatchArgsSchema, req.choiceArguments, 'SettlementFactory_SettleBatch');
+    const a = parse(SettleBatchArgs, req.choiceArguments, 'SettlementFactory_SettleBatch');
     if (a.transferLegs.length === 0) throw badRequest('transferLegs must not be empty');
     checkLimit(a.transferLegs.length, V2_LIMITS.transferLegs, 'transfer legs');
     checkLimit(a.allocations.length, V2_LIMITS.allocations, 'allocations');
@@ -440,7 +441,14 @@ export class RegistryService implements RegistryApi {
   }
 }
 
-function parse<S extends z.ZodType>(schema: S, value: unknown, choice: string): z.infer<S> {
+/** The factory choices' arguments, checked in place when they conform (in-place.ts). */
+const TransferV1Args = inPlace(TransferV1ArgsSchema);
+const TransferV2Args = inPlace(TransferV2ArgsSchema);
+const AllocateV1Args = inPlace(AllocateV1ArgsSchema);
+const AllocateV2Args = inPlace(AllocateV2ArgsSchema);
+const SettleBatchArgs = inPlace(SettleBatchArgsSchema);
+
+function parse<S extends z.ZodType>(schema: InPlaceSchema<S>, value: unknown, choice: string): z.infer<S> {
   const r = schema.safeParse(value);
   if (!r.success) throw badRequest(`Field \`choiceArguments\` does not contain a valid ${choice}: ${describeIssue(r.error)}`);
   return r.data;
