@@ -24,7 +24,8 @@ import { isPromise, type MaybePromise } from './maybe-promise.js';
 
 export interface Answer {
   status: number;
-  body: string;
+  /** JSON text, or its UTF-8 bytes (the success answers, AnswerJson). */
+  body: string | Buffer;
   headers: Record<string, string>;
 }
 
@@ -173,7 +174,7 @@ export class PostDispatcher {
     }
   }
 
-  private ok(body: string): Answer {
+  private ok(body: Buffer): Answer {
     return { status: 200, body, headers: { 'content-type': 'application/json' } };
   }
 }

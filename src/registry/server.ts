@@ -76,7 +76,7 @@ export function registryRequestListener(
  */
 function writeAnswer(res: ServerResponse, a: Answer, ctx: RequestContext | undefined): void {
   const headers = a.headers;
-  headers['content-length'] = String(Buffer.byteLength(a.body));
+  headers['content-length'] = String(typeof a.body === 'string' ? Buffer.byteLength(a.body) : a.body.length);
   if (ctx) headers['x-request-id'] = ctx.requestId;
   res.writeHead(a.status, headers);
   res.end(a.body);

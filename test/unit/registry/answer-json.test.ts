@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerJson } from '../../../src/registry/answer-json.js';
+import { AnswerJson, jsonEqual } from '../../../src/registry/answer-json.js';
 import type { ChoiceContext, DisclosedContract, FactoryAnswer } from '../../../src/registry/schemas.js';
 
 const lean = (n: number): DisclosedContract =>
@@ -17,16 +17,16 @@ describe('AnswerJson', () => {
 
   it.each(cases)('writes a choice context as JSON.stringify does: %s', (_name, cc) => {
     const json = new AnswerJson();
-    expect(json.choiceContext(cc)).toBe(JSON.stringify(cc));
-    expect(json.choiceContext(cc)).toBe(JSON.stringify(cc)); // the remembered texts too
+    expect(json.choiceContext(cc).toString('utf8')).toBe(JSON.stringify(cc));
+    expect(json.choiceContext(cc).toString('utf8')).toBe(JSON.stringify(cc)); // the remembered bytes too
   });
 
   it.each(cases)('writes factory answers as JSON.stringify does: %s', (_name, cc) => {
     const json = new AnswerJson();
     const transfer: FactoryAnswer = { factoryId: '00f1', transferKind: 'offer', choiceContext: cc };
     const allocation: FactoryAnswer = { factoryId: '00f2', choiceContext: cc };
-    expect(json.factory(transfer)).toBe(JSON.stringify(transfer));
-    expect(json.factory(allocation)).toBe(JSON.stringify(allocation));
+    expect(json.factory(transfer).toString('utf8')).toBe(JSON.stringify(transfer));
+    expect(json.factory(allocation).toString('utf8')).toBe(JSON.stringify(allocation));
   });
 
   it('serialises a disclosure that can still change each time', () => {
@@ -35,6 +35,70 @@ describe('AnswerJson', () => {
     const cc: ChoiceContext = { choiceContextData: { values: {} }, disclosedContracts: [d] };
     json.choiceContext(cc);
     d.synchronizerId = 'other::1220cd';
-    expect(json.choiceContext(cc)).toBe(JSON.stringify(cc));
+    expect(json.choiceContext(cc).toString('utf8')).toBe(JSON.stringify(cc));
+  });
+
+  it('gives a factory its last answer again while kind, context data and disclosure objects stay', () => {
+    const json = new AnswerJson();
+    const d = [lean(6), lean(7)];
+    const answer = (values: Record<string, unknown>, list = d, transferKind: FactoryAnswer['transferKind'] = 'offer'): FactoryAnswer => ({
+      factoryId: '00f1',
+      transferKind,
+      choiceContext: { choiceContextData: { values }, disclosedContracts: list },
+    });
+    const first = json.factory(answer({ a: { b: [1, 'x'] } }));
+    expect(json.factory(answer({ a: { b: [1, 'x'] } }))).toBe(first);
+    // other data (also the same keys in another order), other disclosure objects (even equal
+    // ones), another order, another kind: made anew, and right
+    for (const other of [
+      answer({ a: { b: [1, 'y'] } }),
+      answer({ a: { b: [1, 'x'] }, c: null }),
+      answer({ c: null, a: { b: [1, 'x'] } }),
+      answer({ a: { b: [1, 'x'] } }, [lean(6), lean(7)]),
+      answer({ a: { b: [1, 'x'] } }, [d[1]!, d[0]!]),
+      answer({ a: { b: [1, 'x'] } }, d, 'direct'),
+    ]) {
+      const bytes = json.factory(other);
+      expect(bytes).not.toBe(first);
+      expect(bytes.toString('utf8')).toBe(JSON.stringify(other));
+    }
+  });
+
+  it('is not misled by context data changed after it was answered', () => {
+    const json = new AnswerJson();
+    const d = [lean(8)];
+    const values: Record<string, unknown> = { n: 1 };
+    const a: FactoryAnswer = { factoryId: '00f3', choiceContext: { choiceContextData: { values }, disclosedContracts: d } };
+    const first = json.factory(a);
+    values.n = 2;
+    const second = json.factory(a);
+    expect(second).not.toBe(first);
+    expect(second.toString('utf8')).toBe(JSON.stringify(a));
+  });
+
+  it('remembers the last answer of a bounded number of factories, the oldest going first', () => {
+    const json = new AnswerJson(2);
+    const d = [lean(1)];
+    const answer = (n: number): FactoryAnswer => ({ factoryId: `00f${n}`, choiceContext: { choiceContextData: { values: {} }, disclosedContracts: d } });
+    const one = json.factory(answer(1));
+    const two = json.factory(answer(2));
+    json.factory(answer(3)); // one goes
+    expect(json.factory(answer(2))).toBe(two);
+    const again = json.factory(answer(1));
+    expect(again).not.toBe(one);
+    expect(again.equals(one)).toBe(true);
+  });
+});
+
+describe('jsonEqual', () => {
+  it('is true exactly when the JSON texts are equal, for plain JSON values', () => {
+    const values: unknown[] = [null, 0, 1, 'a', '', true, false, [], [1], [1, 2], [2, 1], {}, { a: 1 }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { b: null }] }, { a: [1, { b: 0 }] }, { 1: 'x', a: 'y' }, { a: 'y', 1: 'x' }];
+    for (const a of values) for (const b of values) expect(jsonEqual(a, b), `${JSON.stringify(a)} ${JSON.stringify(b)}`).toBe(JSON.stringify(a) === JSON.stringify(b));
+  });
+
+  it('counts objects that are not plain as different', () => {
+    expect(jsonEqual(new Date(0), new Date(0))).toBe(false);
+    expect(jsonEqual({ a: new Map() }, { a: new Map() })).toBe(false);
+    expect(jsonEqual(Number.NaN, Number.NaN)).toBe(false);
   });
 });
