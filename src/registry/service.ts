@@ -41,7 +41,7 @@ import {
   type Account,
 } from './choice-arguments.js';
 import { badRequest, conflict, notFound, RegistryError } from './errors.js';
-import type { ContextParts, ContractKind, Recipe, RecipeEnv } from './recipes/recipe.js';
+import type { ContextParts, ContractKind, Recipe, RecipeEnv, RecipeIndex } from './recipes/recipe.js';
 import { UnsupportedOperation } from './recipes/recipe.js';
 import type { DisclosedContract, Instrument } from './schemas.js';
 import { isPromise, thenMaybe, type MaybePromise } from './maybe-promise.js';
@@ -287,38 +287,26 @@ export class RegistryService implements RegistryApi {
   /** The recipes' environment for one request: index lookups that may reach the ledger carry `ctx`. */
   private envFor(ctx: RequestContext | undefined): RecipeEnv {
     if (!ctx) return this.env;
-    const index = this.opts.index;
-    return {
-      admin: this.env.admin,
-      nowMicros: this.env.nowMicros,
-      index: {
-        find: (key, where) => index.find(key, where),
-        getById: (cid) => index.getById(cid, ctx),
-        catchUp: (o) => index.catchUp({ ...o, context: ctx }),
-      },
-    };
+    return { admin: this.env.admin, nowMicros: this.env.nowMicros, index: new RequestIndex(this.opts.index, ctx) };
   }
 
   // ---- building the answer -------------------------------------------------------------------
 
   private context(parts: ContextParts, excludeDebugFields: boolean | undefined): ChoiceContextResponse {
-    const seen = new Set<string>();
-    const contracts = parts.disclose.filter((c) => (seen.has(c.contractId) ? false : (seen.add(c.contractId), true)));
+    const contracts = distinctContracts(parts.disclose);
     for (const c of contracts) {
       if (c.inReassignment || c.synchronizerId === '') {
         throw conflict(`Contract ${c.contractId} (${c.templateId}) is being reassigned between synchronizers; retry when it is assigned`);
       }
     }
-    const syncs = new Set(contracts.map((c) => c.synchronizerId));
-    if (syncs.size > 1) {
+    if (contracts.some((c) => c.synchronizerId !== contracts[0]!.synchronizerId)) {
       throw conflict(
         `The contracts of this choice context are assigned to different synchronizers: ${contracts.map((c) => `${c.contractId} on ${c.synchronizerId}`).join(', ')}`,
       );
     }
-    return {
-      choiceContextData: { values: parts.values },
-      disclosedContracts: contracts.map((c) => this.disclosed(c, excludeDebugFields ?? false)),
-    };
+    const disclosedContracts: DisclosedContract[] = new Array<DisclosedContract>(contracts.length);
+    for (let i = 0; i < contracts.length; i++) disclosedContracts[i] = this.disclosed(contracts[i]!, excludeDebugFields ?? false);
+    return { choiceContextData: { values: parts.values }, disclosedContracts };
   }
 
   /**
@@ -489,4 +477,46 @@ function encodePageToken(lastId: string): string {
 function decodePageToken(token: string): string | undefined {
   const text = Buffer.from(token, 'base64url').toString('utf8');
   return text.startsWith('after:') ? text.slice('after:'.length) : undefined;
+}
+
+/**
+ * The index as one request's recipes see it: lookups that may reach the ledger carry the
+ * request's context (its id and trace go to the ledger node with them).
+ */
+class RequestIndex implements RecipeIndex {
+  constructor(
+    private readonly index: RecipeIndex,
+    private readonly ctx: RequestContext,
+  ) {}
+
+  find(key: string, where?: (c: IndexedContract) => boolean): IndexedContract[] {
+    return this.index.find(key, where);
+  }
+
+  getById(contractId: string): Promise<IndexedContract | undefined> {
+    return this.index.getById(contractId, this.ctx);
+  }
+
+  catchUp(opts: { skipIfCaughtUpWithinMs?: number } = {}): Promise<void> {
+    return this.index.catchUp({ ...opts, context: this.ctx });
+  }
+}
+
+/**
+ * The contracts of `list` without repeats, first occurrence first. A context discloses a handful
+ * of contracts, so a scan of the kept ones beats building a Set per request; a long list (a batch
+ * settlement) gets the Set.
+ */
+function distinctContracts(list: readonly IndexedContract[]): IndexedContract[] {
+  if (list.length > 16) {
+    const seen = new Set<string>();
+    return list.filter((c) => (seen.has(c.contractId) ? false : (seen.add(c.contractId), true)));
+  }
+  const out: IndexedContract[] = [];
+  for (const c of list) {
+    let repeat = false;
+    for (let i = 0; i < out.length && !repeat; i++) repeat = out[i]!.contractId === c.contractId;
+    if (!repeat) out.push(c);
+  }
+  return out;
 }
