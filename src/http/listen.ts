@@ -13,6 +13,13 @@ import type { AddressInfo } from 'node:net';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * A listener that reports itself when each of its responses has closed, by calling `closed` from
+ * its own 'close' listener (the pipeline does): listen then adds none of its own, and a response
+ * carries one 'close' listener, not two.
+ */
+export type ClosingRequestListener = ((req: IncomingMessage, res: ServerResponse, closed: () => void) => void) & { readonly reportsClosed: true };
+
 export interface ListenOptions {
   port: number;
   host: string;
@@ -44,18 +51,26 @@ export function configureServer(server: Server): void {
   server.keepAliveTimeout = 65_000;
 }
 
-export async function listen(handler: RequestListener, opts: ListenOptions): Promise<Listening> {
+export async function listen(handler: RequestListener, opts: ListenOptions): Promise<Listening>;
+export async function listen(handler: ClosingRequestListener, opts: ListenOptions): Promise<Listening>;
+export async function listen(handler: RequestListener | ClosingRequestListener, opts: ListenOptions): Promise<Listening> {
   let inFlight = 0;
   let draining = false;
   let drained: (() => void) | undefined;
+  // One function for every request: it needs nothing of the request it ends.
+  const closed = () => {
+    inFlight--;
+    if (inFlight === 0) drained?.();
+  };
   const server = createServer((req, res) => {
     inFlight++;
     if (draining) res.shouldKeepAlive = false;
-    res.on('close', () => {
-      inFlight--;
-      if (inFlight === 0) drained?.();
-    });
-    handler(req, res);
+    if (reportsClosed(handler)) {
+      handler(req, res, closed);
+    } else {
+      res.on('close', closed);
+      handler(req, res);
+    }
   });
   configureServer(server);
   opts.onServer?.(server);
@@ -95,4 +110,8 @@ export async function listen(handler: RequestListener, opts: ListenOptions): Pro
         await closed;
       })()),
   };
+}
+
+function reportsClosed(h: RequestListener | ClosingRequestListener): h is ClosingRequestListener {
+  return 'reportsClosed' in h && h.reportsClosed === true;
 }

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { AccessLog } from './access-log.js';
+import type { ClosingRequestListener } from './listen.js';
 import type { CorsPolicy } from './cors.js';
 import type { ServiceMetrics } from './metrics.js';
 import { parseTraceparent, requestIdOf, type RequestContext, type RequestContexts } from './request-context.js';
@@ -49,13 +50,13 @@ export interface PipelineOptions {
 export const UNMATCHED_ROUTE = 'unmatched';
 const METRICS_PATH = '/metrics';
 
-export function pipeline(opts: PipelineOptions): RequestListener {
+export function pipeline(opts: PipelineOptions): ClosingRequestListener {
   const { handler, metrics, contexts, cors } = opts;
   const routeOf = opts.routeOf ?? (() => undefined);
   const log = opts.logger?.child({ module: 'http' });
   const accessLog = log && new AccessLog(log);
   const handlerEchoes = handler.echoesRequestId === true;
-  return (req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, closed?: () => void): void => {
     const started = performance.now();
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
@@ -71,8 +72,10 @@ export function pipeline(opts: PipelineOptions): RequestListener {
     if (!handlerEchoes) res.setHeader('x-request-id', ctx.requestId);
     let route: string | undefined;
 
-    // `on`, not `once`: a response closes once, and once() costs a wrapper per request.
+    // `on`, not `once`: a response closes once, and once() costs a wrapper per request. The one
+    // 'close' listener of the response: it also tells listen() (`closed`) that the request ended.
     res.on('close', () => {
+      closed?.();
       const status = res.statusCode;
       const r = route ?? ctx.route ?? routeOf(method, path, status) ?? UNMATCHED_ROUTE;
       const seconds = (performance.now() - started) / 1000;
@@ -127,6 +130,7 @@ export function pipeline(opts: PipelineOptions): RequestListener {
     if (contexts) contexts.run(ctx, () => handler(req, res, ctx));
     else handler(req, res, ctx);
   };
+  return Object.assign(listener, { reportsClosed: true as const });
 }
 
 /**
