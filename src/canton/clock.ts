@@ -3,6 +3,7 @@
  * createdAt, deadlines checked by templates, JWT expiry) comes from a Clock, so tests can freeze
  * or advance time deterministically.
  */
+import { isDigit, ZERO } from './ascii.js';
 import { daysFromCivil, daysInMonth } from './calendar.js';
 
 export interface Clock {
@@ -115,17 +116,12 @@ export function parseInstant(text: string): bigint | undefined {
   return BigInt(epochSeconds) * 1_000_000n + BigInt(micros);
 }
 
-const ZERO = 0x30;
 const DASH = 0x2d;
 const PLUS = 0x2b;
 const DOT = 0x2e;
 const COLON = 0x3a;
 const T = 0x54;
 const Z = 0x5a;
-
-function isDigit(c: number): boolean {
-  return c >= ZERO && c <= ZERO + 9;
-}
 
 /** The number written by the `count` ASCII digits at `at`, or -1 when one of them is not a digit. */
 function digitsAt(text: string, at: number, count: number): number {

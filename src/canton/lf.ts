@@ -5,6 +5,7 @@
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").
  */
+import { isDigit, ZERO } from './ascii.js';
 import { formatDamlTimestamp, parseInstant } from './clock.js';
 
 /** A request value that does not decode as its Daml type (→ COMMAND_PREPROCESSING_FAILED when a template reads it). */
@@ -43,9 +44,6 @@ export function parseDecimal(value: unknown, field = 'value'): bigint {
   return facts.sign < 0 ? -scaled : scaled;
 }
 
-const ZERO = 0x30;
-const NINE = 0x39;
-
 /**
  * The one reading of a Decimal's text: `[+-]?digits(.digits*)?` after trimming, no more than ten
  * significant places (further zeros are fine), at most 28 digits before the point.
@@ -61,7 +59,7 @@ function scanDecimal(value: unknown, field: string): { text: string; intStart: n
   let significantFrom = -1; // first non-zero digit before the point
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c < ZERO || c > NINE) break;
+    if (!isDigit(c)) break;
     if (significantFrom < 0 && c !== ZERO) significantFrom = i;
   }
   if (i === intStart) throw unreadable();
@@ -71,7 +69,7 @@ function scanDecimal(value: unknown, field: string): { text: string; intStart: n
     if (text.charCodeAt(point) !== 0x2e /* . */) throw unreadable();
     for (i = point + 1; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      if (c < ZERO || c > NINE) throw unreadable();
+      if (!isDigit(c)) throw unreadable();
       if (c !== ZERO) places = i - point;
     }
     if (places > DECIMAL_SCALE) throw new ArgumentError(`${field}: cannot represent ${raw} as Numeric 10 without loss of precision`);
