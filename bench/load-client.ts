@@ -34,6 +34,18 @@ export interface LoadOptions {
   expectBodyBase64: string;
   /** Epoch ms at which to begin the warm-up (lets several processes start together). */
   startAt?: number;
+  /**
+   * Never sleep in the kernel while the load runs: the event loop always has an immediate
+   * pending, so libuv polls its sockets with a zero timeout instead of blocking in epoll_wait.
+   * Why: a server's write to a loopback socket whose reader is blocked runs the reader's wake-up
+   * in the writer's system call (sock_def_readable, with interrupts off), and on a virtual
+   * machine waking another vCPU costs tens of µs. A slow server leaves the load core idle, so it
+   * pays that on every answer, while a fast server's client never sleeps and never pays it: the
+   * comparison would then measure the hypervisor, not the servers. The load core is the load
+   * generator's own (pinned), so polling takes nothing from the server; its CPU time then
+   * reads 100% and no longer says whether the client was the bottleneck.
+   */
+  poll?: boolean;
 }
 
 export interface LoadResult {
@@ -132,7 +144,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
       socket.on('close', () => resolve());
     });
 
+  let polling = o.poll === true;
+  const keepPolling = () => {
+    if (polling) setImmediate(keepPolling);
+  };
+  keepPolling();
   await Promise.all(Array.from({ length: o.connections }, one));
+  polling = false;
   clearTimeout(cpuTimer);
   const cpu = process.cpuUsage(cpuAtStart);
   latencies.sort((a, b) => a - b);
