@@ -3,7 +3,7 @@
  * createdAt, deadlines checked by templates, JWT expiry) comes from a Clock, so tests can freeze
  * or advance time deterministically.
  */
-import { isDigit, ZERO } from './ascii.js';
+import { DASH, DOT, isDigit, PLUS, ZERO } from './ascii.js';
 import { daysFromCivil, daysInMonth } from './calendar.js';
 
 export interface Clock {
@@ -116,9 +116,6 @@ export function parseInstant(text: string): bigint | undefined {
   return BigInt(epochSeconds) * 1_000_000n + BigInt(micros);
 }
 
-const DASH = 0x2d;
-const PLUS = 0x2b;
-const DOT = 0x2e;
 const COLON = 0x3a;
 const T = 0x54;
 const Z = 0x5a;

@@ -5,7 +5,7 @@
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").
  */
-import { isDigit, ZERO } from './ascii.js';
+import { DASH, DOT, isDigit, PLUS, ZERO } from './ascii.js';
 import { formatDamlTimestamp, parseInstant } from './clock.js';
 
 /** A request value that does not decode as its Daml type (→ COMMAND_PREPROCESSING_FAILED when a template reads it). */
@@ -54,7 +54,7 @@ function scanDecimal(value: unknown, field: string): { text: string; intStart: n
   const text = raw.trim();
   const unreadable = () => new ArgumentError(`${field}: could not read Decimal string "${raw}"`);
   const first = text.charCodeAt(0);
-  const intStart = first === 0x2b /* + */ || first === 0x2d /* - */ ? 1 : 0;
+  const intStart = first === PLUS || first === DASH ? 1 : 0;
   let i = intStart;
   let significantFrom = -1; // first non-zero digit before the point
   for (; i < text.length; i++) {
@@ -66,7 +66,7 @@ function scanDecimal(value: unknown, field: string): { text: string; intStart: n
   const point = i < text.length ? i : -1;
   let places = 0; // position of the last non-zero digit after the point
   if (point >= 0) {
-    if (text.charCodeAt(point) !== 0x2e /* . */) throw unreadable();
+    if (text.charCodeAt(point) !== DOT) throw unreadable();
     for (i = point + 1; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (!isDigit(c)) throw unreadable();
@@ -76,7 +76,7 @@ function scanDecimal(value: unknown, field: string): { text: string; intStart: n
   }
   const integerDigits = significantFrom < 0 ? 0 : (point < 0 ? text.length : point) - significantFrom;
   if (integerDigits > DECIMAL_INTEGER_DIGITS) throw new ArgumentError(`${field}: ${raw} is out of bounds for Numeric 10`);
-  const sign = integerDigits === 0 && places === 0 ? 0 : first === 0x2d ? -1 : 1;
+  const sign = integerDigits === 0 && places === 0 ? 0 : first === DASH ? -1 : 1;
   return { text, intStart, point, facts: { sign, places, integerDigits } };
 }
 

@@ -17,6 +17,7 @@
  * (test/unit/registry/answer-json.test.ts).
  */
 import type { ChoiceContext, DisclosedContract, FactoryAnswer } from './schemas.js';
+import { isPlainObject } from './json-shape.js';
 
 const COMMA = 0x2c;
 /** The end of a choice context (`]}`), and of a factory answer around it (`]}}`). */
@@ -134,11 +135,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (k !== kb[i] || !jsonEqual(a[k], b[k])) return false;
   }
   return true;
-}
-
-function isPlainObject(v: object): v is Record<string, unknown> {
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
 
 function sameContracts(a: readonly DisclosedContract[], b: readonly DisclosedContract[]): boolean {

@@ -16,6 +16,7 @@
  * test/unit/registry/in-place.test.ts checks agreement with zod on valid and mutated requests.
  */
 import { z } from 'zod';
+import { isObject, isPlainObject } from './json-shape.js';
 
 /** Whether zod would accept the value unchanged (false also when the check cannot tell). */
 type Check = (value: unknown) => boolean;
@@ -128,16 +129,4 @@ function orWhen(inner: z.core.$ZodType, when: Check): Check | undefined {
 
 function hasChecks(s: z.core.$ZodType): boolean {
   return (s._zod.def.checks?.length ?? 0) > 0;
-}
-
-/** What zod's object parse accepts: an object, not null, not an array. */
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** What zod's record parse accepts: a plain object (as JSON.parse makes). */
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (!isObject(v)) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
