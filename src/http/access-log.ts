@@ -68,12 +68,28 @@ export class AccessLog {
 
 /** The line as pino writes it: level, time, the logger's bindings, the entry's fields, msg. */
 function line(level: number, time: string, bindings: string, e: AccessEntry): string {
-  const trace = e.traceId === undefined ? '' : `,"traceId":${JSON.stringify(e.traceId)}`;
+  const trace = e.traceId === undefined ? '' : `,"traceId":${quoted(e.traceId)}`;
   const aborted = e.aborted ? ',"aborted":true' : '';
   return (
-    `{"level":${level}${time}${bindings},"reqId":${JSON.stringify(e.reqId)}${trace},"method":${JSON.stringify(e.method)},` +
-    `"route":${JSON.stringify(e.route)},"path":${JSON.stringify(e.path)},"status":${e.status},"ms":${e.ms}${aborted},"msg":"${MSG}"}\n`
+    `{"level":${level}${time}${bindings},"reqId":${quoted(e.reqId)}${trace},"method":${quoted(e.method)},` +
+    `"route":${quoted(e.route)},"path":${quoted(e.path)},"status":${e.status},"ms":${e.ms}${aborted},"msg":"${MSG}"}\n`
   );
+}
+
+/** Printable ASCII but `"` and `\`: quoted as it is by any rule (request ids, methods, routes, most paths). */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * A string value quoted as pino's serialiser does it (its `asString`): JSON.stringify for a
+ * string over 100 code units or with a control character; otherwise only `"` and `\` are
+ * escaped, so a lone surrogate stays as it is (U+FFFD once in UTF-8) where JSON.stringify would
+ * write `\ud800`. The probes of `directWriter` hold this to the installed pino.
+ */
+function quoted(s: string): string {
+  if (PLAIN.test(s)) return `"${s}"`;
+  if (s.length > 100) return JSON.stringify(s);
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) < 0x20) return JSON.stringify(s);
+  return `"${s.replace(/["\\]/g, '\\$&')}"`;
 }
 
 /** The entry as an object for pino, in the same key order, without absent fields. */
@@ -106,11 +122,15 @@ function directWriter(logger: Logger): { stream: LineStream; time: () => string;
   const pinoLine: AsJson = (obj, msg, num, t) => String(Reflect.apply(asJson, logger, [obj, msg, num, t]));
   const probes: AccessEntry[] = [
     { reqId: 'probe-1', method: 'POST', route: '/a/{b}', path: '/a/"x"\\y', status: 200, ms: 1.25 },
-    { reqId: 'probe-2', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', method: 'GET', route: 'unmatched', path: '/é', status: 503, ms: 0, aborted: true },
+    { reqId: 'probe-2', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', method: 'GET', route: 'unmatched', path: '/é\u0001\u007f', status: 503, ms: 0, aborted: true },
+    // a lone surrogate, in a short string and in one over 100 code units (quoted differently by pino)
+    { reqId: 'probe-3\ud800"', method: 'P\u007f', route: '/r\\s', path: `/${'\\'.repeat(100)}\udc00`, status: 404, ms: 1234567.89 },
   ];
   for (const p of probes) {
     for (const level of [INFO, WARN]) {
-      if (pinoLine(entryObject(p), MSG, level, ',"time":1') !== line(level, ',"time":1', bindings, p)) return undefined;
+      // compared as UTF-8, as lines reach the log: a lone surrogate is U+FFFD in both
+      const theirs = Buffer.from(pinoLine(entryObject(p), MSG, level, ',"time":1'), 'utf8');
+      if (!theirs.equals(Buffer.from(line(level, ',"time":1', bindings, p), 'utf8'))) return undefined;
     }
   }
   const timeFn = time;

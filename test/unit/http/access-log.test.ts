@@ -1,6 +1,7 @@
 import { pino, type DestinationStream } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AccessLog, type AccessEntry } from '../../../src/http/access-log.js';
+import { CoalescingLogDestination } from '../../../src/http/log-destination.js';
 
 function capture() {
   const lines: string[] = [];
@@ -12,6 +13,8 @@ const entries: AccessEntry[] = [
   { reqId: 'r1', method: 'POST', route: '/registry/transfer-instruction/v1/transfer-factory', path: '/registry/transfer-instruction/v1/transfer-factory', status: 200, ms: 0.42 },
   { reqId: 'r2', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', method: 'GET', route: 'unmatched', path: '/a"b\\c/\u0001/é', status: 404, ms: 12 },
   { reqId: 'r3', method: 'POST', route: '/x', path: '/x', status: 503, ms: 3.5, aborted: true },
+  { reqId: 'r4', method: 'GET', route: '/y', path: '/y\\z', status: 200, ms: 0.01 },
+  { reqId: 'ré"q\u2028', traceId: '\ud800', method: 'PATCH', route: '/p/{id}', path: '/p/\u007f\u0000😀', status: 201, ms: 1234567.89 },
 ];
 
 /** What pino itself writes for the entry (the pipeline's former `log.info(line, 'request')`). */
@@ -34,8 +37,9 @@ describe('AccessLog', () => {
       ours.write(e);
       viaPino(theirs, e);
     }
-    expect(a.lines).toEqual(b.lines);
-    expect(a.lines.map((l) => JSON.parse(l).msg)).toEqual(['request', 'request', 'request']);
+    // as bytes, as they reach the log: a lone surrogate in pino's string is U+FFFD in UTF-8, as in ours
+    expect(a.lines.map((l) => Buffer.from(l, 'utf8'))).toEqual(b.lines.map((l) => Buffer.from(l, 'utf8')));
+    expect(a.lines.map((l) => JSON.parse(l).msg)).toEqual(entries.map(() => 'request'));
     expect(JSON.parse(a.lines[2]!)).toMatchObject({ level: 40, aborted: true, status: 503 });
   });
 
@@ -64,5 +68,26 @@ describe('AccessLog', () => {
     const silent = new AccessLog(pino({ level: 'silent' }, b.stream));
     for (const e of entries) silent.write(e);
     expect(b.lines).toEqual([]);
+  });
+
+  it('writes through a CoalescingLogDestination the same bytes as pino', () => {
+    const batches = () => {
+      const given: Buffer[] = [];
+      return { given, d: new CoalescingLogDestination({ write: (b: Buffer) => given.push(b) }) };
+    };
+    const a = batches();
+    const b = batches();
+    const time = () => ',"time":1700000000000';
+    const ours = new AccessLog(pino({ level: 'info', timestamp: time }, a.d).child({ module: 'http' }));
+    const theirs = pino({ level: 'info', timestamp: time }, b.d).child({ module: 'http' });
+    expect(ours.writesDirectly).toBe(true);
+    for (const e of entries) {
+      ours.write(e);
+      viaPino(theirs, e);
+    }
+    a.d.flushSync();
+    b.d.flushSync();
+    expect(Buffer.concat(a.given)).toEqual(Buffer.concat(b.given));
+    expect(Buffer.concat(a.given).toString('utf8').trimEnd().split('\n')).toHaveLength(entries.length);
   });
 });
