@@ -15,6 +15,12 @@
  *     speed over seconds. The load generator polls rather than sleeps (LoadOptions.poll in
  *     load-client.ts: otherwise every answer of the slower server also pays the hypervisor's
  *     wake-up of an idle core). Targets: ratio >= 0.5, registry p99 < 10 ms.
+ *     With BENCH_BASELINE=<another checkout of this project, built>, that build's registry runs
+ *     beside this one (its own emulated stack, same pinning and load, its own holding and
+ *     expected bytes) and each round adds a run against it; "registry / baseline build" is then
+ *     reported per round and as a median (information). Two builds of the registry compared round
+ *     by round differ in what the code does, not in the machine's phase, which moves a registry /
+ *     bare ratio by more than most single changes do (bench/README.md).
  *  2. Ledger calls, counted in process (the registry's LedgerClient fetch wrapped with a counter,
  *     the index's update tail stopped so that background polling is not counted): a warm factory
  *     request makes 0 calls; a per-contract context of a contract the index has not cached yet
@@ -31,12 +37,13 @@
  * BENCH_DURATION_MS (default 5000, per run), BENCH_ROUNDS (default 5) and BENCH_CONNECTIONS
  * (default 50) override the load; BENCH_LOAD_POLL=0 lets the load generator sleep between answers;
  * BENCH_REGISTRY_NODE_ARGS passes node flags (e.g. `--cpu-prof`) to the registry's process;
- * BENCH_REGISTRY_LOG_LEVEL (default info) sets its log level (warn: access log off).
+ * BENCH_REGISTRY_LOG_LEVEL (default info) sets its log level (warn: access log off);
+ * BENCH_BASELINE compares with another build (above).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { MemoryCache } from '../src/cache/memory-cache.js';
@@ -61,6 +68,8 @@ const MAX_REQUESTS = 2_000_000;
 const LOG_LEVEL = process.env.BENCH_REGISTRY_LOG_LEVEL ?? 'info';
 /** Rounds of (bare, registry) runs; the ratio reported is the median of the rounds' ratios. */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
+/** Another checkout of this project, built, whose registry is measured beside this one's (optional). */
+const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
 /** The load generator polls instead of sleeping (LoadOptions.poll); BENCH_LOAD_POLL=0 lets it sleep. */
 const LOAD_POLL = process.env.BENCH_LOAD_POLL !== '0';
 /** Servers on core 0, load (and this process) on core 1, when the machine allows it. */
@@ -119,12 +128,12 @@ interface Stack {
  * load generator's core during the registry's run only, and so count against the registry.
  * The lines are counted between runs, while no load is running.
  */
-async function startEmulatedStack(): Promise<Stack> {
+async function startEmulatedStack(projectRoot = root, name = 'registry'): Promise<Stack> {
   // e.g. BENCH_REGISTRY_NODE_ARGS='--cpu-prof --cpu-prof-dir=.bench-out/prof' to profile the server
   const nodeArgs = (process.env.BENCH_REGISTRY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const [cmd, args] = nodeCommand(SERVER_CORE, [...nodeArgs, join(root, 'dist/main.js'), 'emulate']);
+  const [cmd, args] = nodeCommand(SERVER_CORE, [...nodeArgs, join(projectRoot, 'dist/main.js'), 'emulate']);
   mkdirSync(join(root, '.bench-out'), { recursive: true });
-  const outPath = join(root, '.bench-out', 'registry-stdout.log');
+  const outPath = join(root, '.bench-out', `${name}-stdout.log`);
   const out = openSync(outPath, 'w');
   const child = spawn(cmd, args, {
     env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL, REDIS_URL: '' },
@@ -300,37 +309,66 @@ async function json(url: string, init?: RequestInit): Promise<any> {
   return r.json();
 }
 
+/** A transfer-factory request of the stack's demo world (alice's TT1 holding), and the registry's answer to it. */
+async function factoryCall(stack: Stack): Promise<{ body: string; bytes: Buffer; status: number; contentType: string }> {
+  const { adminId: admin } = await json(`${stack.registryUrl}/registry/metadata/v1/info`);
+  const parties: string[] = (await json(`${stack.ledgerUrl}/v2/parties`)).partyDetails.map((p: { party: string }) => p.party);
+  const alice = parties.find((p) => p.startsWith('alice::'))!;
+  const bob = parties.find((p) => p.startsWith('bob::'))!;
+  const { offset } = await json(`${stack.ledgerUrl}/v2/state/ledger-end`);
+  const acs: any[] = await json(`${stack.ledgerUrl}/v2/state/active-contracts`, {
+    method: 'POST',
+    body: JSON.stringify({ eventFormat: { filtersByParty: { [alice]: { cumulative: [] } }, verbose: false }, activeAtOffset: offset }),
+  });
+  const holdings = acs
+    .map((e) => e.contractEntry?.JsActiveContract?.createdEvent)
+    .filter((ev) => ev?.createArgument?.holding?.instrumentId?.id === 'TT1' && ev.createArgument.holding.owner === alice)
+    .map((ev) => ev.contractId as string);
+  if (holdings.length === 0) throw new Error('no TT1 holding of alice in the demo world');
+  const body = JSON.stringify(factoryRequest(admin, alice, bob, holdings.slice(0, 1)));
+
+  // one real response: its status, content type and exact bytes
+  const real = await fetch(`${stack.registryUrl}${FACTORY_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const bytes = Buffer.from(await real.arrayBuffer());
+  if (real.status !== 200) throw new Error(`transfer-factory answered ${real.status}: ${bytes.toString()}`);
+  return { body, bytes, status: real.status, contentType: real.headers.get('content-type') ?? 'application/json' };
+}
+
+const rate = (r: LoadResult) => r.completed / r.elapsedS;
+const cpuPerRequest = (r: Run) => (r.serverCpuMs === undefined ? undefined : r.serverCpuMs / r.completed);
+const clean = (r: LoadResult) => r.mismatches === 0 && r.errors === 0 && r.completed > 0;
+
+/**
+ * Per round, `runs` against the reference runs of the same round: throughput, runs / reference;
+ * CPU time per request, reference / runs (rounds without CPU figures left out).
+ */
+function roundRatios(runs: Run[], refRuns: Run[]): { throughput: number[]; cpu: number[] } {
+  const throughput = runs.map((r, i) => rate(r) / rate(refRuns[i]!));
+  const cpu = runs.flatMap((r, i) => {
+    const refCpu = cpuPerRequest(refRuns[i]!);
+    const cpuHere = cpuPerRequest(r);
+    return refCpu !== undefined && cpuHere !== undefined ? [refCpu / cpuHere] : [];
+  });
+  return { throughput, cpu };
+}
+
 async function benchThroughput(): Promise<Result[]> {
   const stack = await startEmulatedStack();
   // This process reads the registry's output and runs the warm-up fetches: keep it off the server's core.
   if (PINNED) spawnSync('taskset', ['-cp', '1', String(process.pid)]);
   let bare: { child: ChildProcess; port: number } | undefined;
+  let baseline: Stack | undefined;
   try {
-    const { adminId: admin } = await json(`${stack.registryUrl}/registry/metadata/v1/info`);
-    const parties: string[] = (await json(`${stack.ledgerUrl}/v2/parties`)).partyDetails.map((p: { party: string }) => p.party);
-    const alice = parties.find((p) => p.startsWith('alice::'))!;
-    const bob = parties.find((p) => p.startsWith('bob::'))!;
-    const { offset } = await json(`${stack.ledgerUrl}/v2/state/ledger-end`);
-    const acs: any[] = await json(`${stack.ledgerUrl}/v2/state/active-contracts`, {
-      method: 'POST',
-      body: JSON.stringify({ eventFormat: { filtersByParty: { [alice]: { cumulative: [] } }, verbose: false }, activeAtOffset: offset }),
-    });
-    const holdings = acs
-      .map((e) => e.contractEntry?.JsActiveContract?.createdEvent)
-      .filter((ev) => ev?.createArgument?.holding?.instrumentId?.id === 'TT1' && ev.createArgument.holding.owner === alice)
-      .map((ev) => ev.contractId as string);
-    if (holdings.length === 0) throw new Error('no TT1 holding of alice in the demo world');
-    const body = JSON.stringify(factoryRequest(admin, alice, bob, holdings.slice(0, 1)));
-
-    // one real response: its status, content type and exact bytes
-    const real = await fetch(`${stack.registryUrl}${FACTORY_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const bytes = Buffer.from(await real.arrayBuffer());
-    if (real.status !== 200) throw new Error(`transfer-factory answered ${real.status}: ${bytes.toString()}`);
-    const contentType = real.headers.get('content-type') ?? 'application/json';
-    bare = await startBareServer(real.status, contentType, bytes);
-
+    const { body, bytes, status, contentType } = await factoryCall(stack);
+    bare = await startBareServer(status, contentType, bytes);
     const registryPort = Number(new URL(stack.registryUrl).port);
     const expect = { body, expectStatus: 200, expectBody: bytes };
+    let base: { port: number; pid: number | undefined; expect: typeof expect } | undefined;
+    if (BASELINE) {
+      baseline = await startEmulatedStack(BASELINE, 'baseline');
+      const call = await factoryCall(baseline);
+      base = { port: Number(new URL(baseline.registryUrl).port), pid: baseline.child.pid, expect: { body: call.body, expectStatus: 200, expectBody: call.bytes } };
+    }
     // Rounds, each the bare server then the registry, the ratio taken per round and its median
     // reported: on a virtual machine the speed of both cores drifts over seconds (bench/README.md),
     // and a pair of runs seconds apart is what compares the servers under the same conditions.
@@ -338,13 +376,16 @@ async function benchThroughput(): Promise<Result[]> {
     // the server's own core) during its first seconds under load, which no round should see.
     await load(bare.port, bare.child.pid, expect);
     await load(registryPort, stack.child.pid, expect);
+    if (base) await load(base.port, base.pid, base.expect);
     const servedBefore = await factoryRequestsServed(stack.registryUrl);
     const linesBefore = stack.accessLines();
     const bareRuns: Run[] = [];
     const regRuns: Run[] = [];
+    const baseRuns: Run[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       bareRuns.push(await load(bare.port, bare.child.pid, expect));
       regRuns.push(await load(registryPort, stack.child.pid, expect));
+      if (base) baseRuns.push(await load(base.port, base.pid, base.expect));
     }
     // Let the last log writes reach this process, then check both were on for every request.
     await new Promise((r) => setTimeout(r, 200));
@@ -354,7 +395,6 @@ async function benchThroughput(): Promise<Result[]> {
     const regRun = sequential(regRuns);
     const loadSent = regRun.answered;
 
-    const rate = (r: LoadResult) => r.completed / r.elapsedS;
     const describe = (r: Run) => ({
       requests: r.completed,
       req_per_s: Math.round(rate(r)),
@@ -369,17 +409,10 @@ async function benchThroughput(): Promise<Result[]> {
       server_cpu_us_per_request: r.serverCpuMs !== undefined ? Math.round((r.serverCpuMs * 1000) / r.completed) : 'n/a',
       load_cpu: round2(r.cpuMs / (r.elapsedS * 1000)),
     });
-    const ratios = regRuns.map((r, i) => rate(r) / rate(bareRuns[i]!));
+    const { throughput: ratios, cpu: cpuRatios } = roundRatios(regRuns, bareRuns);
     const ratio = median(ratios);
-    const cpuPerRequest = (r: Run) => (r.serverCpuMs === undefined ? undefined : r.serverCpuMs / r.completed);
-    const cpuRatios = regRuns.flatMap((r, i) => {
-      const bareCpu = cpuPerRequest(bareRuns[i]!);
-      const regCpu = cpuPerRequest(r);
-      return bareCpu !== undefined && regCpu !== undefined ? [bareCpu / regCpu] : [];
-    });
     const cpuRatio = cpuRatios.length > 0 ? median(cpuRatios) : undefined;
     const p99 = percentile(regRun.latenciesMs, 99);
-    const clean = (r: LoadResult) => r.mismatches === 0 && r.errors === 0 && r.completed > 0;
     const setup = {
       connections: CONNECTIONS,
       load_processes: LOAD_PROCS,
@@ -427,6 +460,7 @@ async function benchThroughput(): Promise<Result[]> {
         pass: true,
         detail: { rounds: cpuRatios.map(round2) },
       },
+      ...(base ? [baselineResult(regRuns, baseRuns)] : []),
       {
         name: 'requests counted by /metrics and access-log lines, vs requests the load sent',
         value: served,
@@ -446,9 +480,26 @@ async function benchThroughput(): Promise<Result[]> {
     ];
   } finally {
     if (bare) await stopChild(bare.child);
+    if (baseline) {
+      await stopChild(baseline.child);
+      baseline.cleanUp();
+    }
     await stopChild(stack.child);
     stack.cleanUp();
   }
+}
+
+/** This build's registry against the baseline build's, round by round (BENCH_BASELINE). */
+function baselineResult(regRuns: Run[], baseRuns: Run[]): Result {
+  const { throughput: ratios, cpu: cpuRatios } = roundRatios(regRuns, baseRuns);
+  return {
+    name: `registry / baseline build (${BASELINE}) throughput, median of ${ROUNDS} rounds`,
+    value: round2(median(ratios)),
+    unit: 'x',
+    target: 'information',
+    pass: baseRuns.every(clean),
+    detail: { rounds: ratios.map(round2), baseline_over_registry_cpu_per_request: cpuRatios.map(round2), baseline_req_per_s: Math.round(rate(sequential(baseRuns))) },
+  };
 }
 
 // ---- 2. ledger calls ------------------------------------------------------------------------------
