@@ -17,9 +17,7 @@ const SCALE = 10n ** 10n;
 /**
  * What a Decimal's text says, read without building the number: its sign (0 for any zero), the
  * count of significant places after the point (0..10) and of digits before it (leading zeros
- * not counted). Throws ArgumentError exactly where parseDecimal does, with the same messages:
- * a checker that only needs the sign and the places (the registry's amount checks, on every
- * factory request) then needs neither a regular expression nor bigint arithmetic.
+ * not counted).
  */
 export interface DecimalFacts {
   sign: -1 | 0 | 1;
@@ -30,7 +28,12 @@ export interface DecimalFacts {
 /** Numeric 10 holds 38 significant digits, 28 of them before the point. */
 const DECIMAL_INTEGER_DIGITS = 28;
 
-/** Reads a Decimal given as a string or number (both accepted on input); throws ArgumentError. */
+/**
+ * Reads a Decimal given as a string or number (both accepted on input). Throws ArgumentError
+ * exactly where parseDecimal does, with the same messages: a checker that only needs the sign and
+ * the places (the registry's amount checks, on every factory request) then needs neither a
+ * regular expression nor bigint arithmetic.
+ */
 export function decimalFacts(value: unknown, field = 'value'): DecimalFacts {
   return scanDecimal(value, field).facts;
 }

@@ -47,7 +47,7 @@ export class AnswerJson {
     const cc = a.choiceContext;
     const list = cc.disclosedContracts;
     const known = this.factories.get(a.factoryId);
-    if (known !== undefined && known.transferKind === a.transferKind && sameContracts(known.disclosed, list) && jsonEqual(known.data, cc.choiceContextData)) {
+    if (known !== undefined && known.transferKind === a.transferKind && sameContracts(known.disclosed, list) && sameJsonText(known.data, cc.choiceContextData)) {
       return known.bytes;
     }
     const kind = a.transferKind === undefined ? '' : `"transferKind":${JSON.stringify(a.transferKind)},`;
@@ -116,14 +116,16 @@ function contextHead(cc: ChoiceContext): string {
 
 /**
  * Whether two JSON values serialise to the same text: equal primitives, arrays, and plain objects
- * with the same keys in the same order. Anything else (a Date, a Map) counts as different.
+ * with the same keys in the same order. Anything else (a Date, a Map) counts as different. (Not
+ * the Daml-value equality of recipes/declarative.ts, where key order does not matter and an
+ * absent field equals null: here the bytes of an answer are at stake.)
  */
-export function jsonEqual(a: unknown, b: unknown): boolean {
+export function sameJsonText(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJsonText(a[i], b[i])) return false;
     return true;
   }
   if (Array.isArray(b) || !isPlainObject(a) || !isPlainObject(b)) return false;
@@ -132,7 +134,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (ka.length !== kb.length) return false;
   for (let i = 0; i < ka.length; i++) {
     const k = ka[i]!;
-    if (k !== kb[i] || !jsonEqual(a[k], b[k])) return false;
+    if (k !== kb[i] || !sameJsonText(a[k], b[k])) return false;
   }
   return true;
 }

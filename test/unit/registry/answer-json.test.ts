@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerJson, jsonEqual } from '../../../src/registry/answer-json.js';
+import { AnswerJson, sameJsonText } from '../../../src/registry/answer-json.js';
 import type { ChoiceContext, DisclosedContract, FactoryAnswer } from '../../../src/registry/schemas.js';
 
 const lean = (n: number): DisclosedContract =>
@@ -90,15 +90,15 @@ describe('AnswerJson', () => {
   });
 });
 
-describe('jsonEqual', () => {
+describe('sameJsonText', () => {
   it('is true exactly when the JSON texts are equal, for plain JSON values', () => {
     const values: unknown[] = [null, 0, 1, 'a', '', true, false, [], [1], [1, 2], [2, 1], {}, { a: 1 }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { b: null }] }, { a: [1, { b: 0 }] }, { 1: 'x', a: 'y' }, { a: 'y', 1: 'x' }];
-    for (const a of values) for (const b of values) expect(jsonEqual(a, b), `${JSON.stringify(a)} ${JSON.stringify(b)}`).toBe(JSON.stringify(a) === JSON.stringify(b));
+    for (const a of values) for (const b of values) expect(sameJsonText(a, b), `${JSON.stringify(a)} ${JSON.stringify(b)}`).toBe(JSON.stringify(a) === JSON.stringify(b));
   });
 
   it('counts objects that are not plain as different', () => {
-    expect(jsonEqual(new Date(0), new Date(0))).toBe(false);
-    expect(jsonEqual({ a: new Map() }, { a: new Map() })).toBe(false);
-    expect(jsonEqual(Number.NaN, Number.NaN)).toBe(false);
+    expect(sameJsonText(new Date(0), new Date(0))).toBe(false);
+    expect(sameJsonText({ a: new Map() }, { a: new Map() })).toBe(false);
+    expect(sameJsonText(Number.NaN, Number.NaN)).toBe(false);
   });
 });
