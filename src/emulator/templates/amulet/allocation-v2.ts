@@ -401,7 +401,7 @@ function settleImpl(ctx: UpdateContext, self: { contractId: string; payload: Amu
     owner: authorizer,
     amount: { initialAmount: decText(amount), createdAt: ref.round, ratePerRound: { rate: decText(fees.holdingFeeRate) } },
   });
-  const payoutCids = payout > 0n ? [ctx.create(AmuletIds.Amulet, amulet(payout) as never)] : [];
+  const payoutCids = payout > 0n ? [ctx.create(AmuletIds.Amulet, amulet(payout))] : [];
 
   // the next iteration's lock and allocation (the expiry is bumped from the old one)
   const newExpiresAt = computeAllocationExpiry(ctx, maxTTL, p.expiresAt, allocation.settlementDeadline);
@@ -410,7 +410,7 @@ function settleImpl(ctx: UpdateContext, self: { contractId: string; payload: Amu
       ? ctx.create(AmuletIds.LockedAmulet, {
           lock: { holders: [authorizer, dso], expiresAt: newExpiresAt, optContext: allocationLockContext(settlement) },
           amulet: amulet(outputFunding),
-        } as never)
+        })
       : null;
   const nextIterationAllocationCid =
     arg.nextIterationFunding === null
@@ -422,7 +422,7 @@ function settleImpl(ctx: UpdateContext, self: { contractId: string; payload: Amu
           expiresAt: newExpiresAt,
           numIterations: (BigInt(p.numIterations) + 1n).toString(),
           createdAt: p.createdAt,
-        } satisfies AmuletAllocationV2Payload as never);
+        } satisfies AmuletAllocationV2Payload);
 
   const outputs = [...(nextLocked === null ? [] : [nextLocked]), ...payoutCids];
   return {
@@ -549,7 +549,7 @@ function allocateImpl(ctx: UpdateContext, templates: TemplateRegistry, dso: stri
     expiresAt,
     numIterations: '0',
     createdAt: arg.requestedAt,
-  } satisfies AmuletAllocationV2Payload as never);
+  } satisfies AmuletAllocationV2Payload);
   return {
     output: { tag: 'AllocationInstructionResult_Completed', value: { allocationCid } },
     authorizerChangeCids: { [AMULET_INSTRUMENT_ID]: changeCids },
@@ -615,7 +615,7 @@ function settleBatch(ctx: UpdateContext, templates: TemplateRegistry, dso: strin
         extraTransferLegSides: fin.extraTransferLegSides,
         nextIterationFunding: fin.nextIterationFunding,
         extraArgs: arg.extraArgs,
-      } as never,
+      },
       { interfaceId: TS.AllocationV2.id },
     ),
   );
@@ -671,7 +671,7 @@ export function externalPartyAmuletRulesV2(templates: TemplateRegistry, signator
           }
           if (view.expiresAt === null) failGeneral(ctx, 'Cannot expire allocation without an expiry time');
           assertDeadlineExceeded(ctx, 'allocation.expiresAt', view.expiresAt);
-          ctx.exercise(cid, 'Allocation_Cancel', cancel as never, { interfaceId: TS.AllocationV2.id });
+          ctx.exercise(cid, 'Allocation_Cancel', cancel, { interfaceId: TS.AllocationV2.id });
         }
         return {};
       },

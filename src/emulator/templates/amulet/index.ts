@@ -406,7 +406,7 @@ export function seedAmuletWorld(engine: LedgerEngine, opts: SeedAmuletWorldOptio
     engine,
     [dso],
     [
-      create(AmuletIds.AmuletRules, { dso, configSchedule: { initialValue: config, futureValues: [] }, isDevNet: opts.isDevNet ?? true, contractStateSchemaVersion: null } as never),
+      create(AmuletIds.AmuletRules, { dso, configSchedule: { initialValue: config, futureValues: [] }, isDevNet: opts.isDevNet ?? true, contractStateSchemaVersion: null }),
       create(AmuletIds.ExternalPartyAmuletRules, { dso }),
     ],
     [],

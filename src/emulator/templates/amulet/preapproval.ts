@@ -247,7 +247,7 @@ export function registerTransferPreapprovals(templates: TemplateRegistry, behavi
           validFrom: createdAt,
           lastRenewedAt: createdAt,
           expiresAt: a.expiresAt,
-        } as never);
+        });
         return { transferPreapprovalCid, transferResult: paid.transferResult, amuletPaid: paid.amuletPaid, meta: paid.meta };
       },
     },
@@ -264,7 +264,7 @@ export function registerTransferPreapprovals(templates: TemplateRegistry, behavi
         assertWithinDeadline(ctx, 'TransferPreapproval.expiresAt', p.expiresAt);
         require(ctx, 'newExpiresAt is after expiresAt', parseTime(a.newExpiresAt) > parseTime(p.expiresAt));
         const paid = payForTransferPreapproval(ctx, behaviour, 'renew TransferPreapproval', p.dso, p.provider, a.context, a.inputs, p.expiresAt, a.newExpiresAt);
-        const transferPreapprovalCid = ctx.create(AmuletIds.TransferPreapproval, { ...p, lastRenewedAt: p.expiresAt, expiresAt: a.newExpiresAt } as never);
+        const transferPreapprovalCid = ctx.create(AmuletIds.TransferPreapproval, { ...p, lastRenewedAt: p.expiresAt, expiresAt: a.newExpiresAt });
         return { transferPreapprovalCid, transferResult: paid.transferResult, receiver: p.receiver, provider: p.provider, amuletPaid: paid.amuletPaid, meta: paid.meta };
       },
     },
@@ -299,7 +299,7 @@ export function registerTransferPreapprovals(templates: TemplateRegistry, behavi
                 expiresAt: a.expiresAt,
                 expectedDso: p.expectedDso,
                 optCreatedAt: formatTime(ctx.nowMicros),
-              } as never,
+              },
               { templateId: AmuletIds.AmuletRules },
             ) as { transferPreapprovalCid: string; transferResult: unknown; amuletPaid: string };
             return { transferPreapprovalCid: r.transferPreapprovalCid, transferResult: r.transferResult, amuletPaid: r.amuletPaid };

@@ -247,7 +247,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
   // -- LockedAmulet ----------------------------------------------------------------------------------
   const lockedSignatories = (p: LockedAmuletPayload) => [...p.lock.holders, p.amulet.dso, p.amulet.owner];
   const unlockResult = (ctx: UpdateContext, p: LockedAmuletPayload, round: OpenMiningRoundPayload, reason: string) => {
-    const cid = ctx.create(AmuletIds.Amulet, p.amulet as never);
+    const cid = ctx.create(AmuletIds.Amulet, p.amulet);
     return { amuletSum: { amulet: cid, amuletPrice: round.amuletPrice, round: round.round }, meta: holdingTxMeta('unlock', reason, null, 0n) };
   };
   const lockedAmulet: TemplateDef<LockedAmuletPayload> = {
@@ -276,7 +276,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
         consuming: true,
         controllers: (p) => [p.amulet.owner, ...p.lock.holders],
         body: (ctx, self) => ({
-          amuletCid: ctx.create(AmuletIds.Amulet, self.payload.amulet as never),
+          amuletCid: ctx.create(AmuletIds.Amulet, self.payload.amulet),
           meta: holdingTxMeta('unlock', 'holders released lock', null, 0n),
         }),
       }),
@@ -285,7 +285,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
         controllers: (p) => [p.amulet.owner],
         body: (ctx, self) => {
           assertDeadlineExceeded(ctx, 'Lock.expiresAt', self.payload.lock.expiresAt);
-          return { amuletCid: ctx.create(AmuletIds.Amulet, self.payload.amulet as never), meta: holdingTxMeta('unlock', 'lock expired', null, 0n) };
+          return { amuletCid: ctx.create(AmuletIds.Amulet, self.payload.amulet), meta: holdingTxMeta('unlock', 'lock expired', null, 0n) };
         },
       }),
       LockedAmulet_ExpireAmulet: nativeChoice<LockedAmuletPayload, { roundCid: string }>('LockedAmulet_ExpireAmulet', rec(['roundCid', 'cid']), {
@@ -497,7 +497,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
               dso,
               owner: a.receiver,
               amount: { initialAmount: a.amount, createdAt: round.round, ratePerRound: { rate: decText(fees.holdingFeeRate) } },
-            } as never);
+            });
             return { amuletSum: { amulet: cid, amuletPrice: round.amuletPrice, round: round.round } };
           },
         },
@@ -512,7 +512,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
             require(ctx, 'isDevNet flag is true', self.payload.isDevNet);
             require(ctx, 'Tapped amount <= 100,000,000', dec(a.amount) <= dec('100000000'));
             const reason = 'tapped DevNet faucet';
-            const r = ctx.exercise(self.contractId, 'AmuletRules_Mint', { ...a, reason } as never) as { amuletSum: unknown };
+            const r = ctx.exercise(self.contractId, 'AmuletRules_Mint', { ...a, reason }) as { amuletSum: unknown };
             return { amuletSum: r.amuletSum, meta: holdingTxMeta('mint', reason, null, 0n) };
           },
         },
@@ -525,7 +525,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
           controllers: (_p, a) => [a.provider],
           body: (ctx, self, a) => {
             require(ctx, 'isDevNet flag is true', self.payload.isDevNet);
-            const featuredAppRightCid = ctx.create(AmuletIds.FeaturedAppRight, { dso: self.payload.dso, provider: a.provider, activityWeight: a.activityWeight } as never);
+            const featuredAppRightCid = ctx.create(AmuletIds.FeaturedAppRight, { dso: self.payload.dso, provider: a.provider, activityWeight: a.activityWeight });
             return { featuredAppRightCid };
           },
         },
@@ -547,9 +547,9 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
             const closes1 = formatTime(ctx.nowMicros + round0 + tick);
             const closes2 = formatTime(ctx.nowMicros + round0 + 2n * tick);
             const issuing0 = nr0 * tick;
-            ctx.create(AmuletIds.OpenMiningRound, newRound(p.dso, p, nr0, a.amuletPrice, now, closes0, issuing0) as never);
-            ctx.create(AmuletIds.OpenMiningRound, newRound(p.dso, p, nr0 + 1n, a.amuletPrice, now, closes1, issuing0 + tick) as never);
-            const last = ctx.create(AmuletIds.OpenMiningRound, newRound(p.dso, p, nr0 + 2n, a.amuletPrice, closes0, closes2, issuing0 + 2n * tick) as never);
+            ctx.create(AmuletIds.OpenMiningRound, newRound(p.dso, p, nr0, a.amuletPrice, now, closes0, issuing0));
+            ctx.create(AmuletIds.OpenMiningRound, newRound(p.dso, p, nr0 + 1n, a.amuletPrice, now, closes1, issuing0 + tick));
+            const last = ctx.create(AmuletIds.OpenMiningRound, newRound(p.dso, p, nr0 + 2n, a.amuletPrice, closes0, closes2, issuing0 + 2n * tick));
             return { openMiningRoundCid: last, initialRound: { number: nr0.toString() } };
           },
         },
@@ -581,14 +581,14 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
               tickDuration: toArchive.tickDuration,
               trafficPrice: toArchive.trafficPrice,
               rewardConfig: toArchive.rewardConfig,
-            } as never);
+            });
             const tick = BigInt(configOf(p).tickDuration.microseconds);
             const latestOpens = parseTime(latest.opensAt);
             const opensAt = (now > latestOpens ? now : latestOpens) + tick;
             const issuingFor = BigInt(latest.issuingFor.microseconds) + BigInt(latest.tickDuration.microseconds);
             const openRoundCid = ctx.create(
               AmuletIds.OpenMiningRound,
-              newRound(dso, p, BigInt(latest.round.number) + 1n, a.amuletPrice, formatTime(opensAt), formatTime(opensAt + 2n * tick), issuingFor) as never,
+              newRound(dso, p, BigInt(latest.round.number) + 1n, a.amuletPrice, formatTime(opensAt), formatTime(opensAt + 2n * tick), issuingFor),
             );
             return { summarizingRoundCid, openRoundCid };
           },
@@ -695,7 +695,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       const transferInstructionCid = ctx.create(AmuletIds.AmuletTransferInstruction, {
         transfer: { ...t, inputHoldingCids: [prepared.lockedAmulet] },
         lockedAmulet: prepared.lockedAmulet,
-      } as never);
+      });
       return {
         output: { tag: 'TransferInstructionResult_Pending', value: { transferInstructionCid } },
         senderChangeCids: prepared.senderChangeCids,
@@ -706,7 +706,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     // takes the config state, is not emulated: LIMITATIONS 3), so the direct path needs the rules
     const pctx = paymentFromChoiceContext(ctx, dso, extra, true);
     const inputs = holdingToTransferInputs(ctx, templates, dso, t.sender, rulesPayment(pctx), t.inputHoldingCids);
-    const r = ctx.exercise(preapprovalCid, 'TransferPreapproval_Send', { sender: t.sender, context: pctx, inputs, amount: t.amount, description: reason } as never) as {
+    const r = ctx.exercise(preapprovalCid, 'TransferPreapproval_Send', { sender: t.sender, context: pctx, inputs, amount: t.amount, description: reason }) as {
       result: { createdAmulets: Array<{ value: string }>; senderChangeAmulet: string | null };
       meta: MetadataV | null;
     };
@@ -735,7 +735,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       lockedAmulet: prepared.lockedAmulet,
       allocation: arg.allocation,
       expiresAt: s.settleBefore,
-    } as never);
+    });
     return {
       output: { tag: 'AllocationInstructionResult_Completed', value: { allocationCid } },
       senderChangeCids: prepared.senderChangeCids,
@@ -869,7 +869,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
       observers: (p) => [p.transfer.receiver],
       body: (ctx, self, a) => {
         checkActors(ctx, a.actors, [[actor(self.payload.transfer)]]);
-        return ctx.exercise(self.contractId, name, { extraArgs: a.extraArgs } as never, { interfaceId: TS.TransferInstructionV1.id });
+        return ctx.exercise(self.contractId, name, { extraArgs: a.extraArgs }, { interfaceId: TS.TransferInstructionV1.id });
       },
     });
   const transferInstructionV2: InterfaceImpl<AmuletTransferInstructionPayload> = {

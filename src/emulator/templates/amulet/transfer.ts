@@ -295,11 +295,11 @@ export function executeTransferWith(
   });
   const createdAmulets: TransferOutcome['createdAmulets'] = outputs.map((o) => {
     const amulet: AmuletPayload = { dso, owner: o.owner, amount: expiring(o.amount) };
-    if (o.lock === null) return { tag: 'TransferResultAmulet' as const, value: ctx.create(AmuletIds.Amulet, amulet as never) };
+    if (o.lock === null) return { tag: 'TransferResultAmulet' as const, value: ctx.create(AmuletIds.Amulet, amulet) };
     const locked: LockedAmuletPayload = { amulet, lock: o.lock };
-    return { tag: 'TransferResultLockedAmulet' as const, value: ctx.create(AmuletIds.LockedAmulet, locked as never) };
+    return { tag: 'TransferResultLockedAmulet' as const, value: ctx.create(AmuletIds.LockedAmulet, locked) };
   });
-  const senderChangeAmulet = senderChangeAmount > 0n ? ctx.create(AmuletIds.Amulet, { dso, owner: t.sender, amount: expiring(senderChangeAmount) } as never) : null;
+  const senderChangeAmulet = senderChangeAmount > 0n ? ctx.create(AmuletIds.Amulet, { dso, owner: t.sender, amount: expiring(senderChangeAmount) }) : null;
 
   const senderRetainsControl = (o: TransferOutputV) => t.sender === o.receiver && (o.lock === null || o.lock.holders.every((h) => h === t.sender));
   const mergeSplit = t.outputs.every(senderRetainsControl);
@@ -357,7 +357,7 @@ export function paymentResultMeta(payment: Payment, meta: MetadataV | null): Met
 
 /** `exercisePaymentTransfer`: `AmuletRules_Transfer` on the context's rules, expecting `dso`. */
 export function exercisePaymentTransfer(ctx: UpdateContext, dso: string, pctx: PaymentTransferContextV, transfer: AmuletTransferV): TransferOutcome {
-  const r = ctx.exercise(pctx.amuletRules, 'AmuletRules_Transfer', { transfer, context: pctx.context, expectedDso: dso } as never) as unknown as TransferOutcome['result'];
+  const r = ctx.exercise(pctx.amuletRules, 'AmuletRules_Transfer', { transfer, context: pctx.context, expectedDso: dso }) as unknown as TransferOutcome['result'];
   return {
     result: r,
     createdAmulets: r.createdAmulets as TransferOutcome['createdAmulets'],

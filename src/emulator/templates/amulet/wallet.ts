@@ -100,7 +100,7 @@ export function walletTemplates(): TemplateDef[] {
             amount: p.amount,
             expiresAt: p.expiresAt,
             trackingId: p.trackingId,
-          } as never);
+          });
           return { acceptedTransferOffer };
         },
       }),
@@ -207,7 +207,7 @@ export function walletTemplates(): TemplateDef[] {
             inputs,
             transferContext: a.context,
             walletProvider: p.validatorParty,
-          } as never) as { transferResult: unknown; trackingInfo: unknown; senderChangeAmulet: string | null };
+          }) as { transferResult: unknown; trackingInfo: unknown; senderChangeAmulet: string | null };
           outcomes.push({ tag: 'COO_CompleteAcceptedTransfer', value: { _1: r.transferResult, _2: r.trackingInfo } });
           inputs = changeInputs(r.senderChangeAmulet);
           break;
@@ -234,7 +234,7 @@ export function walletTemplates(): TemplateDef[] {
             receiver: p.endUserParty,
             amount: op.value.tapAmount,
             openRound: a.context.context.openMiningRound,
-          } as never) as { amuletSum: { amulet: string } };
+          }) as { amuletSum: { amulet: string } };
           outcomes.push({ tag: 'COO_Tap', value: r.amuletSum.amulet });
           inputs = [{ tag: 'InputAmulet', value: r.amuletSum.amulet }, ...inputs];
           break;
@@ -243,14 +243,14 @@ export function walletTemplates(): TemplateDef[] {
           // handleAcceptTransferPreapprovalProposal: only the validator's own wallet accepts
           require(ctx, 'Only a validator can accept a proposal to create a transfer preapproval', p.endUserParty === p.validatorParty);
           const v = op.value as { preapprovalProposalCid: string; expiresAt: string };
-          const r = ctx.exercise(v.preapprovalProposalCid, 'TransferPreapprovalProposal_Accept', { context: a.context, inputs, expiresAt: v.expiresAt } as never) as PreapprovalOutcome;
+          const r = ctx.exercise(v.preapprovalProposalCid, 'TransferPreapprovalProposal_Accept', { context: a.context, inputs, expiresAt: v.expiresAt }) as PreapprovalOutcome;
           outcomes.push({ tag: 'COO_AcceptTransferPreapprovalProposal', value: r.transferPreapprovalCid });
           inputs = inputsAfterPreapprovalPayment(inputs, r);
           break;
         }
         case 'CO_RenewTransferPreapproval': {
           const v = op.value as { previousApprovalCid: string; newExpiresAt: string };
-          const r = ctx.exercise(v.previousApprovalCid, 'TransferPreapproval_Renew', { context: a.context, inputs, newExpiresAt: v.newExpiresAt } as never) as PreapprovalOutcome;
+          const r = ctx.exercise(v.previousApprovalCid, 'TransferPreapproval_Renew', { context: a.context, inputs, newExpiresAt: v.newExpiresAt }) as PreapprovalOutcome;
           outcomes.push({ tag: 'COO_RenewTransferPreapproval', value: r.transferPreapprovalCid });
           inputs = inputsAfterPreapprovalPayment(inputs, r);
           break;
@@ -264,7 +264,7 @@ export function walletTemplates(): TemplateDef[] {
             inputs,
             amount: v.amount,
             description: v.description,
-          } as never) as { result: { senderChangeAmulet: string | null } };
+          }) as { result: { senderChangeAmulet: string | null } };
           outcomes.push({ tag: 'COO_TransferPreapprovalSend', value: r.result.senderChangeAmulet });
           inputs = changeInputs(r.result.senderChangeAmulet);
           break;
@@ -300,7 +300,7 @@ export function walletTemplates(): TemplateDef[] {
             description: a.description,
             expiresAt: a.expiresAt,
             trackingId: a.trackingId,
-          } as never),
+          }),
         }),
       ),
       WalletAppInstall_TransferOffer_Accept: viaValidator<{ cid: string }>('WalletAppInstall_TransferOffer_Accept', rec(['cid', 'cid']), (ctx, _p, a) => {
