@@ -26,6 +26,7 @@ import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { applyServerLimits } from './http/server-limits.js';
+import { registryHostApp } from './registry/health.js';
 import { registryRequestListener, registryRouteOf } from './registry/server.js';
 import { corsPolicy } from './http/cors.js';
 import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
@@ -165,39 +166,23 @@ export async function startRegistry(
     limits: config.limits,
   });
   indexMetrics(metrics.registry, registry.index);
-  const health = new Hono();
-  health.get('/livez', (c) => c.body(null, 200));
-  health.get('/readyz', (c) => {
-    switch (registry.index.state) {
-      case 'ready':
-        return c.text('ready\n', 200);
-      case 'unreachable':
-        return c.text('the ledger node cannot be read\n', 503);
-      case 'loading':
-      case 'reloading':
-        return c.text("loading the admin's contracts from the ledger\n", 503);
-      default:
-        return c.text('stopped\n', 503);
-    }
-  });
-  // Scan and validator proxied to the admin's real ones (SCAN_UPSTREAM / VALIDATOR_UPSTREAM).
+  // Scan and validator proxied to the admin's real ones (SCAN_UPSTREAM / VALIDATOR_UPSTREAM);
+  // the ledger's JSON API (/v2/...) forwarded to the participant (LEDGER_UPSTREAM=proxy:<url>),
+  // so one host serves all a wallet needs. The registry itself reads the ledger at ledger.url.
+  const mounted: Array<[string, Hono]> = [];
   for (const [api, mode] of [['scan', deps.upstreams?.scan], ['validator', deps.upstreams?.validator]] as const) {
     if (mode?.mode !== 'proxy') continue;
-    health.route(`/api/${api}`, createProxyApp({ upstream: mode, api, mountPath: `/api/${api}`, logger }));
+    mounted.push([`/api/${api}`, createProxyApp({ upstream: mode, api, mountPath: `/api/${api}`, logger })]);
   }
-  // The ledger's JSON API (/v2/...) forwarded to the participant (LEDGER_UPSTREAM=proxy:<url>),
-  // so one host serves all a wallet needs. The registry itself reads the ledger at ledger.url.
   const ledgerMode = deps.upstreams?.ledger;
-  if (ledgerMode?.mode === 'proxy') health.route('/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger }));
-  health.route('/', registry.app);
-  // a path none of the mounted apps has is the registry's 404 (`{"error": ...}`), not Hono's text
-  health.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
+  if (ledgerMode?.mode === 'proxy') mounted.push(['/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger })]);
+  const host = registryHostApp(registry.index, registry.app, mounted);
   // Listen first (liveness), then load the index; until then /readyz says 503.
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, rateLimit } = config.limits;
   const listening = await startService({
     port: config.port,
     host: config.host,
-    handler: { listener: registryRequestListener(registry.http, health, new RateLimiter(rateLimit)), routeOf: registryRouteOf(registry.http, health) },
+    handler: { listener: registryRequestListener(registry.http, host, new RateLimiter(rateLimit)), routeOf: registryRouteOf(registry.http, host) },
     metrics,
     logger,
     cors: corsPolicy({ origins: config.corsOrigins }),

@@ -27,6 +27,7 @@ import { createProxyApp } from './proxy/index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
+import { registryHostApp } from './registry/health.js';
 import { registryRequestListener, registryRouteOf } from './registry/server.js';
 import type { Cache } from './cache/cache.js';
 import { corsPolicy, type CorsPolicy } from './http/cors.js';
@@ -163,9 +164,11 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
         .map((i) => ({ id: i.id, name: i.name, symbol: i.symbol, decimals: i.decimals, recipe: i.token, totalSupply: 'ledger' }));
       const metrics = new ServiceMetrics({ service: 'registry' });
       registry = await newRegistry(admin, userOf(admin), instruments, metrics);
+      // the probes of `serve` too, so a deployment's health checks work against either
+      const host = registryHostApp(registry.index, registry.app);
       const s = await serve({
         port: opts.registryPort ?? config.registryPort,
-        handler: { listener: registryRequestListener(registry.http), routeOf: registryRouteOf(registry.http) },
+        handler: { listener: registryRequestListener(registry.http, host), routeOf: registryRouteOf(registry.http, host) },
         metrics,
         cors,
       });

@@ -81,3 +81,17 @@ describe('CORS in the emulated stack', () => {
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
+
+describe('health probes of the emulated registry', () => {
+  it('answers /livez and /readyz on the registry port as serve does, and its 404 stays JSON', async () => {
+    expect((await fetch(`${stack.registryUrl}/livez`)).status).toBe(200);
+    const ready = await fetch(`${stack.registryUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toBe('ready\n');
+    const missing = await fetch(`${stack.registryUrl}/nothing-here`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'No such endpoint: GET /nothing-here' });
+    const reg = await scrape(stack.registryUrl!);
+    expect(sampleValue(reg, 'token_registry_http_requests_total', { route: '/readyz', status: '200' })).toBe(1);
+  });
+});
