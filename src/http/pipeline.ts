@@ -19,7 +19,6 @@ import type { CorsPolicy } from './cors.js';
 import type { ServiceMetrics } from './metrics.js';
 import { parseTraceparent, requestIdOf, type RequestContext, type RequestContexts } from './request-context.js';
 
-export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 /**
  * A service's handler behind the pipeline: it also gets the request's context, to pass on
  * explicitly. `echoesRequestId`: the handler puts `x-request-id` on every answer itself, so the
