@@ -43,7 +43,7 @@ import type { Cache } from '../cache/cache.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { LedgerError, LedgerUnavailableError, hasCode } from '../ledger/errors.js';
-import { offsetOfUpdate, type CreatedEvent, type JsGetUpdatesResponse } from '../ledger/schemas/events.js';
+import { offsetOfUpdate, type CreatedEvent, type JsGetUpdatesResponse, type Update } from '../ledger/schemas/events.js';
 
 /** Prefix of the cache namespace of contracts; the ledger's incarnation follows it. */
 export const CONTRACT_NS = 'contract';
@@ -311,7 +311,7 @@ export class ContractIndex {
       // A reload started meanwhile: these updates are of the old ledger (or of the new one,
       // which the new snapshot covers).
       if (this.ns !== ns) throw new IndexNotReadyError(this.stateNow);
-      for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
+      for (const u of updates) await this.apply(u.update);
       from = Math.max(from, ...updates.map((u) => offsetOfUpdate(u) ?? from));
     }
     if (this.ns === ns) this.offset = Math.max(this.offset, end);
@@ -556,7 +556,7 @@ export class ContractIndex {
       signal,
     });
     if (this.ns !== ns || this.stateNow !== 'ready') return;
-    for (const u of updates) await this.apply(u.update as Record<string, { value: Record<string, unknown> }>);
+    for (const u of updates) await this.apply(u.update);
     await this.flushDeletes();
   }
 
@@ -580,35 +580,32 @@ export class ContractIndex {
     });
   }
 
-  private async apply(update: Record<string, { value: Record<string, unknown> }>): Promise<void> {
-    const tx = update.Transaction?.value;
-    if (tx) {
-      const syncId = String(tx.synchronizerId);
-      for (const ev of tx.events as Array<Record<string, Record<string, unknown>>>) {
-        if (ev.CreatedEvent) await this.added(toIndexed(ev.CreatedEvent as unknown as CreatedEvent, syncId));
-        else if (ev.ArchivedEvent) await this.removed(String(ev.ArchivedEvent.contractId));
+  private async apply(update: Update): Promise<void> {
+    if ('Transaction' in update) {
+      const tx = update.Transaction.value;
+      for (const ev of tx.events) {
+        if ('CreatedEvent' in ev) await this.added(toIndexed(ev.CreatedEvent, tx.synchronizerId));
+        else if ('ArchivedEvent' in ev) await this.removed(ev.ArchivedEvent.contractId);
       }
-      this.offset = Math.max(this.offset, Number(tx.offset));
+      this.offset = Math.max(this.offset, tx.offset);
       return;
     }
-    const checkpoint = update.OffsetCheckpoint?.value;
-    if (checkpoint) {
-      this.offset = Math.max(this.offset, Number(checkpoint.offset));
+    if ('OffsetCheckpoint' in update) {
+      this.offset = Math.max(this.offset, update.OffsetCheckpoint.value.offset);
       return;
     }
-    const reassignment = update.Reassignment?.value;
-    if (reassignment) {
+    if ('Reassignment' in update) {
+      const reassignment = update.Reassignment.value;
       // Unassigned: in flight until the matching assignment; assigned: current on its target.
-      for (const ev of reassignment.events as Array<Record<string, Record<string, unknown>>>) {
-        const un = (ev.JsUnassignedEvent?.value ?? undefined) as Record<string, unknown> | undefined;
-        if (un) {
-          const hit = await this.opts.cache.get<IndexedContract>(this.ns, String(un.contractId));
+      for (const ev of reassignment.events) {
+        if ('JsUnassignedEvent' in ev) {
+          const hit = await this.opts.cache.get<IndexedContract>(this.ns, ev.JsUnassignedEvent.value.contractId);
           if (hit) await this.added({ ...hit, inReassignment: true });
+        } else if ('JsAssignmentEvent' in ev) {
+          await this.added(toIndexed(ev.JsAssignmentEvent.createdEvent, ev.JsAssignmentEvent.target));
         }
-        const as = ev.JsAssignmentEvent as Record<string, unknown> | undefined;
-        if (as?.createdEvent) await this.added(toIndexed(as.createdEvent as CreatedEvent, String(as.target)));
       }
-      this.offset = Math.max(this.offset, Number(reassignment.offset));
+      this.offset = Math.max(this.offset, reassignment.offset);
     }
   }
 }

@@ -53,7 +53,15 @@ export interface FetchedContract {
   interfaceView?(interfaceId: QualifiedId): LfValue | undefined;
 }
 
-export interface ChoiceDef<P = any, A = any, R = any> {
+/**
+ * A choice of a template with payload `P`. The registry and the command interpreter hold
+ * templates as `TemplateDef` (payload `unknown`) whatever their `P`: that works because the
+ * functions taking a `P` or an `A` here, in `InterfaceImpl` and in `TemplateDef` are declared as
+ * methods, whose parameters TypeScript checks bivariantly. Keep them methods: as function-typed
+ * properties (`controllers: (p: P) => ...`) a `TemplateDef<Specific>` would no longer be a
+ * `TemplateDef`.
+ */
+export interface ChoiceDef<P = unknown, A = unknown, R = unknown> {
   name: string;
   consuming: boolean;
   controllers(payload: P, argument: A): string[];
@@ -72,14 +80,14 @@ export interface InterfaceDef {
   choices: readonly string[];
 }
 
-export interface InterfaceImpl<P = any> {
+export interface InterfaceImpl<P = unknown> {
   interface: InterfaceDef;
   view(payload: P): LfValue;
   /** Implementation of each interface choice for this template. */
   choices: Record<string, ChoiceDef<P>>;
 }
 
-export interface TemplateDef<P = any> {
+export interface TemplateDef<P = unknown> {
   id: QualifiedId;
   /**
    * `native`: hand-written TypeScript; `declared`: configured (create/archive only); `daml`: the

@@ -56,7 +56,7 @@ const OFFSET_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:
 export function parseRequestTime(text: string): RequestTime | undefined {
   const m = OFFSET_DATE_TIME.exec(text);
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s = '00', frac = '', off] = m as unknown as string[];
+  const [, y, mo, d, h, mi, s = '00', frac = '', off] = m;
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);

@@ -78,6 +78,17 @@ export interface ScanServiceOptions {
 
 type RecordTimeMatch = 'exact' | 'at_or_before' | undefined;
 
+/**
+ * The fields of an OpenMiningRound's `transferConfigUsd` (LF JSON) that `/v0/amulet-config-for-round`
+ * reads. All optional: scan answers with defaults for what a round's payload lacks.
+ */
+interface RoundTransferConfigUsd {
+  createFee?: { fee?: unknown };
+  holdingFee?: { rate?: unknown };
+  lockHolderFee?: { fee?: unknown };
+  transferFee?: { initialRate?: unknown; steps?: Array<{ _1?: unknown; _2?: unknown }> };
+}
+
 export class ScanService {
   readonly engine: LedgerEngine;
   readonly dsoParty: string;
@@ -192,16 +203,16 @@ export class ScanService {
    */
   amuletConfigForRound(round: bigint): JsonObject {
     const c = this.store.openRoundCreation(round);
-    const cfg = (c?.payload as { transferConfigUsd?: Record<string, any> } | undefined)?.transferConfigUsd;
+    const cfg = (c?.payload as { transferConfigUsd?: RoundTransferConfigUsd } | undefined)?.transferConfigUsd;
     if (!c || !cfg) throw notFound(`Round ${round} not found`);
-    const fee = cfg.transferFee ?? {};
+    const fee = cfg.transferFee;
     return {
       amulet_create_fee: String(cfg.createFee?.fee ?? '0.0'),
       holding_fee: String(cfg.holdingFee?.rate ?? '0.0'),
       lock_holder_fee: String(cfg.lockHolderFee?.fee ?? '0.0'),
       transfer_fee: {
-        initial: String(fee.initialRate ?? '0.0'),
-        steps: (Array.isArray(fee.steps) ? fee.steps : []).map((s: { _1?: unknown; _2?: unknown }) => ({ amount: String(s._1), rate: String(s._2) })),
+        initial: String(fee?.initialRate ?? '0.0'),
+        steps: (Array.isArray(fee?.steps) ? fee.steps : []).map((s) => ({ amount: String(s._1), rate: String(s._2) })),
       },
     };
   }

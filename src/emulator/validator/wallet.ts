@@ -310,8 +310,14 @@ export class ValidatorWallets {
   /** `UserWalletTxLogParser`'s transfer-offer cases. */
   private offerEvent(tx: TransactionRecord, n: ExerciseNode): { trackingId: string; status: TransferOfferStatus } | undefined {
     const key = nameKey(n.templateId);
-    const arg = (n.choiceArgument ?? {}) as Record<string, any>;
-    const res = (n.exerciseResult ?? {}) as Record<string, any>;
+    // The LF JSON argument and result of the wallet choices below; only these fields are read.
+    const arg = (n.choiceArgument ?? {}) as { trackingId?: unknown; reason?: unknown };
+    const res = (n.exerciseResult ?? {}) as {
+      trackingInfo?: { trackingId?: string };
+      transferOffer?: unknown;
+      acceptedTransferOffer?: unknown;
+      transferResult?: { createdAmulets?: Array<{ value?: unknown }> };
+    };
     const tracking = (): string => res.trackingInfo?.trackingId ?? (this.engine.contracts.get(n.contractId)?.payload as { trackingId?: string } | undefined)?.trackingId ?? '';
     const failed = (failure_kind: 'expired' | 'rejected' | 'withdrawn', withdrawn_reason?: string) => ({
       trackingId: tracking(),
@@ -393,7 +399,7 @@ export class ValidatorWallets {
     const cmd: EngineCommand = { kind: 'exercise', template: byName(AmuletIds.WalletAppInstall), contractId: w.install.contractId, choice, choiceArgument };
     const tx = this.submitAsValidator(w.party, [cmd], opts);
     const root = tx.nodes[0] as ExerciseNode;
-    return { tx, result: (root.exerciseResult ?? {}) as Record<string, any> };
+    return { tx, result: (root.exerciseResult ?? {}) as Record<string, unknown> };
   }
 
   /**
@@ -471,7 +477,9 @@ export class ValidatorWallets {
       { context: ctx.payment, inputs: [], operations: [{ tag: 'CO_Tap', value: { tapAmount } }] },
       { commandId: cmdId, disclosed: ctx.disclosed },
     );
-    return { contract_id: String(result.outcomes?.[0]?.value) };
+    // The batch's result has one outcome per operation: here the `COO_Tap`, whose value is the new Amulet.
+    const { outcomes } = result as { outcomes?: Array<{ value?: unknown }> };
+    return { contract_id: String(outcomes?.[0]?.value) };
   }
 
   /** The PaymentTransferContext the treasury uses, with AmuletRules and the open round disclosed. */

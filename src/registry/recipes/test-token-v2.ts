@@ -25,6 +25,7 @@
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
 import type { AnyValue } from '../../canton/lf.js';
 import { badRequest, notFound, RegistryError } from '../errors.js';
+import { isObject } from '../json-shape.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
 import { contractIdValue, UnsupportedOperation } from './recipe.js';
@@ -175,14 +176,36 @@ const isInstruction = (key: string) => key === T.TokenAllocationInstructionV2 ||
 const isAllocation = (key: string) => key === T.TokenAllocationV2 || key === T.TokenAllocationV1;
 const keyOf = (c: IndexedContract) => templateKey(c.packageName, c.templateId);
 
-/** The V2 instruction of a TokenAllocationInstructionV2, or of the V1 wrapper (`instrV2`). */
-function instructionOf(c: IndexedContract): InstructionV2Payload {
-  return keyOf(c) === T.TokenAllocationInstructionV1 ? ((c.payload as { instrV2: InstructionV2Payload }).instrV2) : (c.payload as unknown as InstructionV2Payload);
+// The ledger gives a payload as the LF JSON of its template's record, so its shape is that of the
+// interfaces above. The guards check only what the recipe dereferences (a few typeof tests per
+// request), so that a payload of a package version the recipe does not know fails as an internal
+// error naming the contract (for instrumentOf: as a contract of no known instrument), not as a
+// TypeError somewhere in a context computation.
+const isInstrumentId = (v: unknown): v is { admin: string; id: string } => isObject(v) && typeof v.admin === 'string' && typeof v.id === 'string';
+const isAccountConfig = (p: unknown): p is AccountConfig =>
+  isObject(p) && typeof p.admin === 'string' && isObject(p.account) && isObject(p.ownerConfig) && isObject(p.providerConfig);
+const isOffer = (p: unknown): p is OfferPayload =>
+  isObject(p) &&
+  Array.isArray(p.actionAuthorizers) &&
+  isObject(p.transfer) &&
+  isObject(p.transfer.sender) &&
+  isObject(p.transfer.receiver) &&
+  Array.isArray(p.transfer.inputHoldingCids);
+const isAllocationSpecification = (a: unknown): a is AllocationSpecification =>
+  isObject(a) && typeof a.admin === 'string' && isObject(a.authorizer) && Array.isArray(a.transferLegSides);
+const isInstructionV2 = (p: unknown): p is InstructionV2Payload => isObject(p) && typeof p.admin === 'string' && isAllocationSpecification(p.allocation);
+const isAllocationV2 = (p: unknown): p is AllocationV2Payload => isObject(p) && isAllocationSpecification(p.allocation) && isObject(p.lockedTokens);
+
+/** `v` (a contract's payload or a part of it) once `is` accepts it; else the internal error of a contract the recipe cannot read. */
+function readAs<P>(c: IndexedContract, v: unknown, is: (v: unknown) => v is P): P {
+  if (!is(v)) throw new RegistryError('INTERNAL', `Contract ${c.contractId} (${c.templateId}) does not have the payload ${PKG} expects of its template`);
+  return v;
 }
-/** The V2 allocation of a TokenAllocationV2, or of the V1 wrapper (`allocationV2`). */
-function allocationOf(c: IndexedContract): AllocationV2Payload {
-  return keyOf(c) === T.TokenAllocationV1 ? ((c.payload as { allocationV2: AllocationV2Payload }).allocationV2) : (c.payload as unknown as AllocationV2Payload);
-}
+
+/** The V2 instruction record of a TokenAllocationInstructionV2, or of the V1 wrapper (`instrV2`); unchecked. */
+const instructionRecord = (c: IndexedContract): unknown => (keyOf(c) === T.TokenAllocationInstructionV1 ? c.payload.instrV2 : c.payload);
+/** The V2 allocation record of a TokenAllocationV2, or of the V1 wrapper (`allocationV2`); unchecked. */
+const allocationRecord = (c: IndexedContract): unknown => (keyOf(c) === T.TokenAllocationV1 ? c.payload.allocationV2 : c.payload);
 
 /** An allocation's instrument (multi-instrument in V2): that of its first leg side, else of its funding. */
 function firstInstrument(a: AllocationSpecification, locked: Record<string, string[]> = {}): string | undefined {
@@ -236,15 +259,20 @@ export class TestTokenV2Recipe implements Recipe {
 
   instrumentOf(c: IndexedContract): { admin: string; id: string } | undefined {
     const key = keyOf(c);
-    if (key === T.TokenTransferOffer) return (c.payload as unknown as OfferPayload).transfer?.instrumentId;
+    if (key === T.TokenTransferOffer) {
+      const t = c.payload.transfer;
+      return isObject(t) && isInstrumentId(t.instrumentId) ? t.instrumentId : undefined;
+    }
     if (isInstruction(key)) {
-      const i = instructionOf(c);
-      const id = i?.allocation && firstInstrument(i.allocation);
+      const i = instructionRecord(c);
+      if (!isInstructionV2(i)) return undefined;
+      const id = firstInstrument(i.allocation);
       return id === undefined ? undefined : { admin: i.admin, id };
     }
     if (isAllocation(key)) {
-      const a = allocationOf(c);
-      const id = a?.allocation && firstInstrument(a.allocation, a.lockedTokens);
+      const a = allocationRecord(c);
+      if (!isAllocationV2(a)) return undefined;
+      const id = firstInstrument(a.allocation, a.lockedTokens);
       return id === undefined ? undefined : { admin: a.allocation.admin, id };
     }
     return undefined;
@@ -311,7 +339,7 @@ export class TestTokenV2Recipe implements Recipe {
       const c = await env.index.getById(allocationCid);
       if (!c) throw notFound(`Allocation ${allocationCid} not found: it does not exist, is archived, or is not visible to the registry admin`);
       if (!isAllocation(keyOf(c))) throw badRequest(`Contract ${allocationCid} (${c.templateId}) is not a ${PKG} allocation`);
-      const a = allocationOf(c);
+      const a = readAs(c, allocationRecord(c), isAllocationV2);
       if (a.allocation.admin !== env.admin) throw badRequest(`Allocation ${allocationCid} is for admin ${a.allocation.admin}, not this registry's (${env.admin})`);
       extras.push(...(await this.tokens(env, lockedTokenCids(a), `allocation ${allocationCid}`)));
     }
@@ -321,7 +349,7 @@ export class TestTokenV2Recipe implements Recipe {
   // ---- per-contract contexts -----------------------------------------------------------------------
 
   async transferInstructionContext(req: ContractRequest<TransferInstructionAction>, env: RecipeEnv): Promise<ContextParts> {
-    const offer = req.contract.payload as unknown as OfferPayload;
+    const offer = readAs(req.contract, req.contract.payload, isOffer);
     const { sender, receiver } = offer.transfer;
     const configs = await this.configs(env, [sender, receiver]);
     // Before the sender's side is fully authorised (multi-party senders), the inputs are the
@@ -334,7 +362,7 @@ export class TestTokenV2Recipe implements Recipe {
   }
 
   async allocationInstructionContext(req: ContractRequest<AllocationInstructionAction>, env: RecipeEnv): Promise<ContextParts> {
-    const instr = instructionOf(req.contract);
+    const instr = readAs(req.contract, instructionRecord(req.contract), isInstructionV2);
     return this.context(env, await this.configs(env, [instr.allocation.authorizer]), []);
   }
 
@@ -345,7 +373,7 @@ export class TestTokenV2Recipe implements Recipe {
         `Allocation ${c.contractId} is a V2 allocation (TokenAllocationV2), which does not implement the V1 Allocation interface; use /registry/allocations/v2`,
       );
     }
-    const a = allocationOf(c);
+    const a = readAs(c, allocationRecord(c), isAllocationV2);
     const what = `allocation ${c.contractId}`;
     switch (req.action) {
       case 'withdraw':
@@ -381,10 +409,7 @@ export class TestTokenV2Recipe implements Recipe {
       const k = accountKey(account);
       if (out.has(k)) continue;
       const lookup = () =>
-        env.index.find(T.AccountConfig, (c) => {
-          const p = c.payload as unknown as AccountConfig;
-          return p.admin === env.admin && accountKey(toAccount(p.account)) === k;
-        });
+        env.index.find(T.AccountConfig, (c) => c.payload.admin === env.admin && accountKey(toAccount(c.payload.account)) === k);
       let found = lookup();
       if (found.length === 0 && account.provider !== null && !caughtUp) {
         // A provider account always has an AccountConfig: if the index has none, it may have been
@@ -461,7 +486,7 @@ export class TestTokenV2Recipe implements Recipe {
 function configOf(admin: string, account: Account, configs: Map<string, { contract?: IndexedContract }>): AccountConfig | undefined {
   if (account.provider === null) return basicConfig(admin, account);
   const c = configs.get(accountKey(account))?.contract;
-  return c ? (c.payload as unknown as AccountConfig) : undefined;
+  return c ? readAs(c, c.payload, isAccountConfig) : undefined;
 }
 
 /**

@@ -149,7 +149,7 @@ export function payForTransferPreapproval(
   const feePerDayUsd = dec(config.transferPreapprovalFee ?? DEFAULT_TRANSFER_PREAPPROVAL_FEE_USD);
   const days = divDec(paidExtension, MICROS_PER_DAY);
   const feeUsd = mulDec(days, feePerDayUsd);
-  const round = ctx.exercise(context.context.openMiningRound, 'OpenMiningRound_Fetch', { p: dso }) as unknown as OpenMiningRoundPayload;
+  const round = ctx.exercise(context.context.openMiningRound, 'OpenMiningRound_Fetch', { p: dso }) as OpenMiningRoundPayload;
   if (round.dso !== dso) failGeneral(ctx, `Contract group identifier mismatch: expected ForDso {dso = ${showParty(dso)}}, got ForDso {dso = ${showParty(round.dso)}} for ${context.context.openMiningRound}`);
   const amuletPaid = divDec(feeUsd, dec(round.amuletPrice));
   const r = splitAndBurn(ctx, behaviour, provider, amuletPaid, inputs, context, dso, reason);
@@ -175,7 +175,7 @@ export function splitAndBurn(
     beneficiaries: null,
   });
   const amuletCid = t.createdAmulets[0]!.value;
-  const amulet = ctx.fetch(amuletCid, AmuletIds.Amulet).payload as unknown as AmuletPayload;
+  const amulet = ctx.fetch(amuletCid, AmuletIds.Amulet).payload as AmuletPayload;
   ctx.exercise(amuletCid, 'Archive', {});
   const rate = dec(amulet.amount.ratePerRound.rate);
   const asOfRoundZero = dec(amulet.amount.initialAmount) + rate * BigInt(amulet.amount.createdAt.number);

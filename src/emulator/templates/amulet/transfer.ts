@@ -357,7 +357,7 @@ export function paymentResultMeta(payment: Payment, meta: MetadataV | null): Met
 
 /** `exercisePaymentTransfer`: `AmuletRules_Transfer` on the context's rules, expecting `dso`. */
 export function exercisePaymentTransfer(ctx: UpdateContext, dso: string, pctx: PaymentTransferContextV, transfer: AmuletTransferV): TransferOutcome {
-  const r = ctx.exercise(pctx.amuletRules, 'AmuletRules_Transfer', { transfer, context: pctx.context, expectedDso: dso }) as unknown as TransferOutcome['result'];
+  const r = ctx.exercise(pctx.amuletRules, 'AmuletRules_Transfer', { transfer, context: pctx.context, expectedDso: dso }) as TransferOutcome['result'];
   return {
     result: r,
     createdAmulets: r.createdAmulets as TransferOutcome['createdAmulets'],

@@ -120,7 +120,7 @@ export function walletTemplates(): TemplateDef[] {
   const complete = (ctx: UpdateContext, p: AcceptedTransferOfferPayload, a: CompleteArg) => {
     require(ctx, 'Offer has not expired', ctx.nowMicros < parseTime(p.expiresAt));
     // fetchPublicReferenceData (OpenMiningRound_Fetch sender): the round must be the DSO's
-    const round = ctx.exercise(a.transferContext.context.openMiningRound, 'OpenMiningRound_Fetch', { p: p.sender }) as unknown as { dso: string; amuletPrice: string };
+    const round = ctx.exercise(a.transferContext.context.openMiningRound, 'OpenMiningRound_Fetch', { p: p.sender }) as { dso: string; amuletPrice: string };
     if (round.dso !== p.dso) failGeneral(ctx, `Contract group identifier mismatch: expected ForDso {dso = '${p.dso}'}, got ForDso {dso = '${round.dso}'} for ${a.transferContext.context.openMiningRound}`);
     const amount = paymentAmountToAmulet(ctx, p.dso, round, p.amount);
     const r = exercisePaymentTransfer(ctx, p.dso, a.transferContext, {
@@ -182,10 +182,23 @@ export function walletTemplates(): TemplateDef[] {
       ),
     },
   };
+  /** An `AmuletOperation` (the LfT above) as the argument parser returns it; only the operations the batch runs have a typed value. */
+  type AmuletOperationV =
+    | { tag: 'CO_CompleteAcceptedTransfer'; value: string }
+    | { tag: 'CO_CompleteBuyTrafficRequest'; value: { trafficRequestCid: string } }
+    | { tag: 'CO_MergeTransferInputs'; value: Record<string, never> }
+    | { tag: 'CO_Tap'; value: { tapAmount: string } }
+    | { tag: 'CO_AcceptTransferPreapprovalProposal'; value: { preapprovalProposalCid: string; expiresAt: string } }
+    | { tag: 'CO_RenewTransferPreapproval'; value: { previousApprovalCid: string; newExpiresAt: string } }
+    | { tag: 'CO_TransferPreapprovalSend'; value: { transferPreapprovalCid: string; providerFeaturedAppRightCid: string | null; amount: string; description: string | null } }
+    | {
+        tag: 'CO_AppPayment' | 'CO_SubscriptionAcceptAndMakeInitialPayment' | 'CO_SubscriptionMakePayment' | 'CO_BuyMemberTraffic' | 'ExtAmuletOperation' | 'CO_CreateExternalPartySetupProposal';
+        value: unknown;
+      };
   interface BatchArg {
     context: PaymentTransferContextV;
     inputs: TransferInputV[];
-    operations: Array<{ tag: string; value: any }>;
+    operations: AmuletOperationV[];
   }
   const installSignatories = (p: WalletAppInstallPayload) => [p.endUserParty, p.validatorParty];
   const viaValidator = <A>(name: string, argT: LfT, body: (ctx: UpdateContext, p: WalletAppInstallPayload, a: A) => unknown) =>
@@ -203,7 +216,7 @@ export function walletTemplates(): TemplateDef[] {
     for (const op of a.operations) {
       switch (op.tag) {
         case 'CO_CompleteAcceptedTransfer': {
-          const r = ctx.exercise(op.value as string, 'AcceptedTransferOffer_Complete', {
+          const r = ctx.exercise(op.value, 'AcceptedTransferOffer_Complete', {
             inputs,
             transferContext: a.context,
             walletProvider: p.validatorParty,
@@ -214,7 +227,7 @@ export function walletTemplates(): TemplateDef[] {
         }
         case 'CO_CompleteBuyTrafficRequest': {
           // ./buy-traffic-request.ts: the request buys the traffic from the user's inputs
-          const r = ctx.exercise((op.value as { trafficRequestCid: string }).trafficRequestCid, 'BuyTrafficRequest_Complete', {
+          const r = ctx.exercise(op.value.trafficRequestCid, 'BuyTrafficRequest_Complete', {
             inputs,
             context: a.context,
             walletProvider: p.validatorParty,
@@ -242,21 +255,21 @@ export function walletTemplates(): TemplateDef[] {
         case 'CO_AcceptTransferPreapprovalProposal': {
           // handleAcceptTransferPreapprovalProposal: only the validator's own wallet accepts
           require(ctx, 'Only a validator can accept a proposal to create a transfer preapproval', p.endUserParty === p.validatorParty);
-          const v = op.value as { preapprovalProposalCid: string; expiresAt: string };
+          const v = op.value;
           const r = ctx.exercise(v.preapprovalProposalCid, 'TransferPreapprovalProposal_Accept', { context: a.context, inputs, expiresAt: v.expiresAt }) as PreapprovalOutcome;
           outcomes.push({ tag: 'COO_AcceptTransferPreapprovalProposal', value: r.transferPreapprovalCid });
           inputs = inputsAfterPreapprovalPayment(inputs, r);
           break;
         }
         case 'CO_RenewTransferPreapproval': {
-          const v = op.value as { previousApprovalCid: string; newExpiresAt: string };
+          const v = op.value;
           const r = ctx.exercise(v.previousApprovalCid, 'TransferPreapproval_Renew', { context: a.context, inputs, newExpiresAt: v.newExpiresAt }) as PreapprovalOutcome;
           outcomes.push({ tag: 'COO_RenewTransferPreapproval', value: r.transferPreapprovalCid });
           inputs = inputsAfterPreapprovalPayment(inputs, r);
           break;
         }
         case 'CO_TransferPreapprovalSend': {
-          const v = op.value as { transferPreapprovalCid: string; providerFeaturedAppRightCid: string | null; amount: string; description: string | null };
+          const v = op.value;
           const context = { ...a.context, context: { ...a.context.context, featuredAppRight: v.providerFeaturedAppRightCid } };
           const r = ctx.exercise(v.transferPreapprovalCid, 'TransferPreapproval_Send', {
             sender: p.endUserParty,

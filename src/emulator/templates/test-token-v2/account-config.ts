@@ -305,7 +305,7 @@ function authorizationTransferFromState<S extends string>(
  * authority-transfer choice on the new contract when the configuration allows it. Never applies
  * to basic accounts (their configs have no contract).
  */
-export function tryUseAccountAuthority<S extends string>(
+export function tryUseAccountAuthority<S extends string, V>(
   ctx: UpdateContext,
   kind: 'transferInstruction' | 'allocationInstruction' | 'allocation',
   pendingCid: string,
@@ -314,10 +314,10 @@ export function tryUseAccountAuthority<S extends string>(
   authState: ActionAuthorizers,
   accountMap: AccountConfigMap,
   extraArgs: ExtraArgs,
-  smOf: (view: any) => { admin: string; sm: StateMachine<S> },
+  smOf: (view: V) => { admin: string; sm: StateMachine<S> },
 ): unknown | undefined {
   const iface = kind === 'transferInstruction' ? TS.TransferInstructionV2 : kind === 'allocationInstruction' ? TS.AllocationInstructionV2 : TS.AllocationV2;
-  const { view } = fetchView<any>(ctx, pendingCid, iface);
+  const { view } = fetchView<V>(ctx, pendingCid, iface);
   const { admin, sm } = smOf(view);
   const state = getState(sm, admin, authState);
   const tr = authorizationTransferFromState(ctx, admin, actors, a, state, sm, authState, accountMap);

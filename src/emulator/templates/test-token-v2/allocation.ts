@@ -509,7 +509,7 @@ function ensureAlloc(p: TokenAllocationV2Payload): string | undefined {
     : 'isValidAllocationSpecificationV2 allocation && validAllocateBefore requestedAt allocateBefore allocation.settlementDeadline';
 }
 
-const instrFields = {
+const parseInstr = pPayload<TokenAllocationInstructionV2Payload & Record<string, unknown>>({
   originalInstructionCid: [pCid, 'opt'],
   actionAuthorizers: [pActionAuthorizers(AIA), 'req'],
   availableActions: [pAvailableActions(AIA), 'req'],
@@ -519,9 +519,8 @@ const instrFields = {
   admin: [pParty, 'req'],
   requestedAt: [pTime, 'req'],
   allocateBefore: [pTime, 'opt'],
-} as const;
-const parseInstr = pPayload<TokenAllocationInstructionV2Payload & Record<string, unknown>>(instrFields as any);
-const allocFields = {
+});
+const parseAlloc = pPayload<TokenAllocationV2Payload & Record<string, unknown>>({
   originalAllocationCid: [pCid, 'opt'],
   actionAuthorizers: [pActionAuthorizers(AA), 'req'],
   availableActions: [pAvailableActions(AA), 'req'],
@@ -531,8 +530,7 @@ const allocFields = {
   requestedAt: [pTime, 'req'],
   allocateBefore: [pTime, 'opt'],
   numIterations: [pInt, 'req'],
-} as const;
-const parseAlloc = pPayload<TokenAllocationV2Payload & Record<string, unknown>>(allocFields as any);
+});
 
 interface ActorsArg {
   actors: string[];

@@ -3,7 +3,7 @@
  * in splice `daml/dars` @f819bd6f) and the registry-private choice-context keys (§5.6).
  */
 import type { FetchedContract, UpdateContext } from '../../ledger/templates.js';
-import { nameKey, type QualifiedId } from '../../ledger/types.js';
+import { nameKey, type LfValue, type QualifiedId } from '../../ledger/types.js';
 import type { InterfaceDef } from '../../ledger/templates.js';
 import { fail } from './utils.js';
 
@@ -42,10 +42,14 @@ export const ACCOUNT_CONFIGS_CONTEXT_KEY = 'testTokenV2/accountConfigs';
  * settlement) need the view of a contract given only its id; each template module registers its
  * views here when it is defined, which avoids import cycles between the modules.
  */
-const views = new Map<string, (payload: any) => any>();
+const views = new Map<string, (payload: LfValue) => unknown>();
 
-export function registerView(template: QualifiedId, iface: InterfaceDef, view: (payload: any) => unknown): void {
-  views.set(`${nameKey(template)}|${nameKey(iface.id)}`, view);
+/**
+ * `P` is `template`'s payload type: fetchView looks a view up by the fetched contract's template,
+ * so it only ever gets the payload of a `template` contract, stored as its parsePayload returned it.
+ */
+export function registerView<P>(template: QualifiedId, iface: InterfaceDef, view: (payload: P) => unknown): void {
+  views.set(`${nameKey(template)}|${nameKey(iface.id)}`, (payload) => view(payload as P));
 }
 
 /** `view <$> fetch @I cid` for a contract of this package. */

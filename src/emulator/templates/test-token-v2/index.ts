@@ -121,7 +121,7 @@ function submit(engine: LedgerEngine, actAs: string[], commands: EngineCommand[]
   return engine.commands.submit(s);
 }
 
-function rootResult(tx: TransactionRecord): any {
+function rootResult(tx: TransactionRecord): unknown {
   const root = tx.nodes[0];
   if (!root || root.kind !== 'exercise') throw new Error('expected an exercise at the root of the transaction');
   return root.exerciseResult;

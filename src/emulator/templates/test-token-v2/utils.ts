@@ -58,7 +58,7 @@ export function requireR(ctx: UpdateContext, ok: boolean, d1: string, shown1: st
 }
 
 /** `requireMatchExpected (desc, actual) expected`. */
-export function requireMatchExpected(ctx: UpdateContext, desc: string, actual: unknown, expected: unknown, show: (v: any) => string): void {
+export function requireMatchExpected<T>(ctx: UpdateContext, desc: string, actual: T, expected: T, show: (v: T) => string): void {
   requireR(ctx, lfEqual(actual, expected), desc, show(actual), 'is not equal to', 'expected value', show(expected));
 }
 
