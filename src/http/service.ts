@@ -12,9 +12,18 @@ import type { ServiceMetrics } from './metrics.js';
 import { honoRouteOf, pipeline, type ContextualListener, type RouteOf } from './pipeline.js';
 import type { RequestContext, RequestContexts } from './request-context.js';
 
+/** What a Hono app's fetch gets from the pipeline as `env`. */
+export type ServedEnv = (HttpBindings | Http2Bindings) & RequestContextBindings;
+
+/** A Hono app as a service's handler (its fetch may be wrapped, so long as `env` is passed on). */
+export interface HonoHandler {
+  fetch(request: Request, env: ServedEnv): Response | Promise<Response>;
+  router: Hono['router'];
+}
+
 export interface ServiceOptions extends ListenOptions {
   /** A Node request listener with its route resolver, or a Hono app (routes from its router). */
-  handler: { listener: ContextualListener; routeOf: RouteOf } | Pick<Hono, 'fetch' | 'router'>;
+  handler: { listener: ContextualListener; routeOf: RouteOf } | HonoHandler;
   metrics: ServiceMetrics;
   logger: Logger;
   /** Make request contexts ambient too (see PipelineOptions.contexts); off by default. */
@@ -32,7 +41,7 @@ export interface RequestContextBindings {
  * A Hono app as a pipeline handler: @hono/node-server's listener, with the request's context
  * added to the app's `env` (`RequestContextBindings`).
  */
-export function honoRequestListener(app: { fetch(request: Request, env: (HttpBindings | Http2Bindings) & RequestContextBindings): Response | Promise<Response> }): (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void {
+export function honoRequestListener(app: Pick<HonoHandler, 'fetch'>): (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void {
   const contexts = new WeakMap<object, RequestContext>();
   const listener = getRequestListener((request, env) => app.fetch(request, { ...env, requestContext: contexts.get(env.incoming) }));
   return (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => {

@@ -42,13 +42,18 @@ import { CreateBuyTrafficRequest, CreateTransferOfferRequest, decodeBody, TapReq
 import { ValidatorWallets, type UserWallet } from './wallet.js';
 import { jsonErrorBodyLimit } from '../../http/body-limit.js';
 import { SPLICE_MAX_BODY_BYTES } from '../../http/limits.js';
+import type { RequestContextBindings } from '../../http/service.js';
 
 export const VALIDATOR_BASE_PATH = '/api/validator';
 
 /** What the scan-proxy needs of the registry app: Hono's in-process `request`. */
 export interface RegistryAppLike {
-  request(input: string, init?: RequestInit): Response | Promise<Response>;
+  /** `env` carries the validator request's context, so the registry's ledger calls carry its request id and trace. */
+  request(input: string, init: RequestInit, env: RequestContextBindings): Response | Promise<Response>;
 }
+
+/** What the validator's app finds in `c.env` when served by the HTTP pipeline (src/http/service.ts). */
+export type ValidatorEnv = { Bindings: RequestContextBindings };
 
 export interface ValidatorAppOptions {
   engine: LedgerEngine;
@@ -93,7 +98,7 @@ export const walletAutomationName = (validatorParty: string) => `validator-walle
 /** Name of a validator's pre-approval proposal automation on engine.automations. */
 export const preapprovalAutomationName = (validatorParty: string) => `validator-preapprovals:${validatorParty}`;
 
-export function createValidatorApp(opts: ValidatorAppOptions): Hono {
+export function createValidatorApp(opts: ValidatorAppOptions): Hono<ValidatorEnv> {
   const { engine, scan, logger } = opts;
   const validatorUser = opts.validatorUser ?? 'ledger-api-user';
   const wallets = new ValidatorWallets({
@@ -257,14 +262,14 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono {
     return out instanceof Response ? out : c.json(out as object, 200);
   };
 
-  const api = new Hono();
+  const api = new Hono<ValidatorEnv>();
   for (const r of routes) {
     if (r.method === 'GET') api.get(r.path, run(r));
     else api.post(r.path, run(r));
   }
 
   // the token-standard registry, proxied to scan's `/registry/...`
-  const registry = async (c: Context) => {
+  const registry = async (c: Context<ValidatorEnv>) => {
     const a = await authenticate(c.req.header('authorization'));
     if (!a.ok) return unauthorized(a, REALMS.scanProxy);
     const url = new URL(c.req.url);
@@ -272,7 +277,7 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono {
     const path = url.pathname.slice(url.pathname.indexOf('/v0/scan-proxy/registry/') + '/v0/scan-proxy'.length);
     const init: RequestInit = { method: c.req.method, headers: { 'content-type': c.req.header('content-type') ?? 'application/json' } };
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') init.body = await c.req.text();
-    const res = await opts.registryApp.request(`http://scan.local${path}${url.search}`, init);
+    const res = await opts.registryApp.request(`http://scan.local${path}${url.search}`, init, { requestContext: c.env?.requestContext });
     // a path the registry has no endpoint for is not a route of the validator either
     if (res.status === 404 && /^\{"error":"No such endpoint: /.test(await res.clone().text())) return notFoundAnswer(c);
     const headers = new Headers();
@@ -302,7 +307,7 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono {
   api.notFound(notFoundAnswer);
   api.onError(onError);
 
-  const app = new Hono();
+  const app = new Hono<ValidatorEnv>();
   app.use('*', jsonErrorBodyLimit(opts.maxBodyBytes ?? SPLICE_MAX_BODY_BYTES));
   // ValidatorApp wraps its routes in pekko-http-cors with these methods and exposed headers.
   app.use(`${VALIDATOR_BASE_PATH}/*`, cors({ origin: '*', allowMethods: ['DELETE', 'GET', 'POST', 'HEAD', 'OPTIONS'], exposeHeaders: ['traceparent'] }));

@@ -309,13 +309,14 @@ function externalRecord(x: SavedExternalParty): ExternalPartyRecord {
  * A server's fetch that answers only once the changes the request made are on disk (the
  * journal's group commit); the fetch itself without durable state.
  */
-export function answerWhenDurable(
-  durable: DurableState | undefined,
-  fetch: (req: Request) => Response | Promise<Response>,
-): (req: Request) => Response | Promise<Response> {
+export function answerWhenDurable<E>(
+  durable: Pick<DurableState, 'flush'> | undefined,
+  fetch: (req: Request, env: E) => Response | Promise<Response>,
+): (req: Request, env: E) => Response | Promise<Response> {
   if (durable === undefined) return fetch;
-  return async (req) => {
-    const res = await fetch(req);
+  // `env` passed on: it carries the request's context (src/http/service.ts) to the app
+  return async (req, env) => {
+    const res = await fetch(req, env);
     await durable.flush();
     return res;
   };

@@ -40,6 +40,8 @@ export interface ValidatorWorld {
   ghost: string;
   scan: ScanService;
   registry?: Registry;
+  /** The headers of each ledger request the registry made (with `registry: true`). */
+  ledgerRequestHeaders: Headers[];
   app: ReturnType<typeof createValidatorApp>;
   token(user: string, claims?: JWTPayload, opts?: { secret?: string; alg?: string }): Promise<string>;
   call(method: string, path: string, opts?: { user?: string; token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
@@ -65,11 +67,15 @@ export async function buildValidatorWorld(opts: { registry?: boolean; start?: st
   const scan = new ScanService({ engine, dsoParty: dso });
 
   let registry: Registry | undefined;
+  const ledgerRequestHeaders: Headers[] = [];
   if (opts.registry) {
     const ledger = new LedgerClient({
       baseUrl: 'http://emulated-ledger',
       tokenProvider: noAuth,
-      fetch: (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => emu.app.request(input instanceof Request ? input : String(input), init)) as typeof fetch,
+      fetch: (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+        ledgerRequestHeaders.push(new Headers(init?.headers));
+        return emu.app.request(input instanceof Request ? input : String(input), init);
+      }) as typeof fetch,
       logger,
     });
     registry = createRegistry({
@@ -119,6 +125,7 @@ export async function buildValidatorWorld(opts: { registry?: boolean; start?: st
     ghost,
     scan,
     registry,
+    ledgerRequestHeaders,
     app,
     token,
     call,

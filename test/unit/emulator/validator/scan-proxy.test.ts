@@ -54,6 +54,25 @@ describe('scan-proxy reads', () => {
 });
 
 describe('token-standard registry through the scan-proxy', () => {
+  it('passes the request context on: the registry\'s ledger calls carry the request id and trace', async () => {
+    // an unknown contract: the registry asks the ledger before answering 404
+    const cid = `00${'ab'.repeat(32)}`;
+    const requestContext = { requestId: 'wallet-req-7', trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', parentId: '1111111111111111', flags: '01' } };
+    const before = w.ledgerRequestHeaders.length;
+    const res = await w.app.request(
+      `http://validator.local/api/validator/v0/scan-proxy/registry/transfer-instruction/v1/${cid}/choice-contexts/accept`,
+      { method: 'POST', headers: { authorization: `Bearer ${await w.token('alice')}`, 'content-type': 'application/json' }, body: '{}' },
+      { requestContext },
+    );
+    expect(res.status).toBe(404);
+    const calls = w.ledgerRequestHeaders.slice(before);
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    for (const h of calls) {
+      expect(h.get('x-request-id')).toBe('wallet-req-7');
+      expect(h.get('traceparent')).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    }
+  });
+
   it('metadata and the transfer factory come from the Amulet registry, unchanged', async () => {
     const info = await get('/v0/scan-proxy/registry/metadata/v1/info');
     const direct = await w.registry!.app.request('/registry/metadata/v1/info');
