@@ -136,7 +136,20 @@ async function measureTransfers(engine: 'native' | 'daml'): Promise<Throughput> 
       const r = await client.request('POST', '/v2/commands/submit-and-wait-for-transaction', body);
       return { status: r.status, body: r.body };
     };
-    const rootResult = (body: string): any => JSON.parse(body).transaction.events.find((e: any) => e.ExercisedEvent?.nodeId === 0).ExercisedEvent.exerciseResult;
+    // The fields read of a submit-and-wait-for-transaction answer (LEDGER_EFFECTS): the root exercise's result.
+    // Not parsed with the ledger's zod schema: this runs per transaction in the load generator.
+    interface ChoiceResult {
+      output: { value: { transferInstructionCid?: string; receiverHoldingCids?: string[] } };
+    }
+    interface SubmittedTransaction {
+      transaction: { events: Array<{ ExercisedEvent?: { nodeId: number; exerciseResult: ChoiceResult } }> };
+    }
+    const rootResult = (body: string): ChoiceResult => {
+      const tx: SubmittedTransaction = JSON.parse(body);
+      const root = tx.transaction.events.find((e) => e.ExercisedEvent?.nodeId === 0)?.ExercisedEvent;
+      if (!root) throw new Error(`no root exercise in the transaction: ${body.slice(0, 200)}`);
+      return root.exerciseResult;
+    };
     const latencies: number[] = [];
     let errors = 0;
     let firstError: string | undefined;
@@ -168,7 +181,8 @@ async function measureTransfers(engine: 'native' | 'daml'): Promise<Throughput> 
           firstError ??= offer.body.slice(0, 300);
           return;
         }
-        const instr = rootResult(offer.body).output.value.transferInstructionCid as string;
+        const instr = rootResult(offer.body).output.value.transferInstructionCid;
+        if (instr === undefined) throw new Error('the transfer created no transfer instruction');
         const accept = await submit(to, [{ ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V1, contractId: instr, choice: 'TransferInstruction_Accept', choiceArgument: { extraArgs: { context: { values: {} }, meta: { values: {} } } } } }], []);
         const s3 = performance.now();
         if (accept.status !== 200) {
@@ -176,7 +190,9 @@ async function measureTransfers(engine: 'native' | 'daml'): Promise<Throughput> 
           firstError ??= accept.body.slice(0, 300);
           return;
         }
-        holding = rootResult(accept.body).output.value.receiverHoldingCids[0] as string;
+        const received = rootResult(accept.body).output.value.receiverHoldingCids?.[0];
+        if (received === undefined) throw new Error('the accept gave the receiver no holding');
+        holding = received;
         [from, to] = [to, from];
         if (counting) {
           latencies.push(s2 - s1, s3 - s2);

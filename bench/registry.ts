@@ -46,12 +46,17 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import { z } from 'zod';
 import { MemoryCache } from '../src/cache/memory-cache.js';
 import { buildEmulator } from '../src/emulator/index.js';
 import { noAuth } from '../src/ledger/auth.js';
 import { LedgerClient } from '../src/ledger/client.js';
+import { GetLedgerEndResponseSchema, JsGetActiveContractsListResponseSchema, JsTransactionSchema } from '../src/ledger/schemas/events.js';
+import { GetPartiesResponseSchema } from '../src/ledger/schemas/parties.js';
 import { createRegistry } from '../src/registry/index.js';
+import { isObject } from '../src/registry/json-shape.js';
 import { builtInRecipes } from '../src/registry/recipes/index.js';
+import { GetRegistryInfoResponseSchema, TransferFactoryWithChoiceContextSchema } from '../src/registry/schemas.js';
 import { percentile } from './http-client.js';
 import { mergeResults, type LoadOptions, type LoadResult } from './load-client.js';
 import type { Result } from './report.js';
@@ -303,27 +308,31 @@ function factoryRequest(admin: string, sender: string, receiver: string, holding
   };
 }
 
-async function json(url: string, init?: RequestInit): Promise<any> {
+/** A 200 answer, parsed with the schema of its wire type. */
+async function json<S extends z.ZodType>(schema: S, url: string, init?: RequestInit): Promise<z.output<S>> {
   const r = await fetch(url, init);
   if (r.status !== 200) throw new Error(`${init?.method ?? 'GET'} ${url}: ${r.status} ${await r.text()}`);
-  return r.json();
+  return schema.parse(await r.json());
 }
 
 /** A transfer-factory request of the stack's demo world (alice's TT1 holding), and the registry's answer to it. */
 async function factoryCall(stack: Stack): Promise<{ body: string; bytes: Buffer; status: number; contentType: string }> {
-  const { adminId: admin } = await json(`${stack.registryUrl}/registry/metadata/v1/info`);
-  const parties: string[] = (await json(`${stack.ledgerUrl}/v2/parties`)).partyDetails.map((p: { party: string }) => p.party);
+  const { adminId: admin } = await json(GetRegistryInfoResponseSchema, `${stack.registryUrl}/registry/metadata/v1/info`);
+  const parties = (await json(GetPartiesResponseSchema, `${stack.ledgerUrl}/v2/parties`)).partyDetails.map((p) => p.party);
   const alice = parties.find((p) => p.startsWith('alice::'))!;
   const bob = parties.find((p) => p.startsWith('bob::'))!;
-  const { offset } = await json(`${stack.ledgerUrl}/v2/state/ledger-end`);
-  const acs: any[] = await json(`${stack.ledgerUrl}/v2/state/active-contracts`, {
+  const { offset } = await json(GetLedgerEndResponseSchema, `${stack.ledgerUrl}/v2/state/ledger-end`);
+  const acs = await json(JsGetActiveContractsListResponseSchema, `${stack.ledgerUrl}/v2/state/active-contracts`, {
     method: 'POST',
     body: JSON.stringify({ eventFormat: { filtersByParty: { [alice]: { cumulative: [] } }, verbose: false }, activeAtOffset: offset }),
   });
   const holdings = acs
-    .map((e) => e.contractEntry?.JsActiveContract?.createdEvent)
-    .filter((ev) => ev?.createArgument?.holding?.instrumentId?.id === 'TT1' && ev.createArgument.holding.owner === alice)
-    .map((ev) => ev.contractId as string);
+    .flatMap((e) => ('JsActiveContract' in e.contractEntry ? [e.contractEntry.JsActiveContract.createdEvent] : []))
+    .filter((ev) => {
+      const holding = isObject(ev.createArgument) ? ev.createArgument.holding : undefined;
+      return isObject(holding) && holding.owner === alice && isObject(holding.instrumentId) && holding.instrumentId.id === 'TT1';
+    })
+    .map((ev) => ev.contractId);
   if (holdings.length === 0) throw new Error('no TT1 holding of alice in the demo world');
   const body = JSON.stringify(factoryRequest(admin, alice, bob, holdings.slice(0, 1)));
 
@@ -536,7 +545,7 @@ async function benchLedgerCalls(): Promise<Result[]> {
   });
   const post = async (path: string, body: unknown) => {
     const r = await registry.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: r.status, body: (await r.json()) as any };
+    return { status: r.status, body: (await r.json()) as unknown };
   };
   const counting = async <T>(fn: () => Promise<T>): Promise<{ value: T; calls: string[] }> => {
     const from = calls.length;
@@ -563,7 +572,7 @@ async function benchLedgerCalls(): Promise<Result[]> {
     });
 
     // A transfer offer created on the ledger now: the (stopped) index has not seen it.
-    const f = (await post(FACTORY_PATH, req)).body;
+    const f = TransferFactoryWithChoiceContextSchema.parse((await post(FACTORY_PATH, req)).body);
     const submitted = await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
       method: 'POST',
       body: JSON.stringify({
@@ -585,9 +594,9 @@ async function benchLedgerCalls(): Promise<Result[]> {
         },
       }),
     });
-    const tx = (await submitted.json()) as any;
-    if (submitted.status !== 200) throw new Error(`creating the offer failed: ${JSON.stringify(tx)}`);
-    const offer = tx.transaction.events.map((e: any) => e.CreatedEvent).find((e: any) => e?.templateId.endsWith(':TokenTransferOffer'));
+    if (submitted.status !== 200) throw new Error(`creating the offer failed: ${await submitted.text()}`);
+    const tx = z.object({ transaction: JsTransactionSchema }).parse(await submitted.json());
+    const offer = tx.transaction.events.flatMap((e) => ('CreatedEvent' in e ? [e.CreatedEvent] : [])).find((e) => e.templateId.endsWith(':TokenTransferOffer'));
     if (!offer) throw new Error('the transfer created no TokenTransferOffer');
     const acceptPath = `/registry/transfer-instruction/v1/${offer.contractId}/choice-contexts/accept`;
     const cold = await counting(() => post(acceptPath, { excludeDebugFields: true }));
