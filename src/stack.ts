@@ -24,6 +24,7 @@ import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
 import { inProcessFetch } from './ledger/in-process.js';
 import { createProxyApp } from './proxy/index.js';
+import { noSuchEndpoint } from './registry/app.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
 import { builtInRecipes } from './registry/recipes/index.js';
@@ -202,11 +203,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       const host = new Hono();
       host.route('/', scanApp);
       host.route('/', amuletRegistry.app);
-      host.notFound((c) =>
-        c.req.path.startsWith('/api/scan')
-          ? c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404)
-          : c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404),
-      );
+      host.notFound((c) => (c.req.path.startsWith('/api/scan') ? c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404) : noSuchEndpoint(c)));
       const s = await serve({
         port: scanPort,
         handler: { listener: registryRequestListener(amuletRegistry.http, host), routeOf: registryRouteOf(amuletRegistry.http, host) },

@@ -12,6 +12,7 @@
  * and unexpected failures (500, logged, message not leaked).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { apiDocsPage } from '../http/docs.js';
@@ -94,7 +95,7 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
   let docs: string | undefined;
   app.get(`${basePath}/docs`, (c) => c.html((docs ??= apiDocsPage('token-registry: token-standard registry API', 'openapi.json'))));
 
-  app.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound(noSuchEndpoint);
   app.onError((err, c) => {
     if (err instanceof HTTPException && err.status < 500) return c.json({ error: err.message || 'bad request' }, err.status);
     return toResponse(errorAnswer(err, deps.logger, c.req.path));
@@ -105,6 +106,11 @@ export function createRegistryHttp(deps: RegistryAppDeps): RegistryHttp {
 /** The Hono app alone (in-process use, tests, the OpenAPI document). */
 export function createRegistryApp(deps: RegistryAppDeps): OpenAPIHono<RegistryEnv> {
   return createRegistryHttp(deps).app;
+}
+
+/** The registry's 404 (`{"error": ...}`), also for the hosts that mount the registry app among others. */
+export function noSuchEndpoint(c: Context): Response {
+  return c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404);
 }
 
 export function stripBase(path: string, basePath: string): string | undefined {

@@ -7,6 +7,7 @@
  */
 import { Hono, type Env } from 'hono';
 import type { IndexState } from '../contracts/contract-index.js';
+import { noSuchEndpoint } from './app.js';
 
 /** The part of the contract index the probes read. */
 export interface Readiness {
@@ -40,6 +41,6 @@ export function registryHostApp<E extends Env>(index: Readiness, registryApp: Ho
   const host = registryHealthApp(index);
   for (const [path, app] of mounted) host.route(path, app);
   host.route('/', registryApp);
-  host.notFound((c) => c.json({ error: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
+  host.notFound(noSuchEndpoint);
   return host;
 }

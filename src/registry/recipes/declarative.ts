@@ -45,6 +45,7 @@ import type { AllocationAction, AllocationInstructionAction, ApiVersion, Transfe
 import { notFound, RegistryError } from '../errors.js';
 import {
   contractIdValue,
+  instrumentIdOf,
   UnsupportedOperation,
   type ContextParts,
   type ContractKind,
@@ -174,10 +175,7 @@ export class DeclarativeRecipe implements Recipe {
     const p = kind && this.perContract.get(kind);
     if (!p) return undefined;
     const v = valueAt(c.payload, p.instrumentIdPath);
-    if (v !== null && typeof v === 'object') {
-      const { admin, id } = v as { admin?: unknown; id?: unknown };
-      return typeof admin === 'string' && typeof id === 'string' ? { admin, id } : undefined;
-    }
+    if (v !== null && typeof v === 'object') return instrumentIdOf(v);
     if (typeof v === 'string' && p.instrumentAdminPath) {
       const admin = valueAt(c.payload, p.instrumentAdminPath);
       return typeof admin === 'string' ? { admin, id: v } : undefined;

@@ -7,6 +7,7 @@
 import type { AnyValue } from '../../canton/lf.js';
 import type { ContractIndex, IndexedContract } from '../../contracts/contract-index.js';
 import type { ApiVersion, AllocationAction, AllocationInstructionAction, TransferInstructionAction } from '../api.js';
+import { isObject } from '../json-shape.js';
 import type { MaybePromise } from '../maybe-promise.js';
 
 /**
@@ -74,6 +75,13 @@ export interface Recipe {
 export class UnsupportedOperation extends Error {}
 
 export const contractIdValue = (cid: string): AnyValue => ({ tag: 'AV_ContractId', value: cid });
+
+/** An `InstrumentId` record (`{admin, id}`) read from a payload; undefined when `v` is not one. */
+export function instrumentIdOf(v: unknown): { admin: string; id: string } | undefined {
+  if (!isObject(v)) return undefined;
+  const { admin, id } = v;
+  return typeof admin === 'string' && typeof id === 'string' ? { admin, id } : undefined;
+}
 
 /** The registry and holding APIs of the V1 token standard (CIP-0056), at minor version 1. */
 export const TOKEN_STANDARD_V1_APIS: Readonly<Record<string, number>> = {

@@ -28,7 +28,7 @@ import { badRequest, notFound, RegistryError } from '../errors.js';
 import { isObject } from '../json-shape.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
-import { contractIdValue, UnsupportedOperation } from './recipe.js';
+import { contractIdValue, instrumentIdOf, UnsupportedOperation } from './recipe.js';
 
 const PKG = 'splice-test-token-v2';
 const M = 'Splice.Testing.Tokens.TestTokenV2';
@@ -181,7 +181,6 @@ const keyOf = (c: IndexedContract) => templateKey(c.packageName, c.templateId);
 // request), so that a payload of a package version the recipe does not know fails as an internal
 // error naming the contract (for instrumentOf: as a contract of no known instrument), not as a
 // TypeError somewhere in a context computation.
-const isInstrumentId = (v: unknown): v is { admin: string; id: string } => isObject(v) && typeof v.admin === 'string' && typeof v.id === 'string';
 const isAccountConfig = (p: unknown): p is AccountConfig =>
   isObject(p) && typeof p.admin === 'string' && isObject(p.account) && isObject(p.ownerConfig) && isObject(p.providerConfig);
 const isOffer = (p: unknown): p is OfferPayload =>
@@ -261,7 +260,7 @@ export class TestTokenV2Recipe implements Recipe {
     const key = keyOf(c);
     if (key === T.TokenTransferOffer) {
       const t = c.payload.transfer;
-      return isObject(t) && isInstrumentId(t.instrumentId) ? t.instrumentId : undefined;
+      return isObject(t) ? instrumentIdOf(t.instrumentId) : undefined;
     }
     if (isInstruction(key)) {
       const i = instructionRecord(c);
