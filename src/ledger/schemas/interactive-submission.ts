@@ -41,11 +41,13 @@ export const JsPrepareSubmissionRequestSchema = z.object({
 });
 export type JsPrepareSubmissionRequest = z.infer<typeof JsPrepareSubmissionRequestSchema>;
 
+// The two Option fields: Canton's JSON encoder writes None as null (not an absent key), so the
+// answer of a prepare without verboseHashing or a traffic estimate carries both as null.
 export const JsPrepareSubmissionResponseSchema = z.object({
   preparedTransaction: z.string(),
   preparedTransactionHash: z.string(),
   hashingSchemeVersion: HashingSchemeVersionSchema,
-  hashingDetails: z.string().optional(),
+  hashingDetails: z.string().nullish(),
   costEstimation: z
     .object({
       estimationTimestamp: z.string(),
@@ -53,7 +55,7 @@ export const JsPrepareSubmissionResponseSchema = z.object({
       confirmationResponseTrafficCostEstimation: Int64Schema,
       totalTrafficCostEstimation: Int64Schema,
     })
-    .optional(),
+    .nullish(),
 });
 export type JsPrepareSubmissionResponse = z.infer<typeof JsPrepareSubmissionResponseSchema>;
 
