@@ -29,6 +29,8 @@ import {
 } from '../support/ledger-fixtures.js';
 import { executeBody, prepareBody, registerExternal, type ExternalKey } from '../support/interactive.js';
 import { SPECS, createSpecValidator, expectConformant, type CoverageRequirement } from '../support/openapi-conformance.js';
+import { jsonArray, jsonAt, jsonKeys, jsonText } from '../support/ledger-wire.js';
+import { AllocateExternalPartyResponseSchema, GenerateExternalPartyTopologyResponseSchema } from '../../src/ledger/schemas/external-parties.js';
 
 const SECRET = 'conformance-secret';
 
@@ -120,8 +122,11 @@ async function call(method: string, path: string, o: CallOptions = {}): Promise<
   return l.app.request(path, { method, headers, body });
 }
 
-/** Calls, checks the status, validates the response against the spec and returns its body. */
-async function check(method: string, path: string, status: number, o: CallOptions = {}): Promise<any> {
+/**
+ * Calls, checks the status, validates the response against the spec and returns its body: the
+ * JSON as sent (read with `jsonAt` & co., so the wire form is what is checked), or the text.
+ */
+async function check(method: string, path: string, status: number, o: CallOptions = {}): Promise<unknown> {
   const res = await call(method, path, o);
   const text = await res.clone().text();
   expect(res.status, `${method} ${path} -> ${res.status}: ${text.slice(0, 600)}`).toBe(status);
@@ -132,13 +137,13 @@ async function check(method: string, path: string, status: number, o: CallOption
  * An error case: status, a conformant body, and what it must say: Canton's error code for a JSON
  * JsCantonError (`NA` for redacted auth errors), or a pattern for tapir's text/plain 400.
  */
-async function checkError(method: string, path: string, status: number, expected: string | RegExp, o: CallOptions = {}): Promise<any> {
+async function checkError(method: string, path: string, status: number, expected: string | RegExp, o: CallOptions = {}): Promise<unknown> {
   const body = await check(method, path, status, o);
   if (expected instanceof RegExp) {
     expect(typeof body, JSON.stringify(body)).toBe('string');
     expect(body).toMatch(expected);
   } else {
-    expect(body.code, JSON.stringify(body)).toBe(expected);
+    expect(jsonAt(body, 'code'), JSON.stringify(body)).toBe(expected);
   }
   return body;
 }
@@ -182,13 +187,13 @@ beforeAll(async () => {
   expect(first.status).toBe(200);
   const submitted = (await first.json()) as { updateId: string; completionOffset: number };
   firstTx = { updateId: submitted.updateId, offset: submitted.completionOffset };
-  const acs = (await (await l.post('/v2/state/active-contracts', acsRequest(alice, null, { activeAtOffset: l.engine.ledgerEnd() }))).json()) as any[];
-  activeIou = acs[0].contractEntry.JsActiveContract.createdEvent.contractId;
+  const acs: unknown = await (await l.post('/v2/state/active-contracts', acsRequest(alice, null, { activeAtOffset: l.engine.ledgerEnd() }))).json();
+  activeIou = jsonText(acs, 0, 'contractEntry', 'JsActiveContract', 'createdEvent', 'contractId');
 
   const second = await l.post('/v2/commands/submit-and-wait-for-transaction', {
     commands: cmds([bank, alice], [create(IOU, iou(bank, alice, '5'))]),
   });
-  archivedIou = ((await second.json()) as any).transaction.events[0].CreatedEvent.contractId;
+  archivedIou = jsonText(await second.json(), 'transaction', 'events', 0, 'CreatedEvent', 'contractId');
   const split = await l.post('/v2/commands/submit-and-wait', cmds([alice], [exercise(IOU, archivedIou, 'Split', { amount: '2' })]));
   expect(split.status).toBe(200);
 
@@ -236,12 +241,12 @@ describe('served operations match the spec minus the documented unserved list', 
 describe('system and state', () => {
   it('GET /v2/version', async () => {
     const body = await check('GET', '/v2/version', 200);
-    expect(body.version).toMatch(/^3\.5\./);
+    expect(jsonAt(body, 'version')).toMatch(/^3\.5\./);
     // the version service does not authorize: a bad token passes ...
     await check('GET', '/v2/version', 200, { token: 'garbage' });
     // ... but claim resolution fails on every path (unknown user), with the token context
     const err = await checkError('GET', '/v2/version', 403, 'NA', { token: 'ghost' });
-    expect(err.context).toEqual({ ledger_api_error: 'invalid token' });
+    expect(jsonAt(err, 'context')).toEqual({ ledger_api_error: 'invalid token' });
   });
 
   it('GET /livez and /readyz', async () => {
@@ -261,9 +266,9 @@ describe('system and state', () => {
 
   it('GET /v2/state/connected-synchronizers', async () => {
     const all = await check('GET', '/v2/state/connected-synchronizers', 200);
-    expect(all.connectedSynchronizers[0].permission).toBe('PARTICIPANT_PERMISSION_UNSPECIFIED');
+    expect(jsonAt(all, 'connectedSynchronizers', 0, 'permission')).toBe('PARTICIPANT_PERMISSION_UNSPECIFIED');
     const mine = await check('GET', `/v2/state/connected-synchronizers?party=${encodeURIComponent(alice)}`, 200, { token: 'alice-user' });
-    expect(mine.connectedSynchronizers[0].permission).toBe('PARTICIPANT_PERMISSION_SUBMISSION');
+    expect(jsonAt(mine, 'connectedSynchronizers', 0, 'permission')).toBe('PARTICIPANT_PERMISSION_SUBMISSION');
     // asking about a party one may not read
     await checkError('GET', `/v2/state/connected-synchronizers?party=${encodeURIComponent(bob)}`, 403, 'NA', { token: 'alice-user' });
   });
@@ -272,7 +277,7 @@ describe('system and state', () => {
 describe('command submission', () => {
   it('POST /v2/commands/submit-and-wait', async () => {
     const body = await check('POST', '/v2/commands/submit-and-wait', 200, { body: cmds([bank, carol], [create(IOU, iou(bank, carol, '3'))]) });
-    expect(body.completionOffset).toBe(l.engine.ledgerEnd());
+    expect(jsonAt(body, 'completionOffset')).toBe(l.engine.ledgerEnd());
     const end = l.engine.ledgerEnd();
     // malformed body (missing commandId): tapir's text/plain 400
     await checkError('POST', '/v2/commands/submit-and-wait', 400, PLAIN, { body: { commands: [], actAs: [alice] } });
@@ -295,7 +300,7 @@ describe('command submission', () => {
     const flat = await check('POST', '/v2/commands/submit-and-wait-for-transaction', 200, {
       body: { commands: cmds([bank, carol], [create(IOU, iou(bank, carol, '4'))]) },
     });
-    const cid = flat.transaction.events[0].CreatedEvent.contractId;
+    const cid = jsonText(flat, 'transaction', 'events', 0, 'CreatedEvent', 'contractId');
     // LEDGER_EFFECTS: exercised + created events
     const tx = await check('POST', '/v2/commands/submit-and-wait-for-transaction', 200, {
       body: {
@@ -303,7 +308,7 @@ describe('command submission', () => {
         transactionFormat: txFormat('LEDGER_EFFECTS', carol),
       },
     });
-    expect(Object.keys(tx.transaction.events[0])).toEqual(['ExercisedEvent']);
+    expect(jsonKeys(tx, 'transaction', 'events', 0)).toEqual(['ExercisedEvent']);
     // an identifier that is not 3 parts: tapir's text/plain 400
     await checkError('POST', '/v2/commands/submit-and-wait-for-transaction', 400, /Invalid identifier format/, {
       body: { commands: cmds([alice], [create('not-a-valid-template-id', {})]) },
@@ -324,7 +329,7 @@ describe('command submission', () => {
     const body = await check('POST', '/v2/commands/submit-and-wait-for-transaction-tree', 200, {
       body: cmds([alice], [exercise(IOU, activeIou, 'Observe', { reader: carol })]),
     });
-    expect(Object.keys(body.transactionTree.eventsById)).toEqual(['0']);
+    expect(jsonKeys(body, 'transactionTree', 'eventsById')).toEqual(['0']);
     await checkError('POST', '/v2/commands/submit-and-wait-for-transaction-tree', 400, PLAIN, { body: { commandId: 'x', actAs: [alice] } });
     await checkError('POST', '/v2/commands/submit-and-wait-for-transaction-tree', 404, 'CONTRACT_NOT_FOUND', {
       body: cmds([alice], [exercise(IOU, '00' + 'f'.repeat(136), 'Observe', { reader: carol })]),
@@ -337,11 +342,13 @@ describe('command submission', () => {
   });
 
   it('POST /v2/commands/completions', async () => {
-    const list = await check('POST', '/v2/commands/completions?stream_idle_timeout_ms=10', 200, {
-      body: { userId: 'tester', parties: [alice], beginExclusive: 0 },
-    });
+    const list = jsonArray(
+      await check('POST', '/v2/commands/completions?stream_idle_timeout_ms=10', 200, {
+        body: { userId: 'tester', parties: [alice], beginExclusive: 0 },
+      }),
+    );
     expect(list.length).toBeGreaterThan(0);
-    expect(Object.keys(list[0].completionResponse)).toEqual(['Completion']);
+    expect(jsonKeys(list, 0, 'completionResponse')).toEqual(['Completion']);
     await checkError('POST', '/v2/commands/completions?stream_idle_timeout_ms=10', 400, 'MISSING_FIELD', { body: { userId: 'tester', parties: [] } });
     await checkError('POST', '/v2/commands/completions?stream_idle_timeout_ms=10', 400, 'OFFSET_AFTER_LEDGER_END', {
       body: { userId: 'tester', parties: [alice], beginExclusive: 10_000 },
@@ -350,11 +357,11 @@ describe('command submission', () => {
   });
 
   it('POST /v2/commands/command-completions (3.5.7: every user; parties optional)', async () => {
-    const all = await check('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 200, { body: {} });
-    const mine = await check('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 200, { body: { parties: [alice] } });
+    const all = jsonArray(await check('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 200, { body: {} }));
+    const mine = jsonArray(await check('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 200, { body: { parties: [alice] } }));
     expect(all.length).toBeGreaterThan(mine.length);
     expect(mine.length).toBeGreaterThan(0);
-    for (const m of mine) expect(m.completionResponse.Completion.value.actAs).toEqual([alice]);
+    for (const m of mine) expect(jsonAt(m, 'completionResponse', 'Completion', 'value', 'actAs')).toEqual([alice]);
     await checkError('POST', '/v2/commands/command-completions?stream_idle_timeout_ms=10', 400, 'OFFSET_AFTER_LEDGER_END', {
       body: { beginExclusive: 10_000 },
     });
@@ -365,18 +372,22 @@ describe('command submission', () => {
 describe('active contracts', () => {
   it('POST /v2/state/active-contracts with eventFormat (interface views and blobs) and the legacy filter', async () => {
     const end = l.engine.ledgerEnd();
-    const views = await check('POST', '/v2/state/active-contracts', 200, { body: { eventFormat: holdingViews(alice), activeAtOffset: end } });
+    const views = jsonArray(await check('POST', '/v2/state/active-contracts', 200, { body: { eventFormat: holdingViews(alice), activeAtOffset: end } }));
     expect(views.length).toBeGreaterThan(0);
-    const ev = views[0].contractEntry.JsActiveContract.createdEvent;
-    expect(ev.interfaceViews[0].viewValue).toMatchObject({ owner: alice });
-    expect(ev.createdEventBlob).not.toBe('');
-    const legacy = await check('POST', '/v2/state/active-contracts?limit=2', 200, {
-      body: { filter: { filtersByParty: { [alice]: { cumulative: [] } } }, verbose: true, activeAtOffset: end },
-    });
+    const ev = jsonAt(views, 0, 'contractEntry', 'JsActiveContract', 'createdEvent');
+    expect(jsonAt(ev, 'interfaceViews', 0, 'viewValue')).toMatchObject({ owner: alice });
+    expect(jsonAt(ev, 'createdEventBlob')).not.toBe('');
+    const legacy = jsonArray(
+      await check('POST', '/v2/state/active-contracts?limit=2', 200, {
+        body: { filter: { filtersByParty: { [alice]: { cumulative: [] } } }, verbose: true, activeAtOffset: end },
+      }),
+    );
     expect(legacy.length).toBeLessThanOrEqual(2);
-    const anyParty = await check('POST', '/v2/state/active-contracts', 200, {
-      body: { eventFormat: { filtersForAnyParty: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] } }, activeAtOffset: end },
-    });
+    const anyParty = jsonArray(
+      await check('POST', '/v2/state/active-contracts', 200, {
+        body: { eventFormat: { filtersForAnyParty: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] } }, activeAtOffset: end },
+      }),
+    );
     expect(anyParty.length).toBeGreaterThan(views.length);
 
     await checkError('POST', '/v2/state/active-contracts', 400, 'INVALID_ARGUMENT', { body: { activeAtOffset: end } });
@@ -402,12 +413,12 @@ describe('active contracts', () => {
 
   it('POST /v2/state/active-contracts-page', async () => {
     const page1 = await check('POST', '/v2/state/active-contracts-page', 200, { body: { eventFormat: allFor(alice), maxPageSize: 1 } });
-    expect(page1.activeContracts).toHaveLength(1);
-    expect(typeof page1.nextPageToken).toBe('string');
+    expect(jsonAt(page1, 'activeContracts')).toHaveLength(1);
+    expect(typeof jsonAt(page1, 'nextPageToken')).toBe('string');
     const page2 = await check('POST', '/v2/state/active-contracts-page', 200, {
-      body: { eventFormat: allFor(alice), maxPageSize: 100, pageToken: page1.nextPageToken },
+      body: { eventFormat: allFor(alice), maxPageSize: 100, pageToken: jsonAt(page1, 'nextPageToken') },
     });
-    expect(page2.activeAtOffset).toBe(page1.activeAtOffset);
+    expect(jsonAt(page2, 'activeAtOffset')).toBe(jsonAt(page1, 'activeAtOffset'));
     await checkError('POST', '/v2/state/active-contracts-page', 400, 'INVALID_ARGUMENT', {
       body: { eventFormat: allFor(alice), pageToken: 'bm90LWEtdG9rZW4=' },
     });
@@ -420,12 +431,19 @@ describe('updates', () => {
 
   it('POST /v2/updates', async () => {
     const end = l.engine.ledgerEnd();
-    const acsDelta = await check('POST', '/v2/updates', 200, { body: { beginExclusive: 0, endInclusive: end, updateFormat: updateFormat('ACS_DELTA', alice) } });
+    const acsDelta = jsonArray(await check('POST', '/v2/updates', 200, { body: { beginExclusive: 0, endInclusive: end, updateFormat: updateFormat('ACS_DELTA', alice) } }));
     expect(acsDelta.length).toBeGreaterThan(0);
-    const effects = await check('POST', '/v2/updates', 200, {
-      body: { beginExclusive: 0, endInclusive: end, updateFormat: updateFormat('LEDGER_EFFECTS', alice), descendingOrder: true },
-    });
-    expect(effects[0].update.Transaction.value.offset).toBeGreaterThan(effects.at(-1).update.Transaction.value.offset);
+    const effects = jsonArray(
+      await check('POST', '/v2/updates', 200, {
+        body: { beginExclusive: 0, endInclusive: end, updateFormat: updateFormat('LEDGER_EFFECTS', alice), descendingOrder: true },
+      }),
+    );
+    const offsetOf = (u: unknown): number => {
+      const offset = jsonAt(u, 'update', 'Transaction', 'value', 'offset');
+      if (typeof offset !== 'number') throw new Error(`offset ${JSON.stringify(offset)} is not a number`);
+      return offset;
+    };
+    expect(offsetOf(effects[0])).toBeGreaterThan(offsetOf(effects.at(-1)));
     const open = await check('POST', '/v2/updates?stream_idle_timeout_ms=10', 200, {
       body: { beginExclusive: end - 1, filter: { filtersByParty: { [alice]: { cumulative: [] } } }, verbose: true },
     });
@@ -439,9 +457,11 @@ describe('updates', () => {
 
   it('POST /v2/updates/flats', async () => {
     const end = l.engine.ledgerEnd();
-    const list = await check('POST', '/v2/updates/flats', 200, {
-      body: { beginExclusive: 0, endInclusive: end, filter: { filtersByParty: { [alice]: { cumulative: [] } } }, verbose: true },
-    });
+    const list = jsonArray(
+      await check('POST', '/v2/updates/flats', 200, {
+        body: { beginExclusive: 0, endInclusive: end, filter: { filtersByParty: { [alice]: { cumulative: [] } } }, verbose: true },
+      }),
+    );
     expect(list.length).toBeGreaterThan(0);
     await checkError('POST', '/v2/updates/flats', 400, 'INVALID_ARGUMENT', { body: { beginExclusive: 0, endInclusive: end } });
   });
@@ -451,7 +471,7 @@ describe('updates', () => {
     const list = await check('POST', '/v2/updates/trees', 200, {
       body: { beginExclusive: 0, endInclusive: end, filter: { filtersByParty: { [alice]: { cumulative: [] } } }, verbose: true },
     });
-    expect(Object.keys(list[0].update)).toEqual(['TransactionTree']);
+    expect(jsonKeys(list, 0, 'update')).toEqual(['TransactionTree']);
     await checkError('POST', '/v2/updates/trees', 400, 'OFFSET_OUT_OF_RANGE', {
       body: { beginExclusive: 3, endInclusive: 2, filter: { filtersByParty: { [alice]: { cumulative: [] } } } },
     });
@@ -459,7 +479,7 @@ describe('updates', () => {
 
   it('POST /v2/updates/update-by-id and update-by-offset', async () => {
     const byId = await check('POST', '/v2/updates/update-by-id', 200, { body: { updateId: firstTx.updateId, updateFormat: updateFormat('LEDGER_EFFECTS', alice) } });
-    expect(byId.update.Transaction.value.updateId).toBe(firstTx.updateId);
+    expect(jsonAt(byId, 'update', 'Transaction', 'value', 'updateId')).toBe(firstTx.updateId);
     await checkError('POST', '/v2/updates/update-by-id', 404, 'UPDATE_NOT_FOUND', { body: { updateId: '1220' + '0'.repeat(64), updateFormat: updateFormat('ACS_DELTA', alice) } });
     // visible only to its stakeholders: carol does not see alice's first transaction
     await checkError('POST', '/v2/updates/update-by-id', 404, 'UPDATE_NOT_FOUND', { body: { updateId: firstTx.updateId, updateFormat: updateFormat('ACS_DELTA', carol) } });
@@ -484,7 +504,7 @@ describe('updates', () => {
   it('GET /v2/updates/transaction-tree-by-id/{update-id} and transaction-tree-by-offset/{offset}', async () => {
     const q = `?parties=${encodeURIComponent(alice)}`;
     const byId = await check('GET', `/v2/updates/transaction-tree-by-id/${firstTx.updateId}${q}`, 200);
-    expect(byId.transaction.updateId).toBe(firstTx.updateId);
+    expect(jsonAt(byId, 'transaction', 'updateId')).toBe(firstTx.updateId);
     await checkError('GET', `/v2/updates/transaction-tree-by-id/${'1220' + '0'.repeat(64)}${q}`, 404, 'UPDATE_NOT_FOUND');
     await checkError('GET', `/v2/updates/transaction-tree-by-id/${firstTx.updateId}`, 400, 'MISSING_FIELD');
 
@@ -497,9 +517,9 @@ describe('updates', () => {
     const page = await check('POST', '/v2/updates/get-updates-page', 200, {
       body: { beginOffsetExclusive: 0, maxPageSize: 2, updateFormat: updateFormat('ACS_DELTA', alice) },
     });
-    expect(page.updates.length).toBeLessThanOrEqual(2);
+    expect(jsonArray(page, 'updates').length).toBeLessThanOrEqual(2);
     await check('POST', '/v2/updates/get-updates-page', 200, {
-      body: { beginOffsetExclusive: 0, endOffsetInclusive: l.engine.ledgerEnd(), updateFormat: updateFormat('LEDGER_EFFECTS', alice), pageToken: page.nextPageToken },
+      body: { beginOffsetExclusive: 0, endOffsetInclusive: l.engine.ledgerEnd(), updateFormat: updateFormat('LEDGER_EFFECTS', alice), pageToken: jsonAt(page, 'nextPageToken') },
     });
     await checkError('POST', '/v2/updates/get-updates-page', 400, 'MISSING_FIELD', { body: { beginOffsetExclusive: 0 } });
     await checkError('POST', '/v2/updates/get-updates-page', 400, 'INVALID_ARGUMENT', {
@@ -511,16 +531,16 @@ describe('updates', () => {
 describe('events and contracts', () => {
   it('POST /v2/events/events-by-contract-id', async () => {
     const archived = await check('POST', '/v2/events/events-by-contract-id', 200, { body: { contractId: archivedIou, eventFormat: holdingViews(alice) } });
-    expect(archived.archived).not.toBeNull();
+    expect(jsonAt(archived, 'archived')).not.toBeNull();
     const active = await check('POST', '/v2/events/events-by-contract-id', 200, { body: { contractId: activeIou, eventFormat: allFor(bob) } });
-    expect(active.archived).toBeNull();
+    expect(jsonAt(active, 'archived')).toBeNull();
     await checkError('POST', '/v2/events/events-by-contract-id', 404, 'CONTRACT_EVENTS_NOT_FOUND', { body: { contractId: activeIou, eventFormat: allFor(carol) } });
     await checkError('POST', '/v2/events/events-by-contract-id', 400, 'INVALID_ARGUMENT', { body: { contractId: activeIou, eventFormat: { verbose: true } } });
   });
 
   it('POST /v2/contracts/contract-by-id', async () => {
     const body = await check('POST', '/v2/contracts/contract-by-id', 200, { body: { contractId: activeIou, queryingParties: [bob] } });
-    expect(body.createdEvent.contractId).toBe(activeIou);
+    expect(jsonAt(body, 'createdEvent', 'contractId')).toBe(activeIou);
     await check('POST', '/v2/contracts/contract-by-id', 200, { body: { contractId: archivedIou } });
     await checkError('POST', '/v2/contracts/contract-by-id', 404, 'CONTRACT_PAYLOAD_NOT_FOUND', { body: { contractId: activeIou, queryingParties: [carol] } });
     await checkError('POST', '/v2/contracts/contract-by-id', 400, PLAIN, { body: { queryingParties: [carol] } });
@@ -544,7 +564,7 @@ describe('packages', () => {
 
   it('GET /v2/packages, /v2/packages/{package-id} and its status', async () => {
     const list = await check('GET', '/v2/packages', 200);
-    expect(list.packageIds).toContain(dar.mainPackageId);
+    expect(jsonAt(list, 'packageIds')).toContain(dar.mainPackageId);
     await checkError('GET', '/v2/packages', 401, 'NA', { token: 'garbage' });
 
     const res = await call('GET', `/v2/packages/${dar.mainPackageId}`);
@@ -560,7 +580,7 @@ describe('packages', () => {
 
   it('POST /v2/package-vetting/list', async () => {
     const body = await check('POST', '/v2/package-vetting/list', 200, { body: {} });
-    expect(body.vettedPackages[0].packages.map((p: { packageId: string }) => p.packageId)).toContain(dar.mainPackageId);
+    expect(jsonArray(body, 'vettedPackages', 0, 'packages').map((p) => jsonAt(p, 'packageId'))).toContain(dar.mainPackageId);
     await check('POST', '/v2/package-vetting/list', 200, {
       body: { packageMetadataFilter: { packageNamePrefixes: ['conformance'] }, topologyStateFilter: { participantIds: ['elsewhere::1220'] } },
     });
@@ -570,8 +590,11 @@ describe('packages', () => {
 
 describe('interactive submission', () => {
   let aliceKey: ExternalKey;
-  const prepared = async (amount: string) =>
-    check('POST', '/v2/interactive-submission/prepare', 200, { body: prepareBody([alice], [create(IOU, iou(alice, alice, amount))]) });
+  /** A prepared transaction: what executeBody takes of the prepare answer (circe writes its unset optionals as null). */
+  const prepared = async (amount: string) => {
+    const body = await check('POST', '/v2/interactive-submission/prepare', 200, { body: prepareBody([alice], [create(IOU, iou(alice, alice, amount))]) });
+    return { preparedTransaction: jsonText(body, 'preparedTransaction'), preparedTransactionHash: jsonText(body, 'preparedTransactionHash') };
+  };
 
   beforeAll(() => {
     aliceKey = registerExternal(l.engine, alice);
@@ -582,8 +605,8 @@ describe('interactive submission', () => {
     const body = await check('POST', '/v2/interactive-submission/prepare', 200, {
       body: prepareBody([alice], [create(IOU, iou(alice, alice, '1'))], { verboseHashing: true }),
     });
-    expect(body.hashingSchemeVersion).toBe('HASHING_SCHEME_VERSION_V2');
-    expect(body.hashingDetails).toContain('Prepared transaction hash');
+    expect(jsonAt(body, 'hashingSchemeVersion')).toBe('HASHING_SCHEME_VERSION_V2');
+    expect(jsonAt(body, 'hashingDetails')).toContain('Prepared transaction hash');
     await checkError('POST', '/v2/interactive-submission/prepare', 400, PLAIN, { body: { commands: [], actAs: [alice] } });
     await checkError('POST', '/v2/interactive-submission/prepare', 404, 'CONTRACT_NOT_FOUND', {
       body: prepareBody([alice], [exercise(IOU, archivedIou, 'Split', { amount: '1' })]),
@@ -605,7 +628,7 @@ describe('interactive submission', () => {
   it('POST /v2/interactive-submission/executeAndWait', async () => {
     const p = await prepared('4');
     const body = await check('POST', '/v2/interactive-submission/executeAndWait', 200, { body: executeBody(p, [aliceKey]) });
-    expect(body.completionOffset).toBe(l.engine.ledgerEnd());
+    expect(jsonAt(body, 'completionOffset')).toBe(l.engine.ledgerEnd());
     await checkError('POST', '/v2/interactive-submission/executeAndWait', 409, 'DUPLICATE_COMMAND', { body: executeBody(p, [aliceKey]) });
     await checkError('POST', '/v2/interactive-submission/executeAndWait', 403, 'NA', { token: 'nobody', body: executeBody(await prepared('5'), [aliceKey], { userId: 'nobody' }) });
   });
@@ -615,7 +638,7 @@ describe('interactive submission', () => {
     const body = await check('POST', '/v2/interactive-submission/executeAndWaitForTransaction', 200, {
       body: { ...executeBody(p, [aliceKey]), transactionFormat: txFormat('LEDGER_EFFECTS', alice) },
     });
-    expect(body.transaction.externalTransactionHash).toBe(p.preparedTransactionHash);
+    expect(jsonAt(body, 'transaction', 'externalTransactionHash')).toBe(p.preparedTransactionHash);
     await checkError('POST', '/v2/interactive-submission/executeAndWaitForTransaction', 400, 'INVALID_FIELD', {
       body: { ...executeBody(p, [aliceKey]), preparedTransaction: Buffer.from('garbage').toString('base64') },
     });
@@ -623,7 +646,7 @@ describe('interactive submission', () => {
 
   it('GET /v2/interactive-submission/preferred-package-version', async () => {
     const body = await check('GET', `/v2/interactive-submission/preferred-package-version?package-name=conformance-pkg&parties=${encodeURIComponent(alice)}`, 200);
-    expect(body.packagePreference.packageReference).toEqual({ packageId: dar.mainPackageId, packageName: 'conformance-pkg', packageVersion: '1.0.0' });
+    expect(jsonAt(body, 'packagePreference', 'packageReference')).toEqual({ packageId: dar.mainPackageId, packageName: 'conformance-pkg', packageVersion: '1.0.0' });
     await checkError('GET', '/v2/interactive-submission/preferred-package-version?package-name=NoSuchPackage', 404, 'PACKAGE_NAMES_NOT_FOUND');
   });
 
@@ -631,7 +654,7 @@ describe('interactive submission', () => {
     const body = await check('POST', '/v2/interactive-submission/preferred-packages', 200, {
       body: { packageVettingRequirements: [{ packageName: 'conformance-pkg', parties: [alice] }] },
     });
-    expect(body.packageReferences).toEqual([{ packageId: dar.mainPackageId, packageName: 'conformance-pkg', packageVersion: '1.0.0' }]);
+    expect(jsonAt(body, 'packageReferences')).toEqual([{ packageId: dar.mainPackageId, packageName: 'conformance-pkg', packageVersion: '1.0.0' }]);
     await checkError('POST', '/v2/interactive-submission/preferred-packages', 400, PLAIN, { body: {} });
     await checkError('POST', '/v2/interactive-submission/preferred-packages', 400, 'UNKNOWN_INFORMEES', {
       body: { packageVettingRequirements: [{ packageName: 'conformance-pkg', parties: ['unknownParty::ns'] }] },
@@ -642,18 +665,18 @@ describe('interactive submission', () => {
 describe('parties', () => {
   it('GET /v2/parties and /v2/parties/participant-id', async () => {
     const list = await check('GET', '/v2/parties?pageSize=2', 200);
-    expect(list.partyDetails).toHaveLength(2);
-    expect(list.nextPageToken).not.toBe('');
-    await check('GET', `/v2/parties?pageToken=${encodeURIComponent(list.nextPageToken)}`, 200, { token: 'admin' });
+    expect(jsonAt(list, 'partyDetails')).toHaveLength(2);
+    expect(jsonAt(list, 'nextPageToken')).not.toBe('');
+    await check('GET', `/v2/parties?pageToken=${encodeURIComponent(jsonText(list, 'nextPageToken'))}`, 200, { token: 'admin' });
     await checkError('GET', '/v2/parties', 403, 'NA', { token: 'alice-user' });
 
-    expect((await check('GET', '/v2/parties/participant-id', 200)).participantId).toBe(l.engine.participantId);
+    expect(jsonAt(await check('GET', '/v2/parties/participant-id', 200), 'participantId')).toBe(l.engine.participantId);
     await checkError('GET', '/v2/parties/participant-id', 401, 'NA', { token: 'garbage' });
   });
 
   it('POST /v2/parties', async () => {
     const body = await check('POST', '/v2/parties', 200, { body: { partyIdHint: 'dave', localMetadata: { annotations: { team: 'x' } } } });
-    expect(body.partyDetails.party).toMatch(/^dave::1220/);
+    expect(jsonAt(body, 'partyDetails', 'party')).toMatch(/^dave::1220/);
     // allocating for a user grants it CanActAs
     await check('POST', '/v2/parties', 200, { body: { partyIdHint: 'erin', userId: 'nobody' }, token: 'admin' });
     expect(l.engine.users.rights('nobody')).toHaveLength(1);
@@ -664,15 +687,15 @@ describe('parties', () => {
 
   it('GET and PATCH /v2/parties/{party}', async () => {
     const got = await check('GET', `/v2/parties/${encodeURIComponent(alice)}?parties=${encodeURIComponent(bob)}`, 200);
-    expect(got.partyDetails).toHaveLength(2);
-    expect((await check('GET', `/v2/parties/${encodeURIComponent(alice)}`, 200, { token: 'alice-user' })).partyDetails).toHaveLength(1);
+    expect(jsonAt(got, 'partyDetails')).toHaveLength(2);
+    expect(jsonAt(await check('GET', `/v2/parties/${encodeURIComponent(alice)}`, 200, { token: 'alice-user' }), 'partyDetails')).toHaveLength(1);
     await checkError('GET', `/v2/parties/${encodeURIComponent(bob)}`, 403, 'NA', { token: 'alice-user' });
     await checkError('GET', '/v2/parties/not%20a%20party%21', 400, 'INVALID_ARGUMENT');
 
     const patched = await check('PATCH', `/v2/parties/${encodeURIComponent(alice)}`, 200, {
       body: { partyDetails: { party: alice, localMetadata: { annotations: { k: 'v' }, resourceVersion: '' } }, updateMask: { paths: ['local_metadata'] } },
     });
-    expect(patched.partyDetails.localMetadata.annotations).toEqual({ k: 'v' });
+    expect(jsonAt(patched, 'partyDetails', 'localMetadata', 'annotations')).toEqual({ k: 'v' });
     await checkError('PATCH', `/v2/parties/${encodeURIComponent(alice)}`, 400, 'INVALID_ARGUMENT', {
       body: { partyDetails: { party: bob }, updateMask: { paths: ['local_metadata'] } },
     });
@@ -693,7 +716,7 @@ describe('external parties', () => {
   it('POST /v2/parties/external/generate-topology', async () => {
     const { publicKey } = createKeyPair();
     const body = await check('POST', '/v2/parties/external/generate-topology', 200, { body: topologyRequest(publicKey, 'ext-gen') });
-    expect(body.partyId).toBe(`ext-gen::${body.publicKeyFingerprint}`);
+    expect(jsonAt(body, 'partyId')).toBe(`ext-gen::${jsonText(body, 'publicKeyFingerprint')}`);
     await checkError('POST', '/v2/parties/external/generate-topology', 400, 'INVALID_ARGUMENT', {
       body: { ...topologyRequest(publicKey, 'ext-gen'), confirmationThreshold: 2 },
     });
@@ -703,11 +726,11 @@ describe('external parties', () => {
 
   it('POST /v2/parties/external/allocate', async () => {
     const { publicKey, privateKey } = createKeyPair();
-    const g = await check('POST', '/v2/parties/external/generate-topology', 200, { body: topologyRequest(publicKey, 'ext-alloc') });
+    const g = GenerateExternalPartyTopologyResponseSchema.parse(await check('POST', '/v2/parties/external/generate-topology', 200, { body: topologyRequest(publicKey, 'ext-alloc') }));
     const allocate = (signature: string) => ({
       synchronizer: l.engine.synchronizerId,
       identityProviderId: '',
-      onboardingTransactions: g.topologyTransactions.map((transaction: string) => ({ transaction })),
+      onboardingTransactions: g.topologyTransactions.map((transaction) => ({ transaction })),
       multiHashSignatures: [{ format: 'SIGNATURE_FORMAT_CONCAT', signature, signedBy: g.publicKeyFingerprint, signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519' }],
     });
     const good = allocate(signTransactionHash(g.multiHash, privateKey));
@@ -716,11 +739,11 @@ describe('external parties', () => {
     // a signature over something else: INVALID_TOPOLOGY_TX_SIGNATURE_ERROR, an alarm, redacted
     await checkError('POST', '/v2/parties/external/allocate', 400, 'NA', { body: allocate(signTransactionHash(Buffer.alloc(34).toString('base64'), privateKey)) });
     await checkError('POST', '/v2/parties/external/allocate', 400, 'INVALID_FIELD', { body: { ...good, onboardingTransactions: [] } });
-    expect((await check('POST', '/v2/parties/external/allocate', 200, { body: good, token: 'admin' })).partyId).toBe(g.partyId);
+    expect(AllocateExternalPartyResponseSchema.parse(await check('POST', '/v2/parties/external/allocate', 200, { body: good, token: 'admin' })).partyId).toBe(g.partyId);
     await checkError('POST', '/v2/parties/external/allocate', 400, 'INVALID_ARGUMENT', { body: good });
     await checkError('POST', '/v2/parties/external/allocate', 400, PLAIN, { raw: '{"onboardingTransactions": {}}' });
     const listed = await check('GET', `/v2/parties/${encodeURIComponent(g.partyId)}`, 200);
-    expect(listed.partyDetails[0].isLocal).toBe(true);
+    expect(jsonAt(listed, 'partyDetails', 0, 'isLocal')).toBe(true);
   });
 });
 
@@ -730,14 +753,14 @@ describe('users and identity providers', () => {
 
   it('GET and POST /v2/users', async () => {
     const created = await check('POST', '/v2/users', 200, { body: { user: { id: 'bob-user', primaryParty: bob }, rights: [ACT(bob)] } });
-    expect(created.user.id).toBe('bob-user');
+    expect(jsonAt(created, 'user', 'id')).toBe('bob-user');
     await checkError('POST', '/v2/users', 409, 'USER_ALREADY_EXISTS', { body: { user: { id: 'bob-user' } } });
     await checkError('POST', '/v2/users', 404, 'UNKNOWN_RESOURCE', { body: { user: { id: 'x-user' }, rights: [ACT('ghost::1220ab')] } });
     await checkError('POST', '/v2/users', 400, PLAIN, { raw: '{"user":' });
 
     const list = await check('GET', '/v2/users?pageSize=2', 200);
-    expect(list.users).toHaveLength(2);
-    await check('GET', `/v2/users?pageToken=${encodeURIComponent(list.nextPageToken)}`, 200, { token: 'admin' });
+    expect(jsonAt(list, 'users')).toHaveLength(2);
+    await check('GET', `/v2/users?pageToken=${encodeURIComponent(jsonText(list, 'nextPageToken'))}`, 200, { token: 'admin' });
     await checkError('GET', '/v2/users', 403, 'NA', { token: 'alice-user' });
   });
 
@@ -750,7 +773,7 @@ describe('users and identity providers', () => {
     const patched = await check('PATCH', '/v2/users/bob-user', 200, {
       body: { user: { id: 'bob-user', metadata: { annotations: { a: 'b' } } }, updateMask: { paths: ['metadata'] } },
     });
-    expect(patched.user.metadata.annotations).toEqual({ a: 'b' });
+    expect(jsonAt(patched, 'user', 'metadata', 'annotations')).toEqual({ a: 'b' });
     await checkError('PATCH', '/v2/users/bob-user', 400, 'INVALID_ARGUMENT', { body: { user: { id: 'alice-user' }, updateMask: { paths: ['metadata'] } } });
     await checkError('PATCH', '/v2/users/bob-user', 400, 'INVALID_USER_UPDATE_REQUEST', { body: { user: { id: 'bob-user' }, updateMask: { paths: [] } } });
 
@@ -761,18 +784,18 @@ describe('users and identity providers', () => {
 
   it('/v2/users/{user-id}/rights', async () => {
     const rights = await check('GET', '/v2/users/alice-user/rights', 200, { token: 'alice-user' });
-    expect(rights.rights).toEqual([ACT(alice)]);
+    expect(jsonAt(rights, 'rights')).toEqual([ACT(alice)]);
     await checkError('GET', '/v2/users/ghost/rights', 404, 'USER_NOT_FOUND');
 
     const granted = await check('POST', '/v2/users/bob-user/rights', 200, {
       body: { userId: 'bob-user', rights: [READ(alice), { kind: { ParticipantAdmin: { value: {} } } }, { kind: { CanReadAsAnyParty: { value: {} } } }] },
     });
-    expect(granted.newlyGrantedRights).toHaveLength(3);
+    expect(jsonAt(granted, 'newlyGrantedRights')).toHaveLength(3);
     await checkError('POST', '/v2/users/bob-user/rights', 404, 'UNKNOWN_RESOURCE', { body: { userId: 'bob-user', rights: [READ('ghost::1220ab')] } });
     await checkError('POST', '/v2/users/bob-user/rights', 400, 'INVALID_ARGUMENT', { body: { userId: 'alice-user', rights: [READ(alice)] } });
 
     const revoked = await check('PATCH', '/v2/users/bob-user/rights', 200, { body: { userId: 'bob-user', rights: [READ(alice)] } });
-    expect(revoked.newlyRevokedRights).toEqual([READ(alice)]);
+    expect(jsonAt(revoked, 'newlyRevokedRights')).toEqual([READ(alice)]);
     await checkError('PATCH', '/v2/users/bob-user/rights', 403, 'NA', { token: 'alice-user', body: { userId: 'bob-user', rights: [READ(alice)] } });
   });
 
@@ -788,7 +811,7 @@ describe('users and identity providers', () => {
   });
 
   it('GET /v2/authenticated-user', async () => {
-    expect((await check('GET', '/v2/authenticated-user', 200, { token: 'alice-user' })).user.id).toBe('alice-user');
+    expect(jsonAt(await check('GET', '/v2/authenticated-user', 200, { token: 'alice-user' }), 'user', 'id')).toBe('alice-user');
     await checkError('GET', '/v2/authenticated-user', 400, 'INVALID_TOKEN');
     await checkError('GET', '/v2/authenticated-user', 401, 'NA', { token: 'garbage' });
   });

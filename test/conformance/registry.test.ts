@@ -41,6 +41,8 @@ import { createRegistry, type Registry } from '../../src/registry/index.js';
 import { TestTokenV1Recipe } from '../../src/registry/recipes/test-token-v1.js';
 import { TestTokenV2Recipe, TestTokenV2Templates } from '../../src/registry/recipes/test-token-v2.js';
 import { SPECS, createSpecValidator, specPath, type SpecValidator } from '../support/openapi-conformance.js';
+import { ListInstrumentsResponseSchema } from '../../src/registry/schemas.js';
+import { contextOf, contextValues, disclosedIds, errorOf, factoryOf, outputCid, outputTag } from '../support/registry-wire.js';
 import { walletExercise } from '../support/wallet-submit.js';
 
 // ---- the official files, and the statuses they do not document -----------------------------------
@@ -126,7 +128,8 @@ const seen: Seen[] = [];
 
 interface Answer {
   status: number;
-  body: any;
+  /** The parsed JSON (conformant: checked against the official file); read with registry-wire's readers. */
+  body: unknown;
   headers: Headers;
 }
 
@@ -153,13 +156,13 @@ async function call(method: 'GET' | 'POST', path: string, opts: { body?: unknown
     expect(validate(JSON.parse(text)), `${label}: not an ErrorResponse of ${SPECS[spec]}: ${JSON.stringify(validate.errors)}; body: ${text}`).toBe(true);
     undocumented = allowed.reason;
   }
-  const body = text === '' ? undefined : JSON.parse(text);
+  const body: unknown = text === '' ? undefined : JSON.parse(text);
   expect(r.status, `${label}: never a 500; body: ${text}`).not.toBe(500);
   if (r.status >= 400) {
     // exactly {"error": string}, with something in it
-    expect(Object.keys(body), `${label}: ${text}`).toEqual(['error']);
-    expect(typeof body.error, label).toBe('string');
-    expect(body.error.length, label).toBeGreaterThan(10);
+    expect(Object.keys(body ?? {}), `${label}: ${text}`).toEqual(['error']);
+    const error = errorOf(body); // fails unless the error is a string
+    expect(error.length, label).toBeGreaterThan(10);
   }
   seen.push({ spec, operationId: v.operation!, method: method.toLowerCase(), pathTemplate: v.pathTemplate!, status: r.status, undocumented });
   return { status: r.status, body, headers: r.headers };
@@ -303,9 +306,9 @@ function settleArgs(allocationCids: string[], instrument = 'X2') {
 const exercise = walletExercise(emu.app, 'conformance');
 
 /** Factory call through the registry (conformance-checked), then the wallet's submission. */
-async function throughFactory(path: string, actAs: string[], iface: string, choice: string, args: any) {
-  const f = await expectStatus(200, 'POST', path, { body: { choiceArguments: args } });
-  return exercise(actAs, iface, f.body.factoryId, choice, { ...args, extraArgs: { context: f.body.choiceContext.choiceContextData, meta: noMeta } }, f.body.choiceContext.disclosedContracts);
+async function throughFactory<A extends object>(path: string, actAs: string[], iface: string, choice: string, args: A) {
+  const f = factoryOf((await expectStatus(200, 'POST', path, { body: { choiceArguments: args } })).body);
+  return exercise(actAs, iface, f.factoryId, choice, { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
 }
 
 beforeAll(async () => {
@@ -331,16 +334,16 @@ beforeAll(async () => {
 
   const mint = (owner: string, amount: string) => mintTestTokenV2(engine, { admin, owner, instrumentId: 'X2', amount, tokenRulesCid: rules });
   const offer = await throughFactory('/registry/transfer-instruction/v2/transfer-factory', [alice], IFACE.TransferFactoryV2, 'TransferFactory_Transfer', transferV2(basic(alice), basic(bob), '10', [mint(alice, '10')], [alice]));
-  objects.offer = offer.output.value.transferInstructionCid;
+  objects.offer = outputCid(offer, 'transferInstructionCid');
   const v1 = await throughFactory('/registry/allocation-instruction/v1/allocation-factory', [alice], IFACE.AllocationFactoryV1, 'AllocationFactory_Allocate', allocateV1(alice, bob, '3', [mint(alice, '3')]));
-  objects.allocationV1 = v1.output.value.allocationCid;
+  objects.allocationV1 = outputCid(v1, 'allocationCid');
   const v2 = await throughFactory('/registry/allocation-instruction/v2/allocation-factory', [alice], IFACE.AllocationFactoryV2, 'AllocationFactory_Allocate', allocateV2('trade-1', basic(alice), alice, bob, '4', [mint(alice, '4')]));
-  objects.allocationV2 = v2.output.value.allocationCid;
+  objects.allocationV2 = outputCid(v2, 'allocationCid');
   const account = { owner: erin, provider, id: '' };
   const held = mintTestTokenV2(engine, { admin, account, instrumentId: 'X2', amount: '7', tokenRulesCid: rules });
   const instr = await throughFactory('/registry/allocation-instruction/v2/allocation-factory', [erin], IFACE.AllocationFactoryV2, 'AllocationFactory_Allocate', allocateV2('trade-3', account, erin, bob, '2', [held]));
-  expect(instr.output.tag).toBe('AllocationInstructionResult_Pending');
-  objects.instruction = instr.output.value.allocationInstructionCid;
+  expect(outputTag(instr)).toBe('AllocationInstructionResult_Pending');
+  objects.instruction = outputCid(instr, 'allocationInstructionCid');
   for (const cid of Object.values(objects)) expect(cid).toMatch(/^00[0-9a-f]+$/);
 });
 afterAll(async () => registry?.stop());
@@ -368,36 +371,37 @@ describe('registry responses conform to the official token-standard files', () =
     const info = await expectStatus(200, 'GET', '/registry/metadata/v1/info');
     expect(info.body).toEqual({ adminId: admin, supportedApis: { 'splice-api-token-metadata-v1': 1 } });
 
-    const all = await expectStatus(200, 'GET', '/registry/metadata/v1/instruments');
-    expect(all.body.instruments.map((i: any) => i.id)).toEqual(['P2', 'X1', 'X2']);
-    expect(all.body.nextPageToken).toBeUndefined();
-    const x2 = all.body.instruments[2];
+    const instruments = (a: Answer) => ListInstrumentsResponseSchema.parse(a.body);
+    const all = instruments(await expectStatus(200, 'GET', '/registry/metadata/v1/instruments'));
+    expect(all.instruments.map((i) => i.id)).toEqual(['P2', 'X1', 'X2']);
+    expect(all.nextPageToken).toBeUndefined();
+    const x2 = all.instruments[2];
     expect(x2).toMatchObject({ id: 'X2', decimals: 4, totalSupply: expect.any(String), totalSupplyAsOf: expect.any(String) });
-    expect(all.body.instruments[0]).toMatchObject({ paused: true, pauseInfo: { reason: 'maintenance', until: '2026-06-01T00:00:00Z' } });
-    expect(all.body.instruments[1]).toMatchObject({ accountInputFieldsToShow: ['provider'] });
+    expect(all.instruments[0]).toMatchObject({ paused: true, pauseInfo: { reason: 'maintenance', until: '2026-06-01T00:00:00Z' } });
+    expect(all.instruments[1]).toMatchObject({ accountInputFieldsToShow: ['provider'] });
 
-    const p1 = await expectStatus(200, 'GET', '/registry/metadata/v1/instruments?pageSize=2');
-    expect(p1.body.instruments).toHaveLength(2);
-    expect(p1.body.nextPageToken).toEqual(expect.any(String));
-    const p2 = await expectStatus(200, 'GET', `/registry/metadata/v1/instruments?pageSize=2&pageToken=${encodeURIComponent(p1.body.nextPageToken)}`);
-    expect(p2.body.instruments.map((i: any) => i.id)).toEqual(['X2']);
-    expect(p2.body.nextPageToken).toBeUndefined();
+    const p1 = instruments(await expectStatus(200, 'GET', '/registry/metadata/v1/instruments?pageSize=2'));
+    expect(p1.instruments).toHaveLength(2);
+    expect(p1.nextPageToken).toEqual(expect.any(String));
+    const p2 = instruments(await expectStatus(200, 'GET', `/registry/metadata/v1/instruments?pageSize=2&pageToken=${encodeURIComponent(p1.nextPageToken!)}`));
+    expect(p2.instruments.map((i) => i.id)).toEqual(['X2']);
+    expect(p2.nextPageToken).toBeUndefined();
 
     await expectStatus(200, 'GET', '/registry/metadata/v1/instruments/X2');
     await expectStatus(200, 'GET', '/registry/metadata/v1/instruments/P2');
     const missing = await expectStatus(404, 'GET', '/registry/metadata/v1/instruments/NOPE');
-    expect(missing.body.error).toContain('NOPE');
+    expect(errorOf(missing.body)).toContain('NOPE');
     for (const q of ['pageSize=abc', 'pageSize=0', 'pageSize=-1', 'pageSize=1.5', 'pageToken=not-a-token']) {
       const bad = await expectStatus(400, 'GET', `/registry/metadata/v1/instruments?${q}`);
-      expect(bad.body.error).toMatch(/pageSize|pageToken/);
+      expect(errorOf(bad.body)).toMatch(/pageSize|pageToken/);
     }
   });
 
   it('every factory: 200 with a valid choiceArguments', async () => {
     for (const { path, args } of factoryEndpoints()) {
-      const ok = await expectStatus(200, 'POST', path, { body: { choiceArguments: args } });
-      expect(ok.body.factoryId).toBe(rules);
-      expect(ok.body.choiceContext.disclosedContracts[0].contractId).toBe(rules);
+      const ok = factoryOf((await expectStatus(200, 'POST', path, { body: { choiceArguments: args } })).body);
+      expect(ok.factoryId).toBe(rules);
+      expect(ok.choiceContext.disclosedContracts[0]!.contractId).toBe(rules);
     }
   });
 
@@ -415,27 +419,27 @@ describe('registry responses conform to the official token-standard files', () =
       else if (json.allocation?.transferLegSides) json.allocation.transferLegSides[0].amount = '0.00001';
       else json.transferLegs[0].amount = '0';
       const bad = await expectStatus(400, 'POST', path, { body: { choiceArguments: json } });
-      expect(bad.body.error).toMatch(/amount/);
+      expect(errorOf(bad.body)).toMatch(/amount/);
     }
     // the paused instrument, on each factory that names an instrument
     const paused = await expectStatus(400, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
       body: { choiceArguments: transferV2(basic(alice), basic(bob), '1', [], [alice], 'P2') },
     });
-    expect(paused.body.error).toMatch(/P2 is paused/);
+    expect(errorOf(paused.body)).toMatch(/P2 is paused/);
     // TestTokenV1 implements no v2 API
     const tt1 = await expectStatus(400, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
       body: { choiceArguments: transferV2(basic(alice), basic(bob), '1', [], [alice], 'X1') },
     });
-    expect(tt1.body.error).toMatch(/only the V1/);
+    expect(errorOf(tt1.body)).toMatch(/only the V1/);
   });
 
   it('factories: 404 when the factory or a named allocation is not on the ledger', async () => {
     // X1's token (TestTokenV1) has no TokenRules on this ledger
     const t = await expectStatus(404, 'POST', '/registry/transfer-instruction/v1/transfer-factory', { body: { choiceArguments: transferV1(alice, bob, '1', [], 'X1') } });
-    expect(t.body.error).toMatch(/No TokenRules/);
+    expect(errorOf(t.body)).toMatch(/No TokenRules/);
     await expectStatus(404, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { body: { choiceArguments: allocateV1(alice, bob, '1', [], 'X1') } });
     const s = await expectStatus(404, 'POST', '/registry/allocation/v2/settlement-factory', { body: { choiceArguments: settleArgs([UNKNOWN_CID]) } });
-    expect(s.body.error).toContain(UNKNOWN_CID);
+    expect(errorOf(s.body)).toContain(UNKNOWN_CID);
   });
 
   it('every per-contract context: 200 with an empty, a missing and a full body', async () => {
@@ -444,31 +448,31 @@ describe('registry responses conform to the official token-standard files', () =
       const b = await expectStatus(200, 'POST', at(path, cid));
       const c = await expectStatus(200, 'POST', at(path, cid), { body: { meta: { 'example.com/note': 'x' }, excludeDebugFields: true } });
       expect(b.body).toEqual(a.body);
-      expect(a.body.choiceContextData.values['testTokenV2/tokenRules']).toEqual({ tag: 'AV_ContractId', value: rules });
-      expect(c.body.disclosedContracts.every((d: any) => d.debugPayload === undefined)).toBe(true);
+      expect(contextValues(contextOf(a.body).choiceContextData)['testTokenV2/tokenRules']).toEqual({ tag: 'AV_ContractId', value: rules });
+      expect(contextOf(c.body).disclosedContracts.every((d) => d.debugPayload === undefined)).toBe(true);
     }
     // the instruction's account has an AccountConfig: it is in the context
     const accept = await call('POST', at('/registry/allocation-instruction/v2/{id}/choice-contexts/accept', objects.instruction));
-    expect(accept.body.disclosedContracts.map((d: any) => d.contractId)).toEqual([rules, accountConfig]);
+    expect(disclosedIds(contextOf(accept.body))).toEqual([rules, accountConfig]);
   });
 
   it('every per-contract context: 400 for a malformed id or body, 404 for an unknown or wrong-kind contract', async () => {
     for (const { path, cid } of contextEndpoints()) {
       const badId = await expectStatus(400, 'POST', at(path, 'not-a-contract-id'), { body: {} });
-      expect(badId.body.error).toContain('not-a-contract-id');
+      expect(errorOf(badId.body)).toContain('not-a-contract-id');
       await expectStatus(400, 'POST', at(path, cid), { raw: '{"meta":' });
       await expectStatus(400, 'POST', at(path, cid), { body: { excludeDebugFields: 'no' } });
       await expectStatus(400, 'POST', at(path, cid), { body: { meta: { n: 1 } } });
       await expectStatus(400, 'POST', at(path, cid), { body: [] });
       const unknown = await expectStatus(404, 'POST', at(path, UNKNOWN_CID), { body: {} });
-      expect(unknown.body.error).toContain(UNKNOWN_CID);
+      expect(errorOf(unknown.body)).toContain(UNKNOWN_CID);
       // the factory (TokenRules) is a contract of this admin, but not one these endpoints take
       const wrongKind = await expectStatus(404, 'POST', at(path, rules), { body: {} });
-      expect(wrongKind.body.error).toContain(rules);
+      expect(errorOf(wrongKind.body)).toContain(rules);
     }
     // a V2 allocation has no V1 interface: the v1 endpoint says so
     const v2OnV1 = await expectStatus(400, 'POST', at('/registry/allocations/v1/{id}/choice-contexts/execute-transfer', objects.allocationV2), { body: {} });
-    expect(v2OnV1.body.error).toMatch(/V2 allocation/);
+    expect(errorOf(v2OnV1.body)).toMatch(/V2 allocation/);
   });
 
   it('409 on every TestTokenV2 endpoint while a disclosed contract is being reassigned', async () => {
@@ -479,12 +483,12 @@ describe('registry responses conform to the official token-standard files', () =
       for (const { path, args } of factoryEndpoints()) {
         const r = await call('POST', path, { body: { choiceArguments: args } });
         expect(r.status, JSON.stringify(r.body)).toBe(409);
-        expect(r.body.error).toContain(rules);
+        expect(errorOf(r.body)).toContain(rules);
         expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
       }
       for (const { path, cid } of contextEndpoints()) {
         const r = await expectStatus(409, 'POST', at(path, cid), { body: {} });
-        expect(r.body.error).toMatch(/reassigned/);
+        expect(errorOf(r.body)).toMatch(/reassigned/);
       }
     } finally {
       tokenRules!.inReassignment = false;
@@ -496,7 +500,7 @@ describe('registry responses conform to the official token-standard files', () =
     try {
       for (const { path } of contextEndpoints()) {
         const r = await expectStatus(503, 'POST', at(path, UNKNOWN_CID), { body: {} });
-        expect(r.body.error).toMatch(/ledger node is unavailable/);
+        expect(errorOf(r.body)).toMatch(/ledger node is unavailable/);
         expect(r.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
       }
       const s = await expectStatus(503, 'POST', '/registry/allocation/v2/settlement-factory', { body: { choiceArguments: settleArgs([UNKNOWN_CID]) } });

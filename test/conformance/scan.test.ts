@@ -22,7 +22,9 @@ import { createScanApp } from '../../src/emulator/scan/index.js';
 import { ManualClock } from '../../src/canton/clock.js';
 import { amuletContext, createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
 import { buildWorld, IDS, type World } from '../unit/emulator/scan/fixture.js';
+import type { AmuletPayload, AmuletRulesPayload, OpenMiningRoundPayload } from '../../src/emulator/templates/amulet/values.js';
 import { SPECS, createSpecValidator, specPath, type CoverageRequirement } from '../support/openapi-conformance.js';
+import { errorOf } from '../support/registry-wire.js';
 
 const scanSpec = createSpecValidator(specPath(SPECS.scan), { basePath: '/api/scan' });
 const v2Spec = createSpecValidator(specPath(SPECS.scanV2AcsHoldingsExcerpt), { basePath: '/api/scan' });
@@ -64,8 +66,44 @@ function isErrorBody(body: unknown): boolean {
 
 let checked = 0;
 
+// Scan's wire shapes, as far as these tests read them: `call` has validated each body against the
+// official file, so a body is read as the shape that file gives it (one step from unknown).
+/** `Contract` (common-external.yaml), with the payload of its template. */
+interface ScanContract<P = unknown> {
+  contract_id: string;
+  payload: P;
+}
+/** `ContractWithState`. */
+interface ScanContractWithState<P = unknown> {
+  contract: ScanContract<P>;
+}
+interface DsoInfo {
+  dso_party_id: string;
+  amulet_rules: ScanContractWithState<AmuletRulesPayload>;
+  latest_mining_round: ScanContractWithState<OpenMiningRoundPayload>;
+}
+interface MiningRounds {
+  open_mining_rounds: Record<string, unknown>;
+  issuing_mining_rounds: Record<string, unknown>;
+  time_to_live_in_microseconds: number;
+}
+interface TrafficStatus {
+  traffic_status: { actual: { total_consumed: number; total_limit: number }; target: { total_purchased: number } };
+}
+interface RecordTime {
+  record_time: string;
+}
+/** An ACS or holdings page (v0/v1 page tokens are numbers, v2's strings). */
+interface AcsPage<P = unknown> {
+  created_events: Array<{ contract_id: string; create_arguments: P }>;
+  next_page_token?: number | string;
+}
+interface UpdatesPage {
+  transactions: Array<{ update_id: string; record_time: string; events_by_id: Record<string, { event_type: string }> }>;
+}
+
 /** Sends a request, validates the response against the official file, returns status and body. */
-async function call(w: Pick<World, 'get' | 'post'>, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(w: Pick<World, 'get' | 'post'>, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const res = await (method === 'GET' ? w.get(path) : w.post(path, body ?? ''));
   const text = await res.text();
   const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
@@ -157,10 +195,10 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
 
     const { w, rules, round } = world();
     for (const p of ['readyz', 'livez', 'status', 'version', 'v0/dso', 'v0/dso-party-id']) expect((await call(w, 'GET', `/api/scan/${p}`)).status).toBe(200);
-    const rounds = await call(w, 'POST', '/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [round], cached_issuing_round_contract_ids: [] });
-    expect(Object.keys(rounds.body.issuing_mining_rounds)).toHaveLength(1);
+    const rounds = (await call(w, 'POST', '/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [round], cached_issuing_round_contract_ids: [] })).body as MiningRounds;
+    expect(Object.keys(rounds.issuing_mining_rounds)).toHaveLength(1);
     expect((await call(w, 'POST', '/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [] })).status).toBe(400);
-    expect((await call(w, 'POST', '/api/scan/v0/amulet-rules', {})).body.amulet_rules_update.contract.contract_id).toBe(rules);
+    expect(((await call(w, 'POST', '/api/scan/v0/amulet-rules', {})).body as { amulet_rules_update: ScanContractWithState }).amulet_rules_update.contract.contract_id).toBe(rules);
     expect((await call(w, 'POST', '/api/scan/v0/amulet-rules', { cached_amulet_rules_contract_id: rules })).status).toBe(200);
     expect((await call(w, 'POST', '/api/scan/v0/amulet-rules', '[')).status).toBe(400);
     expect((await call(w, 'POST', '/api/scan/v0/external-party-amulet-rules', {})).status).toBe(200);
@@ -171,8 +209,8 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
 
   it('featured apps and transfer pre-approvals', async () => {
     const { w, right } = world();
-    expect((await call(w, 'GET', '/api/scan/v0/featured-apps')).body.featured_apps).toHaveLength(1);
-    expect((await call(w, 'GET', `/api/scan/v0/featured-apps/${w.provider}`)).body.featured_app_right.contract_id).toBe(right);
+    expect(((await call(w, 'GET', '/api/scan/v0/featured-apps')).body as { featured_apps: unknown[] }).featured_apps).toHaveLength(1);
+    expect(((await call(w, 'GET', `/api/scan/v0/featured-apps/${w.provider}`)).body as { featured_app_right: ScanContract }).featured_app_right.contract_id).toBe(right);
     expect((await call(w, 'GET', `/api/scan/v0/featured-apps/${w.alice}`)).body).toEqual({});
     expect((await call(w, 'GET', '/api/scan/v0/featured-apps/nobody')).status).toBe(400);
     expect((await call(w, 'GET', `/api/scan/v0/featured-apps/by-provider/${w.provider}`)).status).toBe(200);
@@ -193,11 +231,16 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
     const w = { get: (path: string) => Promise.resolve(app.request(`http://scan.local${path}`)), post: () => Promise.reject(new Error('unused')) };
     const member = engine.participantMember;
     const status = (domain: string, m: string) => call(w, 'GET', `/api/scan/v0/domains/${encodeURIComponent(domain)}/members/${encodeURIComponent(m)}/traffic-status`);
+    /** A 200 answer's traffic status. */
+    const traffic = async (domain: string, m: string) => {
+      const r = await status(domain, m);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return (r.body as TrafficStatus).traffic_status;
+    };
 
-    const before = await status(engine.synchronizerId, member);
-    expect(before.status).toBe(200);
-    expect(before.body.traffic_status.target).toEqual({ total_purchased: 0 });
-    expect(before.body.traffic_status.actual.total_limit).toBe(0);
+    const before = await traffic(engine.synchronizerId, member);
+    expect(before.target).toEqual({ total_purchased: 0 });
+    expect(before.actual.total_limit).toBe(0);
 
     const funds = tapAmulet(engine, { dso, receiver: provider, amount: '1000' });
     const ctx = amuletContext(engine, dso);
@@ -228,35 +271,35 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
       ],
       disclosedContracts: ctx.disclosed.slice(0, 2),
     });
-    const after = await status(engine.synchronizerId, member);
-    expect(after.body.traffic_status.target).toEqual({ total_purchased: 250000 });
-    expect(after.body.traffic_status.actual.total_limit).toBe(250000);
+    const after = await traffic(engine.synchronizerId, member);
+    expect(after.target).toEqual({ total_purchased: 250000 });
+    expect(after.actual.total_limit).toBe(250000);
     // within the free base rate nothing extra is consumed yet
-    expect(after.body.traffic_status.actual.total_consumed).toBe(0);
+    expect(after.actual.total_consumed).toBe(0);
     // another (well-formed) synchronizer: the sequencer's state, no purchases
-    const other = await status('other-domain::1220aa', member);
-    expect(other.body.traffic_status.target).toEqual({ total_purchased: 0 });
+    const other = await traffic('other-domain::1220aa', member);
+    expect(other.target).toEqual({ total_purchased: 0 });
 
     // beyond the free base rate the participant's requests consume the extra traffic it bought
     engine.traffic.setParameters({ maxBaseTrafficAmount: 0n, maxBaseTrafficAccumulationDurationMicros: 1_200_000_000n, readVsWriteScalingFactor: 4n, baseEventCost: 0n });
     tapAmulet(engine, { dso, receiver: provider, amount: '1' });
     const tx = engine.updates.range(engine.ledgerEnd() - 1, engine.ledgerEnd())[0]!;
-    const consumed = await status(engine.synchronizerId, member);
-    expect(consumed.body.traffic_status.actual.total_consumed).toBe(Number(tx.paidTrafficCost));
-    expect(consumed.body.traffic_status.actual.total_consumed).toBeGreaterThan(0);
+    const consumed = await traffic(engine.synchronizerId, member);
+    expect(consumed.actual.total_consumed).toBe(Number(tx.paidTrafficCost));
+    expect(consumed.actual.total_consumed).toBeGreaterThan(0);
 
     const unknown = await status(engine.synchronizerId, 'PAR::someone::1220abcdef0123456789');
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toBe('No traffic state found for member PAR::someone::1220abcdef01...');
+    expect(errorOf(unknown.body)).toBe('No traffic state found for member PAR::someone::1220abcdef01...');
     const badMember = await status(engine.synchronizerId, 'PAR::x');
     expect(badMember.status).toBe(400);
-    expect(badMember.body.error).toBe('Could not decode member ID: Invalid member `PAR::x`, expecting <three-letter-code>::id::fingerprint.');
-    expect((await status(engine.synchronizerId, 'participant1')).body.error).toBe('Could not decode member ID: Expected delimiter :: after three letter code of `participant1`');
-    expect((await status(engine.synchronizerId, 'XYZ::a::b')).body.error).toBe('Could not decode member ID: Unknown three letter type XYZ');
-    expect((await status(engine.synchronizerId, 'PAR:-a::b')).body.error).toBe('Could not decode member ID: Expected delimiter :: after three letter code of `PAR:-a::b`');
+    expect(errorOf(badMember.body)).toBe('Could not decode member ID: Invalid member `PAR::x`, expecting <three-letter-code>::id::fingerprint.');
+    expect(errorOf((await status(engine.synchronizerId, 'participant1')).body)).toBe('Could not decode member ID: Expected delimiter :: after three letter code of `participant1`');
+    expect(errorOf((await status(engine.synchronizerId, 'XYZ::a::b')).body)).toBe('Could not decode member ID: Unknown three letter type XYZ');
+    expect(errorOf((await status(engine.synchronizerId, 'PAR:-a::b')).body)).toBe('Could not decode member ID: Expected delimiter :: after three letter code of `PAR:-a::b`');
     const badDomain = await status('global-domain', member);
     expect(badDomain.status).toBe(400);
-    expect(badDomain.body.error).toBe('Could not decode domain ID: Invalid unique identifier `global-domain` with missing namespace.');
+    expect(errorOf(badDomain.body)).toBe('Could not decode domain ID: Invalid unique identifier `global-domain` with missing namespace.');
   });
 
   it('ACS snapshots, holdings and their errors', async () => {
@@ -270,24 +313,24 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
     expect(forced.status).toBe(200);
     w.clock.set('2026-05-01T04:00:00Z');
     expect((await snap('?before=2026-05-01T04:00:00Z&migration_id=0')).body).toEqual({ record_time: '2026-05-01T03:00:00Z' });
-    expect((await snap('-after?after=2026-05-01T01:00:00Z&migration_id=0')).body).toEqual({ record_time: forced.body.record_time });
+    expect((await snap('-after?after=2026-05-01T01:00:00Z&migration_id=0')).body).toEqual({ record_time: (forced.body as RecordTime).record_time });
 
     const base = { migration_id: 0, record_time: '2026-05-01T03:00:00Z', page_size: 2 };
     for (const v of ['v0', 'v1', 'v2']) {
       const acs = `/api/scan/${v}/state/acs`;
       const holdings = `/api/scan/${v}/holdings/state`;
-      const p1 = await call(w, 'POST', acs, base);
-      expect(p1.body.created_events).toHaveLength(2);
-      expect((await call(w, 'POST', acs, { ...base, after: p1.body.next_page_token })).status).toBe(200);
+      const p1 = (await call(w, 'POST', acs, base)).body as AcsPage;
+      expect(p1.created_events).toHaveLength(2);
+      expect((await call(w, 'POST', acs, { ...base, after: p1.next_page_token })).status).toBe(200);
       expect((await call(w, 'POST', acs, { ...base, record_time: '2026-05-01T03:59:00Z', record_time_match: 'at_or_before', party_ids: [w.alice], templates: ['splice-amulet:Splice.Amulet:Amulet'] })).status).toBe(200);
       expect((await call(w, 'POST', acs, { ...base, record_time: '2026-05-01T02:00:00Z' })).status).toBe(404);
       expect((await call(w, 'POST', acs, { ...base, record_time: '2026-05-01T00:30:00Z', record_time_match: 'at_or_before' })).status).toBe(404);
       expect((await call(w, 'POST', acs, { ...base, page_size: 0 })).status).toBe(400);
       expect((await call(w, 'POST', acs, { ...base, templates: ['bad'] })).status).toBe(400);
       expect((await call(w, 'POST', acs, { ...base, after: v === 'v2' ? 'garbage' : 123456 })).status).toBe(400);
-      const h1 = await call(w, 'POST', holdings, { ...base, page_size: 1, owner_party_ids: [w.alice] });
-      expect(h1.body.next_page_token).toBeDefined();
-      expect((await call(w, 'POST', holdings, { ...base, owner_party_ids: [w.alice], after: h1.body.next_page_token })).status).toBe(200);
+      const h1 = (await call(w, 'POST', holdings, { ...base, page_size: 1, owner_party_ids: [w.alice] })).body as AcsPage;
+      expect(h1.next_page_token).toBeDefined();
+      expect((await call(w, 'POST', holdings, { ...base, owner_party_ids: [w.alice], after: h1.next_page_token })).status).toBe(200);
       expect((await call(w, 'POST', holdings, { ...base, owner_party_ids: [] })).status).toBe(400);
       expect((await call(w, 'POST', holdings, { ...base, record_time: '2026-05-01T03:00:01Z', owner_party_ids: [w.alice] })).status).toBe(404);
     }
@@ -297,12 +340,12 @@ describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
 
   it('update history and bulk storage', async () => {
     const { w } = world();
-    const all = await call(w, 'POST', '/api/scan/v2/updates', { page_size: 100, daml_value_encoding: 'compact_json' });
-    expect(all.body.transactions.length).toBeGreaterThan(5);
-    const withArchive = all.body.transactions.at(-1);
-    expect(Object.values<any>(withArchive.events_by_id)[0].event_type).toBe('exercised_event');
-    const mid = all.body.transactions[2];
-    expect((await call(w, 'POST', '/api/scan/v2/updates', { page_size: 2, after: { after_migration_id: 0, after_record_time: mid.record_time } })).body.transactions).toHaveLength(2);
+    const all = (await call(w, 'POST', '/api/scan/v2/updates', { page_size: 100, daml_value_encoding: 'compact_json' })).body as UpdatesPage;
+    expect(all.transactions.length).toBeGreaterThan(5);
+    const withArchive = all.transactions.at(-1)!;
+    expect(Object.values(withArchive.events_by_id)[0]!.event_type).toBe('exercised_event');
+    const mid = all.transactions[2]!;
+    expect(((await call(w, 'POST', '/api/scan/v2/updates', { page_size: 2, after: { after_migration_id: 0, after_record_time: mid.record_time } })).body as UpdatesPage).transactions).toHaveLength(2);
     expect((await call(w, 'POST', '/api/scan/v2/updates', { page_size: 1001 })).status).toBe(400);
     expect((await call(w, 'GET', `/api/scan/v2/updates/${withArchive.update_id}`)).status).toBe(200);
     expect((await call(w, 'GET', '/api/scan/v2/updates/1220dead')).status).toBe(404);
@@ -351,32 +394,32 @@ describe('scan conformance over the native Amulet world', () => {
         Promise.resolve(app.request(`http://scan.local${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) })),
     };
 
-    const dsoInfo = await call(w, 'GET', '/api/scan/v0/dso');
-    expect(dsoInfo.body.dso_party_id).toBe(dso);
-    expect(dsoInfo.body.amulet_rules.contract.payload.configSchedule.initialValue.decentralizedSynchronizer.activeSynchronizer).toBe(engine.synchronizerId);
-    const rounds = await call(w, 'POST', '/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] });
-    expect(Object.keys(rounds.body.open_mining_rounds)).toHaveLength(3);
-    expect(rounds.body.time_to_live_in_microseconds).toBeGreaterThan(0);
+    const dsoInfo = (await call(w, 'GET', '/api/scan/v0/dso')).body as DsoInfo;
+    expect(dsoInfo.dso_party_id).toBe(dso);
+    expect(dsoInfo.amulet_rules.contract.payload.configSchedule.initialValue.decentralizedSynchronizer.activeSynchronizer).toBe(engine.synchronizerId);
+    const rounds = (await call(w, 'POST', '/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] })).body as MiningRounds;
+    expect(Object.keys(rounds.open_mining_rounds)).toHaveLength(3);
+    expect(rounds.time_to_live_in_microseconds).toBeGreaterThan(0);
     expect((await call(w, 'POST', '/api/scan/v0/amulet-rules', {})).status).toBe(200);
     expect((await call(w, 'POST', '/api/scan/v0/external-party-amulet-rules', {})).status).toBe(200);
     expect((await call(w, 'GET', '/api/scan/v0/amulet-config-for-round?round=0')).status).toBe(200);
-    expect((await call(w, 'GET', `/api/scan/v0/featured-apps/${provider}`)).body.featured_app_right.contract_id).toBe(right);
-    expect((await call(w, 'GET', `/api/scan/v0/transfer-preapprovals/by-party/${bob}`)).body.transfer_preapproval.contract.contract_id).toBe(pre);
+    expect(((await call(w, 'GET', `/api/scan/v0/featured-apps/${provider}`)).body as { featured_app_right: ScanContract }).featured_app_right.contract_id).toBe(right);
+    expect(((await call(w, 'GET', `/api/scan/v0/transfer-preapprovals/by-party/${bob}`)).body as { transfer_preapproval: ScanContractWithState }).transfer_preapproval.contract.contract_id).toBe(pre);
 
     // the rounds advance with the clock (the round automation runs when scan reads)
-    const latestBefore = BigInt(dsoInfo.body.latest_mining_round.contract.payload.round.number);
+    const latestBefore = BigInt(dsoInfo.latest_mining_round.contract.payload.round.number);
     clock.advance(30 * 60 * 1000);
-    const later = await call(w, 'GET', '/api/scan/v0/dso');
-    expect(BigInt(later.body.latest_mining_round.contract.payload.round.number)).toBeGreaterThan(latestBefore);
+    const later = (await call(w, 'GET', '/api/scan/v0/dso')).body as DsoInfo;
+    expect(BigInt(later.latest_mining_round.contract.payload.round.number)).toBeGreaterThan(latestBefore);
 
-    const forced = await call(w, 'POST', '/api/scan/v0/state/acs/force');
-    const holdings = await call(w, 'POST', '/api/scan/v2/holdings/state', { migration_id: 0, record_time: forced.body.record_time, page_size: 10, owner_party_ids: [alice] });
-    expect(holdings.body.created_events.map((e: any) => e.contract_id)).toEqual([tapped]);
-    expect(holdings.body.created_events[0].create_arguments.amount.initialAmount).toMatch(/^100\.0+$/);
-    expect((await call(w, 'POST', '/api/scan/v1/state/acs', { migration_id: 0, record_time: forced.body.record_time, page_size: 1000 })).status).toBe(200);
+    const forced = (await call(w, 'POST', '/api/scan/v0/state/acs/force')).body as RecordTime;
+    const holdings = (await call(w, 'POST', '/api/scan/v2/holdings/state', { migration_id: 0, record_time: forced.record_time, page_size: 10, owner_party_ids: [alice] })).body as AcsPage<AmuletPayload>;
+    expect(holdings.created_events.map((e) => e.contract_id)).toEqual([tapped]);
+    expect(holdings.created_events[0]!.create_arguments.amount.initialAmount).toMatch(/^100\.0+$/);
+    expect((await call(w, 'POST', '/api/scan/v1/state/acs', { migration_id: 0, record_time: forced.record_time, page_size: 1000 })).status).toBe(200);
 
-    const updates = await call(w, 'POST', '/api/scan/v2/updates', { page_size: 1000 });
-    expect(updates.body.transactions.length).toBeGreaterThan(5);
-    for (const t of updates.body.transactions.slice(0, 3)) expect((await call(w, 'GET', `/api/scan/v2/updates/${t.update_id}`)).status).toBe(200);
+    const updates = (await call(w, 'POST', '/api/scan/v2/updates', { page_size: 1000 })).body as UpdatesPage;
+    expect(updates.transactions.length).toBeGreaterThan(5);
+    for (const t of updates.transactions.slice(0, 3)) expect((await call(w, 'GET', `/api/scan/v2/updates/${t.update_id}`)).status).toBe(200);
   });
 });

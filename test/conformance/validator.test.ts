@@ -22,6 +22,7 @@ import { walletAutomationName } from '../../src/emulator/validator/app.js';
 import { ValidatorWallets } from '../../src/emulator/validator/wallet.js';
 import { buildValidatorWorld, expiresIn, type ValidatorWorld } from '../unit/emulator/validator/fixture.js';
 import { SPECS, createSpecValidator, specPath, type CoverageRequirement, type SpecValidator } from '../support/openapi-conformance.js';
+import { jsonAt, jsonText } from '../support/ledger-wire.js';
 
 const BASE = '/api/validator';
 const validatorSpec = createSpecValidator(specPath(SPECS.validatorInternal), { basePath: BASE });
@@ -111,7 +112,8 @@ const isErrorBody = (b: unknown) => typeof b === 'object' && b !== null && !Arra
 let w: ValidatorWorld;
 let checked = 0;
 
-async function call(method: string, path: string, opts: { user?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+/** The answer: its status and body (JSON, conformant to the official file; read with `jsonAt`), or its text. */
+async function call(method: string, path: string, opts: { user?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown }> {
   const res = await w.call(method, path.slice(BASE.length), opts);
   const text = await res.text();
   const ct = res.headers.get('content-type');
@@ -217,7 +219,7 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
   it('public: health, version, validator-user', async () => {
     for (const p of ['/readyz', '/livez', '/status', '/version', '/v0/validator-user']) expect((await call('GET', `${BASE}${p}`)).status).toBe(200);
     createFeaturedAppRight(w.engine, { dso: w.dso, provider: w.validator });
-    expect((await call('GET', `${BASE}/v0/validator-user`)).body.featured).toBe(true);
+    expect(jsonAt((await call('GET', `${BASE}/v0/validator-user`)).body, 'featured')).toBe(true);
   });
 
   it('wallet: buy-traffic requests, completed by the wallet automation, and their errors', async () => {
@@ -240,10 +242,10 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
     tapAmulet(w.engine, { dso: w.dso, receiver: w.bob, amount: '666.8' });
     const created = await call('POST', B, { user: 'bob', body: request('bt1') });
     expect(created.status).toBe(200);
-    expect(created.body.request_contract_id).toMatch(/^00[0-9a-f]+$/);
+    expect(jsonAt(created.body, 'request_contract_id')).toMatch(/^00[0-9a-f]+$/);
     const done = await status('bt1');
-    expect(done.body.status).toBe('completed');
-    expect(typeof done.body.transaction_id).toBe('string');
+    expect(jsonAt(done.body, 'status')).toBe('completed');
+    expect(typeof jsonAt(done.body, 'transaction_id')).toBe('string');
     const member = w.engine.participantMember;
     expect(w.scan.memberTrafficStatus(w.engine.synchronizerId, member)).toMatchObject({ traffic_status: { target: { total_purchased: 200_000 } } });
     expect((await call('POST', B, { user: 'bob', body: request('bt1') })).status).toBe(409);
@@ -260,7 +262,7 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
     });
     expect((await call('POST', B, { user: 'bob', body: request('poor') })).status).toBe(200);
     expect((await status('poor')).body).toMatchObject({ status: 'failed', failure_reason: 'rejected' });
-    expect((await status('poor')).body.rejection_reason).toMatch(/^ITR_InsufficientFunds \{missingAmount = /);
+    expect(jsonAt((await status('poor')).body, 'rejection_reason')).toMatch(/^ITR_InsufficientFunds \{missingAmount = /);
 
     // bad bodies and parties
     expect((await call('POST', B, { user: 'bob', body: {} })).status).toBe(400);
@@ -304,52 +306,52 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
       expect((await call(method, path, { body, user: 'mallory' })).status).toBe(403);
     }
     expect((await call('GET', `${BASE}/v0/wallet/user-status`)).status).toBe(401);
-    expect((await call('GET', `${BASE}/v0/wallet/user-status`, { user: 'carol' })).body.user_onboarded).toBe(false);
-    expect((await call('GET', `${BASE}/v0/wallet/user-status`, { user: 'alice' })).body.party_id).toBe(w.alice);
+    expect(jsonAt((await call('GET', `${BASE}/v0/wallet/user-status`, { user: 'carol' })).body, 'user_onboarded')).toBe(false);
+    expect(jsonAt((await call('GET', `${BASE}/v0/wallet/user-status`, { user: 'alice' })).body, 'party_id')).toBe(w.alice);
 
     // create, list, status, 409, 400s
-    const cid = (await call('POST', O, { user: 'alice', body: offer('t1') })).body.offer_contract_id;
+    const cid = jsonText((await call('POST', O, { user: 'alice', body: offer('t1') })).body, 'offer_contract_id');
     expect((await call('POST', O, { user: 'alice', body: offer('t1') })).status).toBe(409);
     expect((await call('POST', O, { user: 'alice', body: {} })).status).toBe(400);
     expect((await call('POST', O, { user: 'alice', body: { ...offer('t9'), receiver_party_id: 'nobody' } })).status).toBe(400);
     expect((await call('POST', O, { user: 'alice', body: { ...offer('t9'), amount: 'x' } })).status).toBe(400);
-    expect((await call('GET', O, { user: 'bob' })).body.offers).toHaveLength(1);
-    expect((await call('POST', `${O}/t1/status`, { user: 'alice' })).body.status).toBe('created');
+    expect(jsonAt((await call('GET', O, { user: 'bob' })).body, 'offers')).toHaveLength(1);
+    expect(jsonAt((await call('POST', `${O}/t1/status`, { user: 'alice' })).body, 'status')).toBe('created');
     expect((await call('POST', `${O}/unknown/status`, { user: 'alice' })).status).toBe(404);
 
     // accept → completed; accepted list; wrong-party and unknown-contract errors
     expect((await call('POST', `${O}/${cid}/accept`, { user: 'alice' })).status).toBe(400);
     expect((await call('POST', `${O}/${cid}/withdraw`, { user: 'bob' })).status).toBe(400);
     expect((await call('POST', `${O}/${cid}/accept`, { user: 'bob' })).status).toBe(200);
-    expect((await call('POST', `${O}/t1/status`, { user: 'bob' })).body.status).toBe('completed');
+    expect(jsonAt((await call('POST', `${O}/t1/status`, { user: 'bob' })).body, 'status')).toBe('completed');
     expect((await call('POST', `${O}/00ab/accept`, { user: 'bob' })).status).toBe(404);
     expect((await call('POST', `${O}/00ab/reject`, { user: 'bob' })).status).toBe(404);
     expect((await call('POST', `${O}/00ab/withdraw`, { user: 'alice' })).status).toBe(404);
 
     // accepted but not yet completed (sender out of funds → aborted; status failed/withdrawn)
-    const big = (await call('POST', O, { user: 'alice', body: offer('big', '1000') })).body.offer_contract_id;
+    const big = jsonText((await call('POST', O, { user: 'alice', body: offer('big', '1000') })).body, 'offer_contract_id');
     expect((await call('POST', `${O}/${big}/accept`, { user: 'bob' })).status).toBe(200);
     expect((await call('POST', `${O}/big/status`, { user: 'alice' })).body).toMatchObject({ status: 'failed', failure_kind: 'withdrawn' });
     w.engine.automations.unregister(`validator-wallet:${w.validator}`);
-    const pending = (await call('POST', O, { user: 'alice', body: offer('pending', '1') })).body.offer_contract_id;
+    const pending = jsonText((await call('POST', O, { user: 'alice', body: offer('pending', '1') })).body, 'offer_contract_id');
     expect((await call('POST', `${O}/${pending}/accept`, { user: 'bob' })).status).toBe(200);
-    expect((await call('GET', `${BASE}/v0/wallet/accepted-transfer-offers`, { user: 'alice' })).body.accepted_offers).toHaveLength(1);
-    expect((await call('POST', `${O}/pending/status`, { user: 'alice' })).body.status).toBe('accepted');
+    expect(jsonAt((await call('GET', `${BASE}/v0/wallet/accepted-transfer-offers`, { user: 'alice' })).body, 'accepted_offers')).toHaveLength(1);
+    expect(jsonAt((await call('POST', `${O}/pending/status`, { user: 'alice' })).body, 'status')).toBe('accepted');
 
     // reject, withdraw, expired accept
-    const r = (await call('POST', O, { user: 'alice', body: offer('rej') })).body.offer_contract_id;
+    const r = jsonText((await call('POST', O, { user: 'alice', body: offer('rej') })).body, 'offer_contract_id');
     expect((await call('POST', `${O}/${r}/reject`, { user: 'bob' })).status).toBe(200);
     expect((await call('POST', `${O}/rej/status`, { user: 'alice' })).body).toEqual({ status: 'failed', failure_kind: 'rejected' });
-    const wd = (await call('POST', O, { user: 'alice', body: offer('wd') })).body.offer_contract_id;
+    const wd = jsonText((await call('POST', O, { user: 'alice', body: offer('wd') })).body, 'offer_contract_id');
     expect((await call('POST', `${O}/${wd}/withdraw`, { user: 'alice' })).status).toBe(200);
-    expect((await call('POST', `${O}/wd/status`, { user: 'alice' })).body.withdrawn_reason).toBe('Withdrawn by sender');
-    const late = (await call('POST', O, { user: 'alice', body: offer('late', '1', w.bob, 1000) })).body.offer_contract_id;
+    expect(jsonAt((await call('POST', `${O}/wd/status`, { user: 'alice' })).body, 'withdrawn_reason')).toBe('Withdrawn by sender');
+    const late = jsonText((await call('POST', O, { user: 'alice', body: offer('late', '1', w.bob, 1000) })).body, 'offer_contract_id');
     w.clock.advance(2000);
     expect((await call('POST', `${O}/${late}/accept`, { user: 'bob' })).status).toBe(409);
 
     // balance, amulets, tap
-    expect((await call('GET', `${BASE}/v0/wallet/balance`, { user: 'bob' })).body.effective_unlocked_qty).toBe('5.0000000000');
-    expect((await call('GET', `${BASE}/v0/wallet/amulets`, { user: 'bob' })).body.amulets).toHaveLength(1);
+    expect(jsonAt((await call('GET', `${BASE}/v0/wallet/balance`, { user: 'bob' })).body, 'effective_unlocked_qty')).toBe('5.0000000000');
+    expect(jsonAt((await call('GET', `${BASE}/v0/wallet/amulets`, { user: 'bob' })).body, 'amulets')).toHaveLength(1);
     expect((await call('POST', `${BASE}/v0/wallet/tap`, { user: 'bob', body: { amount: '1', command_id: 'tap-1' } })).status).toBe(200);
     expect((await call('POST', `${BASE}/v0/wallet/tap`, { user: 'bob', body: { amount: '1', command_id: 'tap-1' } })).status).toBe(409);
     expect((await call('POST', `${BASE}/v0/wallet/tap`, { user: 'bob', body: { amount: 'one' } })).status).toBe(400);
@@ -366,7 +368,7 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
       expect((await call('GET', `${S}/${p}`, { user: 'anyone' })).status).toBe(200);
       expect((await call('GET', `${S}/${p}`)).status).toBe(401);
     }
-    expect((await call('GET', `${S}/featured-apps/${encodeURIComponent(w.validator)}`, { user: 'anyone' })).body.featured_app_right).toBeDefined();
+    expect(jsonAt((await call('GET', `${S}/featured-apps/${encodeURIComponent(w.validator)}`, { user: 'anyone' })).body, 'featured_app_right')).toBeDefined();
     expect((await call('GET', `${S}/featured-apps/${encodeURIComponent(w.carol)}`, { user: 'anyone' })).body).toEqual({});
     expect((await call('GET', `${S}/featured-apps/nope`, { user: 'anyone' })).status).toBe(400);
     expect((await call('GET', `${S}/featured-apps/nope`)).status).toBe(401);
@@ -424,10 +426,10 @@ describe('validator conformance (validator-internal, wallet-external/-internal, 
     expect((await call('POST', P, { user: 'bob' })).body).toEqual(created.body);
 
     // sends: 200 (empty body), the same deduplication id again 200 without a second transfer, 400s
-    const before = (await call('GET', `${BASE}/v0/wallet/balance`, { user: 'bob' })).body.effective_unlocked_qty as string;
+    const before = jsonText((await call('GET', `${BASE}/v0/wallet/balance`, { user: 'bob' })).body, 'effective_unlocked_qty');
     expect((await call('POST', `${P}/send`, { user: 'alice', body: sendBody('c1') })).status).toBe(200);
     expect((await call('POST', `${P}/send`, { user: 'alice', body: sendBody('c1') })).status).toBe(200);
-    const after = (await call('GET', `${BASE}/v0/wallet/balance`, { user: 'bob' })).body.effective_unlocked_qty as string;
+    const after = jsonText((await call('GET', `${BASE}/v0/wallet/balance`, { user: 'bob' })).body, 'effective_unlocked_qty');
     expect(Number(after) - Number(before)).toBeCloseTo(1, 10);
     expect((await call('POST', `${P}/send`, { user: 'alice', body: sendBody('c2', '1', w.dave) })).status).toBe(400);
     expect((await call('POST', `${P}/send`, { user: 'alice', body: sendBody('c3', '1000000') })).status).toBe(400);

@@ -204,7 +204,9 @@ describe('official Splice clients and the wallet SDK amulet path against the emu
   describe('wallet SDK amulet namespace and the Amulet registry', () => {
     it('featured app rights of the validator (through scan-proxy and through scan)', async () => {
       const viaProxy = await aliceSdk.amulet.featuredApp.rights({ partyId: validator, maxRetries: 1 });
-      expect((viaProxy?.payload as unknown as { provider: string }).provider).toBe(validator);
+      // The SDK types the payload `Record<string, never>`; it is the FeaturedAppRight's LF JSON record.
+      const payload: Record<string, unknown> | undefined = viaProxy?.payload;
+      expect(payload?.provider).toBe(validator);
       const viaScan = await bobSdk.amulet.featuredApp.rights({ partyId: validator, maxRetries: 1 });
       expect(viaScan?.contract_id).toBe(viaProxy?.contract_id);
     });

@@ -341,7 +341,9 @@ describe('official Canton client (core-ledger-client 1.8.0 / wallet-sdk 1.4.0) a
       },
       activeAtOffset: await sdk.ledger.ledgerEnd(),
     });
-    const ev = (raw as any[])[0].contractEntry.JsActiveContract.createdEvent;
+    const entry = raw[0]?.contractEntry;
+    if (entry === undefined || !('JsActiveContract' in entry)) throw new Error(`expected an active contract first, got ${JSON.stringify(raw)}`);
+    const ev = entry.JsActiveContract.createdEvent;
     expect(ev.interfaceViews).toEqual([
       {
         interfaceId: `${OWNED.packageId}:Owned:Owned`,

@@ -14,6 +14,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../../src/emulator/ledger-api/auth.js';
+import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema, JsCantonErrorSchema, JsGetUpdatesListResponseSchema } from '../../src/ledger/schemas/events.js';
+import { GetPartiesResponseSchema } from '../../src/ledger/schemas/parties.js';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { amuletUrls, createAmuletSdk } from './support/amulet.js';
 import { balanceOf, selfSignedAuth } from './support/wallet-sdk.js';
@@ -37,7 +39,7 @@ describe('wallet SDK 1.4.0: an external party hosted on two participants', () =>
   let aliceSdk: Awaited<ReturnType<typeof createSdk>>;
 
   /** A raw JSON API call as `ledger-api-user` (LocalNet token). */
-  async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
     const token = await mintDevToken({ sub: ADMIN_USER, secret: 'unsafe', audience: AUDIENCE, nowSeconds: Math.floor(Date.now() / 1000) });
     const r = await fetch(url + path, {
       method,
@@ -47,15 +49,22 @@ describe('wallet SDK 1.4.0: an external party hosted on two participants', () =>
     const text = await r.text();
     return { status: r.status, body: text ? JSON.parse(text) : null };
   }
+  const ledgerEnd = async (url: string): Promise<number> => GetLedgerEndResponseSchema.parse((await call(url, 'GET', '/v2/state/ledger-end')).body).offset;
+  const partyDetails = async (url: string, party: string) => GetPartiesResponseSchema.parse((await call(url, 'GET', `/v2/parties/${encodeURIComponent(party)}`)).body).partyDetails;
+  const synchronizersOf = async (url: string, party: string) =>
+    GetConnectedSynchronizersResponseSchema.parse((await call(url, 'GET', `/v2/state/connected-synchronizers?party=${encodeURIComponent(party)}`)).body).connectedSynchronizers;
   async function updatesOf(url: string, party: string): Promise<Array<{ updateId: string; offset: number }>> {
-    const end = (await call(url, 'GET', '/v2/state/ledger-end')).body.offset;
+    const end = await ledgerEnd(url);
     const r = await call(url, 'POST', '/v2/updates', {
       beginExclusive: 0,
       endInclusive: end,
       updateFormat: { includeTransactions: { eventFormat: { filtersByParty: { [party]: { cumulative: [] } }, verbose: false }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return (r.body as any[]).map((u) => ({ updateId: u.update.Transaction.value.updateId, offset: u.update.Transaction.value.offset }));
+    return JsGetUpdatesListResponseSchema.parse(r.body).map(({ update }) => {
+      if (!('Transaction' in update)) throw new Error(`not a transaction: ${JSON.stringify(update)}`);
+      return { updateId: update.Transaction.value.updateId, offset: update.Transaction.value.offset };
+    });
   }
 
   beforeAll(async () => {
@@ -90,11 +99,11 @@ describe('wallet SDK 1.4.0: an external party hosted on two participants', () =>
       [url1, 'PARTICIPANT_PERMISSION_CONFIRMATION'],
       [url2, 'PARTICIPANT_PERMISSION_OBSERVATION'],
     ] as const) {
-      const details = (await call(url, 'GET', `/v2/parties/${encodeURIComponent(ext.partyId)}`)).body.partyDetails;
+      const details = await partyDetails(url, ext.partyId);
       expect(details).toHaveLength(1);
-      expect(details[0].isLocal).toBe(true);
-      const sync = (await call(url, 'GET', `/v2/state/connected-synchronizers?party=${encodeURIComponent(ext.partyId)}`)).body.connectedSynchronizers;
-      expect(sync[0].permission).toBe(permission);
+      expect(details[0]?.isLocal).toBe(true);
+      const sync = await synchronizersOf(url, ext.partyId);
+      expect(sync[0]?.permission).toBe(permission);
     }
     // participant2 reads as the party with its own user's rights (the SDK granted rights on participant1 only)
     const grant = await call(url2, 'POST', `/v2/users/${ADMIN_USER}/rights`, {
@@ -144,8 +153,8 @@ describe('wallet SDK 1.4.0: an external party hosted on two participants', () =>
       .execute();
     const both = created.partyId;
     for (const url of [url1, url2]) {
-      const sync = (await call(url, 'GET', `/v2/state/connected-synchronizers?party=${encodeURIComponent(both)}`)).body.connectedSynchronizers;
-      expect(sync[0].permission).toBe('PARTICIPANT_PERMISSION_CONFIRMATION');
+      const sync = await synchronizersOf(url, both);
+      expect(sync[0]?.permission).toBe('PARTICIPANT_PERMISSION_CONFIRMATION');
     }
     const grant = await call(url2, 'POST', `/v2/users/${ADMIN_USER}/rights`, { userId: ADMIN_USER, rights: [{ kind: { CanActAs: { value: { party: both } } } }], identityProviderId: '' });
     expect(grant.status, JSON.stringify(grant.body)).toBe(200);
@@ -156,9 +165,9 @@ describe('wallet SDK 1.4.0: an external party hosted on two participants', () =>
     const pending = await sdk2.token.transfer.pending(both);
     expect(pending).toHaveLength(1);
     const [accept, acceptDisclosed] = await sdk2.token.transfer.accept({ transferInstructionCid: pending[0]!.contractId, registryUrl: new URL(stack.registryUrl!) });
-    const end1 = (await call(url1, 'GET', '/v2/state/ledger-end')).body.offset;
+    const end1 = await ledgerEnd(url1);
     await sdk2.ledger.prepare({ partyId: both, commands: accept, disclosedContracts: acceptDisclosed }).sign(privateKey).execute({ partyId: both });
-    expect((await call(url1, 'GET', '/v2/state/ledger-end')).body.offset).toBe(end1 + 1);
+    expect(await ledgerEnd(url1)).toBe(end1 + 1);
     const tt1 = { admin, id: 'TT1' };
     expect(await balanceOf(sdk, both, tt1)).toEqual({ unlocked: '7', locked: '0' });
     expect(await balanceOf(sdk2, both, tt1)).toEqual({ unlocked: '7', locked: '0' });
@@ -166,8 +175,8 @@ describe('wallet SDK 1.4.0: an external party hosted on two participants', () =>
   });
 
   it('a party of participant1 only is invisible on participant2; the observing participant cannot submit for the party', async () => {
-    const details = (await call(url2, 'GET', `/v2/parties/${encodeURIComponent(alice)}`)).body.partyDetails;
-    expect(details[0].isLocal).toBe(false);
+    const details = await partyDetails(url2, alice);
+    expect(details[0]?.isLocal).toBe(false);
     for (const url of [url1, url2]) {
       const g = await call(url, 'POST', `/v2/users/${ADMIN_USER}/rights`, { userId: ADMIN_USER, rights: [{ kind: { CanReadAs: { value: { party: alice } } } }], identityProviderId: '' });
       expect(g.status, JSON.stringify(g.body)).toBe(200);
@@ -178,14 +187,14 @@ describe('wallet SDK 1.4.0: an external party hosted on two participants', () =>
     // Even a user that may act as the party cannot submit through a participant that only observes it.
     const actAs = await call(url2, 'POST', `/v2/users/${ADMIN_USER}/rights`, { userId: ADMIN_USER, rights: [{ kind: { CanActAs: { value: { party: ext.partyId } } } }], identityProviderId: '' });
     expect(actAs.status, JSON.stringify(actAs.body)).toBe(200);
-    const end2 = (await call(url2, 'GET', '/v2/state/ledger-end')).body.offset;
+    const end2 = await ledgerEnd(url2);
     const r = await call(url2, 'POST', '/v2/commands/submit-and-wait', {
       commands: [{ CreateCommand: { templateId: '#splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token', createArguments: {} } }],
       commandId: 'observer-submits',
       actAs: [ext.partyId],
       userId: ADMIN_USER,
     });
-    expect(r.body.code, JSON.stringify(r.body)).toBe('NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT');
-    expect((await call(url2, 'GET', '/v2/state/ledger-end')).body.offset).toBe(end2);
+    expect(JsCantonErrorSchema.safeParse(r.body).data?.code, JSON.stringify(r.body)).toBe('NO_SYNCHRONIZER_ON_WHICH_ALL_SUBMITTERS_CAN_SUBMIT');
+    expect(await ledgerEnd(url2)).toBe(end2);
   });
 });

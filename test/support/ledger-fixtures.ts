@@ -189,7 +189,8 @@ export function claimsTableApp(engine: LedgerEngine, routes: RouteModule[]) {
     if (token) headers.authorization = `Bearer ${token}`;
     const res = await app.request(path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
     const text = await res.text();
-    let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- assertions read arbitrary fields of the answer
+    // the parsed JSON (undefined when the body is not JSON): read it with a wire schema or by narrowing
+    let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {

@@ -29,11 +29,10 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 
-// ajv-formats is CommonJS (`module.exports = plugin; exports.default = plugin`); under NodeNext the
-// default import is typed as the module object, so pick the callable either way.
-const addFormats: FormatsPlugin =
-  ((ajvFormatsModule as unknown as { default?: FormatsPlugin }).default ??
-    (ajvFormatsModule as unknown as FormatsPlugin));
+// ajv-formats is CommonJS (`module.exports = exports = plugin; exports.default = plugin`); under NodeNext the
+// default import is typed as the module object, whose `default` is the plugin. At run time that holds
+// whichever interop the loader applies: the plugin function carries `default` (itself) too.
+const addFormats: FormatsPlugin = ajvFormatsModule.default;
 
 /** Absolute directory of the shared specs: `$SHARED_SPECS_DIR`, else `<project root>/../shared/specs`. */
 export function specsDir(): string {

@@ -5,11 +5,13 @@
  */
 import { expect } from 'vitest';
 import type { RequestHandler } from '../../src/ledger/in-process.js';
+import { rootExerciseResult } from './ledger-wire.js';
 
 let commandCounter = 0;
 
 export function walletExercise(ledger: RequestHandler, prefix: string) {
-  return async (actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosedContracts: unknown[]) => {
+  /** Returns the root exercise's result (LF JSON: read it with registry-wire's `jsonAt`, `outputTag`, ...). */
+  return async (actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosedContracts: unknown[]): Promise<unknown> => {
     const r = await ledger.request('/v2/commands/submit-and-wait-for-transaction', {
       method: 'POST',
       body: JSON.stringify({
@@ -26,8 +28,8 @@ export function walletExercise(ledger: RequestHandler, prefix: string) {
         },
       }),
     });
-    const body = (await r.json()) as any;
+    const body: unknown = await r.json();
     expect(r.status, JSON.stringify(body)).toBe(200);
-    return body.transaction.events[0].ExercisedEvent.exerciseResult;
+    return rootExerciseResult(body);
   };
 }

@@ -11,6 +11,7 @@
 import type { ScanClient } from '@canton-network/core-splice-client';
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { SignJWT } from 'jose';
+import { z } from 'zod';
 import type { RunningStack } from '../../../src/stack.js';
 import { fromUnits, selfSignedAuth, toUnits } from './wallet-sdk.js';
 
@@ -156,10 +157,10 @@ export interface ScanSnapshotHoldings {
   balances: Record<string, { unlocked: string; locked: string }>;
 }
 
-interface AmuletPayload {
-  owner: string;
-  amount: { initialAmount: string };
-}
+/** The fields of an Amulet's create arguments read here (`Splice.Amulet:Amulet`). */
+const AmuletPayloadSchema = z.object({ owner: z.string(), amount: z.object({ initialAmount: z.string() }) });
+/** `Splice.Amulet:LockedAmulet`: the Amulet and its lock. */
+const LockedAmuletPayloadSchema = z.object({ amulet: AmuletPayloadSchema });
 
 /**
  * Forces an ACS snapshot (`POST /v0/state/acs/force`), then reads the owners' Amulet and
@@ -167,7 +168,7 @@ interface AmuletPayload {
  * exact`), following `next_page_token` with small pages so paging is exercised too.
  */
 export async function holdingsAtForcedSnapshot(scan: ScanClient, owners: string[], pageSize = 2): Promise<ScanSnapshotHoldings> {
-  const forced = (await scan.post('/v0/state/acs/force', undefined as never)) as ForceAcsSnapshotJson;
+  const forced = (await scan.post('/v0/state/acs/force', undefined)) as ForceAcsSnapshotJson;
   const holdings: ScanHolding[] = [];
   let after: number | undefined;
   for (let pages = 0; ; pages++) {
@@ -184,10 +185,10 @@ export async function holdingsAtForcedSnapshot(scan: ScanClient, owners: string[
     for (const c of page.created_events) {
       const entity = c.template_id.split(':').at(-1);
       if (entity === 'Amulet') {
-        const p = c.create_arguments as unknown as AmuletPayload;
+        const p = AmuletPayloadSchema.parse(c.create_arguments);
         holdings.push({ contractId: c.contract_id, template: 'Amulet', owner: p.owner, amount: p.amount.initialAmount });
       } else if (entity === 'LockedAmulet') {
-        const p = (c.create_arguments as unknown as { amulet: AmuletPayload }).amulet;
+        const p = LockedAmuletPayloadSchema.parse(c.create_arguments).amulet;
         holdings.push({ contractId: c.contract_id, template: 'LockedAmulet', owner: p.owner, amount: p.amount.initialAmount });
       } else {
         throw new Error(`unexpected template in holdings: ${c.template_id}`);

@@ -6,11 +6,14 @@
  * rounds advance on the next submission.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
 import { formatTime } from '../../../src/canton/lf.js';
 import { openMiningRounds, registerAmulet, seedAmuletWorld, tapAmulet, type AmuletWorld } from '../../../src/emulator/templates/amulet/index.js';
 import { AmuletClient, IFACE, exercise, trace, type Disclosed } from '../../unit/emulator/templates/amulet/fixture.js';
+import { AllocatePartyResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import type { PendingTransfer, TransferInstructionResult } from '../../unit/emulator/templates/wire.js';
 
 let emu: RunningEmulator;
 let clock: ManualClock;
@@ -32,30 +35,37 @@ afterAll(async () => {
 const at = (ms: number) => formatTime(clock.nowMicros() + BigInt(ms) * 1000n);
 const cid = (c: string) => ({ tag: 'AV_ContractId', value: c });
 
+/** A disclosed contract with its create arguments (LF JSON). */
+type WithPayload = Disclosed & { payload: unknown };
+
 /** The DSO's contracts as a wallet receives them: read with the created-event blob. */
-async function dsoDisclosed(): Promise<{ byEntity: Record<string, Array<Disclosed & { payload: any }>> }> {
+async function dsoDisclosed(): Promise<{ byEntity: Record<string, WithPayload[]> }> {
   const events = await client.acs(world.dso, { WildcardFilter: { value: { includeCreatedEventBlob: true } } });
-  const byEntity: Record<string, Array<Disclosed & { payload: any }>> = {};
+  const byEntity: Record<string, WithPayload[]> = {};
   for (const e of events) {
-    const entity = (e.templateId as string).split(':').pop()!;
+    const entity = e.templateId.split(':').pop()!;
     (byEntity[entity] ??= []).push({ templateId: e.templateId, contractId: e.contractId, createdEventBlob: e.createdEventBlob, synchronizerId: emu.engine.synchronizerId, payload: e.createArgument });
   }
   return { byEntity };
 }
 
+/** The round number of an OpenMiningRound's create arguments. */
+const roundNumber = (c: WithPayload): number => Number(z.object({ round: z.object({ number: z.string() }) }).parse(c.payload).round.number);
+
 describe('Amulet over HTTP', () => {
   it('tap, offer through the factory, accept; holdings and updates agree; rounds advance with the clock', async () => {
-    const alice = (await client.post('/v2/parties', { partyIdHint: 'alice', identityProviderId: '' })).body.partyDetails.party as string;
-    const bob = (await client.post('/v2/parties', { partyIdHint: 'bob', identityProviderId: '' })).body.partyDetails.party as string;
+    const allocate = async (hint: string) => AllocatePartyResponseSchema.parse((await client.post('/v2/parties', { partyIdHint: hint, identityProviderId: '' })).body).partyDetails.party;
+    const alice = await allocate('alice');
+    const bob = await allocate('bob');
     const h = tapAmulet(emu.engine, { dso: world.dso, receiver: alice, amount: '100' });
     expect(await client.balance(alice)).toBe('100.0000000000');
 
     const { byEntity } = await dsoDisclosed();
     const rules = byEntity.AmuletRules![0]!;
     const factory = byEntity.ExternalPartyAmuletRules![0]!;
-    const rounds = byEntity.OpenMiningRound!.sort((a, b) => Number(a.payload.round.number) - Number(b.payload.round.number));
+    const rounds = byEntity.OpenMiningRound!.sort((a, b) => roundNumber(a) - roundNumber(b));
     const round = rounds[1]!; // round 1 is open, round 2 opens after a tick
-    const strip = ({ payload: _p, ...d }: Disclosed & { payload: any }): Disclosed => d;
+    const strip = ({ payload: _p, ...d }: WithPayload): Disclosed => d;
     const context = { values: { 'amulet-rules': cid(rules.contractId!), 'open-round': cid(round.contractId!) } };
 
     // without the factory disclosed, alice (not a stakeholder) cannot use it
@@ -74,16 +84,16 @@ describe('Amulet over HTTP', () => {
       extraArgs: { context, meta: { values: {} } },
     };
     const hidden = await client.submit([alice], [exercise(IFACE.TransferFactoryV1, factory.contractId!, 'TransferFactory_Transfer', arg)], [strip(rules), strip(round)]);
-    expect(hidden.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(hidden.error.code).toBe('CONTRACT_NOT_FOUND');
 
     const begin = await client.ledgerEnd();
-    const offer = await client.ok([alice], [exercise(IFACE.TransferFactoryV1, factory.contractId!, 'TransferFactory_Transfer', arg)], [strip(rules), strip(round), strip(factory)]);
+    const offer = await client.ok<TransferInstructionResult<PendingTransfer>>([alice], [exercise(IFACE.TransferFactoryV1, factory.contractId!, 'TransferFactory_Transfer', arg)], [strip(rules), strip(round), strip(factory)]);
     const instr = offer.result.output.value.transferInstructionCid;
     expect(await client.balance(alice, true)).toBe('25.0000000000');
 
     // bob reads the instruction and the DSO-held LockedAmulet comes from the DSO's ACS (as the registry serves it)
     const locked = (await dsoDisclosed()).byEntity.LockedAmulet![0]!;
-    const accept = await client.ok(
+    const accept = await client.ok<TransferInstructionResult>(
       [bob],
       [exercise(IFACE.TransferInstructionV1, instr, 'TransferInstruction_Accept', { extraArgs: { context: { values: { ...context.values, 'expire-lock': { tag: 'AV_Bool', value: true } } }, meta: { values: {} } } })],
       [strip(rules), strip(round), strip(locked)],

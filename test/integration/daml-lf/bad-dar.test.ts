@@ -11,6 +11,9 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { ProtoWriter } from '../../../src/emulator/ledger/protobuf-writer.js';
 import { Lf2Builder } from '../../support/lf2-package-builder.js';
 import { archiveBytes, buildManifest, buildRawDar } from '../../support/dar-builder.js';
+import { GetLedgerEndResponseSchema, JsCantonErrorSchema, type JsCantonError } from '../../../src/ledger/schemas/events.js';
+import { AllocatePartyResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import { createdEvent, exercisedEvent, transactionOf } from '../../support/ledger-wire.js';
 
 const M = 'Bad.Loop';
 // BuiltinType codes (daml_lf2.proto)
@@ -127,7 +130,7 @@ afterAll(async () => {
 
 const ledgerSpec = createSpecValidator(SPECS.ledgerApi35);
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const init: RequestInit = { method };
   if (Buffer.isBuffer(body)) {
     init.body = body;
@@ -149,7 +152,10 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
   return { status: r.status, body: parsed };
 }
 
-const ledgerEnd = async (): Promise<number> => (await call('GET', '/v2/state/ledger-end')).body.offset;
+const ledgerEnd = async (): Promise<number> => GetLedgerEndResponseSchema.parse((await call('GET', '/v2/state/ledger-end')).body).offset;
+const partyOf = (body: unknown): string => AllocatePartyResponseSchema.parse(body).partyDetails.party;
+/** The Canton error of an answer; `undefined` when the body is not one. */
+const cantonError = (body: unknown): JsCantonError | undefined => JsCantonErrorSchema.safeParse(body).data;
 
 function submit(party: string, command: unknown) {
   return call('POST', '/v2/commands/submit-and-wait-for-transaction', {
@@ -173,10 +179,10 @@ describe('a DAR with non-terminating, too deep and unsupported choices', () => {
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     const p = await call('POST', '/v2/parties', { partyIdHint: 'aliceBad', identityProviderId: '' });
     expect(p.status).toBe(200);
-    alice = p.body.partyDetails.party;
+    alice = partyOf(p.body);
     const c = await submit(alice, { CreateCommand: { templateId: T, createArguments: { owner: alice } } });
     expect(c.status, JSON.stringify(c.body)).toBe(200);
-    cid = c.body.transaction.events[0].CreatedEvent.contractId;
+    cid = createdEvent(transactionOf(c.body).events[0]).contractId;
   });
 
   it('uploads, and its template is evaluated', () => {
@@ -188,15 +194,15 @@ describe('a DAR with non-terminating, too deep and unsupported choices', () => {
     const end = await ledgerEnd();
     const r = await exercise(choice);
     expect(r.status, JSON.stringify(r.body)).toBe(400);
-    expect(r.body.code, JSON.stringify(r.body)).toBe('DAML_INTERPRETATION_ERROR');
-    expect(r.body.cause).toMatch(cause);
+    expect(cantonError(r.body)?.code, JSON.stringify(r.body)).toBe('DAML_INTERPRETATION_ERROR');
+    expect(cantonError(r.body)?.cause).toMatch(cause);
     expect(await ledgerEnd()).toBe(end);
   }
 
   it('Fine works', async () => {
     const r = await exercise('Fine');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.transaction.events[0].ExercisedEvent.exerciseResult).toBe('42');
+    expect(exercisedEvent(transactionOf(r.body).events[0]).exerciseResult).toBe('42');
   });
 
   it('Burn (2^60 calls) is stopped by the step budget, nothing is committed, and the ledger keeps serving', async () => {
@@ -238,16 +244,16 @@ describe('a package of an unknown LF minor version (2.99)', () => {
     const r = await call('POST', '/v2/packages', built.bytes);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const p = await call('POST', '/v2/parties', { partyIdHint: 'bobFuture', identityProviderId: '' });
-    const bob: string = p.body.partyDetails.party;
+    const bob = partyOf(p.body);
     const T = `${built.packageId}:${M}:T`;
     const c = await submit(bob, { CreateCommand: { templateId: T, createArguments: { owner: bob } } });
     expect(c.status, JSON.stringify(c.body)).toBe(200);
-    const cid = c.body.transaction.events[0].CreatedEvent.contractId;
+    const cid = createdEvent(transactionOf(c.body).events[0]).contractId;
     const fine = await submit(bob, { ExerciseCommand: { templateId: T, contractId: cid, choice: 'Fine', choiceArgument: {} } });
     expect(fine.status, JSON.stringify(fine.body)).toBe(200);
     const exotic = await submit(bob, { ExerciseCommand: { templateId: T, contractId: cid, choice: 'Exotic', choiceArgument: {} } });
     expect(exotic.status).toBe(400);
-    expect(exotic.body.cause).toMatch(/BuiltinFunction 4242/);
+    expect(cantonError(exotic.body)?.cause).toMatch(/BuiltinFunction 4242/);
     expect((await call('GET', '/v2/state/ledger-end')).status).toBe(200);
   });
 });

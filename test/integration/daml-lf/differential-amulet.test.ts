@@ -8,31 +8,39 @@
  * a run, DIFF_FLOWS sets how many flows run.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { z } from 'zod';
 import { formatTime, parseTime } from '../../../src/canton/lf.js';
 import { Pair, Prng, flowCount, runSeed, type Answer, type DisclosedJson, type Side } from './differential/harness.js';
+import { activeContracts, isRecord } from '../../support/ledger-wire.js';
 import { TokenFlows, type TokenUnderTest } from './differential/flows.js';
 
 const AMULET_RULES = '#splice-amulet:Splice.AmuletRules:AmuletRules';
 const OPEN_MINING_ROUND = '#splice-amulet:Splice.Round:OpenMiningRound';
 
-async function dsoContracts(s: Side, templateId: string): Promise<Array<DisclosedJson & { payload: any }>> {
+/** A disclosed contract with its create arguments (LF JSON). */
+type WithPayload = DisclosedJson & { payload: unknown };
+
+async function dsoContracts(s: Side, templateId: string): Promise<WithPayload[]> {
   const r = await s.acs(s.party('DSO'), { TemplateFilter: { value: { templateId, includeCreatedEventBlob: true } } });
-  return (r.body as any[]).map((x) => {
-    const row = x.contractEntry.JsActiveContract;
+  return activeContracts(r.body).map((row) => {
     const ev = row.createdEvent;
     return { templateId: ev.templateId, contractId: ev.contractId, createdEventBlob: ev.createdEventBlob, synchronizerId: row.synchronizerId, payload: ev.createArgument };
   });
 }
 
+/** The fields of an OpenMiningRound's create arguments read here. */
+const OpenMiningRoundFields = z.object({ opensAt: z.string(), round: z.object({ number: z.string() }) });
+
 async function tap(s: Side, receiver: string, amount: string): Promise<Answer> {
   const [rules] = await dsoContracts(s, AMULET_RULES);
   const now = s.clock.nowMicros();
   const rounds = (await dsoContracts(s, OPEN_MINING_ROUND))
-    .filter((r) => parseTime(r.payload.opensAt) <= now)
-    .sort((a, b) => Number(BigInt(b.payload.round.number) - BigInt(a.payload.round.number)));
+    .map((r) => ({ ...r, round: OpenMiningRoundFields.parse(r.payload) }))
+    .filter((r) => parseTime(r.round.opensAt) <= now)
+    .sort((a, b) => Number(BigInt(b.round.round.number) - BigInt(a.round.round.number)));
   const round = rounds[0];
   if (!rules || !round) return { status: 0, body: `no rules or usable round at ${formatTime(now)}` };
-  const strip = ({ payload: _p, ...d }: DisclosedJson & { payload: unknown }): DisclosedJson => d;
+  const strip = ({ templateId, contractId, createdEventBlob, synchronizerId }: DisclosedJson): DisclosedJson => ({ templateId, contractId, createdEventBlob, synchronizerId });
   return s.submit(
     [receiver],
     [{ ExerciseCommand: { templateId: AMULET_RULES, contractId: rules.contractId, choice: 'AmuletRules_DevNet_Tap', choiceArgument: { receiver, amount, openRound: round.contractId } } }],
@@ -57,7 +65,7 @@ const amulet: TokenUnderTest = {
  */
 function withoutEventLog(v: unknown): unknown {
   if (Array.isArray(v)) {
-    return v.filter((x) => !(x && typeof x === 'object' && (x as any).ExercisedEvent?.choice === 'EventLog_HoldingsChange')).map(withoutEventLog);
+    return v.filter((x) => !(isRecord(x) && isRecord(x.ExercisedEvent) && x.ExercisedEvent.choice === 'EventLog_HoldingsChange')).map(withoutEventLog);
   }
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { Pair, Prng, flowCount, runSeed, type Answer, type DisclosedJson, type Side } from './differential/harness.js';
+import { activeContracts, transactionOf } from '../../support/ledger-wire.js';
 import { TokenFlows, type TokenUnderTest } from './differential/flows.js';
 
 const TOKEN_RULES = '#splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2:TokenRules';
@@ -16,7 +17,8 @@ const TRANSFER_INSTRUCTION_V2 = '#splice-api-token-transfer-instruction-v2:Splic
 /** The admin's TokenRules as a disclosed contract (the admin's ACS read with the blob). */
 async function rulesOf(s: Side): Promise<DisclosedJson> {
   const r = await s.acs(s.party('token-admin'), { TemplateFilter: { value: { templateId: TOKEN_RULES, includeCreatedEventBlob: true } } });
-  const row = (r.body as any[])[0].contractEntry.JsActiveContract;
+  const row = activeContracts(r.body)[0];
+  if (row === undefined) throw new Error(`no TokenRules on the ${s.engine} side`);
   const ev = row.createdEvent;
   return { templateId: ev.templateId, contractId: ev.contractId, createdEventBlob: ev.createdEventBlob, synchronizerId: row.synchronizerId };
 }
@@ -42,7 +44,10 @@ async function mint(s: Side, owner: string, amount: string): Promise<Answer> {
     },
   ]);
   if (offer.status !== 200) return offer;
-  const root = (offer.body as any).transaction.events.find((e: any) => e.ExercisedEvent?.nodeId === 0);
+  const root = transactionOf(offer.body).events.find((e) => 'ExercisedEvent' in e && e.ExercisedEvent.nodeId === 0);
+  if (root === undefined || !('ExercisedEvent' in root)) throw new Error(`TokenRules_OfferMint: no root exercise in ${JSON.stringify(offer.body)}`);
+  // TokenRules_OfferMint's result (the field read here)
+  const { offerCid } = root.ExercisedEvent.exerciseResult as { offerCid: string };
   const context = {
     values: {
       'testTokenV2/accountConfigs': { tag: 'AV_List', value: [] },
@@ -51,7 +56,7 @@ async function mint(s: Side, owner: string, amount: string): Promise<Answer> {
   };
   return s.submit(
     [owner],
-    [{ ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V2, contractId: root.ExercisedEvent.exerciseResult.offerCid, choice: 'TransferInstruction_Accept', choiceArgument: { actors: [owner], extraArgs: { context, meta: { values: {} } } } } }],
+    [{ ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V2, contractId: offerCid, choice: 'TransferInstruction_Accept', choiceArgument: { actors: [owner], extraArgs: { context, meta: { values: {} } } } } }],
     [rules],
   );
 }

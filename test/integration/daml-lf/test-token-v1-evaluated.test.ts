@@ -17,7 +17,9 @@ import {
   Tt1Client,
   eventSummary,
   type Disclosed,
+  type Result,
 } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
+import { exercisedOf, type PendingTransfer, type TransferInstructionResult } from '../../unit/emulator/templates/wire.js';
 import { mintOverHttp, setupWorldOverHttp, transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
 import { SHARED_DARS_DIR } from '../../support/shared-dars.js';
 
@@ -57,6 +59,11 @@ const factoryTransfer = (actAs: string[], arg: unknown, disclosed: Disclosed[] =
 const instruction = (actAs: string[], cid: string, choice: string) =>
   client.submit(actAs, [{ ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V1, contractId: cid, choice, choiceArgument: { extraArgs: EMPTY_EXTRA_ARGS } } }]);
 
+/** The root exercise result of a successful submission, as the LF JSON shape `R` the test expects. */
+function rootResult<R>(r: Result): R {
+  return exercisedOf(r.transaction.events[0]).exerciseResult as R;
+}
+
 describe('TestTokenV1 evaluated from its DAR (TEMPLATE_ENGINE=daml)', () => {
   it('registers the DAR templates as evaluated templates', () => {
     expect(emu.engine.templates.templateByNameKey('splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token')?.kind).toBe('daml');
@@ -69,11 +76,11 @@ describe('TestTokenV1 evaluated from its DAR (TEMPLATE_ENGINE=daml)', () => {
     const start = await client.ledgerEnd();
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '30', inputs: [t1] }));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const offerCid = r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const offerCid = rootResult<TransferInstructionResult<PendingTransfer>>(r).output.value.transferInstructionCid;
     expect(await client.balance(w.alice, w.instrument)).toEqual({ unlocked: '70.0000000000', locked: '30.0000000000', count: 2 });
     const accepted = await instruction([w.bob], offerCid, 'TransferInstruction_Accept');
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    expect(accepted.body.transaction.events[0].ExercisedEvent.exerciseResult.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(rootResult<TransferInstructionResult>(accepted).output.tag).toBe('TransferInstructionResult_Completed');
     expect((await client.balance(w.alice, w.instrument)).unlocked).toBe('70.0000000000');
     expect((await client.balance(w.bob, w.instrument)).unlocked).toBe('30.0000000000');
     const updates = (await client.updates(w.alice, start)).map(eventSummary);
@@ -84,25 +91,25 @@ describe('TestTokenV1 evaluated from its DAR (TEMPLATE_ENGINE=daml)', () => {
     const t1 = await mint(w.alice, '10');
     const ok = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '4', inputs: [t1] }));
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    const offerCid = ok.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const offerCid = rootResult<TransferInstructionResult<PendingTransfer>>(ok).output.value.transferInstructionCid;
     const end = await client.ledgerEnd();
     // the receiver cannot withdraw (the sender controls it)
     const byBob = await instruction([w.bob], offerCid, 'TransferInstruction_Withdraw');
     expect(byBob.status).toBe(400);
-    expect(byBob.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(byBob.error.code).toBe('DAML_AUTHORIZATION_ERROR');
     // the spent input cannot be spent again
     const again = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '4', inputs: [t1] }));
     expect(again.status).toBe(404);
-    expect(again.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(again.error.code).toBe('CONTRACT_NOT_FOUND');
     // the same input twice in one instruction
-    const change = ok.body.transaction.events[0].ExercisedEvent.exerciseResult.senderChangeCids[0];
+    const change = rootResult<TransferInstructionResult>(ok).senderChangeCids[0]!;
     const twice = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [change, change] }));
-    expect(twice.body.code).toBe('CONTRACT_NOT_ACTIVE');
+    expect(twice.error.code).toBe('CONTRACT_NOT_ACTIVE');
     // a Daml assertion of the token's own code: the wrong instrument
     const other = await mint(w.alice, '10', 'Y1');
     const wrongInstrument = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [other] }));
-    expect(wrongInstrument.body.code).toBe('DAML_FAILURE');
-    expect(wrongInstrument.body.cause).toContain("'holding.instrumentId' is not equal to 'expected value'.");
+    expect(wrongInstrument.error.code).toBe('DAML_FAILURE');
+    expect(wrongInstrument.error.cause).toContain("'holding.instrumentId' is not equal to 'expected value'.");
     expect(await client.ledgerEnd()).toBe(end + 1);
   });
 });

@@ -11,7 +11,8 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from '../../../src/ledger/auth.js';
 import { LedgerClient, type LedgerClientOptions } from '../../../src/ledger/client.js';
 import { LedgerError } from '../../../src/ledger/errors.js';
-import { offsetOfUpdate } from '../../../src/ledger/schemas/events.js';
+import { z } from 'zod';
+import { JsTransactionSchema, offsetOfUpdate, type JsTransaction } from '../../../src/ledger/schemas/events.js';
 import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
 
 const SECRET = 'secret';
@@ -29,8 +30,10 @@ function ledger(extra: Partial<LedgerClientOptions> = {}) {
   return new LedgerClient({ baseUrl: emu.ledgerUrl, tokenProvider: adminToken, retry: { baseDelayMs: 1 }, ...extra });
 }
 
+const SubmitAndWaitForTransactionResponseSchema = z.object({ transaction: JsTransactionSchema });
+
 /** Submits commands as the admin user over HTTP (the client itself never writes). */
-async function submit(commands: unknown[]): Promise<any> {
+async function submit(commands: unknown[]): Promise<JsTransaction> {
   const r = await fetch(`${emu.ledgerUrl}/v2/commands/submit-and-wait-for-transaction`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${await adminToken.token()}`, 'Content-Type': 'application/json' },
@@ -42,9 +45,16 @@ async function submit(commands: unknown[]): Promise<any> {
       },
     }),
   });
-  const body = (await r.json()) as any;
+  const body = await r.json();
   if (r.status !== 200) throw new Error(`submit failed: ${r.status} ${JSON.stringify(body)}`);
-  return body.transaction;
+  return SubmitAndWaitForTransactionResponseSchema.parse(body).transaction;
+}
+
+/** The contract id of a transaction's first event, a create. */
+function firstCreated(tx: JsTransaction): string {
+  const e = tx.events[0];
+  if (!e || !('CreatedEvent' in e)) throw new Error(`the first event is not a create: ${JSON.stringify(e)}`);
+  return e.CreatedEvent.contractId;
 }
 
 const createAsset = (i: number, owner = admin) => ({
@@ -160,7 +170,7 @@ describe('LedgerClient against the emulator', () => {
     const c = ledger();
     const before = await c.ledgerEnd();
     const created = await submit([createAsset(100)]);
-    const cid = created.events[0].CreatedEvent.contractId as string;
+    const cid = firstCreated(created);
     await submit([{ ExerciseCommand: { templateId: ASSET, contractId: cid, choice: 'Archive', choiceArgument: {} } }]);
     const end = await c.ledgerEnd();
 
@@ -187,7 +197,7 @@ describe('LedgerClient against the emulator', () => {
   it('looks contracts up by id: events (with blob and views) and contract-by-id', async () => {
     const c = ledger();
     const tx = await submit([createAsset(200)]);
-    const cid = tx.events[0].CreatedEvent.contractId as string;
+    const cid = firstCreated(tx);
     const ev = await c.eventsByContractId(cid, [admin], { includeBlob: true, interfaceIds: [HOLDING_IFACE] });
     expect(ev?.created?.synchronizerId).toBe(emu.engine.synchronizerId);
     expect(ev?.created?.createdEvent.createdEventBlob).not.toBe('');

@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { GetLedgerEndResponseSchema } from '../../../src/ledger/schemas/events.js';
+import { AllocatePartyResponseSchema, ListKnownPartiesResponseSchema } from '../../../src/ledger/schemas/parties.js';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 const PING = '#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping';
@@ -47,15 +49,21 @@ async function emulate(dir: string): Promise<{ child: ChildProcess; ledgerUrl: s
   return { child, ledgerUrl: ledgerUrl.replace(/\|$/, ''), state: /^state: .*$/m.exec(ready)![0] };
 }
 
-async function get(url: string): Promise<any> {
+async function get(url: string): Promise<unknown> {
   return (await fetch(url)).json();
 }
 
-async function post(url: string, body: unknown): Promise<any> {
+async function post(url: string, body: unknown): Promise<unknown> {
   const r = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   if (r.status !== 200) throw new Error(`${r.status} ${await r.text()}`);
   return r.json();
 }
+
+const ledgerEnd = async (url: string): Promise<number> => GetLedgerEndResponseSchema.parse(await get(`${url}/v2/state/ledger-end`)).offset;
+const partiesOf = async (url: string) => ListKnownPartiesResponseSchema.parse(await get(url)).partyDetails;
+
+/** The ACS answer, as far as it is read here: the Ping ids. */
+type PingAcs = Array<{ contractEntry: { JsActiveContract: { createdEvent: { createArgument: { id: string } } } } }>;
 
 describe('STATE_DIR: kill -9 during a stream of acknowledged commands', () => {
   it('a new process on the directory has every acknowledged command', { timeout: 120_000 }, async () => {
@@ -63,7 +71,7 @@ describe('STATE_DIR: kill -9 during a stream of acknowledged commands', () => {
     dirs.push(dir);
     const first = await emulate(dir);
     expect(first.state).toContain('(new)');
-    const parties = (await get(`${first.ledgerUrl}/v2/parties`)).partyDetails as Array<{ party: string }>;
+    const parties = await partiesOf(`${first.ledgerUrl}/v2/parties`);
     const alice = parties.find((p) => p.party.startsWith('alice::'))!.party;
     const bob = parties.find((p) => p.party.startsWith('bob::'))!.party;
 
@@ -77,7 +85,7 @@ describe('STATE_DIR: kill -9 during a stream of acknowledged commands', () => {
         try {
           if (i % 5 === 0) {
             const r = await post(`${first.ledgerUrl}/v2/parties`, { partyIdHint: `kill-${i}`, identityProviderId: '' });
-            acknowledgedParties.push(r.partyDetails.party);
+            acknowledgedParties.push(AllocatePartyResponseSchema.parse(r).partyDetails.party);
           } else {
             await post(`${first.ledgerUrl}/v2/commands/submit-and-wait`, {
               commands: [{ CreateCommand: { templateId: PING, createArguments: { id: `ping-${i}`, initiator: alice, responder: bob } } }],
@@ -106,15 +114,15 @@ describe('STATE_DIR: kill -9 during a stream of acknowledged commands', () => {
     const second = await emulate(dir);
     expect(second.state).toMatch(/restored; \d+ journaled changes replayed/);
     try {
-      const end = (await get(`${second.ledgerUrl}/v2/state/ledger-end`)).offset;
+      const end = await ledgerEnd(second.ledgerUrl);
       const acs = (await post(`${second.ledgerUrl}/v2/state/active-contracts`, {
         eventFormat: { filtersByParty: { [alice]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: PING, includeCreatedEventBlob: false } } } }] } }, verbose: false },
         activeAtOffset: end,
-      })) as any[];
+      })) as PingAcs;
       const pings = new Set(acs.map((c) => c.contractEntry.JsActiveContract.createdEvent.createArgument.id));
       const lostPings = acknowledgedPings.filter((id) => !pings.has(id));
       expect(lostPings).toEqual([]);
-      const known = new Set(((await get(`${second.ledgerUrl}/v2/parties?pageSize=10000`)).partyDetails as Array<{ party: string }>).map((p) => p.party));
+      const known = new Set((await partiesOf(`${second.ledgerUrl}/v2/parties?pageSize=10000`)).map((p) => p.party));
       expect(acknowledgedParties.filter((p) => !known.has(p))).toEqual([]);
       // the restarted ledger goes on: a new command commits after what was there
       await post(`${second.ledgerUrl}/v2/commands/submit-and-wait`, {
@@ -123,7 +131,7 @@ describe('STATE_DIR: kill -9 during a stream of acknowledged commands', () => {
         actAs: [alice],
         userId: 'alice',
       });
-      expect((await get(`${second.ledgerUrl}/v2/state/ledger-end`)).offset).toBe(end + 1);
+      expect(await ledgerEnd(second.ledgerUrl)).toBe(end + 1);
     } finally {
       second.child.kill('SIGTERM');
       await new Promise((r) => second.child.once('exit', r));

@@ -11,6 +11,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../../src/stack.js';
 import { TRANSFER_FACTORY_V1, Tt1Client, type Disclosed } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
 import { SHARED_DARS_URL } from '../../support/shared-dars.js';
+import { z } from 'zod';
+import { GetLedgerEndResponseSchema } from '../../../src/ledger/schemas/events.js';
+import { AllocatePartyResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import { UserOutSchema } from '../../../src/ledger/schemas/users.js';
 
 
 const dirs: string[] = [];
@@ -27,26 +31,30 @@ function start(dir: string, extra: Record<string, unknown> = {}): Promise<Runnin
   return startStack({ config: { port: 0, participant2Port: 0, participants: 2, logLevel: 'silent', stateDir: dir, ...extra }, registryPort: 0, scanPort: 0, validatorPort: 0 });
 }
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
   const r = await fetch(url + path, { method, body: body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body), headers: { 'content-type': body instanceof Uint8Array ? 'application/octet-stream' : 'application/json' } });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : null };
 }
+
+/** `GET /v2/users`, the users kept whole (unknown fields too: they are compared across restarts). */
+const ListUsersLooseSchema = z.object({ users: z.array(UserOutSchema.loose()) });
+const allocatedParty = (body: unknown): string => AllocatePartyResponseSchema.parse(body).partyDetails.party;
 
 /** Everything a client can read of both participants, with ids (offsets, update ids, contract ids). */
 async function worldOf(stack: RunningStack) {
   const out: Record<string, unknown> = {};
   for (const p of stack.participants) {
     const url = p.ledgerUrl;
-    const end = (await call(url, 'GET', '/v2/state/ledger-end')).body.offset;
+    const end = GetLedgerEndResponseSchema.parse((await call(url, 'GET', '/v2/state/ledger-end')).body).offset;
     const acs = await call(url, 'POST', '/v2/state/active-contracts', { eventFormat: { filtersForAnyParty: { cumulative: [] }, verbose: true }, activeAtOffset: end });
     const updates = await call(url, 'POST', '/v2/updates', {
       beginExclusive: 0,
       endInclusive: end,
       updateFormat: { includeTransactions: { eventFormat: { filtersForAnyParty: { cumulative: [] }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' } },
     });
-    const users = (await call(url, 'GET', '/v2/users?pageSize=1000')).body.users;
-    const rights = await Promise.all(users.map(async (u: any) => [u.id, (await call(url, 'GET', `/v2/users/${u.id}/rights`)).body.rights]));
+    const users = ListUsersLooseSchema.parse((await call(url, 'GET', '/v2/users?pageSize=1000')).body).users;
+    const rights = await Promise.all(users.map(async (u) => [u.id, ((await call(url, 'GET', `/v2/users/${u.id}/rights`)).body as { rights: unknown }).rights]));
     out[p.participantId] = {
       end,
       acs: acs.body,
@@ -70,7 +78,7 @@ describe('STATE_DIR', () => {
     const alice = seeded.parties.find((p) => p.hint === 'alice')!.party;
     const admin = seeded.instruments[0]!.adminParty;
     // changes through every kind of write
-    const carol = (await call(url2, 'POST', '/v2/parties', { partyIdHint: 'carol', identityProviderId: '' })).body.partyDetails.party;
+    const carol = allocatedParty((await call(url2, 'POST', '/v2/parties', { partyIdHint: 'carol', identityProviderId: '' })).body);
     expect((await call(url1, 'POST', '/v2/users', { user: { id: 'dave', primaryParty: alice, isDeactivated: false, identityProviderId: '' }, rights: [{ kind: { CanReadAs: { value: { party: alice } } } }] })).status).toBe(200);
     expect((await call(url1, 'PATCH', `/v2/parties/${encodeURIComponent(alice)}`, { partyDetails: { party: alice, isLocal: true, localMetadata: { resourceVersion: '', annotations: { tag: 'kept' } }, identityProviderId: '' }, updateMask: { paths: ['local_metadata.annotations'] } })).status).toBe(200);
     const dar = readFileSync(new URL('splice-token-test-trading-app-1.0.0.dar', SHARED_DARS_URL));
@@ -109,7 +117,7 @@ describe('STATE_DIR', () => {
     // ids continue: a new party and transaction get ids never handed out before
     const seen = JSON.stringify(before);
     const next = await call(stack.participants[0]!.ledgerUrl, 'POST', '/v2/parties', { identityProviderId: '' });
-    expect(seen).not.toContain(next.body.partyDetails.party.split('::')[0]);
+    expect(seen).not.toContain(allocatedParty(next.body).split('::')[0]);
     const after = await worldOf(stack);
     await stack.close();
 

@@ -34,7 +34,8 @@ async function listen(app: Hono): Promise<string> {
   closers.push(
     () =>
       new Promise<void>((resolve) => {
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        // an http.Server (what serve() makes here) has closeAllConnections; the http2 servers of ServerType do not
+        if ('closeAllConnections' in server) server.closeAllConnections();
         server.close(() => resolve());
       }),
   );

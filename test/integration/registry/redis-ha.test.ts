@@ -22,6 +22,7 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
 import { startRedisCluster, startSentinelGroup } from '../../support/redis-ha.js';
+import { factoryOf, outputCid } from '../../support/registry-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
 
 const logger = pino({ level: 'silent' });
@@ -78,9 +79,10 @@ async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, 
   }
 }
 
-async function post(rep: Replica, path: string, body: unknown = {}) {
+/** The replica's answer: its status and JSON body. */
+async function post(rep: Replica, path: string, body: unknown = {}): Promise<{ status: number; body: unknown }> {
   const r = await rep.registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
 const acceptPath = (cid: string) => `/registry/transfer-instruction/v2/${cid}/choice-contexts/accept`;
@@ -104,10 +106,11 @@ async function offer(rep: Replica): Promise<string> {
     actors: [alice],
     extraArgs: { context: { values: {} }, meta: noMeta },
   };
-  const f = await post(rep, '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
-  expect(f.status, JSON.stringify(f.body)).toBe(200);
-  const result = await exercise([alice], TRANSFER_FACTORY_V2, f.body.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.body.choiceContext.choiceContextData, meta: noMeta } }, f.body.choiceContext.disclosedContracts);
-  return result.output.value.transferInstructionCid as string;
+  const answer = await post(rep, '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const f = factoryOf(answer.body);
+  const result = await exercise([alice], TRANSFER_FACTORY_V2, f.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
+  return outputCid(result, 'transferInstructionCid');
 }
 
 /** Accept contexts of `cids` from both replicas with `workers` concurrent loops until stopped. */

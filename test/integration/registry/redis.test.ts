@@ -25,6 +25,8 @@ import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { contextOf, errorOf, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
+import { jsonAt, jsonText } from '../../support/ledger-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
 
 const logger = pino({ level: 'silent' });
@@ -87,9 +89,10 @@ async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, 
   }
 }
 
-async function post(rep: Replica, path: string, body: unknown = {}) {
+/** The replica's answer: its status and JSON body (read with registry-wire's `factoryOf`, `contextOf`, `errorOf`). */
+async function post(rep: Replica, path: string, body: unknown = {}): Promise<{ status: number; body: unknown }> {
   const r = await rep.registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
 /** A request to one replica with the number of ledger calls it made. */
@@ -118,11 +121,12 @@ async function offer(alice: string, bob: string, amount: string): Promise<string
     actors: [alice],
     extraArgs: { context: { values: {} }, meta: noMeta },
   };
-  const f = await post(r1, '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
-  expect(f.status, JSON.stringify(f.body)).toBe(200);
-  const result = await exercise([alice], TRANSFER_FACTORY_V2, f.body.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.body.choiceContext.choiceContextData, meta: noMeta } }, f.body.choiceContext.disclosedContracts);
-  expect(result.output.tag).toBe('TransferInstructionResult_Pending');
-  return result.output.value.transferInstructionCid as string;
+  const answer = await post(r1, '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const f = factoryOf(answer.body);
+  const result = await exercise([alice], TRANSFER_FACTORY_V2, f.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
+  expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+  return outputCid(result, 'transferInstructionCid');
 }
 
 const acceptPath = (cid: string) => `/registry/transfer-instruction/v2/${cid}/choice-contexts/accept`;
@@ -162,14 +166,15 @@ describe('registry replicas sharing a real Redis', () => {
     offerCid = await offer(party('alice'), party('bob'), '30');
     const first = await counted(r1, acceptPath(offerCid));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const ctx = contextOf(first.body);
     // TokenRules, then the locked Token found by id
-    expect(first.body.disclosedContracts.map((d: any) => d.contractId)[0]).toBe(rules);
-    expect(first.body.disclosedContracts).toHaveLength(2);
-    lockedCid = first.body.disclosedContracts[1].contractId;
-    expect(first.body.disclosedContracts[1].debugPayload.holding.lock).not.toBeNull();
+    expect(ctx.disclosedContracts.map((d) => d.contractId)[0]).toBe(rules);
+    expect(ctx.disclosedContracts).toHaveLength(2);
+    lockedCid = ctx.disclosedContracts[1]!.contractId;
+    expect(jsonAt(ctx.disclosedContracts[1]!.debugPayload, 'holding', 'lock')).not.toBeNull();
     // both are in Redis, under the versioned key, as the JSON of the indexed contract
-    const cached = JSON.parse((await raw.get(keyOf(offerCid)))!);
-    expect(cached).toMatchObject({ contractId: offerCid, synchronizerId: first.body.disclosedContracts[0].synchronizerId });
+    const cached: unknown = JSON.parse((await raw.get(keyOf(offerCid)))!);
+    expect(cached).toMatchObject({ contractId: offerCid, synchronizerId: ctx.disclosedContracts[0]!.synchronizerId });
     expect(await raw.exists(keyOf(lockedCid))).toBe(1);
     expect(await raw.pttl(keyOf(offerCid))).toBeGreaterThan(0); // the TTL safety net is set
 
@@ -182,16 +187,17 @@ describe('registry replicas sharing a real Redis', () => {
   });
 
   it('(b) an archive on the ledger removes the Redis entries, and the archived instruction is a 404', async () => {
-    const accept = (await post(r1, acceptPath(offerCid))).body;
-    const receiver = JSON.parse((await raw.get(keyOf(offerCid)))!).payload.transfer.receiver.owner as string;
+    const accept = contextOf((await post(r1, acceptPath(offerCid))).body);
+    const cachedOffer: unknown = JSON.parse((await raw.get(keyOf(offerCid)))!);
+    const receiver = jsonText(cachedOffer, 'payload', 'transfer', 'receiver', 'owner');
     const done = await exercise([receiver], TRANSFER_INSTRUCTION_V2, offerCid, 'TransferInstruction_Accept', { actors: [receiver], extraArgs: { context: accept.choiceContextData, meta: noMeta } }, accept.disclosedContracts);
-    expect(done.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(outputTag(done)).toBe('TransferInstructionResult_Completed');
     // replica 1 follows the update stream: both archives delete their keys, within a bounded wait
     await until(async () => (await raw.exists(keyOf(offerCid), keyOf(lockedCid))) === 0, 3_000, 'the archived contracts to leave Redis');
     // replica 2 now misses, asks the ledger once, and learns the instruction is gone
     const gone = await counted(r2, acceptPath(offerCid));
     expect(gone.status).toBe(404);
-    expect(gone.body.error).toContain(offerCid);
+    expect(errorOf(gone.body)).toContain(offerCid);
     expect(gone.ledgerCalls).toBe(1);
   });
 
@@ -206,7 +212,7 @@ describe('registry replicas sharing a real Redis', () => {
       const t0 = Date.now();
       const r = await counted(rep, acceptPath(cid));
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(r.body.disclosedContracts).toHaveLength(2);
+      expect(contextOf(r.body).disclosedContracts).toHaveLength(2);
       expect(r.ledgerCalls).toBeGreaterThanOrEqual(1); // from the ledger, not from a cache
       expect(Date.now() - t0).toBeLessThan(1_000); // no waiting on the dead Redis
     }

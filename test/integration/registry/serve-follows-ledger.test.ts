@@ -17,9 +17,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
+import type { TokenPayload } from '../../../src/emulator/templates/test-token-v2/holding.js';
 import { TestTokenV2Templates } from '../../../src/registry/recipes/test-token-v2.js';
 import { freePort, startMain, until, type NodeProcess } from '../../support/processes.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
+import { contextOf, errorOf, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tr-follow-'));
@@ -70,9 +72,10 @@ async function startLedger(env: Record<string, string>): Promise<NodeProcess> {
 
 const readyz = async () => (await fetch(`${serveUrl}/readyz`)).status;
 
-async function post(path: string, body: unknown) {
+/** serve's answer: its status and JSON body (read with registry-wire's `factoryOf`, `contextOf`, `errorOf`). */
+async function post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await fetch(`${serveUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
 /** The wallet's side: submits to the ledger process over HTTP. */
@@ -81,7 +84,11 @@ const exercise = walletExercise({ request: (path, init) => fetch(`${ledgerUrl}${
 async function holdingOf(owner: string): Promise<string> {
   const client = new LedgerClient({ baseUrl: ledgerUrl, tokenProvider: noAuth });
   const acs = await client.activeContracts({ parties: [owner], templateIds: [`#${TestTokenV2Templates.Token}`] });
-  const mine = acs.contracts.filter((c) => (c.createdEvent.createArgument as any).holding.account.owner === owner && (c.createdEvent.createArgument as any).holding.lock === null);
+  const mine = acs.contracts.filter((c) => {
+    // a Token's create argument (one-step from its LF JSON)
+    const { holding } = c.createdEvent.createArgument as TokenPayload;
+    return holding.account.owner === owner && holding.lock === null;
+  });
   expect(mine.length).toBeGreaterThan(0);
   return mine[0]!.createdEvent.contractId;
 }
@@ -102,21 +109,23 @@ async function offer(amount: string): Promise<string> {
     actors: [alice],
     extraArgs: { context: { values: {} }, meta: noMeta },
   };
-  const f = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
-  expect(f.status, JSON.stringify(f.body)).toBe(200);
-  const result = await exercise([alice], TRANSFER_FACTORY_V2, f.body.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.body.choiceContext.choiceContextData, meta: noMeta } }, f.body.choiceContext.disclosedContracts);
-  expect(result.output.tag).toBe('TransferInstructionResult_Pending');
-  return result.output.value.transferInstructionCid as string;
+  const answer = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const f = factoryOf(answer.body);
+  const result = await exercise([alice], TRANSFER_FACTORY_V2, f.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
+  expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+  return outputCid(result, 'transferInstructionCid');
 }
 
 const acceptPath = (cid: string) => `/registry/transfer-instruction/v2/${cid}/choice-contexts/accept`;
 
 /** bob accepts with serve's accept context: proves the context's disclosed contracts are live. */
 async function accept(cid: string): Promise<void> {
-  const ctx = await post(acceptPath(cid), {});
-  expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
-  const done = await exercise([bob], TRANSFER_INSTRUCTION_V2, cid, 'TransferInstruction_Accept', { actors: [bob], extraArgs: { context: ctx.body.choiceContextData, meta: noMeta } }, ctx.body.disclosedContracts);
-  expect(done.output.tag).toBe('TransferInstructionResult_Completed');
+  const answer = await post(acceptPath(cid), {});
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const ctx = contextOf(answer.body);
+  const done = await exercise([bob], TRANSFER_INSTRUCTION_V2, cid, 'TransferInstruction_Accept', { actors: [bob], extraArgs: { context: ctx.choiceContextData, meta: noMeta } }, ctx.disclosedContracts);
+  expect(outputTag(done)).toBe('TransferInstructionResult_Completed');
 }
 
 beforeAll(async () => {
@@ -190,7 +199,7 @@ describe('serve follows its ledger (real processes)', () => {
     expect(await readyz()).toBe(503);
     const gone = await post(acceptPath(oldOffer), {});
     expect(gone.status, JSON.stringify(gone.body)).toBe(503);
-    expect(gone.body.error).toMatch(/not ready/);
+    expect(errorOf(gone.body)).toMatch(/not ready/);
 
     await ledger!.kill();
     ledger = await startLedger({ DEMO_WORLD_FILE: world1 });

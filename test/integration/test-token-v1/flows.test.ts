@@ -17,7 +17,17 @@ import {
   Tt1Client,
   eventSummary,
   type Disclosed,
+  type Result,
 } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
+import {
+  exercisedOf,
+  type AllocationInstructionResultV1,
+  type AllocationResultV1,
+  type CompletedAllocation,
+  type CompletedTransfer,
+  type PendingTransfer,
+  type TransferInstructionResult,
+} from '../../unit/emulator/templates/wire.js';
 import { allocateArg, mintOverHttp, setupWorldOverHttp, transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
 
 let emu: RunningEmulator;
@@ -54,9 +64,18 @@ const instruction = (actAs: string[], cid: string, choice: string, disclosed: Di
 const allocation = (actAs: string[], cid: string, choice: string) =>
   client.submit(actAs, [{ ExerciseCommand: { templateId: ALLOCATION_V1, contractId: cid, choice, choiceArgument: { extraArgs: EMPTY_EXTRA_ARGS } } }]);
 
-async function expectBalances(expected: Record<string, string>) {
-  for (const [who, unlocked] of Object.entries(expected)) {
-    const b = await client.balance((w as any)[who], w.instrument);
+/** The root exercise result of a successful submission, as the LF JSON shape `R` the test expects. */
+function rootResult<R>(r: Result): R {
+  return exercisedOf(r.transaction.events[0]).exerciseResult as R;
+}
+
+const HOLDERS = ['alice', 'bob', 'executor', 'mallory'] as const;
+
+async function expectBalances(expected: Partial<Record<(typeof HOLDERS)[number], string>>) {
+  for (const who of HOLDERS) {
+    const unlocked = expected[who];
+    if (unlocked === undefined) continue;
+    const b = await client.balance(w[who], w.instrument);
     expect({ who, unlocked: b.unlocked, locked: b.locked }).toEqual({ who, unlocked, locked: '0.0000000000' });
   }
 }
@@ -82,7 +101,7 @@ describe('TestTokenV1 flows over HTTP', () => {
     const start = await client.ledgerEnd();
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.alice, amount: '70', inputs: [t1, t2] }));
     expect(r.status).toBe(200);
-    const result = r.body.transaction.events[0].ExercisedEvent.exerciseResult;
+    const result = rootResult<TransferInstructionResult<CompletedTransfer>>(r);
     expect(result.output.tag).toBe('TransferInstructionResult_Completed');
     expect(result.output.value.receiverHoldingCids).toHaveLength(1);
     expect(result.senderChangeCids).toHaveLength(1);
@@ -99,7 +118,7 @@ describe('TestTokenV1 flows over HTTP', () => {
     const start = await client.ledgerEnd();
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '30', inputs: [t1] }));
     expect(r.status).toBe(200);
-    const offerCid = r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const offerCid = rootResult<TransferInstructionResult<PendingTransfer>>(r).output.value.transferInstructionCid;
     // while pending: the offer is alice's locked holding; bob sees the instruction
     expect(await client.balance(w.alice, w.instrument)).toEqual({ unlocked: '70.0000000000', locked: '30.0000000000', count: 2 });
     const pending = await client.acs(w.bob, { InterfaceFilter: { value: { interfaceId: TRANSFER_INSTRUCTION_V1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
@@ -107,7 +126,7 @@ describe('TestTokenV1 flows over HTTP', () => {
 
     const accepted = await instruction([w.bob], offerCid, 'TransferInstruction_Accept');
     expect(accepted.status).toBe(200);
-    expect(accepted.body.transaction.events[0].ExercisedEvent.exerciseResult.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(rootResult<TransferInstructionResult>(accepted).output.tag).toBe('TransferInstructionResult_Completed');
     await expectBalances({ alice: '70.0000000000', bob: '30.0000000000' });
     expect(await client.acs(w.bob, { InterfaceFilter: { value: { interfaceId: TRANSFER_INSTRUCTION_V1, includeInterfaceView: false, includeCreatedEventBlob: false } } })).toEqual([]);
     expect(await updatesSince(w.alice, start)).toEqual([
@@ -121,11 +140,11 @@ describe('TestTokenV1 flows over HTTP', () => {
   it('transfer offer, then reject', async () => {
     const t1 = await mint(w.alice, '100');
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '100', inputs: [t1] }));
-    const offerCid = r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const offerCid = rootResult<TransferInstructionResult<PendingTransfer>>(r).output.value.transferInstructionCid;
     const start = await client.ledgerEnd();
     const rejected = await instruction([w.bob], offerCid, 'TransferInstruction_Reject');
     expect(rejected.status).toBe(200);
-    const result = rejected.body.transaction.events[0].ExercisedEvent.exerciseResult;
+    const result = rootResult<TransferInstructionResult>(rejected);
     expect(result.output).toEqual({ tag: 'TransferInstructionResult_Failed', value: {} });
     expect(result.senderChangeCids).toHaveLength(1);
     await expectBalances({ alice: '100.0000000000', bob: '0.0000000000' });
@@ -135,16 +154,16 @@ describe('TestTokenV1 flows over HTTP', () => {
   it('transfer offer, then withdraw', async () => {
     const t1 = await mint(w.alice, '100');
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '40', inputs: [t1] }));
-    const offerCid = r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const offerCid = rootResult<TransferInstructionResult<PendingTransfer>>(r).output.value.transferInstructionCid;
     const start = await client.ledgerEnd();
     // the receiver cannot withdraw
     const byBob = await instruction([w.bob], offerCid, 'TransferInstruction_Withdraw');
     expect(byBob.status).toBe(400);
-    expect(byBob.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(byBob.error.code).toBe('DAML_AUTHORIZATION_ERROR');
     expect(await client.ledgerEnd()).toBe(start);
     const withdrawn = await instruction([w.alice], offerCid, 'TransferInstruction_Withdraw');
     expect(withdrawn.status).toBe(200);
-    expect(withdrawn.body.transaction.events[0].ExercisedEvent.exerciseResult.output.tag).toBe('TransferInstructionResult_Failed');
+    expect(rootResult<TransferInstructionResult>(withdrawn).output.tag).toBe('TransferInstructionResult_Failed');
     await expectBalances({ alice: '100.0000000000', bob: '0.0000000000' });
     expect((await client.holdings(w.alice)).length).toBe(2); // change 60 + returned 40
     expect(await updatesSince(w.alice, start)).toEqual([['archive TokenTransferOffer.TransferInstruction_Withdraw', 'create Token']]);
@@ -159,7 +178,7 @@ describe('TestTokenV1 flows over HTTP', () => {
       [rules],
     );
     expect(r.status).toBe(200);
-    const allocCid = r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.allocationCid;
+    const allocCid = rootResult<AllocationInstructionResultV1<CompletedAllocation>>(r).output.value.allocationCid;
     expect(await client.balance(w.alice, w.instrument)).toEqual({ unlocked: '75.0000000000', locked: '25.0000000000', count: 2 });
     // the executor sees the allocation through the Allocation interface
     const seen = await client.acs(w.executor, { InterfaceFilter: { value: { interfaceId: ALLOCATION_V1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
@@ -167,7 +186,7 @@ describe('TestTokenV1 flows over HTTP', () => {
 
     const executed = await allocation([w.executor, w.alice, w.bob], allocCid, 'Allocation_ExecuteTransfer');
     expect(executed.status).toBe(200);
-    expect(executed.body.transaction.events[0].ExercisedEvent.exerciseResult.receiverHoldingCids).toHaveLength(1);
+    expect(rootResult<AllocationResultV1>(executed).receiverHoldingCids).toHaveLength(1);
     await expectBalances({ alice: '75.0000000000', bob: '25.0000000000' });
     expect(await updatesSince(w.alice, start)).toEqual([
       ['exercise TokenRules.AllocationFactory_Allocate', 'archive Token.Archive', 'create Token', 'create TokenAllocation'],
@@ -178,9 +197,9 @@ describe('TestTokenV1 flows over HTTP', () => {
 
   it('allocations, then cancel (executor + sender + receiver) and withdraw (sender)', async () => {
     const t1 = await mint(w.alice, '100');
-    const first = await client.exercise([w.alice], ALLOCATION_FACTORY_V1, w.rulesCid, 'AllocationFactory_Allocate', allocateArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '10', inputs: [t1], settlementId: 's-1' }), [rules]);
-    const change = first.senderChangeCids[0];
-    const second = await client.exercise([w.alice], ALLOCATION_FACTORY_V1, w.rulesCid, 'AllocationFactory_Allocate', allocateArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '20', inputs: [change], settlementId: 's-2' }), [rules]);
+    const first = await client.exercise<AllocationInstructionResultV1<CompletedAllocation>>([w.alice], ALLOCATION_FACTORY_V1, w.rulesCid, 'AllocationFactory_Allocate', allocateArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '10', inputs: [t1], settlementId: 's-1' }), [rules]);
+    const change = first.senderChangeCids[0]!;
+    const second = await client.exercise<AllocationInstructionResultV1<CompletedAllocation>>([w.alice], ALLOCATION_FACTORY_V1, w.rulesCid, 'AllocationFactory_Allocate', allocateArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '20', inputs: [change], settlementId: 's-2' }), [rules]);
     expect(await client.balance(w.alice, w.instrument)).toEqual({ unlocked: '70.0000000000', locked: '30.0000000000', count: 3 });
     const start = await client.ledgerEnd();
     const cancelled = await allocation([w.executor, w.alice, w.bob], first.output.value.allocationCid, 'Allocation_Cancel');
@@ -201,7 +220,7 @@ describe('TestTokenV1 authorization and visibility over HTTP', () => {
     const end = await client.ledgerEnd();
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [t1] }), []);
     expect(r.status).toBe(404);
-    expect(r.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(r.error.code).toBe('CONTRACT_NOT_FOUND');
     // TokenRules has no observers: only the admin sees it
     expect(await client.acs(w.alice, { TemplateFilter: { value: { templateId: testTokenV1TemplateId('TokenRules'), includeCreatedEventBlob: false } } })).toEqual([]);
     expect(await client.ledgerEnd()).toBe(end);
@@ -210,15 +229,15 @@ describe('TestTokenV1 authorization and visibility over HTTP', () => {
   it("a third party cannot accept someone else's offer, even with it disclosed", async () => {
     const t1 = await mint(w.alice, '10');
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [t1] }));
-    const offerCid = r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const offerCid = rootResult<TransferInstructionResult<PendingTransfer>>(r).output.value.transferInstructionCid;
     const end = await client.ledgerEnd();
     const hidden = await instruction([w.mallory], offerCid, 'TransferInstruction_Accept');
-    expect(hidden.body.code).toBe('CONTRACT_NOT_FOUND');
-    const row = (await client.acs(w.alice, { InterfaceFilter: { value: { interfaceId: TRANSFER_INSTRUCTION_V1, includeInterfaceView: false, includeCreatedEventBlob: true } } }))[0];
+    expect(hidden.error.code).toBe('CONTRACT_NOT_FOUND');
+    const row = (await client.acs(w.alice, { InterfaceFilter: { value: { interfaceId: TRANSFER_INSTRUCTION_V1, includeInterfaceView: false, includeCreatedEventBlob: true } } }))[0]!;
     const disclosed = { templateId: row.createdEvent.templateId, contractId: offerCid, createdEventBlob: row.createdEvent.createdEventBlob, synchronizerId: row.synchronizerId };
     const denied = await instruction([w.mallory], offerCid, 'TransferInstruction_Accept', [disclosed]);
     expect(denied.status).toBe(400);
-    expect(denied.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(denied.error.code).toBe('DAML_AUTHORIZATION_ERROR');
     expect(await client.ledgerEnd()).toBe(end);
     expect(await client.balance(w.mallory)).toEqual({ unlocked: '0.0000000000', locked: '0.0000000000', count: 0 });
   });
@@ -228,13 +247,13 @@ describe('TestTokenV1 authorization and visibility over HTTP', () => {
     const otherInstrument = await mint(w.alice, '10', 'Y1');
     const end = await client.ledgerEnd();
     const notMine = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.alice, amount: '5', inputs: [bobs] }));
-    expect(notMine.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(notMine.error.code).toBe('CONTRACT_NOT_FOUND');
     const wrongInstrument = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [otherInstrument] }));
-    expect(wrongInstrument.body.code).toBe('DAML_FAILURE');
-    expect(wrongInstrument.body.cause).toContain("'holding.instrumentId' is not equal to 'expected value'.");
+    expect(wrongInstrument.error.code).toBe('DAML_FAILURE');
+    expect(wrongInstrument.error.cause).toContain("'holding.instrumentId' is not equal to 'expected value'.");
     // claiming to be bob does not help alice: bob's authority is needed to act as sender
     const asBob = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.bob, receiver: w.alice, amount: '5', inputs: [bobs] }));
-    expect(asBob.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(asBob.error.code).toBe('DAML_AUTHORIZATION_ERROR');
     expect(await client.ledgerEnd()).toBe(end);
     await expectBalances({ alice: '0.0000000000', bob: '10.0000000000' });
   });
@@ -247,11 +266,11 @@ describe('TestTokenV1 authorization and visibility over HTTP', () => {
     const before = await client.holdings(w.alice);
     const again = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '4', inputs: [t1] }));
     expect(again.status).toBe(404);
-    expect(again.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(again.error.code).toBe('CONTRACT_NOT_FOUND');
     // the same input twice in one instruction
-    const change = ok.body.transaction.events[0].ExercisedEvent.exerciseResult.senderChangeCids[0];
+    const change = rootResult<TransferInstructionResult>(ok).senderChangeCids[0]!;
     const twice = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '7', inputs: [change, change] }));
-    expect(twice.body.code).toBe('CONTRACT_NOT_ACTIVE');
+    expect(twice.error.code).toBe('CONTRACT_NOT_ACTIVE');
     expect(await client.ledgerEnd()).toBe(end);
     expect(await client.holdings(w.alice)).toEqual(before);
   });
@@ -259,16 +278,16 @@ describe('TestTokenV1 authorization and visibility over HTTP', () => {
   it('deadlines follow the injectable clock: an offer past executeBefore cannot be accepted', async () => {
     const t1 = await mint(w.alice, '10');
     const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '10', inputs: [t1], executeBefore: '2026-03-01T12:30:00Z' }));
-    const offerCid = r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+    const offerCid = rootResult<TransferInstructionResult<PendingTransfer>>(r).output.value.transferInstructionCid;
     clock.set('2026-03-01T12:30:00Z');
     const late = await instruction([w.bob], offerCid, 'TransferInstruction_Accept');
     expect(late.status).toBe(400);
-    expect(late.body.code).toBe('DAML_FAILURE');
-    expect(late.body.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
+    expect(late.error.code).toBe('DAML_FAILURE');
+    expect(late.error.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
     // a new instruction with a past executeBefore is refused by the factory too
     const t2 = await mint(w.alice, '5');
     const stale = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [t2], requestedAt: '2026-03-01T12:00:00Z', executeBefore: '2026-03-01T12:29:59Z' }));
-    expect(stale.body.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
+    expect(stale.error.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
     // the sender gets the funds back
     expect((await instruction([w.alice], offerCid, 'TransferInstruction_Withdraw')).status).toBe(200);
     await expectBalances({ alice: '15.0000000000', bob: '0.0000000000' });

@@ -9,7 +9,32 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { ManualClock } from '../../../src/canton/clock.js';
 import { formatTime } from '../../../src/canton/lf.js';
 import { registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
+import type { TransferV1, TransferV2 } from '../../../src/emulator/templates/test-token-v2/values.js';
 import { basic, context, create, exercise, extraArgs, holdingsChanges, IFACE, LedgerClient, trace, TT2, type Disclosed } from '../../unit/emulator/templates/test-token-v2/client.js';
+import {
+  createdOf,
+  type AllocationInstructionResultV1,
+  type AllocationInstructionResultV2,
+  type AllocationResultV1,
+  type CompletedAllocation,
+  type CompletedTransfer,
+  type SettleBatchResult,
+  type TransferInstructionResult,
+} from '../../unit/emulator/templates/wire.js';
+
+/** `TokenRules_OfferMint`'s result (the fields read here). */
+interface OfferMintResult {
+  offerCid: string;
+}
+/** The TransferInstructionV2 interface view (the fields read here). */
+interface TransferInstructionViewV2 {
+  transfer: TransferV2;
+}
+/** The TransferInstructionV1 interface view (the fields read here). */
+interface TransferInstructionViewV1 {
+  status: { tag: string };
+  transfer: TransferV1;
+}
 
 const meta = { values: {} };
 const clock = new ManualClock('2026-05-01T09:00:00Z');
@@ -32,7 +57,7 @@ beforeAll(async () => {
   carol = await client.allocateParty('carol');
   executor = await client.allocateParty('executor');
   const created = await client.ok([admin], [create(TT2.TokenRules, { admin })]);
-  rules = created.events[0].CreatedEvent.contractId;
+  rules = createdOf(created.events[0]).contractId;
   rulesD = await client.disclosed(admin, rules);
 });
 
@@ -42,7 +67,7 @@ afterAll(async () => {
 
 /** Mint like the registry: admin offers, the receiver accepts (V2). */
 async function mint(owner: string, amount: string): Promise<string> {
-  const offer = await client.ok([admin], [
+  const offer = await client.ok<OfferMintResult>([admin], [
     exercise(TT2.TokenRules, rules, 'TokenRules_OfferMint', {
       receiver: basic(owner),
       amount,
@@ -51,8 +76,12 @@ async function mint(owner: string, amount: string): Promise<string> {
       receiverConfig: { admin, account: basic(owner), ownerConfig: { canInitiate: true, mustApprove: true }, providerConfig: { canInitiate: false, mustApprove: false } },
     }),
   ]);
-  const acc = await client.ok([owner], [exercise(IFACE.TransferInstructionV2, offer.result.offerCid, 'TransferInstruction_Accept', { actors: [owner], extraArgs: ctx() })], [rulesD]);
-  return acc.result.output.value.receiverHoldingCids[0];
+  const acc = await client.ok<TransferInstructionResult<CompletedTransfer>>(
+    [owner],
+    [exercise(IFACE.TransferInstructionV2, offer.result.offerCid, 'TransferInstruction_Accept', { actors: [owner], extraArgs: ctx() })],
+    [rulesD],
+  );
+  return acc.result.output.value.receiverHoldingCids[0]!;
 }
 
 /** Total of a party's holdings through both interface views; the V1 and V2 views must agree. */
@@ -85,11 +114,11 @@ function v2TransferCmd(sender: string, receiver: string, amount: string, inputs:
   });
 }
 
-async function pendingOffer(receiver: string): Promise<{ cid: string; locked: string; owner: string }> {
+async function pendingOffer(receiver: string): Promise<{ cid: string; locked: string; owner: string | null }> {
   const offers = await client.acs(receiver, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV2, includeInterfaceView: true } } });
-  const o = offers.at(-1);
-  const v = o.interfaceViews[0].viewValue;
-  return { cid: o.contractId, locked: v.transfer.inputHoldingCids[0], owner: v.transfer.sender.owner };
+  const o = offers.at(-1)!;
+  const v = o.interfaceViews[0]!.viewValue as TransferInstructionViewV2;
+  return { cid: o.contractId, locked: v.transfer.inputHoldingCids[0]!, owner: v.transfer.sender.owner };
 }
 
 describe('TestTokenV2 over HTTP', () => {
@@ -99,48 +128,48 @@ describe('TestTokenV2 over HTTP', () => {
     expect(await balance(alice)).toEqual({ free: 1000, locked: 0 });
     const [offerTx, acceptTx] = await client.updates(alice, before);
     // alice is no informee of the admin's OfferMint exercise, only a stakeholder of the offer it creates
-    expect(trace(offerTx.events)).toEqual(['create TokenTransferOffer']);
-    expect(trace(acceptTx.events)).toEqual([
+    expect(trace(offerTx!.events)).toEqual(['create TokenTransferOffer']);
+    expect(trace(acceptTx!.events)).toEqual([
       'exercise TokenTransferOffer.TransferInstruction_Accept',
       'consume TokenTransferOffer.Archive',
       'create Token',
       'exercise TokenRules.EventLog_HoldingsChange',
     ]);
-    expect(acceptTx.events[2].CreatedEvent.contractId).toBe(cid);
+    expect(createdOf(acceptTx!.events[2]).contractId).toBe(cid);
   });
 
   it('self transfer (V2) completes at once', async () => {
     const before = await client.ledgerEnd();
-    const r = await client.ok([alice], [v2TransferCmd(alice, alice, '100', await inputsOf(alice))], [rulesD]);
+    const r = await client.ok<TransferInstructionResult>([alice], [v2TransferCmd(alice, alice, '100', await inputsOf(alice))], [rulesD]);
     expect(r.result.output.tag).toBe('TransferInstructionResult_Completed');
     expect(await balance(alice)).toEqual({ free: 1000, locked: 0 });
     const [tx] = await client.updates(alice, before);
-    const t = trace(tx.events);
+    const t = trace(tx!.events);
     // inputs archived, change and lock created, lock archived, receiver token created, in order
     expect(t.indexOf('consume Token.Archive')).toBeLessThan(t.indexOf('create Token'));
     expect(t.filter((x) => x === 'create Token')).toHaveLength(3);
     expect(t.filter((x) => x === 'consume Token.Archive')).toHaveLength(2);
-    expect(tx.events.filter((e: any) => e.ArchivedEvent)).toEqual([]); // LEDGER_EFFECTS: archives are consuming exercises
+    expect(tx!.events.filter((e) => e.ArchivedEvent)).toEqual([]); // LEDGER_EFFECTS: archives are consuming exercises
   });
 
   it('V2 transfer: offer then accept', async () => {
     const before = await client.ledgerEnd();
-    const r = await client.ok([alice], [v2TransferCmd(alice, bob, '250', await inputsOf(alice))], [rulesD]);
+    const r = await client.ok<TransferInstructionResult>([alice], [v2TransferCmd(alice, bob, '250', await inputsOf(alice))], [rulesD]);
     expect(r.result.output.tag).toBe('TransferInstructionResult_Pending');
     expect(await balance(alice)).toEqual({ free: 750, locked: 250 });
     const offer = await pendingOffer(bob);
     // the receiver cannot withdraw; a third party cannot accept
     const arg = (actors: string[]) => ({ actors, extraArgs: ctx() });
     const locked = await client.disclosed(alice, offer.locked);
-    expect((await client.submit([bob], [exercise(IFACE.TransferInstructionV2, offer.cid, 'TransferInstruction_Withdraw', arg([bob]))], [rulesD, locked])).body.code).toBe('DAML_FAILURE');
-    expect((await client.submit([carol], [exercise(IFACE.TransferInstructionV2, offer.cid, 'TransferInstruction_Accept', arg([carol]))], [rulesD, locked])).body.code).toBe('CONTRACT_NOT_FOUND');
-    const acc = await client.ok([bob], [exercise(IFACE.TransferInstructionV2, offer.cid, 'TransferInstruction_Accept', arg([bob]))], [rulesD, locked]);
+    expect((await client.submit([bob], [exercise(IFACE.TransferInstructionV2, offer.cid, 'TransferInstruction_Withdraw', arg([bob]))], [rulesD, locked])).error.code).toBe('DAML_FAILURE');
+    expect((await client.submit([carol], [exercise(IFACE.TransferInstructionV2, offer.cid, 'TransferInstruction_Accept', arg([carol]))], [rulesD, locked])).error.code).toBe('CONTRACT_NOT_FOUND');
+    const acc = await client.ok<TransferInstructionResult>([bob], [exercise(IFACE.TransferInstructionV2, offer.cid, 'TransferInstruction_Accept', arg([bob]))], [rulesD, locked]);
     expect(acc.result.output.tag).toBe('TransferInstructionResult_Completed');
     expect(await balance(alice)).toEqual({ free: 750, locked: 0 });
     expect(await balance(bob)).toEqual({ free: 250, locked: 0 });
     const bobTxs = await client.updates(bob, before);
     expect(bobTxs).toHaveLength(2); // the offer's creation (bob observes it) and the accept
-    expect(trace(bobTxs[1].events)).toEqual([
+    expect(trace(bobTxs[1]!.events)).toEqual([
       'exercise TokenTransferOffer.TransferInstruction_Accept',
       'consume TokenTransferOffer.Archive',
       'consume Token.Archive',
@@ -170,8 +199,8 @@ describe('TestTokenV2 over HTTP', () => {
   it('a double spend fails and changes nothing; TokenRules must be disclosed', async () => {
     const [first] = await inputsOf(alice);
     const end = await client.ledgerEnd();
-    expect((await client.submit([alice], [v2TransferCmd(alice, bob, '1', [first!])])).body.code).toBe('CONTRACT_NOT_FOUND');
-    expect((await client.submit([alice], [v2TransferCmd(alice, bob, '1', [first!]), v2TransferCmd(alice, carol, '1', [first!])], [rulesD])).body.code).toBe('CONTRACT_NOT_ACTIVE');
+    expect((await client.submit([alice], [v2TransferCmd(alice, bob, '1', [first!])])).error.code).toBe('CONTRACT_NOT_FOUND');
+    expect((await client.submit([alice], [v2TransferCmd(alice, bob, '1', [first!]), v2TransferCmd(alice, carol, '1', [first!])], [rulesD])).error.code).toBe('CONTRACT_NOT_ACTIVE');
     expect(await client.ledgerEnd()).toBe(end);
     expect(await balance(alice)).toEqual({ free: 750, locked: 0 });
   });
@@ -185,7 +214,7 @@ describe('TestTokenV2 over HTTP', () => {
       await client.disclosed(alice, offer.locked),
     ]);
     expect(late.status).toBe(400);
-    expect(late.body.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
+    expect(late.error.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
     await client.ok([alice], [exercise(IFACE.TransferInstructionV2, offer.cid, 'TransferInstruction_Withdraw', { actors: [alice], extraArgs: ctx() })], [rulesD]);
     expect(await balance(alice)).toEqual({ free: 750, locked: 0 });
   });
@@ -194,7 +223,7 @@ describe('TestTokenV2 over HTTP', () => {
     const settlement = { executors: [executor], id: 'dvp-1', cid: null, meta };
     const leg = { transferLegId: 'l1', sender: basic(alice), receiver: basic(bob), amount: '120', instrumentId: 'X2', meta };
     const allocate = async (who: string, side: 'SenderSide' | 'ReceiverSide', inputs: string[]) => {
-      const r = await client.ok([who], [
+      const r = await client.ok<AllocationInstructionResultV2<CompletedAllocation>>([who], [
         exercise(IFACE.AllocationFactoryV2, rules, 'AllocationFactory_Allocate', {
           settlement,
           allocation: {
@@ -212,14 +241,14 @@ describe('TestTokenV2 over HTTP', () => {
           actors: [who],
         }),
       ], [rulesD]);
-      return r.result.output.value.allocationCid as string;
+      return r.result.output.value.allocationCid;
     };
     const aAlloc = await allocate(alice, 'SenderSide', await inputsOf(alice));
     const bAlloc = await allocate(bob, 'ReceiverSide', []);
     expect(await balance(alice)).toEqual({ free: 630, locked: 120 });
     const locked = (await client.holdings(alice)).filter((h) => h.view.lock !== null);
     const before = await client.ledgerEnd();
-    const s = await client.ok(
+    const s = await client.ok<SettleBatchResult>(
       [executor],
       [
         exercise(IFACE.SettlementFactoryV2, rules, 'SettlementFactory_SettleBatch', {
@@ -232,19 +261,19 @@ describe('TestTokenV2 over HTTP', () => {
       ],
       [rulesD, ...(await Promise.all(locked.map((h) => client.disclosed(alice, h.contractId))))],
     );
-    expect(s.result.allocationSettleResults.map((r: any) => r.output.tag)).toEqual(['AllocationResult_Settled', 'AllocationResult_Settled']);
+    expect(s.result.allocationSettleResults.map((r) => r.output.tag)).toEqual(['AllocationResult_Settled', 'AllocationResult_Settled']);
     expect(await balance(alice)).toEqual({ free: 630, locked: 0 });
     expect(await balance(bob)).toEqual({ free: 370, locked: 0 });
     // alice sees only her own allocation's settlement (no extra observers on the batch)
     const [aliceTx] = await client.updates(alice, before);
-    expect(trace(aliceTx.events)).toEqual([
+    expect(trace(aliceTx!.events)).toEqual([
       'exercise TokenAllocationV2.Allocation_Settle',
       'consume TokenAllocationV2.Archive',
       'consume Token.Archive',
       'exercise TokenRules.EventLog_HoldingsChange',
     ]);
     const [execTx] = await client.updates(executor, before);
-    expect(trace(execTx.events)[0]).toBe('exercise TokenRules.SettlementFactory_SettleBatch');
+    expect(trace(execTx!.events)[0]).toBe('exercise TokenRules.SettlementFactory_SettleBatch');
   });
 });
 
@@ -263,18 +292,18 @@ describe('TestTokenV2 V1 adapters used by a V1 wallet over HTTP', () => {
     (await client.holdings(party, 'V1')).filter((h) => h.view.lock === null && h.view.owner === party).map((h) => h.contractId);
 
   it('V1 transfer factory, V1 accept', async () => {
-    const r = await client.ok(
+    const r = await client.ok<TransferInstructionResult>(
       [bob],
       [exercise(IFACE.TransferFactoryV1, rules, 'TransferFactory_Transfer', { expectedAdmin: admin, transfer: v1Transfer(bob, carol, '70', await v1Inputs(bob)), extraArgs: ctx() })],
       [rulesD],
     );
     expect(r.result.output.tag).toBe('TransferInstructionResult_Pending');
     const [o] = await client.acs(carol, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV1, includeInterfaceView: true } } });
-    const view = o.interfaceViews[0].viewValue;
+    const view = o!.interfaceViews[0]!.viewValue as TransferInstructionViewV1;
     expect(view.status.tag).toBe('TransferPendingReceiverAcceptance');
-    const acc = await client.ok([carol], [exercise(IFACE.TransferInstructionV1, o.contractId, 'TransferInstruction_Accept', { extraArgs: ctx() })], [
+    const acc = await client.ok<TransferInstructionResult>([carol], [exercise(IFACE.TransferInstructionV1, o!.contractId, 'TransferInstruction_Accept', { extraArgs: ctx() })], [
       rulesD,
-      await client.disclosed(bob, view.transfer.inputHoldingCids[0]),
+      await client.disclosed(bob, view.transfer.inputHoldingCids[0]!),
     ]);
     expect(acc.result.output.tag).toBe('TransferInstructionResult_Completed');
     expect(await balance(bob)).toEqual({ free: 300, locked: 0 });
@@ -287,13 +316,13 @@ describe('TestTokenV2 V1 adapters used by a V1 wallet over HTTP', () => {
     transferLeg: { sender: carol, receiver: alice, amount, instrumentId: { admin, id: 'X2' }, meta },
   });
   const allocateV1 = async (amount: string) => {
-    const r = await client.ok(
+    const r = await client.ok<AllocationInstructionResultV1<CompletedAllocation>>(
       [carol],
       [exercise(IFACE.AllocationFactoryV1, rules, 'AllocationFactory_Allocate', { expectedAdmin: admin, allocation: v1Allocation(amount), requestedAt: at(-1000), inputHoldingCids: await v1Inputs(carol), extraArgs: ctx() })],
       [rulesD],
     );
     expect(r.result.output.tag).toBe('AllocationInstructionResult_Completed');
-    return r.result.output.value.allocationCid as string;
+    return r.result.output.value.allocationCid;
   };
   const lockedOf = async (party: string) =>
     Promise.all((await client.holdings(party, 'V1')).filter((h) => h.view.lock !== null).map((h) => client.disclosed(party, h.contractId)));
@@ -301,7 +330,7 @@ describe('TestTokenV2 V1 adapters used by a V1 wallet over HTTP', () => {
   it('V1 allocation then Allocation_ExecuteTransfer', async () => {
     const cid = await allocateV1('20');
     expect(await balance(carol)).toEqual({ free: 50, locked: 20 });
-    const ex = await client.ok([executor, carol, alice], [exercise(IFACE.AllocationV1, cid, 'Allocation_ExecuteTransfer', { extraArgs: ctx() })], [rulesD, ...(await lockedOf(carol))]);
+    const ex = await client.ok<AllocationResultV1>([executor, carol, alice], [exercise(IFACE.AllocationV1, cid, 'Allocation_ExecuteTransfer', { extraArgs: ctx() })], [rulesD, ...(await lockedOf(carol))]);
     expect(ex.result.receiverHoldingCids).toHaveLength(1);
     expect(await balance(carol)).toEqual({ free: 50, locked: 0 });
     expect(await balance(alice)).toEqual({ free: 650, locked: 0 });
@@ -313,7 +342,7 @@ describe('TestTokenV2 V1 adapters used by a V1 wallet over HTTP', () => {
     expect(await balance(carol)).toEqual({ free: 50, locked: 0 });
     const c2 = await allocateV1('15');
     const receiverTries = await client.submit([alice], [exercise(IFACE.AllocationV1, c2, 'Allocation_Withdraw', { extraArgs: ctx() })], [rulesD]);
-    expect(receiverTries.body.code).toBe('CONTRACT_NOT_FOUND'); // alice does not see carol's allocation
+    expect(receiverTries.error.code).toBe('CONTRACT_NOT_FOUND'); // alice does not see carol's allocation
     const wd = await client.ok([carol], [exercise(IFACE.AllocationV1, c2, 'Allocation_Withdraw', { extraArgs: ctx() })], [rulesD]);
     expect(holdingsChanges(wd.events).map((c) => c.reason)).toEqual(['allocation withdrawn']);
     expect(await balance(carol)).toEqual({ free: 50, locked: 0 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { noAuth, staticToken, type TokenProvider } from '../../../src/ledger/auth.js';
 import { LedgerClient, buildEventFormat, type LedgerClientOptions } from '../../../src/ledger/client.js';
 import { LedgerError, LedgerUnavailableError } from '../../../src/ledger/errors.js';
+import type { EventFormat } from '../../../src/ledger/schemas/common.js';
 import { offsetOfUpdate } from '../../../src/ledger/schemas/events.js';
 
 interface Seen {
@@ -9,7 +10,17 @@ interface Seen {
   path: string;
   query: URLSearchParams;
   headers: Headers;
-  body: any;
+  /** The parsed JSON body (undefined without one). */
+  body: SeenBody | undefined;
+}
+
+/** The fields of the client's request bodies that the fake routes and the assertions read. */
+interface SeenBody {
+  contractId?: string;
+  pageToken?: string;
+  streamContinuationToken?: string;
+  activeAtOffset?: number;
+  eventFormat?: EventFormat;
 }
 
 type Handler = (req: Seen, n: number) => Response | Promise<Response>;
@@ -25,7 +36,7 @@ function fakeNode(routes: Record<string, Handler>) {
       path: url.pathname,
       query: url.searchParams,
       headers: new Headers(init?.headers),
-      body: init?.body ? JSON.parse(String(init.body)) : undefined,
+      body: init?.body ? (JSON.parse(String(init.body)) as SeenBody) : undefined,
     };
     seen.push(req);
     const key = `${req.method} ${req.path}`;
@@ -248,7 +259,7 @@ describe('LedgerClient ACS', () => {
   it('reads every page of active-contracts-page at one offset', async () => {
     const node = fakeNode({
       'POST /v2/state/active-contracts-page': (r) => {
-        const start = r.body.pageToken ? Number(r.body.pageToken) : 0;
+        const start = r.body?.pageToken ? Number(r.body.pageToken) : 0;
         const page = range(start, Math.min(start + 2, 5)).map((i) => entry(i));
         return Response.json({ activeContracts: page, activeAtOffset: 9, ...(start + 2 < 5 ? { nextPageToken: String(start + 2) } : {}) });
       },
@@ -277,7 +288,7 @@ describe('LedgerClient ACS', () => {
       'POST /v2/state/active-contracts-page': () => new Response('HTTP method not allowed, supported methods: GET', { status: 405 }),
       'GET /v2/state/ledger-end': () => Response.json({ offset: 12 }),
       'POST /v2/state/active-contracts': (r) => {
-        const start = r.body.streamContinuationToken ? Number(r.body.streamContinuationToken) : 0;
+        const start = r.body?.streamContinuationToken ? Number(r.body.streamContinuationToken) : 0;
         const limit = Number(r.query.get('limit'));
         return Response.json(range(start, Math.min(start + limit, 7)).map((i) => entry(i, String(i + 1))));
       },
@@ -288,10 +299,10 @@ describe('LedgerClient ACS', () => {
     expect(set.contracts).toHaveLength(7);
     expect(c.acsPaging).toBe('list-token');
     const lists = node.seen.filter((s) => s.path === '/v2/state/active-contracts');
-    expect(lists.map((s) => s.body.streamContinuationToken)).toEqual([undefined, '3', '6']);
-    expect(lists.every((s) => s.body.activeAtOffset === 12)).toBe(true);
+    expect(lists.map((s) => s.body!.streamContinuationToken)).toEqual([undefined, '3', '6']);
+    expect(lists.every((s) => s.body?.activeAtOffset === 12)).toBe(true);
     // the wildcard filter is used when no template or interface is named
-    expect(lists[0]!.body.eventFormat.filtersByParty['p::1220'].cumulative).toEqual([{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }]);
+    expect(lists[0]!.body?.eventFormat?.filtersByParty['p::1220']?.cumulative).toEqual([{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }]);
     // the next read goes straight to the list form
     await c.activeContracts({ parties: ['p::1220'] });
     expect(node.calls('POST /v2/state/active-contracts-page')).toBe(1);
@@ -314,7 +325,7 @@ describe('LedgerClient ACS', () => {
     expect(c.acsPaging).toBe('list-whole');
     expect(node.seen.filter((s) => s.path === '/v2/state/active-contracts').map((s) => s.query.get('limit'))).toEqual(['2', null]);
     // filtersForAnyParty for anyParty
-    expect(node.seen.find((s) => s.path === '/v2/state/active-contracts')!.body.eventFormat).toMatchObject({ filtersByParty: {}, filtersForAnyParty: { cumulative: [{}] } });
+    expect(node.seen.find((s) => s.path === '/v2/state/active-contracts')!.body?.eventFormat).toMatchObject({ filtersByParty: {}, filtersForAnyParty: { cumulative: [{}] } });
 
     size = 9;
     const err = (await c.activeContracts({ anyParty: true }).catch((e: unknown) => e)) as LedgerError;
@@ -329,7 +340,7 @@ describe('LedgerClient ACS', () => {
       'POST /v2/state/active-contracts': (r) => {
         const limit = Number(r.query.get('limit'));
         if (limit > 4) return cantonError('JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED', 2, 413, 10);
-        const start = r.body.streamContinuationToken ? Number(r.body.streamContinuationToken) : 0;
+        const start = r.body?.streamContinuationToken ? Number(r.body.streamContinuationToken) : 0;
         return Response.json(range(start, Math.min(start + limit, 10)).map((i) => entry(i, String(i + 1))));
       },
     });
@@ -421,7 +432,7 @@ describe('LedgerClient updates and lookups', () => {
   it('events-by-contract-id: found, archived, or undefined on CONTRACT_EVENTS_NOT_FOUND', async () => {
     const node = fakeNode({
       'POST /v2/events/events-by-contract-id': (r) =>
-        r.body.contractId === 'gone' ? cantonError('CONTRACT_EVENTS_NOT_FOUND', 11, 404, 5) : Response.json({ created: { createdEvent: createdEvent(1), synchronizerId: SYNC }, archived: null }),
+        r.body?.contractId === 'gone' ? cantonError('CONTRACT_EVENTS_NOT_FOUND', 11, 404, 5) : Response.json({ created: { createdEvent: createdEvent(1), synchronizerId: SYNC }, archived: null }),
     });
     const c = client(node.fetch);
     const ev = await c.eventsByContractId('c1', ['p', 'q'], { includeBlob: true, interfaceIds: ['#api:M:I'] });
@@ -433,12 +444,12 @@ describe('LedgerClient updates and lookups', () => {
     ];
     expect(node.seen[0]!.body).toEqual({ contractId: 'c1', eventFormat: { filtersByParty: { p: { cumulative }, q: { cumulative } }, verbose: false } });
     expect(await c.eventsByContractId('gone', [])).toBeUndefined();
-    expect(node.seen[1]!.body.eventFormat.filtersForAnyParty).toBeDefined();
+    expect(node.seen[1]!.body?.eventFormat?.filtersForAnyParty).toBeDefined();
   });
 
   it('contract-by-id: undefined on CONTRACT_PAYLOAD_NOT_FOUND, other errors thrown', async () => {
     const node = fakeNode({
-      'POST /v2/contracts/contract-by-id': (r) => (r.body.contractId === 'x' ? cantonError('CONTRACT_PAYLOAD_NOT_FOUND', 11, 404, 5) : cantonError('NA', -1, 403, 7)),
+      'POST /v2/contracts/contract-by-id': (r) => (r.body?.contractId === 'x' ? cantonError('CONTRACT_PAYLOAD_NOT_FOUND', 11, 404, 5) : cantonError('NA', -1, 403, 7)),
     });
     const c = client(node.fetch);
     expect(await c.contractById('x', ['p'])).toBeUndefined();

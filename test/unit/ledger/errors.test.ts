@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerApiError, renderJsCantonError } from '../../../src/canton/errors.js';
+import { LedgerApiError, renderJsCantonError, type ErrorCodeId } from '../../../src/canton/errors.js';
 import { LedgerError, LedgerUnavailableError, errorFromResponse, hasCode, isRetryable } from '../../../src/ledger/errors.js';
 
 const where = { method: 'POST', path: '/v2/events/events-by-contract-id' };
 
 /** A body exactly as the emulator renders Canton's errors (research/ledger-api.md §5.1). */
-function cantonBody(code: string, cause: string, opts: ConstructorParameters<typeof LedgerApiError>[2] = {}) {
-  const err = new LedgerApiError(code as never, cause, opts);
+function cantonBody(code: ErrorCodeId, cause: string, opts: ConstructorParameters<typeof LedgerApiError>[2] = {}) {
+  const err = new LedgerApiError(code, cause, opts);
   return { status: err.httpStatus, body: JSON.stringify(renderJsCantonError(err, { participant: 'participant1', traceId: 'ab'.repeat(16), correlationId: 'corr-1', tokenFailure: false })) };
 }
 

@@ -15,6 +15,8 @@ import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
+import { contextOf, contextValues, disclosedIds, errorOf, factoryOf } from '../../support/registry-wire.js';
+import { createdEvent, jsonAt, transactionOf } from '../../support/ledger-wire.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -130,14 +132,15 @@ async function create(entity: string, args: Record<string, unknown>, actAs = adm
       commands: { commands: [{ CreateCommand: { templateId: `#acme-token:${entity}`, createArguments: args } }], commandId: `c-${n++}`, actAs: [actAs], userId: 'admin' },
     }),
   });
-  const body = (await r.json()) as any;
+  const body: unknown = await r.json();
   expect(r.status, JSON.stringify(body)).toBe(200);
-  return body.transaction.events[0].CreatedEvent.contractId;
+  return createdEvent(transactionOf(body).events[0]).contractId;
 }
 
-async function post(path: string, body: unknown) {
+/** The registry's answer: its status and JSON body (read with registry-wire's `factoryOf`, `contextOf`, `errorOf`). */
+async function post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
 function transferArgs(sender: string, receiver: string, instrument = 'ACME') {
@@ -202,9 +205,10 @@ describe('declarative recipe over the emulated ledger', () => {
   it('offer: the admin factory, the instrument configuration and the sender credentials, all disclosed', async () => {
     const r = await transferFactory(transferArgs(alice, carol));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.factoryId).toBe(cids.rules);
-    expect(r.body.transferKind).toBe('offer');
-    expect(r.body.choiceContext.choiceContextData).toEqual({
+    const f = factoryOf(r.body);
+    expect(f.factoryId).toBe(cids.rules);
+    expect(f.transferKind).toBe('offer');
+    expect(f.choiceContext.choiceContextData).toEqual({
       values: {
         [K.config]: { tag: 'AV_ContractId', value: cids.config },
         [K.credentials]: {
@@ -216,48 +220,51 @@ describe('declarative recipe over the emulated ledger', () => {
         },
       },
     });
-    const disclosed = r.body.choiceContext.disclosedContracts;
-    expect(disclosed.map((d: any) => d.contractId)).toEqual([cids.rules, cids.config, cids.kyc1, cids.kyc2]);
-    expect(disclosed[0].templateId).toMatch(/^[0-9a-f]{64}:Acme\.Rules:TransferRules$/);
-    expect(disclosed[0].createdEventBlob).not.toBe('');
-    expect(disclosed[0].synchronizerId).not.toBe('');
-    expect(disclosed[0].debugPayload).toBeUndefined();
+    expect(disclosedIds(f.choiceContext)).toEqual([cids.rules, cids.config, cids.kyc1, cids.kyc2]);
+    const first = f.choiceContext.disclosedContracts[0]!;
+    expect(first.templateId).toMatch(/^[0-9a-f]{64}:Acme\.Rules:TransferRules$/);
+    expect(first.createdEventBlob).not.toBe('');
+    expect(first.synchronizerId).not.toBe('');
+    expect(first.debugPayload).toBeUndefined();
   });
 
   it('self when sender = receiver (no pre-approval looked up); an optional list with no match is empty', async () => {
     const r = await transferFactory(transferArgs(bob, bob));
     expect(r.status).toBe(200);
-    expect(r.body.transferKind).toBe('self');
-    expect(r.body.choiceContext.choiceContextData.values).toEqual({
+    const f = factoryOf(r.body);
+    expect(f.transferKind).toBe('self');
+    expect(contextValues(f.choiceContext.choiceContextData)).toEqual({
       [K.config]: { tag: 'AV_ContractId', value: cids.config },
       [K.credentials]: { tag: 'AV_List', value: [] },
     });
-    expect(r.body.choiceContext.disclosedContracts.map((d: any) => d.contractId)).toEqual([cids.rules, cids.config]);
+    expect(disclosedIds(f.choiceContext)).toEqual([cids.rules, cids.config]);
   });
 
   it('direct when the receiver has a pre-approval: it joins the context under its key', async () => {
     const r = await transferFactory(transferArgs(alice, bob));
     expect(r.status).toBe(200);
-    expect(r.body.transferKind).toBe('direct');
-    expect(r.body.choiceContext.choiceContextData.values[K.preapproval]).toEqual({ tag: 'AV_ContractId', value: cids.bobPreapproval });
-    expect(r.body.choiceContext.disclosedContracts.map((d: any) => d.contractId)).toContain(cids.bobPreapproval);
+    const f = factoryOf(r.body);
+    expect(f.transferKind).toBe('direct');
+    expect(contextValues(f.choiceContext.choiceContextData)[K.preapproval]).toEqual({ tag: 'AV_ContractId', value: cids.bobPreapproval });
+    expect(disclosedIds(f.choiceContext)).toContain(cids.bobPreapproval);
   });
 
   it('follows the ledger: a pre-approval created after start makes the transfer direct', async () => {
-    expect((await transferFactory(transferArgs(alice, carol))).body.transferKind).toBe('offer');
+    expect(factoryOf((await transferFactory(transferArgs(alice, carol))).body).transferKind).toBe('offer');
     const pre = await create('Acme.Preapproval:Preapproval', { admin, receiver: carol });
     const r = await eventually(
       () => transferFactory(transferArgs(alice, carol)),
-      (x) => x.body.transferKind === 'direct',
+      (x) => x.status === 200 && factoryOf(x.body).transferKind === 'direct',
     );
-    expect(r.body.transferKind).toBe('direct');
-    expect(r.body.choiceContext.choiceContextData.values[K.preapproval].value).toBe(pre);
+    const f = factoryOf(r.body);
+    expect(f.transferKind).toBe('direct');
+    expect(jsonAt(contextValues(f.choiceContext.choiceContextData), K.preapproval, 'value')).toBe(pre);
   });
 
   it('404 naming the key and the match when a required entry has no contract', async () => {
     const r = await transferFactory(transferArgs(alice, carol, 'NOCFG'));
     expect(r.status).toBe(404);
-    expect(r.body.error).toBe(
+    expect(errorOf(r.body)).toBe(
       `No contract found for the required context entry "${K.config}": the registry admin sees no active #acme-token:Acme.Config:InstrumentConfig ` +
         `with admin = "${admin}" ($admin), instrumentId = "NOCFG" ($args.transfer.instrumentId.id)`,
     );
@@ -266,21 +273,24 @@ describe('declarative recipe over the emulated ledger', () => {
   it('500 naming the contracts when an entry expecting one contract matches several', async () => {
     const r = await transferFactory(transferArgs(alice, carol, 'DUP'));
     expect(r.status).toBe(500);
-    expect(r.body.error).toContain(`Context entry "${K.config}" expects one contract, but 2 contracts are #acme-token:Acme.Config:InstrumentConfig with`);
-    expect(r.body.error).toContain(cids.dup1);
-    expect(r.body.error).toContain(cids.dup2);
-    expect(r.body.error).toMatch(/"pick": "newest"/);
+    const error = errorOf(r.body);
+    expect(error).toContain(`Context entry "${K.config}" expects one contract, but 2 contracts are #acme-token:Acme.Config:InstrumentConfig with`);
+    expect(error).toContain(cids.dup1);
+    expect(error).toContain(cids.dup2);
+    expect(error).toMatch(/"pick": "newest"/);
   });
 
   it('400 for an endpoint the recipe does not configure', async () => {
-    const a = transferArgs(alice, carol) as any;
-    delete a.expectedAdmin;
-    a.transfer.sender = { owner: alice, provider: null, id: '' };
-    a.transfer.receiver = { owner: carol, provider: null, id: '' };
-    a.actors = [alice];
+    // the V1 arguments made V2: no expectedAdmin, accounts for parties, and the actors
+    const { expectedAdmin: _v1Only, ...v1 } = transferArgs(alice, carol);
+    const a = {
+      ...v1,
+      transfer: { ...v1.transfer, sender: { owner: alice, provider: null, id: '' }, receiver: { owner: carol, provider: null, id: '' } },
+      actors: [alice],
+    };
     const r = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: a });
     expect(r.status).toBe(400);
-    expect(r.body.error).toBe('Token implementation "acme-token" has no transferFactory.v2: its recipe configures transferFactory.v1, allocationFactory.v1');
+    expect(errorOf(r.body)).toBe('Token implementation "acme-token" has no transferFactory.v2: its recipe configures transferFactory.v1, allocationFactory.v1');
   });
 
   it('finds a factory by interface (allocation factory v1)', async () => {
@@ -305,10 +315,11 @@ describe('declarative recipe over the emulated ledger', () => {
       },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.factoryId).toBe(cids.allocRules);
-    expect(r.body.choiceContext.choiceContextData.values).toEqual({ [K.config]: { tag: 'AV_ContractId', value: cids.config } });
-    expect(r.body.choiceContext.disclosedContracts.map((d: any) => d.contractId)).toEqual([cids.allocRules, cids.config]);
-    expect(r.body.choiceContext.disclosedContracts[0].templateId).toMatch(/:Acme\.Rules:AllocationRules$/);
+    const f = factoryOf(r.body);
+    expect(f.factoryId).toBe(cids.allocRules);
+    expect(contextValues(f.choiceContext.choiceContextData)).toEqual({ [K.config]: { tag: 'AV_ContractId', value: cids.config } });
+    expect(disclosedIds(f.choiceContext)).toEqual([cids.allocRules, cids.config]);
+    expect(f.choiceContext.disclosedContracts[0]!.templateId).toMatch(/:Acme\.Rules:AllocationRules$/);
   });
 
   it('per-contract contexts of a declared offer template: entries from its payload, by field and by id', async () => {
@@ -319,18 +330,19 @@ describe('declarative recipe over the emulated ledger', () => {
       lockedHoldingCid: lock,
     });
     // created a moment ago: the registry must not 404 (ledger fallback)
-    const accept = await post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {});
-    expect(accept.status, JSON.stringify(accept.body)).toBe(200);
-    expect(accept.body.choiceContextData.values).toEqual({
+    const answer = await post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {});
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const accept = contextOf(answer.body);
+    expect(contextValues(accept.choiceContextData)).toEqual({
       [K.config]: { tag: 'AV_ContractId', value: cids.config },
       [K.lock]: { tag: 'AV_ContractId', value: lock },
     });
-    expect(accept.body.disclosedContracts.map((d: any) => d.contractId)).toEqual([cids.config, lock]);
-    expect(accept.body.disclosedContracts[1].debugPayload).toEqual({ admin, owner: alice, amount: '5.0' });
+    expect(disclosedIds(accept)).toEqual([cids.config, lock]);
+    expect(accept.disclosedContracts[1]!.debugPayload).toEqual({ admin, owner: alice, amount: '5.0' });
     // reject does not take the lock (endpoints: accept, withdraw)
     const reject = await post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/reject`, { excludeDebugFields: true });
     expect(reject.status).toBe(200);
-    expect(Object.keys(reject.body.choiceContextData.values)).toEqual([K.config]);
+    expect(Object.keys(contextValues(contextOf(reject.body).choiceContextData))).toEqual([K.config]);
     // an optional by-id entry whose contract is gone is left out
     await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
       method: 'POST',
@@ -345,10 +357,11 @@ describe('declarative recipe over the emulated ledger', () => {
     });
     const withdraw = await eventually(
       () => post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/withdraw`, {}),
-      (x) => !(K.lock in (x.body.choiceContextData?.values ?? {})),
+      // done when the lock is left out (or the answer is no context: the status check below fails)
+      (x) => x.status !== 200 || !(K.lock in contextValues(contextOf(x.body).choiceContextData)),
     );
     expect(withdraw.status).toBe(200);
-    expect(Object.keys(withdraw.body.choiceContextData.values)).toEqual([K.config]);
+    expect(Object.keys(contextValues(contextOf(withdraw.body).choiceContextData))).toEqual([K.config]);
   });
 
   it('404 for an offer of another admin, and for allocations the recipe does not configure', async () => {
@@ -359,9 +372,9 @@ describe('declarative recipe over the emulated ledger', () => {
     });
     const r = await post(`/registry/transfer-instruction/v1/${foreign}/choice-contexts/accept`, {});
     expect(r.status).toBe(404);
-    expect(r.body.error).toContain(`it is for instrument ACME of ${other}`);
+    expect(errorOf(r.body)).toContain(`it is for instrument ACME of ${other}`);
     const a = await post(`/registry/allocations/v1/${cids.rules}/choice-contexts/withdraw`, {});
     expect(a.status).toBe(404);
-    expect(a.body.error).toMatch(/TransferRules\) is not a allocation of a token this registry serves/);
+    expect(errorOf(a.body)).toMatch(/TransferRules\) is not a allocation of a token this registry serves/);
   });
 });

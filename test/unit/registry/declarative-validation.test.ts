@@ -4,13 +4,28 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DeclarativeRecipe, DeclarativeRecipeSchema, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
+import type { DeclarativeRecipeInput } from '../../../src/config/recipe-schema.js';
 
 import README_EXAMPLE from './declarative-example.json' with { type: 'json' };
 
 const RULES = '#acme-token:Acme.Rules:TransferRules';
 const CONFIG = '#acme-token:Acme.Config:InstrumentConfig';
 
-function base(): any {
+type Factories = NonNullable<DeclarativeRecipeInput['factories']>;
+type Selector = NonNullable<Factories['transferFactory.v1']>;
+type Entry = NonNullable<DeclarativeRecipeInput['contextEntries']>[number];
+/**
+ * The recipe JSON of `base()` as a valid input: the sections the tests edit are present (the
+ * transfer factory, one context entry with its match). Mistakes the type rules out are written
+ * with `@ts-expect-error`: they are the point of the test.
+ */
+interface BaseRecipe extends DeclarativeRecipeInput {
+  factories: Factories & { 'transferFactory.v1': Selector };
+  contextEntries: [Entry & { match: NonNullable<Entry['match']> }, ...Entry[]];
+  supportedApis: Record<string, number>;
+}
+
+function base(): BaseRecipe {
   return {
     name: 'acme-token',
     supportedApis: { 'splice-api-token-transfer-instruction-v1': 1 },
@@ -26,7 +41,7 @@ function base(): any {
   };
 }
 
-function problems(mut: (c: any) => void): string[] {
+function problems(mut: (c: BaseRecipe) => void): string[] {
   const c = base();
   mut(c);
   try {
@@ -58,12 +73,15 @@ describe('validateDeclarativeRecipe', () => {
   });
 
   it('rejects unknown keys (typos), naming the allowed ones', () => {
+    // @ts-expect-error a misspelt key: what the validation must name
     expect(problems((c) => (c.contextEntries[0].requried = true))).toEqual([
       'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, synchronizerId, pick, key, required, as, endpoints',
     ]);
+    // @ts-expect-error an unknown factory name: what the validation must name
     expect(problems((c) => (c.factories.transferFactoryV1 = {}))[0]).toMatch(
       /^factories: unknown key "transferFactoryV1"; allowed: transferFactory\.v1, transferFactory\.v2, allocationFactory\.v1, allocationFactory\.v2, settlementFactory$/,
     );
+    // @ts-expect-error not one of the allowed values: what the validation must list
     expect(problems((c) => (c.contextEntries[0].as = 'one'))[0]).toMatch(/^contextEntries\[0\]\.as: .*"contractId"\|"list"/);
   });
 
@@ -72,6 +90,7 @@ describe('validateDeclarativeRecipe', () => {
       'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $args.<path>, $contract.<path>, or "$$..." for a literal starting with "$"',
     ]);
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$args'))[0]).toMatch(/\$args needs a field path/);
+    // @ts-expect-error a number where JSON wants a string: what the validation must explain
     expect(problems((c) => (c.contextEntries[0].match.decimals = 2))[0]).toMatch(/^contextEntries\[0\]\.match\.decimals: 2: write numbers as strings \("2"\)/);
     // $args paths are checked against the choice argument
     expect(problems((c) => (c.contextEntries[0].match.receiver = '$args.transfer.reciever'))[0]).toMatch(
@@ -117,6 +136,7 @@ describe('validateDeclarativeRecipe', () => {
   });
 
   it('rejects endpoints that are unknown or not configured', () => {
+    // @ts-expect-error an unknown endpoint: what the validation must name
     expect(problems((c) => (c.contextEntries[0].endpoints = ['transferFactory.v3']))[0]).toMatch(
       /^contextEntries\[0\]\.endpoints\[0\]: .*"transferFactory\.v1"\|"transferFactory\.v2"\|"allocationFactory\.v1"\|"allocationFactory\.v2"\|"settlementFactory"/,
     );
@@ -127,6 +147,7 @@ describe('validateDeclarativeRecipe', () => {
     const p = problems((c) => (c.factories['allocationFactory.v1'] = { templateId: RULES }));
     expect(p).toHaveLength(1);
     expect(p[0]).toMatch(/\(for allocationFactory\.v1\) names no field of the AllocationFactory_Allocate \(v1\) choice argument .*restrict it with "endpoints"/);
+    // @ts-expect-error a per-contract endpoint of allocations, not of transfer instructions
     expect(problems((c) => (c.transferInstructions = { templateIds: [CONFIG], instrumentIdPath: 'x', contextEntries: [{ key: 'a.b/c', templateId: CONFIG, endpoints: ['execute-transfer'] }] }))[0]).toMatch(
       /^transferInstructions\.contextEntries\[0\]\.endpoints\[0\]: .*"accept"\|"reject"\|"withdraw"/,
     );

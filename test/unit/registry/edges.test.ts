@@ -26,6 +26,11 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import type { InstrumentConfig } from '../../../src/registry/service.js';
 import { TestTokenV2Recipe, TestTokenV2Templates } from '../../../src/registry/recipes/test-token-v2.js';
+import type { Account, AllocationSpecificationV2, TransferLegSide } from '../../../src/emulator/templates/test-token-v2/values.js';
+import type { JsActiveContract } from '../../../src/ledger/schemas/events.js';
+import { ErrorResponseSchema, GetRegistryInfoResponseSchema, InstrumentSchema, type DisclosedContract } from '../../../src/registry/schemas.js';
+import { contextOf, disclosedIds, errorOf, factoryOf, outputCid } from '../../support/registry-wire.js';
+import { activeContracts, jsonAt } from '../../support/ledger-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
 
 // ---- the world ------------------------------------------------------------------------------------
@@ -49,7 +54,7 @@ const EXECUTE_BEFORE = '2026-05-02T10:00:00Z';
 const DEADLINE = '2026-05-03T10:00:00Z';
 const noMeta = { values: {} };
 const emptyExtraArgs = () => ({ context: { values: {} }, meta: { values: {} } });
-const basic = (owner: string) => ({ owner, provider: null, id: '' });
+const basic = (owner: string): Account => ({ owner, provider: null, id: '' });
 /** Well-formed (Canton V1 shape) but on no ledger. */
 const UNKNOWN_CID = `00${'ab'.repeat(32)}ca101220${'cd'.repeat(32)}`;
 const PAUSE = { reason: 'maintenance', until: '2026-06-01T00:00:00Z' };
@@ -115,7 +120,8 @@ async function makeRegistry(opts: { instruments?: InstrumentConfig[]; timeoutMs?
 
 interface Answer {
   status: number;
-  body: any;
+  /** The parsed JSON (the text when it is not JSON, undefined when empty): read with registry-wire's readers. */
+  body: unknown;
   text: string;
   headers: Headers;
 }
@@ -147,10 +153,11 @@ function expectError(a: Answer, status: number, ...patterns: Array<RegExp | stri
   expect(a.status, a.text).toBe(status);
   expect(a.headers.get('content-type'), a.text).toMatch(/^application\/json/);
   expect(Object.keys(a.body ?? {}), a.text).toEqual(['error']);
-  expect(typeof a.body.error).toBe('string');
+  // `{error: string}`: fails unless the error is a string
+  const error = errorOf(a.body);
   for (const p of patterns) {
-    if (typeof p === 'string') expect(a.body.error).toContain(p);
-    else expect(a.body.error).toMatch(p);
+    if (typeof p === 'string') expect(error).toContain(p);
+    else expect(error).toMatch(p);
   }
 }
 
@@ -158,9 +165,10 @@ function expectError(a: Answer, status: number, ...patterns: Array<RegExp | stri
 function expectClientError(a: Answer, what: string): void {
   expect(a.status, `${what} -> ${a.status} ${a.text}`).toBeGreaterThanOrEqual(400);
   expect(a.status, `${what} -> ${a.status} ${a.text}`).toBeLessThan(500);
-  expect(Object.keys((a.body as object) ?? {}), `${what}: ${a.text}`).toEqual(['error']);
-  expect(typeof a.body.error, what).toBe('string');
-  expect(a.body.error.length, `${what}: ${a.text}`).toBeGreaterThan(5);
+  expect(Object.keys(a.body ?? {}), `${what}: ${a.text}`).toEqual(['error']);
+  const { data, success } = ErrorResponseSchema.safeParse(a.body);
+  expect(success, `${what}: the error is a string`).toBe(true);
+  expect(data?.error.length, `${what}: ${a.text}`).toBeGreaterThan(5);
 }
 
 function transferV1(overrides: { sender?: string; receiver?: string; amount?: string; instrument?: string } = {}) {
@@ -218,7 +226,7 @@ function allocateV1(overrides: { amount?: string; instrument?: string } = {}) {
   };
 }
 
-const side = (i: number, amount = '1', instrument = 'X2') => ({
+const side = (i: number, amount = '1', instrument = 'X2'): TransferLegSide => ({
   transferLegId: `leg-${i}`,
   side: 'SenderSide',
   otherside: basic(bob),
@@ -227,18 +235,19 @@ const side = (i: number, amount = '1', instrument = 'X2') => ({
   meta: noMeta,
 });
 
-function allocateV2(overrides: { sides?: unknown[]; amount?: string; instrument?: string } = {}) {
+function allocateV2(overrides: { sides?: TransferLegSide[]; amount?: string; instrument?: string } = {}) {
+  const allocation: AllocationSpecificationV2 = {
+    admin,
+    authorizer: basic(alice),
+    transferLegSides: overrides.sides ?? [side(1, overrides.amount, overrides.instrument)],
+    settlementDeadline: DEADLINE,
+    nextIterationFunding: null,
+    committed: false,
+    meta: noMeta,
+  };
   return {
     settlement: { executors: [executor], id: 'trade-1', cid: null, meta: noMeta },
-    allocation: {
-      admin,
-      authorizer: basic(alice),
-      transferLegSides: overrides.sides ?? [side(1, overrides.amount, overrides.instrument)],
-      settlementDeadline: DEADLINE,
-      nextIterationFunding: null,
-      committed: false,
-      meta: noMeta,
-    },
+    allocation,
     requestedAt: REQUESTED_AT,
     inputHoldingCids: [] as string[],
     actors: [alice],
@@ -286,14 +295,14 @@ beforeAll(async () => {
   const mint = (amount: string) => mintTestTokenV2(engine, { admin, owner: alice, instrumentId: 'X2', amount, tokenRulesCid: rules });
 
   const args = transferV2({ amount: '5', inputs: [mint('5')] });
-  const f = (await post(F.transferV2, { choiceArguments: args })).body;
+  const f = factoryOf((await post(F.transferV2, { choiceArguments: args })).body);
   const r = await exercise([alice], '#splice-api-token-transfer-instruction-v2:Splice.Api.Token.TransferInstructionV2:TransferFactory', f.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
-  offer = r.output.value.transferInstructionCid;
+  offer = outputCid(r, 'transferInstructionCid');
 
   const alloc = { ...allocateV2(), inputHoldingCids: [mint('1')] };
-  const fa = (await post(F.allocateV2, { choiceArguments: alloc })).body;
+  const fa = factoryOf((await post(F.allocateV2, { choiceArguments: alloc })).body);
   const ra = await exercise([alice], '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory', fa.factoryId, 'AllocationFactory_Allocate', { ...alloc, extraArgs: { context: fa.choiceContext.choiceContextData, meta: noMeta } }, fa.choiceContext.disclosedContracts);
-  allocation = ra.output.value.allocationCid;
+  allocation = outputCid(ra, 'allocationCid');
 });
 afterAll(async () => main?.registry.stop());
 
@@ -426,7 +435,8 @@ describe('lenient where clients are sloppy', () => {
     } finally {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        // an http.Server (what serve() makes here) has closeAllConnections; the http2 servers of ServerType do not
+        if ('closeAllConnections' in server) server.closeAllConnections();
       });
     }
   });
@@ -441,7 +451,7 @@ describe('lenient where clients are sloppy', () => {
     }
     const x2 = await get(`/registry/metadata/v1/instruments/${encodeAll('X2')}`);
     expect(x2.status, x2.text).toBe(200);
-    expect(x2.body.id).toBe('X2');
+    expect(InstrumentSchema.parse(x2.body).id).toBe('X2');
     // an encoded id of an unknown instrument is named decoded in the 404
     expectError(await get('/registry/metadata/v1/instruments/no%20such%3Atoken'), 404, 'no such:token');
   });
@@ -450,8 +460,9 @@ describe('lenient where clients are sloppy', () => {
 // ---- strict ----------------------------------------------------------------------------------------
 
 describe('strict where it helps: choice arguments the token would reject get a 400 that says why', () => {
-  const mutate = <T>(v: T, f: (a: any) => void): T => {
-    const c = JSON.parse(JSON.stringify(v));
+  /** A copy of the arguments `v`, edited by `f`; a mistake its type rules out is marked `@ts-expect-error`. */
+  const mutate = <T>(v: T, f: (a: T) => void): T => {
+    const c = structuredClone(v);
     f(c);
     return c;
   };
@@ -546,9 +557,13 @@ describe('strict where it helps: choice arguments the token would reject get a 4
   });
 
   it('a malformed choiceArguments names the choice and the field', async () => {
+    // @ts-expect-error a required field left out: what the 400 must name
     expectError(await factory(F.transferV1, mutate(transferV1(), (a) => delete a.transfer.sender)), 400, 'TransferFactory_Transfer', 'transfer.sender');
+    // @ts-expect-error a party where V2 takes an account: what the 400 must name
     expectError(await factory(F.transferV2, mutate(transferV2(), (a) => (a.transfer.receiver = 'bob'))), 400, 'TransferFactory_Transfer', 'transfer.receiver');
+    // @ts-expect-error a required field left out: what the 400 must name
     expectError(await factory(F.allocateV1, mutate(allocateV1(), (a) => delete a.allocation.settlement)), 400, 'AllocationFactory_Allocate', 'allocation.settlement');
+    // @ts-expect-error a string where a list is due: what the 400 must name
     expectError(await factory(F.settle, mutate(settle(), (a) => (a.allocations = 'x'))), 400, 'SettlementFactory_SettleBatch', 'allocations');
     expectError(await post(F.transferV1, { choiceArguments: transferV1(), excludeDebugFields: 'true' }), 400, 'excludeDebugFields');
   });
@@ -647,7 +662,7 @@ describe('never a 500 for bad input', () => {
     });
     const info = await req(prefixed.app, 'GET', '/api/token-standard/registry/metadata/v1/info');
     expect(info.status, info.text).toBe(200);
-    expect(info.body.adminId).toBe(admin);
+    expect(GetRegistryInfoResponseSchema.parse(info.body).adminId).toBe(admin);
     expectError(await req(prefixed.app, 'GET', '/registry/metadata/v1/info'), 404, 'No such endpoint');
     expectError(await req(prefixed.app, 'GET', '/api/token-standard/registry/metadata/v1/instruments/NOPE'), 404, 'NOPE');
     expectError(await req(prefixed.app, 'POST', '/api/token-standard/registry/transfer-instruction/v1/transfer-factory', { raw: '{' }), 400);
@@ -710,7 +725,7 @@ describe('never a 500 for bad input', () => {
 
 describe('excludeDebugFields', () => {
   /** The admin's active contracts as the ledger reports them, with blobs. */
-  async function adminAcs(): Promise<Map<string, { createdEvent: any; synchronizerId: string }>> {
+  async function adminAcs(): Promise<Map<string, JsActiveContract>> {
     const r = await emu.app.request('/v2/state/active-contracts', {
       method: 'POST',
       body: JSON.stringify({
@@ -719,15 +734,12 @@ describe('excludeDebugFields', () => {
       }),
     });
     expect(r.status).toBe(200);
-    const out = new Map<string, { createdEvent: any; synchronizerId: string }>();
-    for (const e of (await r.json()) as any[]) {
-      const ac = e.contractEntry.JsActiveContract;
-      out.set(ac.createdEvent.contractId, { createdEvent: ac.createdEvent, synchronizerId: ac.synchronizerId });
-    }
+    const out = new Map<string, JsActiveContract>();
+    for (const ac of activeContracts(await r.json())) out.set(ac.createdEvent.contractId, ac);
     return out;
   }
 
-  function checkDisclosed(disclosed: any[], acs: Map<string, { createdEvent: any; synchronizerId: string }>): void {
+  function checkDisclosed(disclosed: DisclosedContract[], acs: Map<string, JsActiveContract>): void {
     expect(disclosed.length).toBeGreaterThan(0);
     for (const d of disclosed) {
       const entry = acs.get(d.contractId);
@@ -741,12 +753,12 @@ describe('excludeDebugFields', () => {
       expect(d.debugCreatedAt).toBe(ev.createdAt);
       expect(d.debugPackageName).toBe(ev.packageName);
       // what the blob holds (the emulator's blob is base64 JSON)
-      const blob = JSON.parse(Buffer.from(d.createdEventBlob, 'base64').toString('utf8'));
-      expect(blob.cid).toBe(d.contractId);
-      expect(blob.tid).toBe(d.templateId);
-      expect(blob.pkg).toBe(d.debugPackageName);
-      expect(d.debugPayload).toEqual(blob.arg);
-      expect(blob.sync).toBe(d.synchronizerId);
+      const blob: unknown = JSON.parse(Buffer.from(d.createdEventBlob, 'base64').toString('utf8'));
+      expect(jsonAt(blob, 'cid')).toBe(d.contractId);
+      expect(jsonAt(blob, 'tid')).toBe(d.templateId);
+      expect(jsonAt(blob, 'pkg')).toBe(d.debugPackageName);
+      expect(d.debugPayload).toEqual(jsonAt(blob, 'arg'));
+      expect(jsonAt(blob, 'sync')).toBe(d.synchronizerId);
     }
   }
 
@@ -755,34 +767,42 @@ describe('excludeDebugFields', () => {
     const f = await post(F.transferV2, { choiceArguments: transferV2() });
     const fFalse = await post(F.transferV2, { choiceArguments: transferV2(), excludeDebugFields: false });
     expect(fFalse.body).toEqual(f.body);
-    checkDisclosed(f.body.choiceContext.disclosedContracts, acs);
+    checkDisclosed(factoryOf(f.body).choiceContext.disclosedContracts, acs);
     // a context with the locked Token (cached by id from the ledger) and with an AccountConfig (indexed)
-    const accept = await post(acceptPath(), {});
-    expect(accept.body.disclosedContracts).toHaveLength(2);
-    checkDisclosed(accept.body.disclosedContracts, acs);
-    const cancel = await post(`/registry/allocations/v2/${allocation}/choice-contexts/cancel`, {});
-    checkDisclosed(cancel.body.disclosedContracts, acs);
+    const accept = contextOf((await post(acceptPath(), {})).body);
+    expect(accept.disclosedContracts).toHaveLength(2);
+    checkDisclosed(accept.disclosedContracts, acs);
+    const cancel = contextOf((await post(`/registry/allocations/v2/${allocation}/choice-contexts/cancel`, {})).body);
+    checkDisclosed(cancel.disclosedContracts, acs);
     const provided = await post(F.transferV2, {
       choiceArguments: { ...transferV2(), transfer: { ...transferV2().transfer, sender: { owner: erin, provider, id: '' } }, actors: [erin] },
     });
     expect(provided.status, provided.text).toBe(200);
-    expect(provided.body.choiceContext.disclosedContracts.map((d: any) => d.contractId)).toEqual([rules, accountConfig]);
-    checkDisclosed(provided.body.choiceContext.disclosedContracts, acs);
+    const providedFactory = factoryOf(provided.body);
+    expect(disclosedIds(providedFactory.choiceContext)).toEqual([rules, accountConfig]);
+    checkDisclosed(providedFactory.choiceContext.disclosedContracts, acs);
   });
 
   it('true: no debug fields anywhere, everything else identical', async () => {
-    const strip = (d: any) => ({ templateId: d.templateId, contractId: d.contractId, createdEventBlob: d.createdEventBlob, synchronizerId: d.synchronizerId });
+    // the raw answers (every key as sent, none dropped by a schema)
+    interface RawContext {
+      disclosedContracts: Array<Record<string, unknown>>;
+    }
+    interface RawFactory {
+      choiceContext: RawContext;
+    }
+    const strip = (d: Record<string, unknown>) => ({ templateId: d.templateId, contractId: d.contractId, createdEventBlob: d.createdEventBlob, synchronizerId: d.synchronizerId });
     for (const { path, args } of validFactoryCalls()) {
-      const full = await post(path, { choiceArguments: args });
+      const full = (await post(path, { choiceArguments: args })).body as RawFactory;
       const lean = await post(path, { choiceArguments: args, excludeDebugFields: true });
       expect(lean.status, lean.text).toBe(200);
-      for (const d of lean.body.choiceContext.disclosedContracts) expect(Object.keys(d).sort()).toEqual(['contractId', 'createdEventBlob', 'synchronizerId', 'templateId']);
-      expect(lean.body).toEqual({ ...full.body, choiceContext: { ...full.body.choiceContext, disclosedContracts: full.body.choiceContext.disclosedContracts.map(strip) } });
+      for (const d of (lean.body as RawFactory).choiceContext.disclosedContracts) expect(Object.keys(d).sort()).toEqual(['contractId', 'createdEventBlob', 'synchronizerId', 'templateId']);
+      expect(lean.body).toEqual({ ...full, choiceContext: { ...full.choiceContext, disclosedContracts: full.choiceContext.disclosedContracts.map(strip) } });
     }
     for (const path of [acceptPath(), `/registry/allocations/v2/${allocation}/choice-contexts/cancel`]) {
-      const full = await post(path, {});
+      const full = (await post(path, {})).body as RawContext;
       const lean = await post(path, { excludeDebugFields: true });
-      expect(lean.body).toEqual({ ...full.body, disclosedContracts: full.body.disclosedContracts.map(strip) });
+      expect(lean.body).toEqual({ ...full, disclosedContracts: full.disclosedContracts.map(strip) });
     }
   });
 });

@@ -14,7 +14,12 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { AmuletRecipe, amuletInstrumentConfig } from '../../../src/registry/recipes/amulet.js';
+import { GetRegistryInfoResponseSchema, InstrumentSchema, type ChoiceContext } from '../../../src/registry/schemas.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
+import type { AmuletAllocationPayload, AmuletAllocationV2Payload, AmuletPayload, AmuletTransferInstructionPayload, OpenMiningRoundPayload } from '../../../src/emulator/templates/amulet/values.js';
+import type { HoldingView as HoldingViewV1 } from '../../../src/emulator/templates/test-token-v1/values.js';
+import { contextOf, contextValues, disclosedTemplates, errorOf, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
+import { activeContracts, exercisedChoices, interfaceView, jsonAt, rootExerciseResult, transactionOf } from '../../support/ledger-wire.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -38,14 +43,18 @@ const SF2 = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:Settl
 
 const inProcessFetch = inProcess(emu.app);
 
-async function post(path: string, body: unknown) {
+/** The entity name of each disclosed contract's template, in order. */
+const lastNames = (ctx: ChoiceContext) => ctx.disclosedContracts.map((d) => d.templateId.split(':').pop());
+
+/** The registry's answer: its status and JSON body (read with registry-wire's `factoryOf`, `contextOf`, `errorOf`). */
+async function post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
-async function ledger(path: string, body: unknown) {
+async function ledger(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await emu.app.request(path, { method: 'POST', body: JSON.stringify(body) });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
 /** The DSO's ExternalPartyConfigState lasting longest (what Scan's lookupLatestExternalPartyConfigState returns). */
@@ -57,7 +66,7 @@ function newestConfigState(): string {
 
 const at = (ms: number) => formatTime(clock.nowMicros() + BigInt(ms) * 1000n);
 
-function transferArgs(sender: string, receiver: string, amount: string, inputs: string[]) {
+function transferArgs(sender: string, receiver: string, amount: string, inputs: string[], context: unknown = { values: {} }) {
   return {
     expectedAdmin: dso,
     transfer: {
@@ -70,7 +79,7 @@ function transferArgs(sender: string, receiver: string, amount: string, inputs: 
       inputHoldingCids: inputs,
       meta: { values: {} },
     },
-    extraArgs: { context: { values: {} }, meta: { values: {} } },
+    extraArgs: { context, meta: { values: {} } },
   };
 }
 
@@ -86,11 +95,11 @@ async function submit(actAs: string, templateId: string, contractId: string, cho
 async function walletTransfer(sender: string, receiver: string, amount: string, inputs: string[]) {
   const f = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(sender, receiver, amount, inputs) });
   expect(f.status, JSON.stringify(f.body)).toBe(200);
-  const args = transferArgs(sender, receiver, amount, inputs);
-  args.extraArgs.context = f.body.choiceContext.choiceContextData;
-  const tx = await submit(sender, TF, f.body.factoryId, 'TransferFactory_Transfer', args, f.body.choiceContext.disclosedContracts);
+  const factory = factoryOf(f.body);
+  const args = transferArgs(sender, receiver, amount, inputs, factory.choiceContext.choiceContextData);
+  const tx = await submit(sender, TF, factory.factoryId, 'TransferFactory_Transfer', args, factory.choiceContext.disclosedContracts);
   expect(tx.status, JSON.stringify(tx.body)).toBe(200);
-  return { factory: f.body, result: tx.body.transaction.events[0].ExercisedEvent.exerciseResult };
+  return { factory, result: rootExerciseResult(tx.body) };
 }
 
 async function balance(party: string): Promise<number> {
@@ -99,8 +108,9 @@ async function balance(party: string): Promise<number> {
     eventFormat: { filtersByParty: { [party]: { cumulative: [{ identifierFilter: { InterfaceFilter: { value: { interfaceId: HOLDING, includeInterfaceView: true } } } }] } }, verbose: true },
     activeAtOffset: end.offset,
   });
-  return (r.body as any[])
-    .map((e) => e.contractEntry.JsActiveContract.createdEvent.interfaceViews[0].viewValue)
+  // the HoldingV1 views (one-step from the view's LF JSON)
+  return activeContracts(r.body)
+    .map((c) => interfaceView(c) as HoldingViewV1)
     .filter((v) => v.owner === party && v.lock === null)
     .reduce((s, v) => s + Number(v.amount), 0);
 }
@@ -123,9 +133,9 @@ afterAll(async () => registry.stop());
 
 describe('Amulet registry over the emulated ledger', () => {
   it('serves Canton Coin metadata with the DSO as admin', async () => {
-    const info = (await (await registry.app.request('/registry/metadata/v1/info')).json()) as any;
+    const info = GetRegistryInfoResponseSchema.parse(await (await registry.app.request('/registry/metadata/v1/info')).json());
     expect(info.adminId).toBe(dso);
-    const inst = (await (await registry.app.request('/registry/metadata/v1/instruments/Amulet')).json()) as any;
+    const inst: unknown = await (await registry.app.request('/registry/metadata/v1/instruments/Amulet')).json();
     expect(inst).toMatchObject({ id: 'Amulet', name: 'Canton Coin', symbol: 'CC', decimals: 10 });
   });
 
@@ -133,33 +143,34 @@ describe('Amulet registry over the emulated ledger', () => {
     const h = tapAmulet(engine, { dso, receiver: alice, amount: '100' });
     const { factory, result } = await walletTransfer(alice, bob, '40', [h]);
     expect(factory.transferKind).toBe('offer');
-    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
+    expect(Object.keys(contextValues(factory.choiceContext.choiceContextData)).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
     // the newest of the DSO's two config states
-    expect(factory.choiceContext.choiceContextData.values['external-party-config-state']).toEqual({ tag: 'AV_ContractId', value: newestConfigState() });
-    expect(factory.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').slice(1).join(':'))).toEqual([
+    expect(contextValues(factory.choiceContext.choiceContextData)['external-party-config-state']).toEqual({ tag: 'AV_ContractId', value: newestConfigState() });
+    expect(disclosedTemplates(factory.choiceContext)).toEqual([
       'Splice.AmuletRules:AmuletRules',
       'Splice.Round:OpenMiningRound',
       'Splice.ExternalPartyConfigState:ExternalPartyConfigState',
       'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
     ]);
-    expect(factory.choiceContext.disclosedContracts[0].debugPackageName).toBe('splice-amulet');
-    expect(factory.choiceContext.disclosedContracts[0].synchronizerId).toBe(engine.synchronizerId);
-    expect(result.output.tag).toBe('TransferInstructionResult_Pending');
-    const instr = result.output.value.transferInstructionCid;
+    expect(factory.choiceContext.disclosedContracts[0]!.debugPackageName).toBe('splice-amulet');
+    expect(factory.choiceContext.disclosedContracts[0]!.synchronizerId).toBe(engine.synchronizerId);
+    expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+    const instr = outputCid(result, 'transferInstructionCid');
 
-    const ctx = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
-    expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+    const answer = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const ctx = contextOf(answer.body);
     // the newest Scan's two-step context: the config state and expire-lock, no rules, no round
-    expect(ctx.body.choiceContextData.values).toEqual({
+    expect(contextValues(ctx.choiceContextData)).toEqual({
       'external-party-config-state': { tag: 'AV_ContractId', value: newestConfigState() },
       'expire-lock': { tag: 'AV_Bool', value: true },
     });
-    expect(ctx.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['ExternalPartyConfigState', 'LockedAmulet']);
-    expect(ctx.body.disclosedContracts[1].contractId).toBe((engine.contracts.get(instr)!.payload as any).lockedAmulet);
-    const acc = await submit(bob, TI, instr, 'TransferInstruction_Accept', { extraArgs: { context: ctx.body.choiceContextData, meta: { values: {} } } }, ctx.body.disclosedContracts);
+    expect(lastNames(ctx)).toEqual(['ExternalPartyConfigState', 'LockedAmulet']);
+    expect(ctx.disclosedContracts[1]!.contractId).toBe((engine.contracts.get(instr)!.payload as AmuletTransferInstructionPayload).lockedAmulet);
+    const acc = await submit(bob, TI, instr, 'TransferInstruction_Accept', { extraArgs: { context: ctx.choiceContextData, meta: { values: {} } } }, ctx.disclosedContracts);
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
     // paid through the config state (executeExternalPartyTransfer), not AmuletRules_Transfer
-    const choices = acc.body.transaction.events.filter((e: any) => e.ExercisedEvent).map((e: any) => e.ExercisedEvent.choice);
+    const choices = exercisedChoices(transactionOf(acc.body));
     expect(choices).toContain('LockedAmulet_UnlockV2');
     expect(choices).not.toContain('AmuletRules_Transfer');
     expect(await balance(bob)).toBe(40);
@@ -173,14 +184,14 @@ describe('Amulet registry over the emulated ledger', () => {
     const h = tapAmulet(engine, { dso, receiver: alice, amount: '10' });
     const { factory, result } = await walletTransfer(alice, carol, '4', [h]);
     expect(factory.transferKind).toBe('direct');
-    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual([
+    expect(Object.keys(contextValues(factory.choiceContext.choiceContextData)).sort()).toEqual([
       'amulet-rules',
       'external-party-config-state',
       'featured-app-right',
       'open-round',
       'transfer-preapproval',
     ]);
-    expect(factory.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual([
+    expect(lastNames(factory.choiceContext)).toEqual([
       'AmuletRules',
       'OpenMiningRound',
       'ExternalPartyConfigState',
@@ -188,34 +199,34 @@ describe('Amulet registry over the emulated ledger', () => {
       'TransferPreapproval',
       'ExternalPartyAmuletRules',
     ]);
-    expect(result.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(outputTag(result)).toBe('TransferInstructionResult_Completed');
     expect(await balance(carol)).toBe(4);
 
     const h2 = tapAmulet(engine, { dso, receiver: carol, amount: '3' });
     const self = await walletTransfer(carol, carol, '1', [h2]);
     expect(self.factory.transferKind).toBe('self');
-    expect(self.result.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(outputTag(self.result)).toBe('TransferInstructionResult_Completed');
   });
 
   it('once the lock is gone: accept 404s, reject gets only expire-lock false and no disclosures', async () => {
     const h = tapAmulet(engine, { dso, receiver: alice, amount: '5' });
     const args = transferArgs(alice, bob, '5', [h]);
     args.transfer.executeBefore = at(3600_000);
-    const f = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args });
-    args.extraArgs.context = f.body.choiceContext.choiceContextData;
-    const tx = await submit(alice, TF, f.body.factoryId, 'TransferFactory_Transfer', args, f.body.choiceContext.disclosedContracts);
-    const instr = tx.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
-    const locked = (engine.contracts.get(instr)!.payload as any).lockedAmulet;
+    const f = factoryOf((await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args })).body);
+    args.extraArgs.context = f.choiceContext.choiceContextData;
+    const tx = await submit(alice, TF, f.factoryId, 'TransferFactory_Transfer', args, f.choiceContext.disclosedContracts);
+    const instr = outputCid(rootExerciseResult(tx.body), 'transferInstructionCid');
+    const locked = (engine.contracts.get(instr)!.payload as AmuletTransferInstructionPayload).lockedAmulet;
     // the deadline passes; the sender spends the expired LockedAmulet (self transfer), which unlocks it
     clock.advance(2 * 3600_000);
     await walletTransfer(alice, alice, '5', [locked]);
     const acc = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
     expect(acc.status).toBe(404);
-    expect(acc.body.error).toBe(`LockedAmulet 'Some(ContractId(${locked}))' not found for AmuletTransferInstruction '${instr}', which expires on Some(${args.transfer.executeBefore})`);
+    expect(errorOf(acc.body)).toBe(`LockedAmulet 'Some(ContractId(${locked}))' not found for AmuletTransferInstruction '${instr}', which expires on Some(${args.transfer.executeBefore})`);
     const rej = await post(`/registry/transfer-instruction/v1/${instr}/choice-contexts/reject`, {});
     expect(rej.status).toBe(200);
     expect(rej.body).toEqual({ choiceContextData: { values: { 'expire-lock': { tag: 'AV_Bool', value: false } } }, disclosedContracts: [] });
-    const r = await submit(bob, TI, instr, 'TransferInstruction_Reject', { extraArgs: { context: rej.body.choiceContextData, meta: { values: {} } } }, []);
+    const r = await submit(bob, TI, instr, 'TransferInstruction_Reject', { extraArgs: { context: contextOf(rej.body).choiceContextData, meta: { values: {} } } }, []);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
 
@@ -236,20 +247,22 @@ describe('Amulet registry over the emulated ledger', () => {
       actors: [alice],
       extraArgs: { context, meta: { values: {} } },
     });
-    const f = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args({ values: {} }) });
-    expect(f.status, JSON.stringify(f.body)).toBe(200);
-    expect(f.body.transferKind).toBe('offer');
+    const answer = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args({ values: {} }) });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const f = factoryOf(answer.body);
+    expect(f.transferKind).toBe('offer');
     const TF2 = '#splice-api-token-transfer-instruction-v2:Splice.Api.Token.TransferInstructionV2:TransferFactory';
     const TI2 = '#splice-api-token-transfer-instruction-v2:Splice.Api.Token.TransferInstructionV2:TransferInstruction';
-    const tx = await submit(alice, TF2, f.body.factoryId, 'TransferFactory_Transfer', v2Args(f.body.choiceContext.choiceContextData), f.body.choiceContext.disclosedContracts);
+    const tx = await submit(alice, TF2, f.factoryId, 'TransferFactory_Transfer', v2Args(f.choiceContext.choiceContextData), f.choiceContext.disclosedContracts);
     expect(tx.status, JSON.stringify(tx.body)).toBe(200);
-    const res = tx.body.transaction.events[0].ExercisedEvent.exerciseResult;
-    expect(res.meta.values['splice.lfdecentralizedtrust.org/tx-kind']).toBe('transfer');
-    const instr = res.output.value.transferInstructionCid;
-    const ctx = await post(`/registry/transfer-instruction/v2/${instr}/choice-contexts/accept`, {});
-    expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
+    const res = rootExerciseResult(tx.body);
+    expect(jsonAt(res, 'meta', 'values', 'splice.lfdecentralizedtrust.org/tx-kind')).toBe('transfer');
+    const instr = outputCid(res, 'transferInstructionCid');
+    const ctxAnswer = await post(`/registry/transfer-instruction/v2/${instr}/choice-contexts/accept`, {});
+    expect(ctxAnswer.status, JSON.stringify(ctxAnswer.body)).toBe(200);
+    const ctx = contextOf(ctxAnswer.body);
     const before = await balance(bob);
-    const acc = await submit(bob, TI2, instr, 'TransferInstruction_Accept', { actors: [bob], extraArgs: { context: ctx.body.choiceContextData, meta: { values: {} } } }, ctx.body.disclosedContracts);
+    const acc = await submit(bob, TI2, instr, 'TransferInstruction_Accept', { actors: [bob], extraArgs: { context: ctx.choiceContextData, meta: { values: {} } } }, ctx.disclosedContracts);
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
     expect(await balance(bob)).toBe(before + 8);
 
@@ -277,13 +290,14 @@ describe('Amulet registry over the emulated ledger', () => {
     });
     /** A wallet allocating with only what the registry returned. */
     async function walletAllocate(trade: string, authorizer: string, sides: unknown[], inputs: string[]) {
-      const f = await post('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: allocateArgs(trade, authorizer, sides, inputs) });
-      expect(f.status, JSON.stringify(f.body)).toBe(200);
-      const tx = await submit(authorizer, AF2, f.body.factoryId, 'AllocationFactory_Allocate', allocateArgs(trade, authorizer, sides, inputs, f.body.choiceContext.choiceContextData), f.body.choiceContext.disclosedContracts);
+      const answer = await post('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: allocateArgs(trade, authorizer, sides, inputs) });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const factory = factoryOf(answer.body);
+      const tx = await submit(authorizer, AF2, factory.factoryId, 'AllocationFactory_Allocate', allocateArgs(trade, authorizer, sides, inputs, factory.choiceContext.choiceContextData), factory.choiceContext.disclosedContracts);
       expect(tx.status, JSON.stringify(tx.body)).toBe(200);
-      const result = tx.body.transaction.events[0].ExercisedEvent.exerciseResult;
-      expect(result.output.tag).toBe('AllocationInstructionResult_Completed');
-      return { factory: f.body, allocationCid: result.output.value.allocationCid as string };
+      const result = rootExerciseResult(tx.body);
+      expect(outputTag(result)).toBe('AllocationInstructionResult_Completed');
+      return { factory, allocationCid: outputCid(result, 'allocationCid') };
     }
     const legs = (trade: string) => [
       { transferLegId: `${trade}-a`, sender: acct(alice), receiver: acct(bob), amount: '30', instrumentId: 'Amulet', meta: noMeta },
@@ -296,10 +310,9 @@ describe('Amulet registry over the emulated ledger', () => {
       actors: [executor],
       extraArgs: { context, meta: noMeta },
     });
-    const names = (ds: any[]) => ds.map((d) => d.templateId.split(':').slice(1).join(':'));
 
     it('lists the V2 APIs it implements', async () => {
-      const inst = (await (await registry.app.request('/registry/metadata/v1/instruments/Amulet')).json()) as any;
+      const inst = InstrumentSchema.parse(await (await registry.app.request('/registry/metadata/v1/instruments/Amulet')).json());
       expect(inst.supportedApis).toMatchObject({
         'splice-api-token-holding-v1': 1,
         'splice-api-token-allocation-v1': 1,
@@ -318,8 +331,8 @@ describe('Amulet registry over the emulated ledger', () => {
       const [alice0, bob0] = [await balance(alice), await balance(bob)];
       const a = await walletAllocate('dvp-1', alice, [side('dvp-1-a', 'SenderSide', bob, '30'), side('dvp-1-b', 'ReceiverSide', bob, '10')], [ha]);
       // the newest Scan's V2 allocation factory: only the config state
-      expect(a.factory.choiceContext.choiceContextData.values).toEqual({ 'external-party-config-state': { tag: 'AV_ContractId', value: newestConfigState() } });
-      expect(names(a.factory.choiceContext.disclosedContracts)).toEqual([
+      expect(contextValues(a.factory.choiceContext.choiceContextData)).toEqual({ 'external-party-config-state': { tag: 'AV_ContractId', value: newestConfigState() } });
+      expect(disclosedTemplates(a.factory.choiceContext)).toEqual([
         'Splice.ExternalPartyConfigState:ExternalPartyConfigState',
         'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
       ]);
@@ -328,20 +341,21 @@ describe('Amulet registry over the emulated ledger', () => {
       const b = await walletAllocate('dvp-1', bob, [side('dvp-1-a', 'ReceiverSide', alice, '30'), side('dvp-1-b', 'SenderSide', alice, '10')], [hb]);
       expect(await balance(alice)).toBe(alice0 - 20);
 
-      const f = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('dvp-1', [a.allocationCid, b.allocationCid]) });
-      expect(f.status, JSON.stringify(f.body)).toBe(200);
-      expect(f.body.factoryId).toBe(world.externalPartyAmuletRulesCid);
-      expect(Object.keys(f.body.choiceContext.choiceContextData.values)).toEqual(['external-party-config-state']);
-      const lockedA = (engine.contracts.get(a.allocationCid)!.payload as any).lockedAmulet;
-      expect(names(f.body.choiceContext.disclosedContracts)).toEqual([
+      const answer = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('dvp-1', [a.allocationCid, b.allocationCid]) });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const f = factoryOf(answer.body);
+      expect(f.factoryId).toBe(world.externalPartyAmuletRulesCid);
+      expect(Object.keys(contextValues(f.choiceContext.choiceContextData))).toEqual(['external-party-config-state']);
+      const lockedA = (engine.contracts.get(a.allocationCid)!.payload as AmuletAllocationV2Payload).lockedAmulet;
+      expect(disclosedTemplates(f.choiceContext)).toEqual([
         'Splice.ExternalPartyConfigState:ExternalPartyConfigState',
         'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
         'Splice.Amulet:LockedAmulet',
       ]);
-      expect(f.body.choiceContext.disclosedContracts[2].contractId).toBe(lockedA);
-      const tx = await submit(executor, SF2, f.body.factoryId, 'SettlementFactory_SettleBatch', settleArgs('dvp-1', [a.allocationCid, b.allocationCid], f.body.choiceContext.choiceContextData), f.body.choiceContext.disclosedContracts);
+      expect(f.choiceContext.disclosedContracts[2]!.contractId).toBe(lockedA);
+      const tx = await submit(executor, SF2, f.factoryId, 'SettlementFactory_SettleBatch', settleArgs('dvp-1', [a.allocationCid, b.allocationCid], f.choiceContext.choiceContextData), f.choiceContext.disclosedContracts);
       expect(tx.status, JSON.stringify(tx.body)).toBe(200);
-      expect(tx.body.transaction.events[0].ExercisedEvent.exerciseResult.allocationSettleResults).toHaveLength(2);
+      expect(jsonAt(rootExerciseResult(tx.body), 'allocationSettleResults')).toHaveLength(2);
       expect(await balance(alice)).toBe(alice0 - 20);
       expect(await balance(bob)).toBe(bob0 + 20);
 
@@ -349,14 +363,14 @@ describe('Amulet registry over the emulated ledger', () => {
       await registry.index.catchUp();
       const again = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('dvp-1', [a.allocationCid, b.allocationCid]) });
       expect(again.status).toBe(404);
-      expect(again.body.error).toBe(`AmuletAllocationV2 '${a.allocationCid}' not found.`);
+      expect(errorOf(again.body)).toBe(`AmuletAllocationV2 '${a.allocationCid}' not found.`);
     });
 
     it('settlement factory: 404 for an unknown allocation, 400 for a malformed id', async () => {
       const unknown = `00${'ab'.repeat(34)}`;
       const r = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('x', [unknown]) });
       expect(r.status).toBe(404);
-      expect(r.body.error).toBe(`AmuletAllocationV2 '${unknown}' not found.`);
+      expect(errorOf(r.body)).toBe(`AmuletAllocationV2 '${unknown}' not found.`);
       const bad = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs('x', ['not-a-cid']) });
       expect(bad.status).toBe(400);
     });
@@ -364,32 +378,36 @@ describe('Amulet registry over the emulated ledger', () => {
     it('withdraw and cancel contexts: expire-lock with the LockedAmulet, or false without one', async () => {
       const h = tapAmulet(engine, { dso, receiver: alice, amount: '20' });
       const a1 = await walletAllocate('wc-1', alice, [side('wc-1-a', 'SenderSide', bob, '5')], [h]);
-      const change = (engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([alice])) as any[]).find(
-        (c) => c.templateId.entityName === 'Amulet' && c.payload.owner === alice && c.payload.amount.initialAmount === '15.0000000000',
-      ).contractId;
+      const change = engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([alice])).find((c) => {
+        if (c.templateId.entityName !== 'Amulet') return false;
+        const amulet = c.payload as AmuletPayload;
+        return amulet.owner === alice && amulet.amount.initialAmount === '15.0000000000';
+      })!.contractId;
       const a2 = await walletAllocate('wc-2', alice, [side('wc-2-a', 'SenderSide', bob, '5')], [change]);
       const unfunded = await walletAllocate('wc-3', bob, [side('wc-3-a', 'ReceiverSide', alice, '5')], []);
       const before = await balance(alice);
 
-      const w = await post(`/registry/allocations/v2/${a1.allocationCid}/choice-contexts/withdraw`, {});
-      expect(w.status, JSON.stringify(w.body)).toBe(200);
-      expect(w.body.choiceContextData).toEqual({ values: { 'expire-lock': { tag: 'AV_Bool', value: true } } });
-      expect(names(w.body.disclosedContracts)).toEqual(['Splice.Amulet:LockedAmulet']);
-      const wt = await submit(alice, AL2, a1.allocationCid, 'Allocation_Withdraw', { actors: [alice], extraArgs: { context: w.body.choiceContextData, meta: noMeta } }, w.body.disclosedContracts);
+      const wAnswer = await post(`/registry/allocations/v2/${a1.allocationCid}/choice-contexts/withdraw`, {});
+      expect(wAnswer.status, JSON.stringify(wAnswer.body)).toBe(200);
+      const w = contextOf(wAnswer.body);
+      expect(w.choiceContextData).toEqual({ values: { 'expire-lock': { tag: 'AV_Bool', value: true } } });
+      expect(disclosedTemplates(w)).toEqual(['Splice.Amulet:LockedAmulet']);
+      const wt = await submit(alice, AL2, a1.allocationCid, 'Allocation_Withdraw', { actors: [alice], extraArgs: { context: w.choiceContextData, meta: noMeta } }, w.disclosedContracts);
       expect(wt.status, JSON.stringify(wt.body)).toBe(200);
 
       // the executor cancels: the LockedAmulet it is not a stakeholder of comes disclosed
-      const c = await post(`/registry/allocations/v2/${a2.allocationCid}/choice-contexts/cancel`, {});
-      expect(c.status, JSON.stringify(c.body)).toBe(200);
-      expect(names(c.body.disclosedContracts)).toEqual(['Splice.Amulet:LockedAmulet']);
-      const ct = await submit(executor, AL2, a2.allocationCid, 'Allocation_Cancel', { actors: [executor], extraArgs: { context: c.body.choiceContextData, meta: noMeta } }, c.body.disclosedContracts);
+      const cAnswer = await post(`/registry/allocations/v2/${a2.allocationCid}/choice-contexts/cancel`, {});
+      expect(cAnswer.status, JSON.stringify(cAnswer.body)).toBe(200);
+      const c = contextOf(cAnswer.body);
+      expect(disclosedTemplates(c)).toEqual(['Splice.Amulet:LockedAmulet']);
+      const ct = await submit(executor, AL2, a2.allocationCid, 'Allocation_Cancel', { actors: [executor], extraArgs: { context: c.choiceContextData, meta: noMeta } }, c.disclosedContracts);
       expect(ct.status, JSON.stringify(ct.body)).toBe(200);
       expect(await balance(alice)).toBe(before + 10);
 
       // an unfunded allocation has no lock
       const u = await post(`/registry/allocations/v2/${unfunded.allocationCid}/choice-contexts/withdraw`, {});
       expect(u.body).toEqual({ choiceContextData: { values: { 'expire-lock': { tag: 'AV_Bool', value: false } } }, disclosedContracts: [] });
-      const ut = await submit(bob, AL2, unfunded.allocationCid, 'Allocation_Withdraw', { actors: [bob], extraArgs: { context: u.body.choiceContextData, meta: noMeta } }, []);
+      const ut = await submit(bob, AL2, unfunded.allocationCid, 'Allocation_Withdraw', { actors: [bob], extraArgs: { context: contextOf(u.body).choiceContextData, meta: noMeta } }, []);
       expect(ut.status, JSON.stringify(ut.body)).toBe(200);
 
       // each version answers for its own template only; v2 has no execute-transfer
@@ -397,7 +415,7 @@ describe('Amulet registry over the emulated ledger', () => {
       const a4 = await walletAllocate('wc-4', alice, [side('wc-4-a', 'SenderSide', bob, '1')], [h2]);
       const v1 = await post(`/registry/allocations/v1/${a4.allocationCid}/choice-contexts/withdraw`, {});
       expect(v1.status).toBe(404);
-      expect(v1.body.error).toBe(`AmuletAllocation '${a4.allocationCid}' not found.`);
+      expect(errorOf(v1.body)).toBe(`AmuletAllocation '${a4.allocationCid}' not found.`);
       const exec = await post(`/registry/allocations/v2/${a4.allocationCid}/choice-contexts/execute-transfer`, {});
       expect(exec.status).toBe(404);
     });
@@ -419,33 +437,35 @@ describe('Amulet registry over the emulated ledger', () => {
     });
     async function v1Allocate(id: string) {
       const h = tapAmulet(engine, { dso, receiver: alice, amount: '2' });
-      const f = await post('/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: v1Args(id, { values: {} }, [h]) });
-      expect(f.status, JSON.stringify(f.body)).toBe(200);
+      const answer = await post('/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: v1Args(id, { values: {} }, [h]) });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const f = factoryOf(answer.body);
       // the V1 factory keeps the rules and round, plus the config state
-      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
-      const tx = await submit(alice, AF1, f.body.factoryId, 'AllocationFactory_Allocate', v1Args(id, f.body.choiceContext.choiceContextData, [h]), f.body.choiceContext.disclosedContracts);
+      expect(Object.keys(contextValues(f.choiceContext.choiceContextData)).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
+      const tx = await submit(alice, AF1, f.factoryId, 'AllocationFactory_Allocate', v1Args(id, f.choiceContext.choiceContextData, [h]), f.choiceContext.disclosedContracts);
       expect(tx.status, JSON.stringify(tx.body)).toBe(200);
-      const cid = tx.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.allocationCid as string;
+      const cid = outputCid(rootExerciseResult(tx.body), 'allocationCid');
       expect(engine.contracts.get(cid)!.templateId.entityName).toBe('AmuletAllocation');
       await registry.index.catchUp();
-      return { cid, locked: (engine.contracts.get(cid)!.payload as any).lockedAmulet as string };
+      return { cid, locked: (engine.contracts.get(cid)!.payload as AmuletAllocationPayload).lockedAmulet };
     }
 
     it('v2 withdraw gets the V1 two-step context, which the V1 allocation accepts', async () => {
       const { cid, locked } = await v1Allocate('v1-fallback-1');
       const before = await balance(alice);
-      const w = await post(`/registry/allocations/v2/${cid}/choice-contexts/withdraw`, {});
-      expect(w.status, JSON.stringify(w.body)).toBe(200);
-      expect(w.body.choiceContextData.values).toEqual({
+      const answer = await post(`/registry/allocations/v2/${cid}/choice-contexts/withdraw`, {});
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const w = contextOf(answer.body);
+      expect(contextValues(w.choiceContextData)).toEqual({
         'external-party-config-state': { tag: 'AV_ContractId', value: newestConfigState() },
         'expire-lock': { tag: 'AV_Bool', value: true },
       });
-      expect(w.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['ExternalPartyConfigState', 'LockedAmulet']);
-      expect(w.body.disclosedContracts[1].contractId).toBe(locked);
-      // the same answer as /v1
+      expect(lastNames(w)).toEqual(['ExternalPartyConfigState', 'LockedAmulet']);
+      expect(w.disclosedContracts[1]!.contractId).toBe(locked);
+      // the same answer as /v1 (the raw answers)
       const w1 = await post(`/registry/allocations/v1/${cid}/choice-contexts/withdraw`, {});
-      expect(w1.body).toEqual(w.body);
-      const tx = await submit(alice, AL1, cid, 'Allocation_Withdraw', { extraArgs: { context: w.body.choiceContextData, meta: { values: {} } } }, w.body.disclosedContracts);
+      expect(w1.body).toEqual(answer.body);
+      const tx = await submit(alice, AL1, cid, 'Allocation_Withdraw', { extraArgs: { context: w.choiceContextData, meta: { values: {} } } }, w.disclosedContracts);
       expect(tx.status, JSON.stringify(tx.body)).toBe(200);
       expect(await balance(alice)).toBe(before + 2);
     });
@@ -454,7 +474,7 @@ describe('Amulet registry over the emulated ledger', () => {
       const { cid, locked } = await v1Allocate('v1-fallback-2');
       const c = await post(`/registry/allocations/v2/${cid}/choice-contexts/cancel`, {});
       expect(c.status, JSON.stringify(c.body)).toBe(200);
-      expect(Object.keys(c.body.choiceContextData.values).sort()).toEqual(['expire-lock', 'external-party-config-state']);
+      expect(Object.keys(contextValues(contextOf(c.body).choiceContextData)).sort()).toEqual(['expire-lock', 'external-party-config-state']);
       const f = await post('/registry/allocation/v2/settlement-factory', {
         choiceArguments: {
           settlement: { executors: [executor], id: 'v1-fallback-2', cid: null, meta: { values: {} } },
@@ -465,8 +485,9 @@ describe('Amulet registry over the emulated ledger', () => {
         },
       });
       expect(f.status, JSON.stringify(f.body)).toBe(200);
-      expect(f.body.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['ExternalPartyConfigState', 'ExternalPartyAmuletRules', 'LockedAmulet']);
-      expect(f.body.choiceContext.disclosedContracts[2].contractId).toBe(locked);
+      const factory = factoryOf(f.body);
+      expect(lastNames(factory.choiceContext)).toEqual(['ExternalPartyConfigState', 'ExternalPartyAmuletRules', 'LockedAmulet']);
+      expect(factory.choiceContext.disclosedContracts[2]!.contractId).toBe(locked);
       // execute-transfer stays a V1-only endpoint (V2 has no such route)
       const exec = await post(`/registry/allocations/v2/${cid}/choice-contexts/execute-transfer`, {});
       expect(exec.status).toBe(404);
@@ -489,33 +510,35 @@ describe('Amulet registry over the emulated ledger', () => {
       await legacy.start();
     });
     afterAll(async () => legacy.stop());
-    const postLegacy = async (path: string, body: unknown) => {
+    const postLegacy = async (path: string, body: unknown): Promise<{ status: number; body: unknown }> => {
       const r = await legacy.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-      return { status: r.status, body: (await r.json()) as any };
+      return { status: r.status, body: await r.json() };
     };
 
     it('offer then accept with amulet-rules and open-round only, which the emulated Daml still takes', async () => {
-      const inst = (await (await legacy.app.request('/registry/metadata/v1/instruments/Amulet')).json()) as any;
+      const inst = InstrumentSchema.parse(await (await legacy.app.request('/registry/metadata/v1/instruments/Amulet')).json());
       expect(inst.supportedApis['splice-api-token-transfer-events-v2']).toBeUndefined();
       const h = tapAmulet(engine, { dso, receiver: alice, amount: '7' });
-      const f = await postLegacy('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, bob, '7', [h]) });
-      expect(f.status, JSON.stringify(f.body)).toBe(200);
-      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
-      expect(f.body.choiceContext.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['AmuletRules', 'OpenMiningRound', 'ExternalPartyAmuletRules']);
+      const answer = await postLegacy('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, bob, '7', [h]) });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const f = factoryOf(answer.body);
+      expect(Object.keys(contextValues(f.choiceContext.choiceContextData)).sort()).toEqual(['amulet-rules', 'open-round']);
+      expect(lastNames(f.choiceContext)).toEqual(['AmuletRules', 'OpenMiningRound', 'ExternalPartyAmuletRules']);
       const args = transferArgs(alice, bob, '7', [h]);
-      args.extraArgs.context = f.body.choiceContext.choiceContextData;
-      const tx = await submit(alice, TF, f.body.factoryId, 'TransferFactory_Transfer', args, f.body.choiceContext.disclosedContracts);
+      args.extraArgs.context = f.choiceContext.choiceContextData;
+      const tx = await submit(alice, TF, f.factoryId, 'TransferFactory_Transfer', args, f.choiceContext.disclosedContracts);
       expect(tx.status, JSON.stringify(tx.body)).toBe(200);
-      const instr = tx.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid;
+      const instr = outputCid(rootExerciseResult(tx.body), 'transferInstructionCid');
       await legacy.index.catchUp();
-      const ctx = await postLegacy(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
-      expect(ctx.status, JSON.stringify(ctx.body)).toBe(200);
-      expect(Object.keys(ctx.body.choiceContextData.values).sort()).toEqual(['amulet-rules', 'expire-lock', 'open-round']);
-      expect(ctx.body.disclosedContracts.map((d: any) => d.templateId.split(':').pop())).toEqual(['AmuletRules', 'OpenMiningRound', 'LockedAmulet']);
+      const ctxAnswer = await postLegacy(`/registry/transfer-instruction/v1/${instr}/choice-contexts/accept`, {});
+      expect(ctxAnswer.status, JSON.stringify(ctxAnswer.body)).toBe(200);
+      const ctx = contextOf(ctxAnswer.body);
+      expect(Object.keys(contextValues(ctx.choiceContextData)).sort()).toEqual(['amulet-rules', 'expire-lock', 'open-round']);
+      expect(lastNames(ctx)).toEqual(['AmuletRules', 'OpenMiningRound', 'LockedAmulet']);
       const before = await balance(bob);
-      const acc = await submit(bob, TI, instr, 'TransferInstruction_Accept', { extraArgs: { context: ctx.body.choiceContextData, meta: { values: {} } } }, ctx.body.disclosedContracts);
+      const acc = await submit(bob, TI, instr, 'TransferInstruction_Accept', { extraArgs: { context: ctx.choiceContextData, meta: { values: {} } } }, ctx.disclosedContracts);
       expect(acc.status, JSON.stringify(acc.body)).toBe(200);
-      const choices = acc.body.transaction.events.filter((e: any) => e.ExercisedEvent).map((e: any) => e.ExercisedEvent.choice);
+      const choices = exercisedChoices(transactionOf(acc.body));
       expect(choices).toContain('AmuletRules_Transfer');
       expect(await balance(bob)).toBe(before + 7);
     });
@@ -536,19 +559,20 @@ describe('Amulet registry over the emulated ledger', () => {
         },
       });
       expect(f.status, JSON.stringify(f.body)).toBe(200);
-      expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'open-round']);
+      expect(Object.keys(contextValues(factoryOf(f.body).choiceContext.choiceContextData)).sort()).toEqual(['amulet-rules', 'open-round']);
       const v1 = engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([alice])).find((c) => c.templateId.entityName === 'AmuletAllocation');
       expect(v1, 'a V1 allocation from the fallback tests').toBeDefined();
       const w = await postLegacy(`/registry/allocations/v2/${v1!.contractId}/choice-contexts/withdraw`, {});
       expect(w.status).toBe(404);
-      expect(w.body.error).toBe(`AmuletAllocationV2 '${v1!.contractId}' not found.`);
+      expect(errorOf(w.body)).toBe(`AmuletAllocationV2 '${v1!.contractId}' not found.`);
     });
   });
 
   it('404 "No open usable OpenMiningRound found." without a usable round triple', async () => {
     // the DSO archives its newest round: no triple of consecutive rounds is left
     const rounds = engine.contracts.activeAt(engine.ledgerEnd(), engine.ledgerEnd(), new Set([dso])).filter((c) => c.templateId.entityName === 'OpenMiningRound');
-    const newest = rounds.sort((a, b) => Number((b.payload as any).round.number) - Number((a.payload as any).round.number))[0]!;
+    const roundOf = (c: (typeof rounds)[number]) => Number((c.payload as OpenMiningRoundPayload).round.number);
+    const newest = rounds.sort((a, b) => roundOf(b) - roundOf(a))[0]!;
     const r = await ledger('/v2/commands/submit-and-wait', {
       commands: [{ ExerciseCommand: { templateId: '#splice-amulet:Splice.Round:OpenMiningRound', contractId: newest.contractId, choice: 'Archive', choiceArgument: {} } }],
       commandId: 'archive-round',

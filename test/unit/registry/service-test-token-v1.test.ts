@@ -13,6 +13,9 @@ import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV1Recipe } from '../../../src/registry/recipes/test-token-v1.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
+import { ListInstrumentsResponseSchema } from '../../../src/registry/schemas.js';
+import { errorOf, factoryOf } from '../../support/registry-wire.js';
+import { createdEvent, transactionOf } from '../../support/ledger-wire.js';
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -27,17 +30,19 @@ let ledgerCalls = 0;
 
 const inProcessFetch = inProcess(emu.app, () => ledgerCalls++);
 
-async function post(path: string, body: unknown) {
+/** The registry's answer: its status and JSON body (read with registry-wire's `factoryOf`, `errorOf`). */
+async function post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
-async function ledger(path: string, body: unknown) {
+async function ledger(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await emu.app.request(path, { method: 'POST', body: JSON.stringify(body) });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
-function transferArgs(sender: string, receiver: string, amount: string, inputs: string[]) {
+type TransferArgs = ReturnType<typeof transferArgs>;
+function transferArgs(sender: string, receiver: string, amount: string, inputs: string[], context: unknown = { values: {} }) {
   return {
     expectedAdmin: admin,
     transfer: {
@@ -50,7 +55,7 @@ function transferArgs(sender: string, receiver: string, amount: string, inputs: 
       inputHoldingCids: inputs,
       meta: { values: {} },
     },
-    extraArgs: { context: { values: {} }, meta: { values: {} } },
+    extraArgs: { context, meta: { values: {} } },
   };
 }
 
@@ -75,9 +80,9 @@ describe('registry with TestTokenV1 over the emulated ledger', () => {
   it('serves metadata with the total supply computed from the ledger', async () => {
     mintTestTokenV1(engine, { admin, owner: alice, instrumentId: 'X1', amount: '100' });
     const r = await registry.app.request('/registry/metadata/v1/instruments');
-    const body = (await r.json()) as any;
+    const body = ListInstrumentsResponseSchema.parse(await r.json());
     expect(body.instruments[0]).toMatchObject({ id: 'X1', decimals: 4, totalSupply: '100.0000000000' });
-    expect((await (await registry.app.request('/registry/metadata/v1/info')).json()) as any).toEqual({
+    expect(await (await registry.app.request('/registry/metadata/v1/info')).json()).toEqual({
       adminId: admin,
       supportedApis: { 'splice-api-token-metadata-v1': 1 },
     });
@@ -85,20 +90,21 @@ describe('registry with TestTokenV1 over the emulated ledger', () => {
 
   it('hands out a factory and context with which the wallet transfers, then an accept context', async () => {
     const holding = mintTestTokenV1(engine, { admin, owner: alice, instrumentId: 'X1', amount: '10' });
-    const f = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, bob, '4', [holding]), excludeDebugFields: true });
-    expect(f.status).toBe(200);
-    expect(f.body.transferKind).toBe('offer');
-    expect(f.body.choiceContext.disclosedContracts).toHaveLength(1);
-    expect(f.body.choiceContext.disclosedContracts[0].debugPayload).toBeUndefined();
+    const answer = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, bob, '4', [holding]), excludeDebugFields: true });
+    expect(answer.status).toBe(200);
+    const f = factoryOf(answer.body);
+    expect(f.transferKind).toBe('offer');
+    expect(f.choiceContext.disclosedContracts).toHaveLength(1);
+    expect(f.choiceContext.disclosedContracts[0]!.debugPayload).toBeUndefined();
     const args = transferArgs(alice, bob, '4', [holding]);
-    args.extraArgs.context = f.body.choiceContext.choiceContextData;
+    args.extraArgs.context = f.choiceContext.choiceContextData;
     const tx = await ledger('/v2/commands/submit-and-wait-for-transaction', {
       commands: {
         commands: [
           {
             ExerciseCommand: {
               templateId: '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory',
-              contractId: f.body.factoryId,
+              contractId: f.factoryId,
               choice: 'TransferFactory_Transfer',
               choiceArgument: args,
             },
@@ -107,38 +113,43 @@ describe('registry with TestTokenV1 over the emulated ledger', () => {
         commandId: 'tf-1',
         actAs: [alice],
         userId: 'alice',
-        disclosedContracts: f.body.choiceContext.disclosedContracts,
+        disclosedContracts: f.choiceContext.disclosedContracts,
       },
     });
     expect(tx.status).toBe(200);
-    const offer = tx.body.transaction.events.map((e: any) => e.CreatedEvent).find((e: any) => e?.templateId.endsWith(':TokenTransferOffer'));
+    const offer = transactionOf(tx.body)
+      .events.filter((e) => 'CreatedEvent' in e)
+      .map(createdEvent)
+      .find((e) => e.templateId.endsWith(':TokenTransferOffer'));
     expect(offer).toBeDefined();
     // the offer was created a moment ago: the accept context must not 404
-    const accept = await post(`/registry/transfer-instruction/v1/${offer.contractId}/choice-contexts/accept`, {});
+    const accept = await post(`/registry/transfer-instruction/v1/${offer!.contractId}/choice-contexts/accept`, {});
     expect(accept.status).toBe(200);
     expect(accept.body).toEqual({ choiceContextData: { values: {} }, disclosedContracts: [] });
     // v2 is not implemented by TestTokenV1
-    const v2 = await post(`/registry/transfer-instruction/v2/${offer.contractId}/choice-contexts/accept`, {});
+    const v2 = await post(`/registry/transfer-instruction/v2/${offer!.contractId}/choice-contexts/accept`, {});
     expect(v2.status).toBe(400);
-    expect(v2.body.error).toMatch(/only the V1/);
+    expect(errorOf(v2.body)).toMatch(/only the V1/);
   });
 
   it('rejects what the token would reject anyway, with a 400 that says why', async () => {
-    const bad = async (mut: (a: any) => void) => {
+    const factory = (choiceArguments: unknown) => post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments });
+    const bad = async (mut: (a: TransferArgs) => void) => {
       const a = transferArgs(alice, bob, '1', []);
       mut(a);
-      return post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: a });
+      return errorOf((await factory(a)).body);
     };
-    expect((await bad((a) => (a.expectedAdmin = bob))).body.error).toMatch(/expectedAdmin/);
-    expect((await bad((a) => (a.transfer.instrumentId.id = 'NOPE'))).body.error).toMatch(/Unknown instrument NOPE/);
-    expect((await bad((a) => (a.transfer.amount = '0'))).body.error).toMatch(/must be positive/);
-    expect((await bad((a) => (a.transfer.amount = '1.00001'))).body.error).toMatch(/decimal places/);
-    expect((await bad((a) => (a.transfer.executeBefore = '2026-05-01T09:00:00Z'))).body.error).toMatch(/in the past/);
-    expect((await bad((a) => (a.transfer.requestedAt = '2026-05-01T11:00:00Z'))).body.error).toMatch(/in the future/);
-    expect((await bad((a) => delete a.transfer)).status).toBe(400);
+    expect(await bad((a) => (a.expectedAdmin = bob))).toMatch(/expectedAdmin/);
+    expect(await bad((a) => (a.transfer.instrumentId.id = 'NOPE'))).toMatch(/Unknown instrument NOPE/);
+    expect(await bad((a) => (a.transfer.amount = '0'))).toMatch(/must be positive/);
+    expect(await bad((a) => (a.transfer.amount = '1.00001'))).toMatch(/decimal places/);
+    expect(await bad((a) => (a.transfer.executeBefore = '2026-05-01T09:00:00Z'))).toMatch(/in the past/);
+    expect(await bad((a) => (a.transfer.requestedAt = '2026-05-01T11:00:00Z'))).toMatch(/in the future/);
+    const { transfer: _dropped, ...noTransfer } = transferArgs(alice, bob, '1', []);
+    expect((await factory(noTransfer)).status).toBe(400);
     const unknown = await post('/registry/transfer-instruction/v1/00abcdef/choice-contexts/accept', {});
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toMatch(/00abcdef/);
+    expect(errorOf(unknown.body)).toMatch(/00abcdef/);
   });
   it('answers a warm factory request without any ledger call', async () => {
     const holding = mintTestTokenV1(engine, { admin, owner: alice, instrumentId: 'X1', amount: '1' });
@@ -146,10 +157,11 @@ describe('registry with TestTokenV1 over the emulated ledger', () => {
     // stop following the ledger, so that any call counted below is one the request made
     await registry.stop();
     const before = ledgerCalls;
-    const f = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, alice, '1', [holding]) });
-    expect(f.status).toBe(200);
-    expect(f.body.transferKind).toBe('self');
-    expect(f.body.choiceContext.disclosedContracts[0].debugPackageName).toBe('splice-test-token-v1');
+    const answer = await post('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: transferArgs(alice, alice, '1', [holding]) });
+    expect(answer.status).toBe(200);
+    const f = factoryOf(answer.body);
+    expect(f.transferKind).toBe('self');
+    expect(f.choiceContext.disclosedContracts[0]!.debugPackageName).toBe('splice-test-token-v1');
     expect(ledgerCalls - before).toBe(0);
   });
 });

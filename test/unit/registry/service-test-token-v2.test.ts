@@ -20,6 +20,10 @@ import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
+import type { Account, HoldingView } from '../../../src/emulator/templates/test-token-v2/values.js';
+import { InstrumentSchema } from '../../../src/registry/schemas.js';
+import { contextOf, disclosedIds, errorOf, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
+import { activeContracts, interfaceView, jsonAt, jsonText } from '../../support/ledger-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
 
 const logger = pino({ level: 'silent' });
@@ -35,7 +39,7 @@ let ledgerCalls = 0;
 let counter = 0;
 
 const party = (hint: string) => engine.parties.allocate(`${hint}${++counter}`).party;
-const basic = (owner: string) => ({ owner, provider: null, id: '' });
+const basic = (owner: string): Account => ({ owner, provider: null, id: '' });
 const noMeta = { values: {} };
 const emptyExtraArgs = () => ({ context: { values: {} }, meta: { values: {} } });
 const REQUESTED_AT = '2026-05-01T09:59:00Z';
@@ -57,17 +61,22 @@ const IFACE = {
 
 const inProcessFetch = inProcess(emu.app, () => ledgerCalls++);
 
-async function post(path: string, body: unknown) {
+/** The registry's answer: its status and JSON body. */
+async function post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await registry.app.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: await r.json() };
 }
 
 /** The registry's answer must be a 200; returns its body. */
-async function ok(path: string, body: unknown = {}) {
+async function ok(path: string, body: unknown = {}): Promise<unknown> {
   const r = await post(path, body);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body;
 }
+/** A factory endpoint's 200 answer. */
+const okFactory = async (path: string, body: unknown) => factoryOf(await ok(path, body));
+/** A choice-context endpoint's 200 answer. */
+const okContext = async (path: string, body: unknown = {}) => contextOf(await ok(path, body));
 
 /** Submits one exercise as a wallet would: with the registry's disclosed contracts; returns the root result. */
 const exercise = walletExercise(emu.app, 'tt2-registry');
@@ -86,8 +95,9 @@ async function balance(owner: string): Promise<{ unlocked: number; locked: numbe
   });
   expect(r.status).toBe(200);
   const out = { unlocked: 0, locked: 0 };
-  for (const e of (await r.json()) as any[]) {
-    const view = e.contractEntry.JsActiveContract.createdEvent.interfaceViews[0].viewValue;
+  for (const c of activeContracts(await r.json())) {
+    // the HoldingV2 view (one-step from the view's LF JSON)
+    const view = interfaceView(c) as HoldingView;
     if (view.account.owner !== owner || view.instrumentId.admin !== admin) continue;
     out[view.lock === null ? 'unlocked' : 'locked'] += Number(view.amount);
   }
@@ -125,11 +135,10 @@ const context = (configs: string[] = []) => ({
     'testTokenV2/tokenRules': { tag: 'AV_ContractId', value: rules },
   },
 });
-const disclosedIds = (ctx: any) => ctx.disclosedContracts.map((d: any) => d.contractId);
 
 /** A V2 transfer through the registry's factory; returns the factory answer and the choice result. */
 async function transferThroughRegistry(args: ReturnType<typeof transferV2>) {
-  const f = await ok('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args, excludeDebugFields: true });
+  const f = await okFactory('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args, excludeDebugFields: true });
   const submitted = { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } };
   const actors = args.actors;
   const result = await exercise(actors, IFACE.TransferFactoryV2, f.factoryId, 'TransferFactory_Transfer', submitted, f.choiceContext.disclosedContracts);
@@ -159,12 +168,12 @@ function allocateV2(settlementId: string, authorizer: string, side: 'SenderSide'
 
 /** A V2 allocation through the registry's allocation factory; returns the allocation cid. */
 async function allocateThroughRegistry(args: ReturnType<typeof allocateV2>): Promise<string> {
-  const f = await ok('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: args });
+  const f = await okFactory('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: args });
   expect(f.factoryId).toBe(rules);
   expect(f.choiceContext.choiceContextData).toEqual(context());
   const result = await exercise(args.actors, IFACE.AllocationFactoryV2, f.factoryId, 'AllocationFactory_Allocate', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
-  expect(result.output.tag).toBe('AllocationInstructionResult_Completed');
-  return result.output.value.allocationCid;
+  expect(outputTag(result)).toBe('AllocationInstructionResult_Completed');
+  return outputCid(result, 'allocationCid');
 }
 
 beforeAll(async () => {
@@ -187,7 +196,7 @@ afterAll(async () => registry.stop());
 describe('registry with TestTokenV2 over the emulated ledger', () => {
   it('reports the V1 and V2 APIs the token implements', async () => {
     const r = await registry.app.request('/registry/metadata/v1/instruments/X2');
-    const body = (await r.json()) as any;
+    const body = InstrumentSchema.parse(await r.json());
     expect(body.supportedApis).toEqual({
       'splice-api-token-metadata-v1': 1,
       'splice-api-token-holding-v1': 1,
@@ -210,21 +219,21 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     expect(f.factoryId).toBe(rules);
     expect(f.choiceContext.choiceContextData).toEqual(context());
     expect(disclosedIds(f.choiceContext)).toEqual([rules]);
-    expect(f.choiceContext.disclosedContracts[0].debugPayload).toBeUndefined();
-    expect(result.output.tag).toBe('TransferInstructionResult_Pending');
-    const offer = result.output.value.transferInstructionCid;
+    expect(f.choiceContext.disclosedContracts[0]!.debugPayload).toBeUndefined();
+    expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+    const offer = outputCid(result, 'transferInstructionCid');
     expect(await balance(alice)).toEqual({ unlocked: 70, locked: 30 });
 
     // the offer was created a moment ago: its context must not 404; it discloses the locked token
-    const accept = await ok(`/registry/transfer-instruction/v2/${offer}/choice-contexts/accept`, {});
+    const accept = await okContext(`/registry/transfer-instruction/v2/${offer}/choice-contexts/accept`, {});
     expect(accept.choiceContextData).toEqual(context());
     expect(accept.disclosedContracts).toHaveLength(2);
-    expect(accept.disclosedContracts[0].contractId).toBe(rules);
-    const locked = accept.disclosedContracts[1];
+    expect(accept.disclosedContracts[0]!.contractId).toBe(rules);
+    const locked = accept.disclosedContracts[1]!;
     expect(locked.templateId).toMatch(/:Splice\.Testing\.Tokens\.TestTokenV2\.Holding:Token$/);
-    expect(locked.debugPayload.holding.lock).not.toBeNull();
+    expect(jsonAt(locked.debugPayload, 'holding', 'lock')).not.toBeNull();
     const accepted = await exercise([bob], IFACE.TransferInstructionV2, offer, 'TransferInstruction_Accept', { actors: [bob], extraArgs: { context: accept.choiceContextData, meta: noMeta } }, accept.disclosedContracts);
-    expect(accepted.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(outputTag(accepted)).toBe('TransferInstructionResult_Completed');
     expect(await balance(alice)).toEqual({ unlocked: 70, locked: 0 });
     expect(await balance(bob)).toEqual({ unlocked: 30, locked: 0 });
   });
@@ -238,18 +247,18 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     const second = await transferThroughRegistry(transferV2(basic(alice), basic(bob), '5', [h2], [alice]));
     expect(await balance(alice)).toEqual({ unlocked: 15, locked: 15 });
 
-    const offer1 = first.result.output.value.transferInstructionCid;
-    const reject = await ok(`/registry/transfer-instruction/v2/${offer1}/choice-contexts/reject`, { excludeDebugFields: true });
+    const offer1 = outputCid(first.result, 'transferInstructionCid');
+    const reject = await okContext(`/registry/transfer-instruction/v2/${offer1}/choice-contexts/reject`, { excludeDebugFields: true });
     expect(reject.choiceContextData).toEqual(context());
     expect(disclosedIds(reject)).toHaveLength(2);
     const rejected = await exercise([bob], IFACE.TransferInstructionV2, offer1, 'TransferInstruction_Reject', { actors: [bob], extraArgs: { context: reject.choiceContextData, meta: noMeta } }, reject.disclosedContracts);
-    expect(rejected.output.tag).toBe('TransferInstructionResult_Failed');
+    expect(outputTag(rejected)).toBe('TransferInstructionResult_Failed');
 
-    const offer2 = second.result.output.value.transferInstructionCid;
-    const withdraw = await ok(`/registry/transfer-instruction/v2/${offer2}/choice-contexts/withdraw`, {});
+    const offer2 = outputCid(second.result, 'transferInstructionCid');
+    const withdraw = await okContext(`/registry/transfer-instruction/v2/${offer2}/choice-contexts/withdraw`, {});
     expect(withdraw.choiceContextData).toEqual(context());
     const withdrawn = await exercise([alice], IFACE.TransferInstructionV2, offer2, 'TransferInstruction_Withdraw', { actors: [alice], extraArgs: { context: withdraw.choiceContextData, meta: noMeta } }, withdraw.disclosedContracts);
-    expect(withdrawn.output.tag).toBe('TransferInstructionResult_Failed');
+    expect(outputTag(withdrawn)).toBe('TransferInstructionResult_Failed');
 
     expect(await balance(alice)).toEqual({ unlocked: 30, locked: 0 });
     expect(await balance(bob)).toEqual({ unlocked: 0, locked: 0 });
@@ -257,7 +266,7 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     await indexCaughtUp();
     const gone = await post(`/registry/transfer-instruction/v2/${offer2}/choice-contexts/accept`, {});
     expect(gone.status).toBe(404);
-    expect(gone.body.error).toContain(offer2);
+    expect(errorOf(gone.body)).toContain(offer2);
   });
 
   it('v1 transfer through the V1 interfaces (the V1 adapters of TestTokenV2)', async () => {
@@ -278,18 +287,18 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
       },
       extraArgs: emptyExtraArgs(),
     };
-    const f = await ok('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args });
+    const f = await okFactory('/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args });
     expect(f.transferKind).toBe('offer');
     expect(f.factoryId).toBe(rules);
     expect(f.choiceContext.choiceContextData).toEqual(context());
     const result = await exercise([alice], IFACE.TransferFactoryV1, f.factoryId, 'TransferFactory_Transfer', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
-    expect(result.output.tag).toBe('TransferInstructionResult_Pending');
-    const offer = result.output.value.transferInstructionCid;
-    const accept = await ok(`/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {});
+    expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+    const offer = outputCid(result, 'transferInstructionCid');
+    const accept = await okContext(`/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {});
     expect(accept.choiceContextData).toEqual(context());
     expect(disclosedIds(accept)).toHaveLength(2);
     const accepted = await exercise([bob], IFACE.TransferInstructionV1, offer, 'TransferInstruction_Accept', { extraArgs: { context: accept.choiceContextData, meta: noMeta } }, accept.disclosedContracts);
-    expect(accepted.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(outputTag(accepted)).toBe('TransferInstructionResult_Completed');
     expect(await balance(alice)).toEqual({ unlocked: 37.5, locked: 0 });
     expect(await balance(bob)).toEqual({ unlocked: 12.5, locked: 0 });
   });
@@ -299,10 +308,10 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     const h = mint(alice, '40');
     const { f, result } = await transferThroughRegistry(transferV2(basic(alice), basic(alice), '15', [h], [alice]));
     expect(f.transferKind).toBe('self');
-    expect(result.output.tag).toBe('TransferInstructionResult_Completed');
+    expect(outputTag(result)).toBe('TransferInstructionResult_Completed');
     expect(await balance(alice)).toEqual({ unlocked: 40, locked: 0 });
     // V1: sender == receiver is a self transfer too
-    const v1 = await ok('/registry/transfer-instruction/v1/transfer-factory', {
+    const v1 = await okFactory('/registry/transfer-instruction/v1/transfer-factory', {
       choiceArguments: { expectedAdmin: admin, transfer: { ...transferV2(alice, alice, '1', [], []).transfer }, extraArgs: emptyExtraArgs() },
     });
     expect(v1.transferKind).toBe('self');
@@ -326,14 +335,14 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
       actors: [executor],
       extraArgs: emptyExtraArgs(),
     };
-    const f = await ok('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs });
+    const f = await okFactory('/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs });
     expect(f.factoryId).toBe(rules);
     expect(f.choiceContext.choiceContextData).toEqual(context());
     // TokenRules and alice's locked token (bob's receipt-only allocation locks nothing)
     expect(f.choiceContext.disclosedContracts).toHaveLength(2);
-    expect(f.choiceContext.disclosedContracts[1].debugPayload.holding.account.owner).toBe(alice);
+    expect(jsonAt(f.choiceContext.disclosedContracts[1]!.debugPayload, 'holding', 'account', 'owner')).toBe(alice);
     const result = await exercise([executor], IFACE.SettlementFactoryV2, f.factoryId, 'SettlementFactory_SettleBatch', { ...settleArgs, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
-    expect(result.allocationSettleResults).toHaveLength(2);
+    expect(jsonAt(result, 'allocationSettleResults')).toHaveLength(2);
     expect(await balance(alice)).toEqual({ unlocked: 75, locked: 0 });
     expect(await balance(bob)).toEqual({ unlocked: 25, locked: 0 });
   });
@@ -348,25 +357,25 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     expect(await balance(alice)).toEqual({ unlocked: 10, locked: 10 });
 
     // withdraw by the authorizer, a stakeholder of its locked token: nothing extra to disclose
-    const withdraw = await ok(`/registry/allocations/v2/${a1}/choice-contexts/withdraw`, {});
+    const withdraw = await okContext(`/registry/allocations/v2/${a1}/choice-contexts/withdraw`, {});
     expect(withdraw.choiceContextData).toEqual(context());
     expect(disclosedIds(withdraw)).toEqual([rules]);
     const withdrawn = await exercise([alice], IFACE.AllocationV2, a1, 'Allocation_Withdraw', { actors: [alice], extraArgs: { context: withdraw.choiceContextData, meta: noMeta } }, withdraw.disclosedContracts);
-    expect(withdrawn.output.tag).toBe('AllocationResult_Withdrawn');
+    expect(outputTag(withdrawn)).toBe('AllocationResult_Withdrawn');
 
     // cancel by the executor, who cannot see alice's locked token: it is disclosed
-    const cancel = await ok(`/registry/allocations/v2/${a2}/choice-contexts/cancel`, {});
+    const cancel = await okContext(`/registry/allocations/v2/${a2}/choice-contexts/cancel`, {});
     expect(cancel.choiceContextData).toEqual(context());
     expect(disclosedIds(cancel)).toHaveLength(2);
     const cancelled = await exercise([executor], IFACE.AllocationV2, a2, 'Allocation_Cancel', { actors: [executor], extraArgs: { context: cancel.choiceContextData, meta: noMeta } }, cancel.disclosedContracts);
-    expect(cancelled.output.tag).toBe('AllocationResult_Cancelled');
+    expect(outputTag(cancelled)).toBe('AllocationResult_Cancelled');
 
     expect(await balance(alice)).toEqual({ unlocked: 20, locked: 0 });
     // a V2 allocation has no V1 interface: the v1 endpoints say so
-    const a3 = await allocateThroughRegistry(allocateV2('trade-4', alice, 'SenderSide', bob, '1', [withdrawn.authorizerHoldingCids.X2[0]]));
+    const a3 = await allocateThroughRegistry(allocateV2('trade-4', alice, 'SenderSide', bob, '1', [jsonText(withdrawn, 'authorizerHoldingCids', 'X2', 0)]));
     const v1 = await post(`/registry/allocations/v1/${a3}/choice-contexts/execute-transfer`, {});
     expect(v1.status).toBe(400);
-    expect(v1.body.error).toMatch(/V2 allocation/);
+    expect(errorOf(v1.body)).toMatch(/V2 allocation/);
   });
 
   it('v1 allocation, then execute-transfer with its context', async () => {
@@ -391,19 +400,19 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
       inputHoldingCids: [h],
       extraArgs: emptyExtraArgs(),
     };
-    const f = await ok('/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: args });
+    const f = await okFactory('/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: args });
     expect(f.factoryId).toBe(rules);
     expect(f.choiceContext.choiceContextData).toEqual(context());
     const result = await exercise([alice], IFACE.AllocationFactoryV1, f.factoryId, 'AllocationFactory_Allocate', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
-    expect(result.output.tag).toBe('AllocationInstructionResult_Completed');
-    const allocation = result.output.value.allocationCid;
+    expect(outputTag(result)).toBe('AllocationInstructionResult_Completed');
+    const allocation = outputCid(result, 'allocationCid');
     expect(await balance(alice)).toEqual({ unlocked: 22, locked: 8 });
 
-    const ctx = await ok(`/registry/allocations/v1/${allocation}/choice-contexts/execute-transfer`, {});
+    const ctx = await okContext(`/registry/allocations/v1/${allocation}/choice-contexts/execute-transfer`, {});
     expect(ctx.choiceContextData).toEqual(context());
     expect(disclosedIds(ctx)).toHaveLength(2);
     const executed = await exercise([executor, alice, bob], IFACE.AllocationV1, allocation, 'Allocation_ExecuteTransfer', { extraArgs: { context: ctx.choiceContextData, meta: noMeta } }, ctx.disclosedContracts);
-    expect(executed.receiverHoldingCids).toHaveLength(1);
+    expect(jsonAt(executed, 'receiverHoldingCids')).toHaveLength(1);
     expect(await balance(alice)).toEqual({ unlocked: 22, locked: 0 });
     expect(await balance(bob)).toEqual({ unlocked: 8, locked: 0 });
   });
@@ -429,11 +438,11 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     expect(f.transferKind).toBe('offer');
     expect(f.choiceContext.choiceContextData).toEqual(context([config]));
     expect(disclosedIds(f.choiceContext)).toEqual([rules, config]);
-    expect(result.output.tag).toBe('TransferInstructionResult_Pending');
-    const offer = result.output.value.transferInstructionCid;
+    expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+    const offer = outputCid(result, 'transferInstructionCid');
 
     // bob is no stakeholder of dave's AccountConfig nor of the locked token: both are disclosed
-    const accept = await ok(`/registry/transfer-instruction/v2/${offer}/choice-contexts/accept`, {});
+    const accept = await okContext(`/registry/transfer-instruction/v2/${offer}/choice-contexts/accept`, {});
     expect(accept.choiceContextData).toEqual(context([config]));
     expect(disclosedIds(accept).slice(0, 2)).toEqual([rules, config]);
     expect(disclosedIds(accept)).toHaveLength(3);
@@ -444,9 +453,9 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     // the provider cannot initiate alone: a 400 that names the allowed groups, before any submission
     const bad = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: transferV2(account, basic(bob), '1', [], [provider]) });
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toContain(`[${dave}]`);
+    expect(errorOf(bad.body)).toContain(`[${dave}]`);
     // a V1 wallet names the provider account through the cip-112 meta keys of the upcast
-    const v1 = await ok('/registry/transfer-instruction/v1/transfer-factory', {
+    const v1 = await okFactory('/registry/transfer-instruction/v1/transfer-factory', {
       choiceArguments: {
         expectedAdmin: admin,
         transfer: { ...transferV2(dave, dave, '1', [], []).transfer, meta: { values: { 'cip-112/sender.provider': provider, 'cip-112/receiver.provider': provider } } },
@@ -469,27 +478,27 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     await indexCaughtUp();
     const instruct = async (id: string, input: string) => {
       const args = { ...allocateV2(id, erin, 'SenderSide', bob, '3', [input]), actors: [erin] };
-      args.allocation.authorizer = account as any;
-      const f = await ok('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: args });
+      args.allocation.authorizer = account;
+      const f = await okFactory('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: args });
       expect(f.choiceContext.choiceContextData).toEqual(context([config]));
       expect(disclosedIds(f.choiceContext)).toEqual([rules, config]);
       const r = await exercise([erin], IFACE.AllocationFactoryV2, f.factoryId, 'AllocationFactory_Allocate', { ...args, extraArgs: { context: f.choiceContext.choiceContextData, meta: noMeta } }, f.choiceContext.disclosedContracts);
-      expect(r.output.tag).toBe('AllocationInstructionResult_Pending');
-      return r.output.value.allocationInstructionCid as string;
+      expect(outputTag(r)).toBe('AllocationInstructionResult_Pending');
+      return outputCid(r, 'allocationInstructionCid');
     };
     const i1 = await instruct('trade-5', h1);
     const i2 = await instruct('trade-6', h2);
 
-    const accept = await ok(`/registry/allocation-instruction/v2/${i1}/choice-contexts/accept`, {});
+    const accept = await okContext(`/registry/allocation-instruction/v2/${i1}/choice-contexts/accept`, {});
     expect(accept.choiceContextData).toEqual(context([config]));
     expect(disclosedIds(accept)).toEqual([rules, config]);
     const accepted = await exercise([provider], '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationInstruction', i1, 'AllocationInstruction_Accept', { actors: [provider], extraArgs: { context: accept.choiceContextData, meta: noMeta } }, accept.disclosedContracts);
-    expect(accepted.output.tag).toBe('AllocationInstructionResult_Completed');
+    expect(outputTag(accepted)).toBe('AllocationInstructionResult_Completed');
 
-    const withdraw = await ok(`/registry/allocation-instruction/v2/${i2}/choice-contexts/withdraw`, {});
+    const withdraw = await okContext(`/registry/allocation-instruction/v2/${i2}/choice-contexts/withdraw`, {});
     expect(withdraw.choiceContextData).toEqual(context([config]));
     const withdrawn = await exercise([erin], '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationInstruction', i2, 'AllocationInstruction_Withdraw', { actors: [erin], extraArgs: { context: withdraw.choiceContextData, meta: noMeta } }, withdraw.disclosedContracts);
-    expect(withdrawn.output.tag).toBe('AllocationInstructionResult_Failed');
+    expect(outputTag(withdrawn)).toBe('AllocationInstructionResult_Failed');
     expect(await balance(erin)).toEqual({ unlocked: 17, locked: 3 });
     // an allocation instruction is not an allocation
     const wrong = await post(`/registry/allocations/v2/${i2}/choice-contexts/withdraw`, {});
@@ -499,13 +508,13 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
   it('answers a warm factory request without any ledger call', async () => {
     const alice = party('alice');
     const args = transferV2(basic(alice), basic(alice), '1', [], [alice]);
-    await ok('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
+    await okFactory('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
     // stop following the ledger, so that any call counted below is one the request made
     await registry.stop();
     const before = ledgerCalls;
-    const f = await ok('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
+    const f = await okFactory('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: args });
     expect(f.transferKind).toBe('self');
-    expect(f.choiceContext.disclosedContracts[0].debugPackageName).toBe('splice-test-token-v2');
+    expect(f.choiceContext.disclosedContracts[0]!.debugPackageName).toBe('splice-test-token-v2');
     expect(ledgerCalls - before).toBe(0);
   });
 });

@@ -8,7 +8,8 @@
  * HoldingV1 interface views) are compared; at the end, the sender's update stream.
  */
 import type { Answer, DisclosedJson, Pair, Prng, Side } from './harness.js';
-import { errorOf, rootResult, txOf } from './harness.js';
+import { errorOf, rootResult, txOf, valueAt } from './harness.js';
+import { activeContracts, isRecord } from '../../../support/ledger-wire.js';
 
 export const IFACE = {
   HoldingV1: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
@@ -46,6 +47,12 @@ interface HoldingRow {
   view: { owner: string; amount: string; lock: unknown };
 }
 
+/** The normalized answer of a factory or choice step, as far as the flows read it. */
+interface CallStep {
+  /** The submission's answer (`txOf`); absent when the registry refused the request. */
+  tx?: { status: number };
+}
+
 interface ChoiceContextJson {
   choiceContextData: unknown;
   disclosedContracts: DisclosedJson[];
@@ -70,10 +77,10 @@ class Parties {
 async function holdingsOf(s: Side, party: string): Promise<unknown> {
   const r = await s.acs(party, { InterfaceFilter: { value: { interfaceId: IFACE.HoldingV1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
   if (r.status !== 200) return errorOf(r);
-  return (r.body as any[])
-    .map((x) => x.contractEntry.JsActiveContract.createdEvent)
-    .map((e: any) => ({ contractId: e.contractId, templateId: e.templateId, createArgument: e.createArgument, view: e.interfaceViews?.[0]?.viewValue ?? null }))
-    .filter((h: any) => h.view?.owner === party);
+  return activeContracts(r.body)
+    .map((x) => x.createdEvent)
+    .map((e) => ({ contractId: e.contractId, templateId: e.templateId, createArgument: e.createArgument, view: e.interfaceViews[0]?.viewValue ?? null }))
+    .filter((h) => isRecord(h.view) && h.view.owner === party);
 }
 
 export class TokenFlows {
@@ -90,8 +97,9 @@ export class TokenFlows {
     return hint === '@executor' ? s.party('executor') : this.parties.of(s, hint);
   }
 
-  private holdings(owner: string): Promise<HoldingRow[]> {
-    return this.pair.step(`holdings of ${owner}`, (s) => holdingsOf(s, this.p(s, owner)));
+  private async holdings(owner: string): Promise<HoldingRow[]> {
+    // normalized, the rows keep their shape (ids become placeholders)
+    return (await this.pair.step(`holdings of ${owner}`, (s) => holdingsOf(s, this.p(s, owner)))) as HoldingRow[];
   }
 
   private async unlocked(owner: string): Promise<HoldingRow[]> {
@@ -106,8 +114,8 @@ export class TokenFlows {
     iface: string,
     choice: string,
     arg: (s: Side) => Record<string, unknown>,
-  ): Promise<any> {
-    return this.pair.step(name, async (s) => {
+  ): Promise<CallStep> {
+    const answer = await this.pair.step(name, async (s) => {
       const a = arg(s);
       const f = await s.registry(this.token.registry, path, { choiceArguments: a, excludeDebugFields: true });
       if (f.status !== 200) return { factory: errorOf(f) };
@@ -120,11 +128,13 @@ export class TokenFlows {
       );
       return { factory: { factoryId: fb.factoryId, transferKind: fb.transferKind ?? null, context: fb.choiceContext }, tx: txOf(tx) };
     });
+    // `txOf` answers `{status, ...}`; normalization keeps `status` as it is
+    return answer as CallStep;
   }
 
   /** Context request for a choice on an instruction/allocation, then the choice; one step. */
-  private async contextCall(name: string, actAs: string[], path: string, iface: string, cid: string, choice: string): Promise<any> {
-    return this.pair.step(name, async (s) => {
+  private async contextCall(name: string, actAs: string[], path: string, iface: string, cid: string, choice: string): Promise<void> {
+    await this.pair.step(name, async (s) => {
       const real = s.norm.real(cid);
       const c = await s.registry(this.token.registry, path.replace('{cid}', real), { meta: {}, excludeDebugFields: true });
       const ctx: ChoiceContextJson = c.status === 200 ? (c.body as ChoiceContextJson) : { choiceContextData: { values: {} }, disclosedContracts: [] };
@@ -212,7 +222,14 @@ export class TokenFlows {
       }
       await this.pair.step(`updates of ${alice}`, async (s) => {
         const r = await s.updates(this.p(s, alice), begin.get(s)!);
-        return r.status === 200 ? (r.body as any[]).map((u) => u.update.Transaction?.value?.events ?? u.update) : errorOf(r);
+        if (r.status !== 200) return errorOf(r);
+        if (!Array.isArray(r.body)) throw new Error(`updates: not a list: ${JSON.stringify(r.body)}`);
+        const list: unknown[] = r.body;
+        return list.map((u) => {
+          const update = valueAt(u, 'update');
+          if (!isRecord(update)) throw new Error(`updates: an element without an update: ${JSON.stringify(u)}`);
+          return valueAt(update, 'Transaction', 'value', 'events') ?? update;
+        });
       });
     });
   }
@@ -240,8 +257,8 @@ export class TokenFlows {
       const r = await tf(`offer ${amount} to ${bob}`, bob, inputs, short ? 120_000 : 3_600_000);
       if (r.tx?.status !== 200) return;
       spent.push(...inputs);
-      const instr: string | undefined = rootResult(r.tx)?.output?.value?.transferInstructionCid;
-      if (!instr) return;
+      const instr = valueAt(rootResult(r.tx), 'output', 'value', 'transferInstructionCid');
+      if (typeof instr !== 'string' || !instr) return;
       const how = this.rnd.pick(['accept', 'accept', 'reject', 'withdraw', 'wrong-actor', 'expire', 'pending']);
       const path = (action: string) => `/registry/transfer-instruction/v1/{cid}/choice-contexts/${action}`;
       const act = (name: string, who: string, action: string, choice: string) => this.contextCall(name, [who], path(action), IFACE.TransferInstructionV1, instr, choice);
@@ -267,8 +284,8 @@ export class TokenFlows {
       );
       if (r.tx?.status !== 200) return;
       spent.push(...inputs);
-      const alloc: string | undefined = rootResult(r.tx)?.output?.value?.allocationCid;
-      if (!alloc) return;
+      const alloc = valueAt(rootResult(r.tx), 'output', 'value', 'allocationCid');
+      if (typeof alloc !== 'string' || !alloc) return;
       const path = (action: string) => `/registry/allocations/v1/{cid}/choice-contexts/${action}`;
       const act = (name: string, who: string[], action: string, choice: string) => this.contextCall(name, who, path(action), IFACE.AllocationV1, alloc, choice);
       const how = this.rnd.pick(['execute', 'execute', 'cancel', 'withdraw', 'wrong-actor', 'expire', 'pending']);

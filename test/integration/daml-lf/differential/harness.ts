@@ -23,6 +23,7 @@ import { formatTime } from '../../../../src/canton/lf.js';
 import { startStack, type RunningStack } from '../../../../src/stack.js';
 import type { DemoWorld } from '../../../../src/emulator/seed.js';
 import type { EmulatorConfigInput } from '../../../../src/config/schema.js';
+import { isRecord } from '../../../support/ledger-wire.js';
 
 export type Engine = 'native' | 'daml';
 
@@ -326,7 +327,7 @@ export class Pair {
    * Runs `f` on both sides (native first), normalizes each answer with its side's maps and
    * compares them; returns the normalized answer. A difference ends the flow.
    */
-  async step(name: string, f: (s: Side) => Promise<unknown>): Promise<any> {
+  async step(name: string, f: (s: Side) => Promise<unknown>): Promise<unknown> {
     this.steps++;
     const ra = await f(this.a);
     const rb = await f(this.b);
@@ -399,15 +400,37 @@ export function txOf(a: Answer): unknown {
   return { status: 200, events: (a.body as { transaction: { events: unknown[] } }).transaction.events };
 }
 
+// ---- reading JSON values of unknown shape -----------------------------------------------------------
+
+/** The value at `path` (object keys) in a JSON value; `undefined` where the path does not exist. */
+export function valueAt(v: unknown, ...path: string[]): unknown {
+  let x = v;
+  for (const k of path) {
+    if (!isRecord(x)) return undefined;
+    x = x[k];
+  }
+  return x;
+}
+
+/** The array at `path` in a JSON value; `undefined` when there is none (or something else is there). */
+export function arrayAt(v: unknown, ...path: string[]): unknown[] | undefined {
+  const x = valueAt(v, ...path);
+  return Array.isArray(x) ? x : undefined;
+}
+
 /** The root exercise result of a successful submission (normalized form). */
-export function rootResult(normalizedTx: any): any {
-  const root = normalizedTx.events?.find((e: any) => e.ExercisedEvent?.nodeId === 0);
-  return root?.ExercisedEvent?.exerciseResult;
+export function rootResult(normalizedTx: unknown): unknown {
+  if (normalizedTx === null || normalizedTx === undefined) throw new Error(`no transaction: ${String(normalizedTx)}`);
+  const root = arrayAt(normalizedTx, 'events')?.find((e) => valueAt(e, 'ExercisedEvent', 'nodeId') === 0);
+  return valueAt(root, 'ExercisedEvent', 'exerciseResult');
 }
 
 /** Created contract ids (placeholders) of a normalized transaction, by template entity name. */
-export function createdOf(normalizedTx: any, entity: string): string[] {
-  return (normalizedTx.events ?? [])
-    .filter((e: any) => e.CreatedEvent && String(e.CreatedEvent.templateId).endsWith(`:${entity}`))
-    .map((e: any) => e.CreatedEvent.contractId as string);
+export function createdOf(normalizedTx: unknown, entity: string): string[] {
+  if (normalizedTx === null || normalizedTx === undefined) throw new Error(`no transaction: ${String(normalizedTx)}`);
+  return (arrayAt(normalizedTx, 'events') ?? []).flatMap((e) => {
+    const c = valueAt(e, 'CreatedEvent');
+    if (!isRecord(c) || !String(c.templateId).endsWith(`:${entity}`)) return [];
+    return [String(c.contractId)];
+  });
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT, ASSET, HOLDING, IOU, cmds, create, exercise, testLedger, type TestLedger } from '../../../support/ledger-fixtures.js';
+import { JsGetUpdatesListResponseSchema } from '../../../../src/ledger/schemas/events.js';
+import { activeContracts, archivedEvent, cantonError, createdEvent, exercisedEvent, fieldsOf, transactionOf } from '../../../support/ledger-wire.js';
 
-async function json(r: Response): Promise<any> {
+async function json(r: Response): Promise<unknown> {
   return JSON.parse(await r.text());
 }
 
@@ -23,7 +25,7 @@ async function acs(l: TestLedger, party: string, filter: unknown = null) {
     activeAtOffset: l.engine.ledgerEnd(),
   });
   expect(r.status).toBe(200);
-  return (await json(r)) as any[];
+  return activeContracts(await json(r));
 }
 
 function iouArgs(issuer: string, owner: string, amount = '10', observers: string[] = []) {
@@ -37,16 +39,16 @@ describe('commands', () => {
     const alice = l.party('alice');
     const ok = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice))]);
     expect(ok.status).toBe(200);
-    const ev = ok.body.transaction.events[0].CreatedEvent;
+    const ev = createdEvent(transactionOf(ok.body).events[0]);
     expect(ev.templateId).toBe(`${'a'.repeat(64)}:Iou:Iou`);
-    expect(ev.createArgument.amount).toBe('10.0000000000');
+    expect(fieldsOf(ev.createArgument).amount).toBe('10.0000000000');
     expect(ev.signatories).toEqual([bank, alice].sort());
     expect(ev.contractId).toMatch(/^00[0-9a-f]{64}ca101220[0-9a-f]{64}$/);
 
     const end = l.engine.ledgerEnd();
     const denied = await submitTx(l, [alice], [create(IOU, iouArgs(bank, alice))]);
     expect(denied.status).toBe(400);
-    expect(denied.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(cantonError(denied.body).code).toBe('DAML_AUTHORIZATION_ERROR');
     expect(l.engine.ledgerEnd()).toBe(end);
   });
 
@@ -56,35 +58,35 @@ describe('commands', () => {
     const alice = l.party('alice');
     const bob = l.party('bob');
     const created = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice))]);
-    const cid = created.body.transaction.events[0].CreatedEvent.contractId;
+    const cid = createdEvent(transactionOf(created.body).events[0]).contractId;
     // bob is not a stakeholder yet: invisible to him
     const invisible = await submitTx(l, [bob], [exercise(IOU, cid, 'Transfer', { newOwner: bob })]);
     expect(invisible.status).toBe(404);
-    expect(invisible.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(cantonError(invisible.body).code).toBe('CONTRACT_NOT_FOUND');
     // alice controls Transfer, but the new Iou needs bob as a signatory: inside the body only the
     // controllers and the contract's signatories authorize (bank, alice) — even when bob submits
     // too, since submitter authority does not flow into a choice body. Daml's rule.
     const needsBob = await submitTx(l, [alice, bob], [exercise(IOU, cid, 'Transfer', { newOwner: bob })]);
     expect(needsBob.status).toBe(400);
-    expect(needsBob.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(cantonError(needsBob.body).code).toBe('DAML_AUTHORIZATION_ERROR');
     // Split creates two Ious with the same signatories: authorized by the contract's signatories.
     const split = await submitTx(l, [alice], [exercise(IOU, cid, 'Split', { amount: '4' })]);
     expect(split.status).toBe(200);
-    const events = split.body.transaction.events;
-    expect(events[0].ExercisedEvent).toMatchObject({ nodeId: 0, choice: 'Split', consuming: true, lastDescendantNodeId: 2 });
-    expect(events[1].CreatedEvent.nodeId).toBe(1);
-    expect(events[0].ExercisedEvent.exerciseResult).toEqual({ _1: events[1].CreatedEvent.contractId, _2: events[2].CreatedEvent.contractId });
+    const events = transactionOf(split.body).events;
+    expect(exercisedEvent(events[0])).toMatchObject({ nodeId: 0, choice: 'Split', consuming: true, lastDescendantNodeId: 2 });
+    expect(createdEvent(events[1]).nodeId).toBe(1);
+    expect(exercisedEvent(events[0]).exerciseResult).toEqual({ _1: createdEvent(events[1]).contractId, _2: createdEvent(events[2]).contractId });
     expect(await acs(l, alice)).toHaveLength(2);
     expect(await acs(l, bob)).toHaveLength(0);
     // double spend: the archived contract cannot be used again
     const again = await submitTx(l, [alice], [exercise(IOU, cid, 'Split', { amount: '1' })]);
-    expect(again.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(cantonError(again.body).code).toBe('CONTRACT_NOT_FOUND');
     // within one command, using a contract twice fails and leaves nothing
     const [first] = await acs(l, alice);
-    const cid2 = first.contractEntry.JsActiveContract.createdEvent.contractId;
+    const cid2 = first!.createdEvent.contractId;
     const end = l.engine.ledgerEnd();
     const twice = await submitTx(l, [alice], [exercise(IOU, cid2, 'Split', { amount: '1' }), exercise(IOU, cid2, 'Split', { amount: '1' })]);
-    expect(twice.body.code).toBe('CONTRACT_NOT_ACTIVE');
+    expect(cantonError(twice.body).code).toBe('CONTRACT_NOT_ACTIVE');
     expect(l.engine.ledgerEnd()).toBe(end);
   });
 
@@ -95,7 +97,7 @@ describe('commands', () => {
     const before = l.engine.ledgerEnd();
     const r = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice)), create(IOU, iouArgs(bank, alice, '0'))]);
     expect(r.status).toBe(400);
-    expect(r.body.code).toBe('DAML_FAILURE');
+    expect(cantonError(r.body).code).toBe('DAML_FAILURE');
     expect(l.engine.ledgerEnd()).toBe(before);
     expect(await acs(l, alice)).toHaveLength(0);
   });
@@ -110,7 +112,7 @@ describe('commands', () => {
     expect(r).toEqual({ updateId: expect.stringMatching(/^1220[0-9a-f]{64}$/), completionOffset: 1 });
     const dup = await l.post('/v2/commands/submit-and-wait', body);
     expect(dup.status).toBe(409);
-    expect((await json(dup)).code).toBe('DUPLICATE_COMMAND');
+    expect(cantonError(await json(dup)).code).toBe('DUPLICATE_COMMAND');
     expect(l.engine.ledgerEnd()).toBe(1);
   });
 
@@ -135,7 +137,7 @@ describe('commands', () => {
     const alice = l.party('alice');
     const r = await l.post('/v2/commands/submit-and-wait', cmds([alice], [create('#no-such-pkg:M:T', { owner: alice })]));
     expect(r.status).toBe(400);
-    expect((await json(r)).code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect(cantonError(await json(r)).code).toBe('COMMAND_PREPROCESSING_FAILED');
   });
 
   it('dispatches interface choices and renders interface views', async () => {
@@ -143,17 +145,17 @@ describe('commands', () => {
     const bank = l.party('bank');
     const alice = l.party('alice');
     const created = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice, '5'))]);
-    const cid = created.body.transaction.events[0].CreatedEvent.contractId;
+    const cid = createdEvent(transactionOf(created.body).events[0]).contractId;
     const view = await acs(l, alice, { InterfaceFilter: { value: { interfaceId: HOLDING, includeInterfaceView: true, includeCreatedEventBlob: true } } });
     expect(view).toHaveLength(1);
-    const ev = view[0].contractEntry.JsActiveContract.createdEvent;
+    const ev = view[0]!.createdEvent;
     expect(ev.interfaceViews[0]).toMatchObject({ interfaceId: `${'b'.repeat(64)}:Holding:Holding`, viewValue: { owner: alice, amount: '5.0000000000' } });
     expect(ev.createdEventBlob).not.toBe('');
     const burn = await submitTx(l, [alice], [exercise(HOLDING, cid, 'Holding_Burn')]);
-    expect(burn.body.code).toBe('DAML_AUTHORIZATION_ERROR'); // needs the issuer too
+    expect(cantonError(burn.body).code).toBe('DAML_AUTHORIZATION_ERROR'); // needs the issuer too
     const ok = await submitTx(l, [alice, bank], [exercise(HOLDING, cid, 'Holding_Burn')]);
     expect(ok.status).toBe(200);
-    expect(ok.body.transaction.events[0].ExercisedEvent.interfaceId).toBe(`${'b'.repeat(64)}:Holding:Holding`);
+    expect(exercisedEvent(transactionOf(ok.body).events[0]).interfaceId).toBe(`${'b'.repeat(64)}:Holding:Holding`);
   });
 
   it('lets a command use a contract it cannot see only when disclosed, and checks the blob', async () => {
@@ -162,26 +164,26 @@ describe('commands', () => {
     const alice = l.party('alice');
     const bob = l.party('bob');
     const created = await submitTx(l, [bank, alice], [create(IOU, iouArgs(bank, alice, '5'))]);
-    const cid = created.body.transaction.events[0].CreatedEvent.contractId;
+    const cid = createdEvent(transactionOf(created.body).events[0]).contractId;
     const [entry] = await acs(l, alice, { TemplateFilter: { value: { templateId: IOU, includeCreatedEventBlob: true } } });
-    const blob = entry.contractEntry.JsActiveContract.createdEvent.createdEventBlob;
+    const blob = entry!.createdEvent.createdEventBlob;
     // bob exercising a nonconsuming choice needs the controller (alice); check visibility only:
     const hidden = await submitTx(l, [bob, alice], [exercise(IOU, cid, 'Observe', { reader: bob })], { readAs: [] });
     expect(hidden.status).toBe(200); // alice is a stakeholder and submitter
     const onlyBob = await l.post('/v2/commands/submit-and-wait', cmds([bob], [exercise(IOU, cid, 'Observe', { reader: bob })]));
-    expect((await json(onlyBob)).code).toBe('CONTRACT_NOT_FOUND');
+    expect(cantonError(await json(onlyBob)).code).toBe('CONTRACT_NOT_FOUND');
     const disclosedButUnauthorized = await l.post(
       '/v2/commands/submit-and-wait',
       cmds([bob], [exercise(IOU, cid, 'Observe', { reader: bob })], { disclosedContracts: [{ contractId: cid, createdEventBlob: blob, templateId: IOU }] }),
     );
-    expect((await json(disclosedButUnauthorized)).code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(cantonError(await json(disclosedButUnauthorized)).code).toBe('DAML_AUTHORIZATION_ERROR');
     const tampered = Buffer.from(Buffer.from(blob, 'base64').toString().replace('5.0000000000', '9.0000000000')).toString('base64');
     const bad = await l.post(
       '/v2/commands/submit-and-wait',
       cmds([bob], [exercise(IOU, cid, 'Observe', { reader: bob })], { disclosedContracts: [{ contractId: cid, createdEventBlob: tampered }] }),
     );
     expect(bad.status).toBe(400);
-    expect((await json(bad)).code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(await json(bad)).code).toBe('INVALID_ARGUMENT');
   });
 
   it('streams updates in both shapes and finds transactions by id', async () => {
@@ -189,7 +191,8 @@ describe('commands', () => {
     const alice = l.party('alice');
     const bob = l.party('bob');
     const c1 = await submitTx(l, [alice], [create(ASSET, { owner: alice, observers: [bob] })]);
-    const cid = c1.body.transaction.events[0].CreatedEvent.contractId;
+    const c1Tx = transactionOf(c1.body);
+    const cid = createdEvent(c1Tx.events[0]).contractId;
     await submitTx(l, [alice], [exercise(ASSET, cid, 'Archive')]);
     const r = await l.post('/v2/updates?stream_idle_timeout_ms=10', {
       beginExclusive: 0,
@@ -197,16 +200,22 @@ describe('commands', () => {
         includeTransactions: { eventFormat: { filtersByParty: { [bob]: { cumulative: [] } } }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' },
       },
     });
-    const updates = await json(r);
+    const raw = await json(r);
+    const updates = JsGetUpdatesListResponseSchema.parse(raw).map((u) => {
+      if (!('Transaction' in u.update)) throw new Error(`not a transaction: ${JSON.stringify(u)}`);
+      return u.update.Transaction.value;
+    });
     expect(updates).toHaveLength(2);
-    expect(updates[0].update.Transaction.value.commandId).toBe(''); // bob did not submit
-    expect(updates[1].update.Transaction.value.events[0].ArchivedEvent.contractId).toBe(cid);
-    const byId = await l.post('/v2/updates/transaction-by-id', { updateId: c1.body.transaction.updateId, requestingParties: [bob] });
+    // bob did not submit: read as sent (the schema would also read a null commandId as '')
+    const sent = raw as Array<{ update: { Transaction: { value: { commandId: unknown } } } }>;
+    expect(sent[0]!.update.Transaction.value.commandId).toBe('');
+    expect(archivedEvent(updates[1]!.events[0]).contractId).toBe(cid);
+    const byId = await l.post('/v2/updates/transaction-by-id', { updateId: c1Tx.updateId, requestingParties: [bob] });
     expect(byId.status).toBe(200);
     const stranger = l.party('carol');
-    const hidden = await l.post('/v2/updates/transaction-by-id', { updateId: c1.body.transaction.updateId, requestingParties: [stranger] });
+    const hidden = await l.post('/v2/updates/transaction-by-id', { updateId: c1Tx.updateId, requestingParties: [stranger] });
     expect(hidden.status).toBe(404);
-    expect((await json(hidden)).code).toBe('UPDATE_NOT_FOUND');
+    expect(cantonError(await json(hidden)).code).toBe('UPDATE_NOT_FOUND');
     const end = await json(await l.get('/v2/state/ledger-end'));
     expect(end).toEqual({ offset: 2 });
   });
@@ -218,7 +227,7 @@ describe('commands', () => {
     const body = { eventFormat: { filtersByParty: { [alice]: { cumulative: [] } } }, activeAtOffset: 4 };
     const r = await l.post('/v2/state/active-contracts', body);
     expect(r.status).toBe(413);
-    expect((await json(r)).code).toBe('JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED');
+    expect(cantonError(await json(r)).code).toBe('JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED');
     const limited = await l.post('/v2/state/active-contracts?limit=2', body);
     expect(await json(limited)).toHaveLength(2);
     // the ACS at an earlier offset still has what was active then
@@ -234,18 +243,18 @@ describe('commands', () => {
     expect((await submitTx(l, [alice], [create(ACCOUNT, acc)])).status).toBe(200);
     const dup = await submitTx(l, [alice], [create(ACCOUNT, acc)]);
     expect(dup.status).toBe(409);
-    expect(dup.body.code).toBe('DUPLICATE_CONTRACT_KEY');
+    expect(cantonError(dup.body).code).toBe('DUPLICATE_CONTRACT_KEY');
     const byKey = (actAs: string, key: unknown) =>
       submitTx(l, [actAs], [{ ExerciseByKeyCommand: { templateId: ACCOUNT, contractKey: key, choice: 'Deposit', choiceArgument: { amount: '2' } } }]);
     const ok = await byKey(alice, { _1: alice, _2: 'main' });
     expect(ok.status).toBe(200);
-    const created = ok.body.transaction.events.find((e: any) => e.CreatedEvent)?.CreatedEvent;
-    expect(created.createArgument.balance).toBe('3');
+    const created = createdEvent(transactionOf(ok.body).events.find((e) => 'CreatedEvent' in e));
+    expect(fieldsOf(created.createArgument).balance).toBe('3');
     expect(created.contractKey).toEqual({ _1: alice, _2: 'main' });
     // the key still resolves after the consuming choice re-created the contract
     expect((await byKey(alice, { _1: alice, _2: 'main' })).status).toBe(200);
     // bob cannot see alice's key: not found (no information leak)
-    expect((await byKey(bob, { _1: alice, _2: 'main' })).body.code).toBe('CONTRACT_KEY_NOT_FOUND');
-    expect((await byKey(alice, { _1: alice, _2: 'other' })).body.code).toBe('CONTRACT_KEY_NOT_FOUND');
+    expect(cantonError((await byKey(bob, { _1: alice, _2: 'main' })).body).code).toBe('CONTRACT_KEY_NOT_FOUND');
+    expect(cantonError((await byKey(alice, { _1: alice, _2: 'other' })).body).code).toBe('CONTRACT_KEY_NOT_FOUND');
   });
 });

@@ -3,6 +3,7 @@ import { createLedgerApiApp, ledgerApiRoutes } from '../../../../src/emulator/le
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import type { QualifiedId } from '../../../../src/emulator/ledger/types.js';
 import { buildDar } from '../../../support/dar-builder.js';
+import { activeContracts, cantonError, createdEvent, fieldsOf, transactionOf } from '../../../support/ledger-wire.js';
 
 /**
  * A declared template whose package was uploaded as a DAR: its create argument is type-checked
@@ -72,7 +73,7 @@ async function submit(app: App, actAs: string, commands: unknown[]) {
       },
     }),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: await res.json() };
 }
 
 const createDeal = (args: unknown, templateId = DEAL_REF) => ({ CreateCommand: { templateId, createArguments: args } });
@@ -121,10 +122,10 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
     expect((await upload()).status).toBe(200);
     const res = await submit(app, alice, [createDeal(looseArgs(alice, bob))]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const ev = res.body.transaction.events[0].CreatedEvent;
+    const ev = createdEvent(transactionOf(res.body).events[0]);
     expect(ev.createArgument).toEqual(canonical(alice, bob));
-    expect(Object.keys(ev.createArgument)).toEqual(Object.keys(canonical(alice, bob)));
-    expect(Object.keys(ev.createArgument.attrs)).toEqual(['a', 'z']);
+    expect(Object.keys(fieldsOf(ev.createArgument))).toEqual(Object.keys(canonical(alice, bob)));
+    expect(Object.keys(fieldsOf(fieldsOf(ev.createArgument).attrs))).toEqual(['a', 'z']);
     expect(ev.signatories).toEqual([alice]);
     expect(ev.observers).toEqual([bob]);
 
@@ -133,8 +134,8 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
       method: 'POST',
       body: JSON.stringify({ eventFormat: { filtersByParty: { [bob]: { cumulative: [] } }, verbose: true }, activeAtOffset: 1 }),
     });
-    const entries = (await acs.json()) as any[];
-    expect(entries[0].contractEntry.JsActiveContract.createdEvent.createArgument).toEqual(canonical(alice, bob));
+    const entries = activeContracts(await acs.json());
+    expect(entries[0]!.createdEvent.createArgument).toEqual(canonical(alice, bob));
 
     // Archive (the implicit choice) still works on a typed contract
     const archived = await submit(app, alice, [{ ExerciseCommand: { templateId: DEAL_REF, contractId: ev.contractId, choice: 'Archive', choiceArgument: {} } }]);
@@ -147,7 +148,7 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
     const args = { ...looseArgs(alice, bob), memo: 'hi', deep: [[5]], shape: { tag: 'Empty', value: {} } };
     const res = await submit(app, alice, [createDeal(args)]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const arg = res.body.transaction.events[0].CreatedEvent.createArgument;
+    const arg = fieldsOf(createdEvent(transactionOf(res.body).events[0]).createArgument);
     expect([arg.memo, arg.deep, arg.shape]).toEqual(['hi', [['5']], { tag: 'Empty', value: {} }]);
   });
 
@@ -157,8 +158,7 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
     const { amount: _omitted, ...args } = looseArgs(alice, bob);
     const res = await submit(app, alice, [createDeal(args)]);
     expect(res.status).toBe(400);
-    expect(res.body.code).toBe('COMMAND_PREPROCESSING_FAILED');
-    expect(res.body.cause).toBe('Missing non-optional field: amount');
+    expect(cantonError(res.body)).toMatchObject({ code: 'COMMAND_PREPROCESSING_FAILED', cause: 'Missing non-optional field: amount' });
     expect(engine.ledgerEnd()).toBe(0);
     expect(engine.contracts.activeAt(0, 0)).toEqual([]);
   });
@@ -168,8 +168,7 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
     await upload();
     const res = await submit(app, alice, [createDeal({ ...looseArgs(alice, bob), colour: 'Red', extra: 1, ignored: null })]);
     expect(res.status).toBe(400);
-    expect(res.body.code).toBe('INVALID_ARGUMENT');
-    expect(res.body.cause).toBe('The submitted request has invalid arguments: Unexpected fields: colour, extra');
+    expect(cantonError(res.body)).toMatchObject({ code: 'INVALID_ARGUMENT', cause: 'The submitted request has invalid arguments: Unexpected fields: colour, extra' });
     expect(engine.ledgerEnd()).toBe(0);
   });
 
@@ -187,8 +186,9 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
     for (const [patch, code, cause] of cases) {
       const res = await submit(app, alice, [createDeal({ ...looseArgs(alice, bob), ...patch })]);
       expect(res.status, JSON.stringify(patch)).toBe(400);
-      expect(res.body.code).toBe(code);
-      expect(res.body.cause).toContain(cause);
+      const error = cantonError(res.body);
+      expect(error.code).toBe(code);
+      expect(error.cause).toContain(cause);
     }
     expect(engine.ledgerEnd()).toBe(0);
   });
@@ -198,12 +198,12 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
     const loose = { owner: alice, amount: '10.0', observers: [bob], whatever: true };
     const before = await submit(app, alice, [createDeal(loose)]);
     expect(before.status, JSON.stringify(before.body)).toBe(200);
-    expect(before.body.transaction.events[0].CreatedEvent.createArgument).toEqual(loose);
+    expect(createdEvent(transactionOf(before.body).events[0]).createArgument).toEqual(loose);
 
     await upload();
     const after = await submit(app, alice, [createDeal(loose)]);
     expect(after.status).toBe(400);
-    expect(after.body.code).toBe('COMMAND_PREPROCESSING_FAILED'); // many fields are missing now
+    expect(cantonError(after.body).code).toBe('COMMAND_PREPROCESSING_FAILED'); // many fields are missing now
   });
 
   it('finds the package by name when the declared package id is not an uploaded one', async () => {
@@ -212,6 +212,6 @@ describe('declared template with its DAR uploaded: typed create arguments', () =
     await upload();
     const res = await submit(app, alice, [createDeal(looseArgs(alice, bob), `${'e'.repeat(64)}:Main:Deal`)]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.transaction.events[0].CreatedEvent.createArgument).toEqual(canonical(alice, bob));
+    expect(createdEvent(transactionOf(res.body).events[0]).createArgument).toEqual(canonical(alice, bob));
   });
 });

@@ -15,6 +15,9 @@ import { LedgerApiError } from '../../../../src/canton/errors.js';
 import { cantonHash, combinedTopologyHash, fingerprintOf } from '../../../../src/emulator/ledger/topology/canton-hash.js';
 import { allocateExternalParty } from '../../../../src/emulator/ledger/topology/allocate-external.js';
 import { encodeTopologyTransaction, topologyTransactionHash, type TopologyTransaction } from '../../../../src/emulator/ledger/topology/transactions.js';
+import { AllocateExternalPartyResponseSchema, GenerateExternalPartyTopologyResponseSchema } from '../../../../src/ledger/schemas/external-parties.js';
+import { GetPartiesResponseSchema } from '../../../../src/ledger/schemas/parties.js';
+import { cantonError, fieldsOf } from '../../../support/ledger-wire.js';
 
 function setup(seed = 'test') {
   const engine = new LedgerEngine({ seed });
@@ -47,7 +50,7 @@ function topologyRequest(env: Env, publicKey: string, extra: Record<string, unkn
 async function generate(env: Env, publicKey: string, extra: Record<string, unknown> = {}) {
   const r = await env.call('POST', '/v2/parties/external/generate-topology', topologyRequest(env, publicKey, extra));
   expect(r.status, r.text).toBe(200);
-  return r.json as { partyId: string; publicKeyFingerprint: string; topologyTransactions: string[]; multiHash: string };
+  return GenerateExternalPartyTopologyResponseSchema.parse(r.json);
 }
 
 function multiSig(signature: string, signedBy: string) {
@@ -117,8 +120,8 @@ describe('POST /v2/parties/external/generate-topology', () => {
     for (const [extra, message] of cases) {
       const r = await env.call('POST', '/v2/parties/external/generate-topology', topologyRequest(env, pub, extra));
       expect(r.status, JSON.stringify(extra)).toBe(400);
-      expect(r.json?.code, JSON.stringify(extra)).toBe('INVALID_ARGUMENT');
-      expect(r.json?.cause, JSON.stringify(extra)).toMatch(message);
+      expect(r.json, JSON.stringify(extra)).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(cantonError(r.json).cause, JSON.stringify(extra)).toMatch(message);
     }
     const badEnum = await env.call('POST', '/v2/parties/external/generate-topology', topologyRequest(env, pub, { publicKey: { format: 'PEM', keyData: pub, keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519' } }));
     expect(badEnum.status).toBe(400);
@@ -138,14 +141,14 @@ describe('POST /v2/parties/external/allocate', () => {
     expect(r.json).toEqual({ partyId: g.partyId });
 
     const listed = await env.call('GET', '/v2/parties');
-    expect(listed.json.partyDetails).toContainEqual({
+    expect(fieldsOf(listed.json).partyDetails).toContainEqual({
       party: g.partyId,
       isLocal: true,
       localMetadata: { resourceVersion: '0', annotations: {} },
       identityProviderId: '',
     });
     const one = await env.call('GET', `/v2/parties/${encodeURIComponent(g.partyId)}`);
-    expect(one.json.partyDetails.map((p: { party: string }) => p.party)).toEqual([g.partyId]);
+    expect(GetPartiesResponseSchema.parse(one.json).partyDetails.map((p) => p.party)).toEqual([g.partyId]);
 
     const rec = env.engine.externalParties.get(g.partyId);
     expect(rec?.threshold).toBe(1);
@@ -222,7 +225,7 @@ describe('POST /v2/parties/external/allocate', () => {
     const multiHash = combinedTopologyHash(bytes.map(topologyTransactionHash)).toString('base64');
     const r = await env.call('POST', '/v2/parties/external/allocate', allocateBody(env, bytes.map((b) => b.toString('base64')), [multiSig(signTransactionHash(multiHash, keys.privateKey), ns)]));
     expect(r.status, r.text).toBe(200);
-    expect(r.json.partyId).toBe(party);
+    expect(AllocateExternalPartyResponseSchema.parse(r.json).partyId).toBe(party);
     expect(env.engine.externalParties.get(party)?.keys.map((k) => k.fingerprint)).toEqual([ns]);
   });
 
@@ -231,8 +234,8 @@ describe('POST /v2/parties/external/allocate', () => {
       const before = env.snapshot();
       const r = await env.call('POST', '/v2/parties/external/allocate', body, token);
       expect(r.status, r.text).toBe(status);
-      expect(r.json?.code, r.text).toBe(code);
-      if (cause) expect(r.json.cause).toMatch(cause);
+      expect(r.json, r.text).toMatchObject({ code });
+      if (cause) expect(cantonError(r.json).cause).toMatch(cause);
       expect(env.snapshot()).toBe(before);
     }
 

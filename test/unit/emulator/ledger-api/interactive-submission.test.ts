@@ -9,28 +9,30 @@ import type { UserClaims } from '../../../../src/emulator/ledger/claims.js';
 import { testLedger, IOU, create, exercise, cmds, acsRequest, type TestLedger } from '../../../support/ledger-fixtures.js';
 import { executeBody, prepareBody, registerExternal, newKey, type ExternalKey } from '../../../support/interactive.js';
 import { buildDar } from '../../../support/dar-builder.js';
+import { GenerateExternalPartyTopologyResponseSchema, AllocateExternalPartyResponseSchema } from '../../../../src/ledger/schemas/external-parties.js';
+import { ExecuteSubmissionAndWaitResponseSchema, JsPrepareSubmissionResponseSchema, type JsPrepareSubmissionResponse } from '../../../../src/ledger/schemas/interactive-submission.js';
+import { activeContracts, archivedEvent, cantonError, createdEvent, fieldsOf, transactionOf } from '../../../support/ledger-wire.js';
 
-interface Prepared {
-  preparedTransaction: string;
-  preparedTransactionHash: string;
-}
-
-async function call(l: TestLedger, path: string, body: unknown, headers: Record<string, string> = {}) {
+/** One request: the status and the body, parsed when it is JSON, else the text (tapir's plain 400s). */
+async function call(l: TestLedger, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   const r = await l.post(path, body, headers);
   const text = await r.text();
   return { status: r.status, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
 }
 
-async function prepare(l: TestLedger, body: unknown): Promise<Prepared> {
+async function prepare(l: TestLedger, body: unknown): Promise<JsPrepareSubmissionResponse> {
   const r = await call(l, '/v2/interactive-submission/prepare', body);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body;
+  return JsPrepareSubmissionResponseSchema.parse(r.body);
 }
 
 async function acsIds(l: TestLedger, party: string): Promise<string[]> {
   const r = await call(l, '/v2/state/active-contracts', acsRequest(party, null, { activeAtOffset: l.engine.ledgerEnd() }));
-  return (r.body as any[]).map((e) => e.contractEntry.JsActiveContract.createdEvent.contractId as string);
+  return activeContracts(r.body).map((c) => c.createdEvent.contractId);
 }
+
+/** The answer of executeAndWait. */
+const executed = (body: unknown) => ExecuteSubmissionAndWaitResponseSchema.parse(body);
 
 function setup(opts: Parameters<typeof testLedger>[0] = {}) {
   const l = testLedger(opts);
@@ -43,13 +45,14 @@ function setup(opts: Parameters<typeof testLedger>[0] = {}) {
 }
 
 /** Expects a rejection that changes nothing: same ledger end, same ACS for `party`. */
-async function expectRejected(l: TestLedger, party: string, p: () => Promise<{ status: number; body: any }>, status: number, code: string, cause?: string) {
+async function expectRejected(l: TestLedger, party: string, p: () => Promise<{ status: number; body: unknown }>, status: number, code: string, cause?: string) {
   const end = l.engine.ledgerEnd();
   const acs = await acsIds(l, party);
   const r = await p();
   expect(r.status, JSON.stringify(r.body)).toBe(status);
-  expect(r.body.code).toBe(code);
-  if (cause) expect(r.body.cause).toContain(cause);
+  const error = cantonError(r.body);
+  expect(error.code).toBe(code);
+  if (cause) expect(error.cause).toContain(cause);
   expect(l.engine.ledgerEnd()).toBe(end);
   expect(await acsIds(l, party)).toEqual(acs);
   return r;
@@ -65,18 +68,18 @@ describe('execute', () => {
     expect(r.body).toEqual({ updateId: expect.stringMatching(/^1220[0-9a-f]{64}$/), completionOffset: 1 });
 
     const byId = await call(l, '/v2/updates/transaction-by-id', {
-      updateId: r.body.updateId,
+      updateId: executed(r.body).updateId,
       transactionFormat: { eventFormat: { filtersByParty: { [bob]: { cumulative: [] } }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' },
     });
     expect(byId.status, JSON.stringify(byId.body)).toBe(200);
-    const tx = byId.body.transaction;
+    const tx = transactionOf(byId.body);
     expect(tx.externalTransactionHash).toBe(prepared.preparedTransactionHash);
-    expect(tx.events[0].CreatedEvent).toMatchObject({ signatories: [alice], observers: [bob], createArgument: { issuer: alice, owner: alice, amount: '10.0000000000' } });
-    expect(await acsIds(l, bob)).toEqual([tx.events[0].CreatedEvent.contractId]);
+    expect(createdEvent(tx.events[0])).toMatchObject({ signatories: [alice], observers: [bob], createArgument: { issuer: alice, owner: alice, amount: '10.0000000000' } });
+    expect(await acsIds(l, bob)).toEqual([createdEvent(tx.events[0]).contractId]);
 
     const completions = await call(l, '/v2/commands/completions', { userId: 'tester', parties: [alice], beginExclusive: 0 });
-    const c = completions.body[0].completionResponse.Completion.value;
-    expect(c).toMatchObject({ updateId: r.body.updateId, offset: 1, actAs: [alice], userId: 'tester', status: { code: 0 } });
+    const c = (completions.body as Array<{ completionResponse: { Completion: { value: unknown } } }>)[0]!.completionResponse.Completion.value;
+    expect(c).toMatchObject({ updateId: executed(r.body).updateId, offset: 1, actAs: [alice], userId: 'tester', status: { code: 0 } });
   });
 
   it('execute answers {} and commits; executeAndWaitForTransaction answers the transaction', async () => {
@@ -89,8 +92,8 @@ describe('execute', () => {
     const p2 = await prepare(l, prepareBody([alice], [iouCmd('2')]));
     const r2 = await call(l, '/v2/interactive-submission/executeAndWaitForTransaction', executeBody(p2, [aliceKey]));
     expect(r2.status, JSON.stringify(r2.body)).toBe(200);
-    expect(r2.body.transaction).toMatchObject({ offset: 2, externalTransactionHash: p2.preparedTransactionHash });
-    expect(r2.body.transaction.events[0].CreatedEvent.createArgument.amount).toBe('2.0000000000');
+    expect(transactionOf(r2.body)).toMatchObject({ offset: 2, externalTransactionHash: p2.preparedTransactionHash });
+    expect(fieldsOf(createdEvent(transactionOf(r2.body).events[0]).createArgument).amount).toBe('2.0000000000');
   });
 
   it('bytes that differ from the prepared ones but decode to the same transaction are re-hashed and accepted', async () => {
@@ -100,19 +103,19 @@ describe('execute', () => {
     const reserialized = Buffer.concat([Buffer.from(p.preparedTransaction, 'base64'), Buffer.from([0x98, 0x06, 0x01])]).toString('base64');
     const r = await call(l, '/v2/interactive-submission/executeAndWait', { ...executeBody(p, [aliceKey]), preparedTransaction: reserialized });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(l.engine.updates.atOffset(r.body.completionOffset)!.externalTransactionHash).toBe(p.preparedTransactionHash);
+    expect(l.engine.updates.atOffset(executed(r.body).completionOffset)!.externalTransactionHash).toBe(p.preparedTransactionHash);
   });
 
   it('an exercise through prepare/execute archives and creates as submit-and-wait does', async () => {
     const { l, alice, aliceKey, iouCmd } = setup();
     const made = await call(l, '/v2/commands/submit-and-wait-for-transaction', { commands: cmds([alice], [iouCmd('10')]) });
-    const cid = made.body.transaction.events[0].CreatedEvent.contractId as string;
+    const cid = createdEvent(transactionOf(made.body).events[0]).contractId;
     const p = await prepare(l, prepareBody([alice], [exercise(IOU, cid, 'Split', { amount: '4' })]));
     const r = await call(l, '/v2/interactive-submission/executeAndWaitForTransaction', executeBody(p, [aliceKey]));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events = r.body.transaction.events;
-    expect(events[0].ArchivedEvent.contractId).toBe(cid);
-    expect(events.slice(1).map((e: any) => e.CreatedEvent.createArgument.amount)).toEqual(['4.0000000000', '6.0000000000']);
+    const events = transactionOf(r.body).events;
+    expect(archivedEvent(events[0]).contractId).toBe(cid);
+    expect(events.slice(1).map((e) => fieldsOf(createdEvent(e).createArgument).amount)).toEqual(['4.0000000000', '6.0000000000']);
     expect((await acsIds(l, alice)).length).toBe(2);
   });
 
@@ -171,7 +174,7 @@ describe('execute', () => {
       l.clock.advance(90_000);
       const r = await call(l, '/v2/interactive-submission/executeAndWait', executeBody(p, [aliceKey]));
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const tx = l.engine.updates.atOffset(r.body.completionOffset)!;
+      const tx = l.engine.updates.atOffset(executed(r.body).completionOffset)!;
       expect(tx.effectiveAtMicros).toBe(BigInt(Date.parse(minLet)) * 1000n);
     });
 
@@ -188,7 +191,7 @@ describe('execute', () => {
     it('an input contract consumed between prepare and execute', async () => {
       const { l, alice, aliceKey, iouCmd } = setup();
       const made = await call(l, '/v2/commands/submit-and-wait-for-transaction', { commands: cmds([alice], [iouCmd('10')]) });
-      const cid = made.body.transaction.events[0].CreatedEvent.contractId as string;
+      const cid = createdEvent(transactionOf(made.body).events[0]).contractId;
       const p = await prepare(l, prepareBody([alice], [exercise(IOU, cid, 'Split', { amount: '4' })]));
       expect((await call(l, '/v2/commands/submit-and-wait', cmds([alice], [exercise(IOU, cid, 'Split', { amount: '5' })]))).status).toBe(200);
       await expectRejected(l, alice, () => call(l, '/v2/interactive-submission/executeAndWait', executeBody(p, [aliceKey])), 409, 'LOCAL_VERDICT_INACTIVE_CONTRACTS', cid);
@@ -205,7 +208,7 @@ describe('execute', () => {
       expect(bad.status).toBe(400);
       expect(typeof bad.body).toBe('string');
       const foreign = await call(l, '/v2/interactive-submission/prepare', prepareBody([alice], [iouCmd()], { synchronizerId: 'invalidSynchronizerId' }));
-      expect(foreign.body.cause).toContain('Invalid unique identifier `invalidSynchronizerId` with missing namespace.');
+      expect(cantonError(foreign.body).cause).toContain('Invalid unique identifier `invalidSynchronizerId` with missing namespace.');
     });
 
     it('prepare failures: an unknown contract, an unknown party', async () => {
@@ -213,9 +216,9 @@ describe('execute', () => {
       const missing = '00' + 'ab'.repeat(32) + 'ca10' + '1220' + 'cd'.repeat(32);
       const r = await call(l, '/v2/interactive-submission/prepare', prepareBody([alice], [exercise(IOU, missing, 'Split', { amount: '1' })]));
       expect(r.status).toBe(404);
-      expect(r.body.code).toBe('CONTRACT_NOT_FOUND');
+      expect(cantonError(r.body).code).toBe('CONTRACT_NOT_FOUND');
       const u = await call(l, '/v2/interactive-submission/prepare', prepareBody(['nobody::1220' + '0'.repeat(64)], [create(IOU, {})]));
-      expect(u.body.code).toBe('SUBMITTING_PARTY_NOT_KNOWN_ON_LEDGER');
+      expect(cantonError(u.body).code).toBe('SUBMITTING_PARTY_NOT_KNOWN_ON_LEDGER');
     });
   });
 
@@ -264,11 +267,11 @@ describe('preferred packages', () => {
     expect(post.body).toEqual({ packageReferences: [{ packageId: v2.mainPackageId, packageName: 'pref-pkg', packageVersion: '1.2.0' }], synchronizerId: l.engine.synchronizerId });
 
     const unknown = await call(l, '/v2/interactive-submission/preferred-packages', { packageVettingRequirements: [{ packageName: 'NoSuchPackage', parties: [alice] }] });
-    expect([unknown.status, unknown.body.code]).toEqual([404, 'PACKAGE_NAMES_NOT_FOUND']);
+    expect([unknown.status, cantonError(unknown.body).code]).toEqual([404, 'PACKAGE_NAMES_NOT_FOUND']);
     const invalid = await l.get(`/v2/interactive-submission/preferred-package-version?package-name=${encodeURIComponent('What-Is-A-Package-Name?')}`);
-    expect(((await invalid.json()) as { code: string }).code).toBe('INVALID_FIELD');
+    expect(cantonError(await invalid.json()).code).toBe('INVALID_FIELD');
     const party = await call(l, '/v2/interactive-submission/preferred-packages', { packageVettingRequirements: [{ packageName: 'pref-pkg', parties: ['unknownParty::ns'] }] });
-    expect(party.body.code).toBe('UNKNOWN_INFORMEES');
+    expect(cantonError(party.body).code).toBe('UNKNOWN_INFORMEES');
   });
 });
 
@@ -283,24 +286,25 @@ describe('an ECDSA P-256 external party, onboarded through /v2/parties/external/
       publicKey: { format: 'CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO', keyData: spki.toString('base64'), keySpec: 'SIGNING_KEY_SPEC_EC_P256' },
     });
     expect(topo.status, JSON.stringify(topo.body)).toBe(200);
+    const topology = GenerateExternalPartyTopologyResponseSchema.parse(topo.body);
     const ecdsa = (data: string, dsaEncoding: 'der' | 'ieee-p1363') =>
       sign('sha256', Buffer.from(data, 'base64'), { key: privateKey, dsaEncoding }).toString('base64');
     const allocated = await call(l, '/v2/parties/external/allocate', {
       synchronizer: l.engine.synchronizerId,
-      onboardingTransactions: topo.body.topologyTransactions.map((transaction: string) => ({ transaction })),
+      onboardingTransactions: topology.topologyTransactions.map((transaction) => ({ transaction })),
       multiHashSignatures: [
-        { format: 'SIGNATURE_FORMAT_DER', signature: ecdsa(topo.body.multiHash, 'der'), signedBy: topo.body.publicKeyFingerprint, signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256' },
+        { format: 'SIGNATURE_FORMAT_DER', signature: ecdsa(topology.multiHash, 'der'), signedBy: topology.publicKeyFingerprint, signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256' },
       ],
     });
     expect(allocated.status, JSON.stringify(allocated.body)).toBe(200);
-    const party: string = allocated.body.partyId;
-    const signed = (p: Prepared, format: string, dsaEncoding: 'der' | 'ieee-p1363', spec = 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256') => ({
+    const party = AllocateExternalPartyResponseSchema.parse(allocated.body).partyId;
+    const signed = (p: JsPrepareSubmissionResponse, format: string, dsaEncoding: 'der' | 'ieee-p1363', spec = 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256') => ({
       userId: 'tester',
       preparedTransaction: p.preparedTransaction,
       hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
       submissionId: `ecdsa-${format}-${spec}`,
       partySignatures: {
-        signatures: [{ party, signatures: [{ format, signature: ecdsa(p.preparedTransactionHash, dsaEncoding), signedBy: topo.body.publicKeyFingerprint, signingAlgorithmSpec: spec }] }],
+        signatures: [{ party, signatures: [{ format, signature: ecdsa(p.preparedTransactionHash, dsaEncoding), signedBy: topology.publicKeyFingerprint, signingAlgorithmSpec: spec }] }],
       },
     });
     const iou = (amount: string) => create(IOU, { issuer: party, owner: party, amount, observers: [] });

@@ -8,6 +8,8 @@ import type { Claims } from '../../../../src/emulator/ledger/claims.js';
 import { userClaims } from '../../../support/ledger-fixtures.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { archiveBytes, buildDalf, buildDar, buildManifest, buildRawDar, type DarSpec } from '../../../support/dar-builder.js';
+import { ListVettedPackagesResponseSchema } from '../../../../src/ledger/schemas/packages.js';
+import { cantonError } from '../../../support/ledger-wire.js';
 
 function spec(version = '1.0.0', extra = false): DarSpec {
   return {
@@ -34,7 +36,7 @@ function setup(claims?: Claims) {
 
 const user: Claims = userClaims('alice');
 
-const json = async (r: Response): Promise<any> => r.json();
+const json = async (r: Response): Promise<unknown> => r.json();
 
 const post = (body: Uint8Array | string, headers: Record<string, string> = {}) => ({ method: 'POST', body, headers });
 
@@ -82,7 +84,7 @@ describe('POST /v2/dars and /v2/packages', () => {
     // Canton's ZipInputStream finds no entries in a non-zip body, so the missing manifest
     // makes it INVALID_DAR ("Dar file is corrupt"), of the DAR reading error group.
     expect(body).toMatchObject({ code: 'INVALID_DAR', cause: 'Dar file is corrupt', errorCategory: 8, grpcCodeValue: 3 });
-    expect(body.context).toMatchObject({ category: '8', entries: 'List()' });
+    expect(cantonError(body).context).toMatchObject({ category: '8', entries: 'List()' });
     conforms('JsCantonError', body);
     expect(engine.packages.list()).toEqual([]);
   });
@@ -97,12 +99,12 @@ describe('POST /v2/dars and /v2/packages', () => {
     expect(res.status).toBe(400);
     const body = await json(res);
     expect(body).toMatchObject({ code: 'DAR_PARSE_ERROR', cause: 'Failed to parse the dar file content.' });
-    expect(Object.keys(body.context)).toContain(`Mismatching hashes! Expected ${dalf.packageId} but got ${'b'.repeat(64)}`);
+    expect(Object.keys(cantonError(body).context)).toContain(`Mismatching hashes! Expected ${dalf.packageId} but got ${'b'.repeat(64)}`);
 
     const full = buildDar(spec()).bytes;
     const truncated = await app.request('/v2/dars', post(full.subarray(0, full.length >> 1)));
     expect(truncated.status).toBe(400);
-    expect((await json(truncated)).code).toBe('DAR_PARSE_ERROR');
+    expect(cantonError(await json(truncated)).code).toBe('DAR_PARSE_ERROR');
     expect(engine.packages.list()).toEqual([]);
   });
 
@@ -142,7 +144,7 @@ describe('POST /v2/dars and /v2/packages', () => {
     expect((await app.request(`/v2/dars?synchronizerId=${sync}`, post(dar.bytes))).status).toBe(200);
     const other = await app.request('/v2/dars?synchronizerId=other::1220ab', post(dar.bytes));
     expect(other.status).toBe(400);
-    expect((await json(other)).code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(await json(other)).code).toBe('INVALID_ARGUMENT');
   });
 
   it('rejects a second package with the same name and version (KNOWN_PACKAGE_VERSION)', async () => {
@@ -152,7 +154,7 @@ describe('POST /v2/dars and /v2/packages', () => {
     expect((await app.request('/v2/dars', post(first.bytes))).status).toBe(200);
     const res = await app.request('/v2/dars', post(clash.bytes));
     expect(res.status).toBe(400);
-    const body = await json(res);
+    const body = cantonError(await json(res));
     expect(body.code).toBe('KNOWN_PACKAGE_VERSION');
     expect(body.cause).toContain(`${first.mainPackageId} (pay v1.0.0) and ${clash.mainPackageId} (pay v1.0.0)`);
     expect(engine.packages.has(clash.mainPackageId)).toBe(false);
@@ -168,7 +170,7 @@ describe('POST /v2/dars/validate', () => {
     expect(engine.packages.list()).toEqual([]);
     const bad = await app.request('/v2/dars/validate', post('nope'));
     expect(bad.status).toBe(400);
-    expect((await json(bad)).code).toBe('INVALID_DAR');
+    expect(cantonError(await json(bad)).code).toBe('INVALID_DAR');
   });
 });
 
@@ -245,8 +247,7 @@ describe('POST /v2/package-vetting/list', () => {
     const dar = buildDar(spec());
     await app.request('/v2/dars', post(dar.bytes));
     const list = async (req: unknown) => await json(await app.request('/v2/package-vetting/list', post(JSON.stringify(req))));
-    const ids = (b: { vettedPackages: Array<{ packages: Array<{ packageId: string }> }> }) =>
-      b.vettedPackages.flatMap((v) => v.packages.map((p) => p.packageId));
+    const ids = (b: unknown) => ListVettedPackagesResponseSchema.parse(b).vettedPackages.flatMap((v) => v.packages.map((p) => p.packageId));
     expect(ids(await list({ packageMetadataFilter: { packageNamePrefixes: ['pay-'] } }))).toEqual([dar.packageIds[1]]);
     expect(ids(await list({ packageMetadataFilter: { packageIds: [dar.mainPackageId] } }))).toEqual([dar.mainPackageId]);
     expect(ids(await list({ topologyStateFilter: { synchronizerIds: [engine.synchronizerId] } }))).toHaveLength(2);
@@ -262,6 +263,6 @@ describe('POST /v2/package-vetting/list', () => {
     expect(bad.headers.get('content-type')).toMatch(/^text\/plain/);
     const big = await app.request('/v2/package-vetting/list', post('{"pageSize":101}'));
     expect(big.status).toBe(400);
-    expect((await json(big)).code).toBe('INVALID_FIELD');
+    expect(cantonError(await json(big)).code).toBe('INVALID_FIELD');
   });
 });

@@ -3,6 +3,8 @@ import { claimsTableApp, userClaims } from '../../../support/ledger-fixtures.js'
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import { AllocatePartyResponseSchema, GetPartiesResponseSchema, ListKnownPartiesResponseSchema } from '../../../../src/ledger/schemas/parties.js';
+import { cantonError, fieldsOf } from '../../../support/ledger-wire.js';
 
 /** App whose "tokens" are names in a claims table; no Authorization header means auth off. */
 function setup() {
@@ -10,6 +12,9 @@ function setup() {
   const { table, call } = claimsTableApp(engine, [partiesRoutes, usersRoutes]);
   return { engine, table, call, ns: engine.namespace };
 }
+
+/** A `GET /v2/parties` answer. */
+const known = (json: unknown) => ListKnownPartiesResponseSchema.parse(json);
 
 describe('GET /v2/parties/participant-id', () => {
   it('returns the engine participant id to any caller', async () => {
@@ -37,7 +42,7 @@ describe('POST /v2/parties', () => {
       },
     });
     const noHint = await call('POST', '/v2/parties', {});
-    expect(noHint.json.partyDetails.party).toMatch(/^party-[0-9a-f-]{36}::1220[0-9a-f]{64}$/);
+    expect(AllocatePartyResponseSchema.parse(noHint.json).partyDetails.party).toMatch(/^party-[0-9a-f-]{36}::1220[0-9a-f]{64}$/);
   });
 
   it('duplicate hint -> 400 INVALID_ARGUMENT "Party already exists"', async () => {
@@ -45,8 +50,8 @@ describe('POST /v2/parties', () => {
     await call('POST', '/v2/parties', { partyIdHint: 'alice' });
     const r = await call('POST', '/v2/parties', { partyIdHint: 'alice' });
     expect(r.status).toBe(400);
-    expect(r.json.code).toBe('INVALID_ARGUMENT');
-    expect(r.json.cause).toBe(
+    expect(cantonError(r.json).code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(r.json).cause).toBe(
       `The submitted request has invalid arguments: Party already exists: party alice::${ns.slice(0, 12)}... is already allocated on this node`,
     );
   });
@@ -67,11 +72,11 @@ describe('POST /v2/parties', () => {
     expect(engine.users.rights('app')).toEqual([{ kind: 'CanActAs', party: `alice::${ns}` }]);
     const missing = await call('POST', '/v2/parties', { partyIdHint: 'bob', userId: 'ghost' });
     expect(missing.status).toBe(404);
-    expect(missing.json.code).toBe('USER_NOT_FOUND');
-    expect(missing.json.cause).toBe('checking user\'s existence failed for unknown user "ghost"');
+    expect(cantonError(missing.json).code).toBe('USER_NOT_FOUND');
+    expect(cantonError(missing.json).cause).toBe('checking user\'s existence failed for unknown user "ghost"');
     expect(engine.parties.has(`bob::${ns}`)).toBe(false);
     const bad = await call('POST', '/v2/parties', { partyIdHint: 'bob', userId: 'bad user' });
-    expect(bad.json.code).toBe('INVALID_FIELD');
+    expect(cantonError(bad.json).code).toBe('INVALID_FIELD');
   });
 
   it('rights: Adm or IdpAdm; a regular user only for itself and within its quota (Canton default 0)', async () => {
@@ -81,8 +86,8 @@ describe('POST /v2/parties', () => {
     table.set('idpadmin', userClaims('idpadmin', { idpAdmin: true }));
     const denied = await call('POST', '/v2/parties', { partyIdHint: 'a' }, 'app');
     expect(denied.status).toBe(403);
-    expect(denied.json.code).toBe('NA'); // PERMISSION_DENIED is redacted on the wire
-    expect(denied.json.grpcCodeValue).toBe(7);
+    expect(cantonError(denied.json).code).toBe('NA'); // PERMISSION_DENIED is redacted on the wire
+    expect(cantonError(denied.json).grpcCodeValue).toBe(7);
     // self-allocation passes authorization but hits the default quota of 0
     const quota = await call('POST', '/v2/parties', { partyIdHint: 'a', userId: 'app' }, 'app');
     expect(quota.status).toBe(403);
@@ -98,7 +103,7 @@ describe('POST /v2/parties', () => {
   it('rejects a synchronizer the participant is not connected to', async () => {
     const { engine, call } = setup();
     const r = await call('POST', '/v2/parties', { partyIdHint: 'a', synchronizerId: 'other::1220' });
-    expect(r.json.code).toBe('PARTY_ALLOCATION_WITHOUT_CONNECTED_SYNCHRONIZER');
+    expect(cantonError(r.json).code).toBe('PARTY_ALLOCATION_WITHOUT_CONNECTED_SYNCHRONIZER');
     expect((await call('POST', '/v2/parties', { partyIdHint: 'a', synchronizerId: engine.synchronizerId })).status).toBe(200);
   });
 });
@@ -109,16 +114,16 @@ describe('GET /v2/parties', () => {
     for (const h of ['carol', 'alice', 'bob']) await call('POST', '/v2/parties', { partyIdHint: h });
     const all = await call('GET', '/v2/parties');
     expect(all.status).toBe(200);
-    expect(all.json.partyDetails.map((p: any) => p.party)).toEqual([`alice::${ns}`, `bob::${ns}`, `carol::${ns}`]);
-    expect(all.json.nextPageToken).toBe('');
+    expect(known(all.json).partyDetails.map((p) => p.party)).toEqual([`alice::${ns}`, `bob::${ns}`, `carol::${ns}`]);
+    expect(known(all.json).nextPageToken).toBe('');
     const p1 = await call('GET', '/v2/parties?pageSize=2');
-    expect(p1.json.partyDetails).toHaveLength(2);
-    const p2 = await call('GET', `/v2/parties?pageSize=2&pageToken=${encodeURIComponent(p1.json.nextPageToken)}`);
+    expect(known(p1.json).partyDetails).toHaveLength(2);
+    const p2 = await call('GET', `/v2/parties?pageSize=2&pageToken=${encodeURIComponent(known(p1.json).nextPageToken)}`);
     expect(p2.json).toEqual({ partyDetails: [expect.objectContaining({ party: `carol::${ns}` })], nextPageToken: '' });
     const f = await call('GET', '/v2/parties?filter-party=bo');
-    expect(f.json.partyDetails.map((p: any) => p.party)).toEqual([`bob::${ns}`]);
+    expect(known(f.json).partyDetails.map((p) => p.party)).toEqual([`bob::${ns}`]);
     expect((await call('GET', '/v2/parties?pageSize=x')).text).toBe('Invalid value for: query parameter pageSize');
-    expect((await call('GET', '/v2/parties?pageToken=garbage!')).json.code).toBe('INVALID_ARGUMENT');
+    expect(cantonError((await call('GET', '/v2/parties?pageToken=garbage!')).json).code).toBe('INVALID_ARGUMENT');
 
     table.set('reader', userClaims('reader', { readAsAnyParty: true, actAs: new Set([`alice::${ns}`]) }));
     expect((await call('GET', '/v2/parties', undefined, 'reader')).status).toBe(403);
@@ -130,7 +135,7 @@ describe('GET /v2/parties', () => {
     const { call, ns } = setup();
     await call('POST', '/v2/parties', { partyIdHint: 'alice', localMetadata: { annotations: { a: 'b' } } });
     const r = await call('GET', '/v2/parties?identity-provider-id=idp1');
-    expect(r.json.partyDetails).toEqual([
+    expect(fieldsOf(r.json).partyDetails).toEqual([
       { party: `alice::${ns}`, isLocal: false, localMetadata: { resourceVersion: '', annotations: {} }, identityProviderId: '' },
     ]);
   });
@@ -147,10 +152,10 @@ describe('GET /v2/parties/{party}', () => {
       partyDetails: [{ party: alice, isLocal: true, localMetadata: { resourceVersion: '0', annotations: {} }, identityProviderId: '' }],
     });
     const two = await call('GET', `/v2/parties/${encodeURIComponent(alice)}?parties=${encodeURIComponent(`bob::${ns}`)}`);
-    expect(two.json.partyDetails.map((p: any) => p.party)).toEqual([alice, `bob::${ns}`]);
+    expect(GetPartiesResponseSchema.parse(two.json).partyDetails.map((p) => p.party)).toEqual([alice, `bob::${ns}`]);
     const unknown = await call('GET', `/v2/parties/${encodeURIComponent('ghost::1220')}`);
     expect(unknown).toMatchObject({ status: 200, json: { partyDetails: [] } });
-    expect((await call('GET', '/v2/parties/bad!party')).json.code).toBe('INVALID_ARGUMENT');
+    expect(cantonError((await call('GET', '/v2/parties/bad!party')).json).code).toBe('INVALID_ARGUMENT');
   });
 
   it('a user may read parties it can operate as, else 403', async () => {
@@ -192,9 +197,9 @@ describe('PATCH /v2/parties/{party}', () => {
     const before = engine.parties.get(alice);
     const r = await call('PATCH', `/v2/parties/${encodeURIComponent(alice)}`, patch(alice, { c: 'd' }, ['local_metadata'], '0'));
     expect(r.status).toBe(409);
-    expect(r.json.code).toBe('CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED');
-    expect(r.json.retryInfo).toBe('1 second');
-    expect(r.json.resources).toEqual([['PARTY', alice]]);
+    expect(cantonError(r.json).code).toBe('CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED');
+    expect(cantonError(r.json).retryInfo).toBe('1 second');
+    expect(fieldsOf(r.json).resources).toEqual([['PARTY', alice]]);
     expect(engine.parties.get(alice)).toEqual(before);
   });
 
@@ -203,7 +208,7 @@ describe('PATCH /v2/parties/{party}', () => {
     const before = engine.parties.get(alice);
     const r = await call('PATCH', `/v2/parties/${encodeURIComponent(alice)}`, patch(alice, { 'a/b/c': 'v' }, ['local_metadata.annotations']));
     expect(r.status).toBe(400);
-    expect(r.json.code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(r.json).code).toBe('INVALID_ARGUMENT');
     expect(engine.parties.get(alice)).toEqual(before);
   });
 
@@ -211,16 +216,16 @@ describe('PATCH /v2/parties/{party}', () => {
     const { call, alice, ns } = await allocated();
     const mismatch = await call('PATCH', `/v2/parties/${encodeURIComponent(`bob::${ns}`)}`, patch(alice, {}, ['local_metadata']));
     expect(mismatch.status).toBe(400);
-    expect(mismatch.json.code).toBe('INVALID_ARGUMENT');
-    expect(mismatch.json.cause).toContain(`bob::${ns} does not match party in body`);
+    expect(cantonError(mismatch.json).code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(mismatch.json).cause).toContain(`bob::${ns} does not match party in body`);
     const noMask = await call('PATCH', `/v2/parties/${encodeURIComponent(alice)}`, { partyDetails: { party: alice } });
-    expect(noMask.json.code).toBe('MISSING_FIELD');
+    expect(cantonError(noMask.json).code).toBe('MISSING_FIELD');
     const badMask = await call('PATCH', `/v2/parties/${encodeURIComponent(alice)}`, patch(alice, {}, ['localMetadata']));
-    expect(badMask.json.code).toBe('INVALID_PARTY_DETAILS_UPDATE_REQUEST');
+    expect(cantonError(badMask.json).code).toBe('INVALID_PARTY_DETAILS_UPDATE_REQUEST');
     const ghost = 'ghost::1220';
     const unknown = await call('PATCH', `/v2/parties/${encodeURIComponent(ghost)}`, patch(ghost, {}, ['local_metadata']));
     expect(unknown.status).toBe(404);
-    expect(unknown.json.code).toBe('PARTY_NOT_FOUND');
+    expect(cantonError(unknown.json).code).toBe('PARTY_NOT_FOUND');
   });
 
   it('requires Adm or IdpAdm', async () => {

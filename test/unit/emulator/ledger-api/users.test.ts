@@ -4,6 +4,8 @@ import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import { ListUsersResponseSchema, UserResponseSchema } from '../../../../src/ledger/schemas/users.js';
+import { cantonError, fieldsOf } from '../../../support/ledger-wire.js';
 
 function setup() {
   const engine = new LedgerEngine({ seed: 'test' });
@@ -44,11 +46,11 @@ describe('POST /v2/users', () => {
     const { engine, call } = setup();
     const r = await call('POST', '/v2/users', { user: { id: 'x' }, rights: [ACT('ghost::1220')] });
     expect(r.status).toBe(404);
-    expect(r.json.code).toBe('UNKNOWN_RESOURCE');
-    expect(r.json.cause).toBe(
+    expect(cantonError(r.json).code).toBe('UNKNOWN_RESOURCE');
+    expect(cantonError(r.json).cause).toBe(
       'The submitted request refers to a non-existing PARTIES: Provided parties have not been found in identity_provider_id=``: [ghost::1220].',
     );
-    expect(r.json.resources).toEqual([['PARTIES', 'ghost::1220']]);
+    expect(fieldsOf(r.json).resources).toEqual([['PARTIES', 'ghost::1220']]);
     expect(engine.users.has('x')).toBe(false);
   });
 
@@ -56,7 +58,7 @@ describe('POST /v2/users', () => {
     const { engine, call } = setup();
     const r = await call('POST', '/v2/users', { user: { id: 'u'.repeat(129) } });
     expect(r.status).toBe(400);
-    expect(r.json.code).toBe('INVALID_FIELD');
+    expect(cantonError(r.json).code).toBe('INVALID_FIELD');
     expect(engine.users.has('u'.repeat(129))).toBe(false);
     expect((await call('POST', '/v2/users', { user: { id: 'u'.repeat(128) } })).status).toBe(200);
   });
@@ -66,12 +68,12 @@ describe('POST /v2/users', () => {
     await call('POST', '/v2/users', { user: { id: 'x' } });
     const dup = await call('POST', '/v2/users', { user: { id: 'x' } });
     expect(dup.status).toBe(409);
-    expect(dup.json.code).toBe('USER_ALREADY_EXISTS');
-    expect((await call('POST', '/v2/users', {})).json.code).toBe('MISSING_FIELD');
+    expect(cantonError(dup.json).code).toBe('USER_ALREADY_EXISTS');
+    expect(cantonError((await call('POST', '/v2/users', {})).json).code).toBe('MISSING_FIELD');
     const rv = await call('POST', '/v2/users', { user: { id: 'y', metadata: { resourceVersion: '3' } } });
-    expect(rv.json.cause).toContain('field user.metadata.resource_version must be not set');
+    expect(cantonError(rv.json).cause).toContain('field user.metadata.resource_version must be not set');
     const empty = await call('POST', '/v2/users', { user: { id: 'y' }, rights: [{ kind: { Empty: {} } }] });
-    expect(empty.json.cause).toContain('unknown kind of right');
+    expect(cantonError(empty.json).cause).toContain('unknown kind of right');
     const bad = await call('POST', '/v2/users', { user: { id: 'y' }, rights: [{ kind: { CanActAsAnyParty: { value: {} } } }] });
     expect(bad.status).toBe(400);
     expect(bad.text).toMatch(/^Invalid value for: body/);
@@ -93,13 +95,14 @@ describe('GET /v2/users and /v2/users/{id}', () => {
     const { call } = setup();
     for (const id of ['b', 'a', 'c']) await call('POST', '/v2/users', { user: { id } });
     const all = await call('GET', '/v2/users');
-    expect(all.json.users.map((u: any) => u.id)).toEqual(['a', 'b', 'c', 'participant_admin']);
-    expect(all.json.nextPageToken).toBe('');
+    expect(ListUsersResponseSchema.parse(all.json).users.map((u) => u.id)).toEqual(['a', 'b', 'c', 'participant_admin']);
+    expect(ListUsersResponseSchema.parse(all.json).nextPageToken).toBe('');
     const p1 = await call('GET', '/v2/users?pageSize=3');
-    expect(p1.json.nextPageToken).not.toBe('');
-    const p2 = await call('GET', `/v2/users?pageSize=3&pageToken=${p1.json.nextPageToken}`);
+    const p1Token = ListUsersResponseSchema.parse(p1.json).nextPageToken;
+    expect(p1Token).not.toBe('');
+    const p2 = await call('GET', `/v2/users?pageSize=3&pageToken=${p1Token}`);
     expect(p2.json).toEqual({ users: [expect.objectContaining({ id: 'participant_admin' })], nextPageToken: '' });
-    expect((await call('GET', '/v2/users?pageToken=%25%25')).json.cause).toContain('Invalid page token');
+    expect(cantonError((await call('GET', '/v2/users?pageToken=%25%25')).json).cause).toContain('Invalid page token');
   });
 
   it('own user can read itself and its rights; other users and lists need Adm/IdpAdm', async () => {
@@ -107,7 +110,7 @@ describe('GET /v2/users and /v2/users/{id}', () => {
     await call('POST', '/v2/users', { user: { id: 'me' }, rights: [ACT(alice)] });
     await call('POST', '/v2/users', { user: { id: 'other' } });
     table.set('me', userClaims('me', { actAs: new Set([alice]) }));
-    expect((await call('GET', '/v2/users/me', undefined, 'me')).json.user.id).toBe('me');
+    expect(UserResponseSchema.parse((await call('GET', '/v2/users/me', undefined, 'me')).json).user.id).toBe('me');
     expect((await call('GET', '/v2/users/me/rights', undefined, 'me')).json).toEqual({ rights: [ACT(alice)] });
     const denied = [
       ['GET', '/v2/users/other'],
@@ -119,7 +122,7 @@ describe('GET /v2/users and /v2/users/{id}', () => {
     for (const [m, p] of denied) {
       const r = await call(m, p, undefined, 'me');
       expect(r.status, `${m} ${p}`).toBe(403);
-      expect(r.json.code).toBe('NA');
+      expect(cantonError(r.json).code).toBe('NA');
     }
     expect((await call('GET', '/v2/users/other', undefined, 'idpadmin')).status).toBe(200);
   });
@@ -131,10 +134,10 @@ describe('GET /v2/users and /v2/users/{id}', () => {
     expect(r.json).toMatchObject({ code: 'USER_NOT_FOUND', cause: 'getting user failed for unknown user "ghost"', resources: [['USER', 'ghost']] });
     const bad = await call('GET', `/v2/users/${'u'.repeat(129)}`);
     expect(bad.status).toBe(400);
-    expect(bad.json.code).toBe('INVALID_ARGUMENT');
-    expect(bad.json.cause).toContain('Malformed user-id: User ID "');
-    expect((await call('GET', '/v2/users/a%20b/rights')).json.code).toBe('INVALID_ARGUMENT');
-    expect((await call('DELETE', '/v2/users/a%20b')).json.code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(bad.json).code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(bad.json).cause).toContain('Malformed user-id: User ID "');
+    expect(cantonError((await call('GET', '/v2/users/a%20b/rights')).json).code).toBe('INVALID_ARGUMENT');
+    expect(cantonError((await call('DELETE', '/v2/users/a%20b')).json).code).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -145,16 +148,16 @@ describe('GET /v2/authenticated-user', () => {
     table.set('me', userClaims('me'));
     const r = await call('GET', '/v2/authenticated-user', undefined, 'me');
     expect(r.status).toBe(200);
-    expect(r.json.user.id).toBe('me');
-    expect((await call('GET', '/v2/authenticated-user', undefined, 'admin')).json.user.id).toBe('participant_admin');
+    expect(UserResponseSchema.parse(r.json).user.id).toBe('me');
+    expect(UserResponseSchema.parse((await call('GET', '/v2/authenticated-user', undefined, 'admin')).json).user.id).toBe('participant_admin');
   });
 
   it('without auth (wildcard claims) there is no user: INVALID_TOKEN', async () => {
     const { call } = setup();
     const r = await call('GET', '/v2/authenticated-user');
     expect(r.status).toBe(400);
-    expect(r.json.code).toBe('INVALID_TOKEN');
-    expect(r.json.cause).toBe(
+    expect(cantonError(r.json).code).toBe('INVALID_TOKEN');
+    expect(cantonError(r.json).cause).toBe(
       'The submitted request is missing a user-id: requests with an empty user-id are only supported if there is an authenticated user',
     );
   });
@@ -169,7 +172,7 @@ describe('PATCH /v2/users/{id}', () => {
       updateMask: { paths: ['primary_party', 'metadata.annotations'] },
     });
     expect(r.status).toBe(200);
-    expect(r.json.user).toEqual({
+    expect(fieldsOf(r.json).user).toEqual({
       id: 'x',
       primaryParty: alice,
       isDeactivated: false,
@@ -189,8 +192,8 @@ describe('PATCH /v2/users/{id}', () => {
       updateMask: { paths: ['is_deactivated'] },
     });
     expect(r.status).toBe(409);
-    expect(r.json.code).toBe('CONCURRENT_USER_UPDATE_DETECTED');
-    expect(r.json.retryInfo).toBe('1 second');
+    expect(cantonError(r.json).code).toBe('CONCURRENT_USER_UPDATE_DETECTED');
+    expect(cantonError(r.json).retryInfo).toBe('1 second');
     expect(engine.users.get('x')).toEqual(before);
   });
 
@@ -203,7 +206,7 @@ describe('PATCH /v2/users/{id}', () => {
       updateMask: { paths: ['metadata'] },
     });
     expect(r.status).toBe(400);
-    expect(r.json.code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(r.json).code).toBe('INVALID_ARGUMENT');
     expect(engine.users.get('x')).toEqual(before);
   });
 
@@ -211,12 +214,12 @@ describe('PATCH /v2/users/{id}', () => {
     const { call } = setup();
     await call('POST', '/v2/users', { user: { id: 'x' } });
     const empty = await call('PATCH', '/v2/users/x', { user: { id: 'x' }, updateMask: { paths: [] } });
-    expect(empty.json.code).toBe('INVALID_USER_UPDATE_REQUEST');
+    expect(cantonError(empty.json).code).toBe('INVALID_USER_UPDATE_REQUEST');
     const unknown = await call('PATCH', '/v2/users/x', { user: { id: 'x' }, updateMask: { paths: ['isDeactivated'] } });
-    expect(unknown.json.cause).toBe("Update operation for user id 'x' failed due to: The update path: 'isDeactivated' points to an unknown field.");
+    expect(cantonError(unknown.json).cause).toBe("Update operation for user id 'x' failed due to: The update path: 'isDeactivated' points to an unknown field.");
     const mismatch = await call('PATCH', '/v2/users/x', { user: { id: 'y' }, updateMask: { paths: ['is_deactivated'] } });
-    expect(mismatch.json.code).toBe('INVALID_ARGUMENT');
-    expect(mismatch.json.cause).toBe('The submitted request has invalid arguments: x does not match user in body: Some(y) ');
+    expect(cantonError(mismatch.json).code).toBe('INVALID_ARGUMENT');
+    expect(cantonError(mismatch.json).cause).toBe('The submitted request has invalid arguments: x does not match user in body: Some(y) ');
   });
 
   it('a user cannot deactivate itself', async () => {
@@ -225,7 +228,7 @@ describe('PATCH /v2/users/{id}', () => {
       user: { id: 'participant_admin', isDeactivated: true },
       updateMask: { paths: ['is_deactivated'] },
     }, 'admin');
-    expect(r.json.cause).toContain('Requesting user cannot self-deactivate');
+    expect(cantonError(r.json).cause).toContain('Requesting user cannot self-deactivate');
     expect(engine.users.get('participant_admin')!.isDeactivated).toBe(false);
   });
 });
@@ -237,7 +240,7 @@ describe('DELETE /v2/users/{id}', () => {
     const r = await call('DELETE', '/v2/users/x');
     expect(r).toMatchObject({ status: 200, json: {} });
     expect(engine.users.has('x')).toBe(false);
-    expect((await call('DELETE', '/v2/users/x')).json.code).toBe('USER_NOT_FOUND');
+    expect(cantonError((await call('DELETE', '/v2/users/x')).json).code).toBe('USER_NOT_FOUND');
     await call('POST', '/v2/users', { user: { id: 'x' } });
     expect((await call('GET', '/v2/users/x/rights')).json).toEqual({ rights: [] });
   });
@@ -263,15 +266,15 @@ describe('/v2/users/{id}/rights', () => {
     const { engine, call } = setup();
     await call('POST', '/v2/users', { user: { id: 'x' } });
     const mm = await call('POST', '/v2/users/x/rights', { userId: 'y', rights: [] });
-    expect(mm.json.cause).toBe('The submitted request has invalid arguments: x does not match user in body: Some(y) ');
+    expect(cantonError(mm.json).cause).toBe('The submitted request has invalid arguments: x does not match user in body: Some(y) ');
     const unknown = await call('POST', '/v2/users/x/rights', { userId: 'x', rights: [ACT('ghost::1220')] });
     expect(unknown.status).toBe(404);
-    expect(unknown.json.code).toBe('UNKNOWN_RESOURCE');
+    expect(cantonError(unknown.json).code).toBe('UNKNOWN_RESOURCE');
     expect((await call('POST', '/v2/users/x/rights', { userId: 'x', rights: [ADMIN] }, 'idpadmin')).status).toBe(403);
     expect((await call('PATCH', '/v2/users/x/rights', { userId: 'x', rights: [ADMIN] }, 'idpadmin')).status).toBe(403);
     expect(engine.users.rights('x')).toEqual([]);
     const own = await call('PATCH', '/v2/users/participant_admin/rights', { userId: 'participant_admin', rights: [ADMIN] }, 'admin');
-    expect(own.json.cause).toContain('Requesting user cannot remove own admin rights');
+    expect(cantonError(own.json).cause).toContain('Requesting user cannot remove own admin rights');
     expect(engine.users.rights('participant_admin')).toEqual([{ kind: 'ParticipantAdmin' }]);
   });
 });
@@ -283,7 +286,7 @@ describe('PATCH /v2/users/{id}/identity-provider-id', () => {
     expect((await call('PATCH', '/v2/users/x/identity-provider-id', { userId: 'x' })).json).toEqual({});
     expect((await call('PATCH', '/v2/users/x/identity-provider-id', { userId: 'x' }, 'idpadmin')).status).toBe(403);
     const r = await call('PATCH', '/v2/users/x/identity-provider-id', { userId: 'x', targetIdentityProviderId: 'idp1' });
-    expect(r.json.cause).toBe('The submitted request has invalid arguments: Provided identity_provider_id Id(idp1) has not been found.');
+    expect(cantonError(r.json).cause).toBe('The submitted request has invalid arguments: Provided identity_provider_id Id(idp1) has not been found.');
   });
 });
 
@@ -295,18 +298,18 @@ describe('/v2/idps', () => {
     const created = await call('POST', '/v2/idps', { identityProviderConfig: cfg });
     expect(created.status).toBe(400);
     expect(created.json).toMatchObject({ code: 'TOO_MANY_IDENTITY_PROVIDER_CONFIGS', cause: 'creating identity provider config failed.' });
-    expect((await call('POST', '/v2/idps', { identityProviderConfig: { ...cfg, issuer: '' } })).json.code).toBe('MISSING_FIELD');
+    expect(cantonError((await call('POST', '/v2/idps', { identityProviderConfig: { ...cfg, issuer: '' } })).json).code).toBe('MISSING_FIELD');
     const get = await call('GET', '/v2/idps/idp1');
     expect(get.status).toBe(404);
     expect(get.json).toMatchObject({
       code: 'IDP_CONFIG_NOT_FOUND',
       cause: 'getting identity provider config failed for unknown identity provider id="idp1"',
     });
-    expect((await call('DELETE', '/v2/idps/idp1')).json.code).toBe('IDP_CONFIG_NOT_FOUND');
-    expect((await call('PATCH', '/v2/idps/idp1', { identityProviderConfig: cfg, updateMask: { paths: ['issuer'] } })).json.code).toBe(
+    expect(cantonError((await call('DELETE', '/v2/idps/idp1')).json).code).toBe('IDP_CONFIG_NOT_FOUND');
+    expect(cantonError((await call('PATCH', '/v2/idps/idp1', { identityProviderConfig: cfg, updateMask: { paths: ['issuer'] } })).json).code).toBe(
       'IDP_CONFIG_NOT_FOUND',
     );
-    expect((await call('PATCH', '/v2/idps/idp2', { identityProviderConfig: cfg })).json.code).toBe('INVALID_ARGUMENT');
+    expect(cantonError((await call('PATCH', '/v2/idps/idp2', { identityProviderConfig: cfg })).json).code).toBe('INVALID_ARGUMENT');
     expect((await call('POST', '/v2/idps', { identityProviderConfig: cfg }, 'idpadmin')).status).toBe(403);
   });
 });

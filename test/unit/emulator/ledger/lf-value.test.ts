@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { DecodedDataType, LfType, TypeConRef } from '../../../../src/emulator/ledger/dar/lf2.js';
+import type { BuiltinName, DecodedDataType, LfType, TypeConRef } from '../../../../src/emulator/ledger/dar/lf2.js';
 import { compareText, LfValueError, normalizeValue, type DataTypeResolver } from '../../../../src/emulator/ledger/lf-value.js';
 
 // ---- hand-built types -------------------------------------------------------------------------
 
-const b = (name: string, ...args: LfType[]): LfType => ({ kind: 'builtin', name: name as never, args });
+const b = (name: BuiltinName, ...args: LfType[]): LfType => ({ kind: 'builtin', name, args });
 const UNIT = b('Unit');
 const BOOL = b('Bool');
 const INT = b('Int64');

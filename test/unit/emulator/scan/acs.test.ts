@@ -4,7 +4,7 @@
  * row range), holdings post-filtered by owner, and the exact 400 messages.
  */
 import { describe, expect, it } from 'vitest';
-import { buildWorld, IDS, json, type World } from './fixture.js';
+import { buildWorld, IDS, json, type AcsPage, type CreatedEvent, type ScanError, type World } from './fixture.js';
 
 const T = '2026-05-01T03:00:00Z';
 const req = (extra: Record<string, unknown> = {}) => ({ migration_id: 0, record_time: T, page_size: 100, ...extra });
@@ -32,25 +32,25 @@ function world(): World & { aliceAmulets: string[]; rules: string; round: string
 describe('ACS pages', () => {
   it('lists the DSO-visible ACS ordered by created_at, then contract id', async () => {
     const w = world();
-    const r = await json(w.post('/api/scan/v1/state/acs', req()));
+    const r = await json<AcsPage>(w.post('/api/scan/v1/state/acs', req()));
     expect(r.status).toBe(200);
     expect(cids(r.body)).toEqual([w.rules, w.round, ...[...w.aliceAmulets].sort(), w.bobAmulet]);
     expect(r.body.next_page_token).toBeUndefined();
-    const ac = r.body.created_events[0];
+    const ac = r.body.created_events[0]!;
     expect(Object.keys(ac)).toEqual(['created_in_update_id', 'contract_id', 'template_id', 'package_name', 'create_arguments', 'created_at', 'signatories', 'observers']);
     expect(ac.template_id).toMatch(/^[0-9a-f]{64}:Splice\.AmuletRules:AmuletRules$/);
     expect(ac.package_name).toBe('splice-amulet');
     expect(ac.created_at).toBe('2026-05-01T01:00:00Z');
-    expect(r.body.created_events[3].signatories).toEqual([w.dso, w.alice].sort());
+    expect(r.body.created_events[3]!.signatories).toEqual([w.dso, w.alice].sort());
   });
 
   it('filters by stakeholder party and by package_name:module:entity', async () => {
     const w = world();
-    expect(cids((await json(w.post('/api/scan/v1/state/acs', req({ party_ids: [w.bob] })))).body)).toEqual([w.bobAmulet]);
-    const byTemplate = await json(w.post('/api/scan/v1/state/acs', req({ templates: ['splice-amulet:Splice.Round:OpenMiningRound', 'splice-amulet:Splice.AmuletRules:AmuletRules'] })));
+    expect(cids((await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ party_ids: [w.bob] })))).body)).toEqual([w.bobAmulet]);
+    const byTemplate = await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ templates: ['splice-amulet:Splice.Round:OpenMiningRound', 'splice-amulet:Splice.AmuletRules:AmuletRules'] })));
     expect(cids(byTemplate.body)).toEqual([w.rules, w.round]);
     // the filter is by package NAME: a package id matches nothing
-    const byPkgId = await json(w.post('/api/scan/v1/state/acs', req({ templates: [`${IDS.Amulet.packageId}:Splice.Amulet:Amulet`] })));
+    const byPkgId = await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ templates: [`${IDS.Amulet.packageId}:Splice.Amulet:Amulet`] })));
     expect(cids(byPkgId.body)).toEqual([]);
   });
 
@@ -60,7 +60,7 @@ describe('ACS pages', () => {
     const tokens: number[] = [];
     let after: number | undefined;
     for (;;) {
-      const r = await json(w.post('/api/scan/v1/state/acs', req({ page_size: 4, ...(after !== undefined ? { after } : {}) })));
+      const r = await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ page_size: 4, ...(after !== undefined ? { after } : {}) })));
       expect(r.status).toBe(200);
       seen.push(...cids(r.body));
       if (r.body.next_page_token === undefined) {
@@ -72,9 +72,9 @@ describe('ACS pages', () => {
       after = r.body.next_page_token;
     }
     expect(tokens).toHaveLength(2);
-    expect(seen).toEqual(cids((await json(w.post('/api/scan/v1/state/acs', req()))).body));
+    expect(seen).toEqual(cids((await json<AcsPage>(w.post('/api/scan/v1/state/acs', req()))).body));
     // a short last page carries no token
-    const short = await json(w.post('/api/scan/v1/state/acs', req({ page_size: 5, after: tokens[0] })));
+    const short = await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ page_size: 5, after: tokens[0] })));
     expect(short.body.created_events).toHaveLength(4);
     expect(short.body.next_page_token).toBeUndefined();
   });
@@ -87,28 +87,28 @@ describe('ACS pages', () => {
       status: 400,
       body: { error: `Invalid after token, outside of snapshot range (${s.firstRowId} to ${s.lastRowId}).` },
     });
-    expect((await json(w.post('/api/scan/v1/state/acs', req({ after: s.lastRowId })))).body.created_events).toEqual([]);
+    expect((await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ after: s.lastRowId })))).body.created_events).toEqual([]);
     // row ids are global: a token of the first snapshot is outside the second one's range
     w.clock.set('2026-05-01T06:00:00Z');
-    const first = await json(w.post('/api/scan/v1/state/acs', req({ page_size: 2 })));
-    const r = await json(w.post('/api/scan/v1/state/acs', req({ record_time: '2026-05-01T06:00:00Z', after: first.body.next_page_token })));
+    const first = await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ page_size: 2 })));
+    const r = await json<ScanError>(w.post('/api/scan/v1/state/acs', req({ record_time: '2026-05-01T06:00:00Z', after: first.body.next_page_token })));
     expect(r.status).toBe(400);
     expect(r.body.error).toMatch(/^Invalid after token, outside of snapshot range \(9 to 16\)\.$/);
   });
 
   it('pages with an opaque string token in v2, and rejects a token it did not issue', async () => {
     const w = world();
-    const p1 = await json(w.post('/api/scan/v2/state/acs', req({ page_size: 3 })));
+    const p1 = await json<AcsPage<string>>(w.post('/api/scan/v2/state/acs', req({ page_size: 3 })));
     expect(typeof p1.body.next_page_token).toBe('string');
-    const p2 = await json(w.post('/api/scan/v2/state/acs', req({ page_size: 3, after: p1.body.next_page_token })));
-    const v1 = await json(w.post('/api/scan/v1/state/acs', req({ page_size: 6 })));
+    const p2 = await json<AcsPage<string>>(w.post('/api/scan/v2/state/acs', req({ page_size: 3, after: p1.body.next_page_token })));
+    const v1 = await json<AcsPage>(w.post('/api/scan/v1/state/acs', req({ page_size: 6 })));
     expect([...cids(p1.body), ...cids(p2.body)]).toEqual(cids(v1.body));
     expect(await json(w.post('/api/scan/v2/state/acs', req({ after: 'not a token' })))).toEqual({ status: 400, body: { error: 'Invalid pagination token: not a token' } });
-    const v1Number = await json(w.post('/api/scan/v2/state/acs', req({ after: 3 })));
+    const v1Number = await json<ScanError>(w.post('/api/scan/v2/state/acs', req({ after: 3 })));
     expect(v1Number.status).toBe(400);
     expect(v1Number.body.error).toBe("The request content was malformed:\nDecodingFailure at .after: Got value '3' with wrong type, expecting string");
     const outside = Buffer.from(JSON.stringify({ row_id: 999 })).toString('base64');
-    expect((await json(w.post('/api/scan/v2/state/acs', req({ after: outside })))).body.error).toBe('Invalid after token, outside of snapshot range (1 to 8).');
+    expect((await json<ScanError>(w.post('/api/scan/v2/state/acs', req({ after: outside })))).body.error).toBe('Invalid after token, outside of snapshot range (1 to 8).');
   });
 
   it('caps v2 request arrays at 1000 items', async () => {
@@ -118,7 +118,7 @@ describe('ACS pages', () => {
       status: 400,
       body: { error: "Expected 'party_ids' to contain at most 1000 items, but contained 1001." },
     });
-    expect((await json(w.post('/api/scan/v2/state/acs', req({ templates: many.map(() => 'a:b:c') })))).body.error).toBe(
+    expect((await json<ScanError>(w.post('/api/scan/v2/state/acs', req({ templates: many.map(() => 'a:b:c') })))).body.error).toBe(
       "Expected 'templates' to contain at most 1000 items, but contained 1001.",
     );
     expect((await json(w.post('/api/scan/v2/holdings/state', { ...req(), owner_party_ids: many })))).toEqual({
@@ -159,9 +159,9 @@ describe('ACS pages', () => {
 
   it('serves the deprecated v0 with CreatedEvents and legacy #-event ids', async () => {
     const w = world();
-    const r = await json(w.post('/api/scan/v0/state/acs', req({ page_size: 1 })));
+    const r = await json<AcsPage<number, CreatedEvent>>(w.post('/api/scan/v0/state/acs', req({ page_size: 1 })));
     expect(r.status).toBe(200);
-    const ev = r.body.created_events[0];
+    const ev = r.body.created_events[0]!;
     expect(ev.event_type).toBe('created_event');
     expect(ev.event_id).toMatch(/^#1220[0-9a-f]{64}:0$/);
     expect(ev.contract_id).toBe(w.rules);
@@ -172,7 +172,7 @@ describe('ACS pages', () => {
 describe('holdings', () => {
   it('returns the owners Amulet and LockedAmulet contracts', async () => {
     const w = world();
-    const r = await json(w.post('/api/scan/v1/holdings/state', { ...req(), owner_party_ids: [w.alice, w.bob] }));
+    const r = await json<AcsPage>(w.post('/api/scan/v1/holdings/state', { ...req(), owner_party_ids: [w.alice, w.bob] }));
     expect(cids(r.body)).toEqual([...[...w.aliceAmulets].sort(), w.bobAmulet]);
   });
 
@@ -194,17 +194,17 @@ describe('holdings', () => {
     w.clock.set('2026-05-01T03:00:00Z');
 
     const body = (after?: number) => ({ ...req({ page_size: 1 }), owner_party_ids: [w.alice], ...(after !== undefined ? { after } : {}) });
-    const p1 = await json(w.post('/api/scan/v1/holdings/state', body()));
+    const p1 = await json<AcsPage>(w.post('/api/scan/v1/holdings/state', body()));
     expect(p1.body.created_events).toEqual([]); // bob's locked amulet was the page's row
     expect(typeof p1.body.next_page_token).toBe('number');
-    const p2 = await json(w.post('/api/scan/v1/holdings/state', body(p1.body.next_page_token)));
+    const p2 = await json<AcsPage>(w.post('/api/scan/v1/holdings/state', body(p1.body.next_page_token)));
     expect(cids(p2.body)).toEqual([mine]);
-    const p3 = await json(w.post('/api/scan/v1/holdings/state', body(p2.body.next_page_token)));
+    const p3 = await json<AcsPage>(w.post('/api/scan/v1/holdings/state', body(p2.body.next_page_token)));
     expect(cids(p3.body)).toEqual([myLocked]);
-    const p4 = await json(w.post('/api/scan/v1/holdings/state', body(p3.body.next_page_token)));
+    const p4 = await json<AcsPage>(w.post('/api/scan/v1/holdings/state', body(p3.body.next_page_token)));
     expect(p4.body).toEqual({ record_time: T, migration_id: 0, created_events: [] });
     // bob sees his locked amulet
-    expect(cids((await json(w.post('/api/scan/v2/holdings/state', { ...req(), owner_party_ids: [w.bob] }))).body)).toEqual([lockedForBob]);
+    expect(cids((await json<AcsPage<string>>(w.post('/api/scan/v2/holdings/state', { ...req(), owner_party_ids: [w.bob] }))).body)).toEqual([lockedForBob]);
   });
 
   it('needs at least one owner', async () => {
@@ -219,10 +219,10 @@ describe('holdings', () => {
 
   it('pages v2 holdings with string tokens', async () => {
     const w = world();
-    const p1 = await json(w.post('/api/scan/v2/holdings/state', { ...req({ page_size: 5 }), owner_party_ids: [w.alice] }));
+    const p1 = await json<AcsPage<string>>(w.post('/api/scan/v2/holdings/state', { ...req({ page_size: 5 }), owner_party_ids: [w.alice] }));
     expect(cids(p1.body)).toEqual([...w.aliceAmulets].sort());
     expect(typeof p1.body.next_page_token).toBe('string');
-    const p2 = await json(w.post('/api/scan/v2/holdings/state', { ...req({ page_size: 5, after: p1.body.next_page_token }), owner_party_ids: [w.alice] }));
+    const p2 = await json<AcsPage<string>>(w.post('/api/scan/v2/holdings/state', { ...req({ page_size: 5, after: p1.body.next_page_token }), owner_party_ids: [w.alice] }));
     expect(p2.body.created_events).toEqual([]);
     expect(p2.body.next_page_token).toBeUndefined();
   });

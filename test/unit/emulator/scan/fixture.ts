@@ -212,9 +212,144 @@ export function amuletRulesPayload(dso: string, synchronizerId: string) {
   };
 }
 
-/** Reads a JSON response body with its status. */
-export async function json(res: Response | Promise<Response>): Promise<{ status: number; body: any }> {
+export type OpenRoundStandIn = ReturnType<typeof openRoundPayload>;
+export type AmuletRulesStandIn = ReturnType<typeof amuletRulesPayload>;
+
+// ---- answer bodies: the fields the tests read (research/scan-validator.md §2) ---------------------
+
+/** A scan error answer. */
+export interface ScanError {
+  error: string;
+}
+
+/** A `Contract`; `P` is its payload as the test reads it. */
+export interface ScanContract<P = unknown> {
+  template_id: string;
+  contract_id: string;
+  payload: P;
+  created_event_blob: string;
+  created_at: string;
+}
+
+export interface ContractWithState<P = unknown> {
+  contract: ScanContract<P>;
+  domain_id?: string;
+}
+
+/** `MaybeCachedContractWithState`: no contract when the caller's cached id is current. */
+export interface MaybeCachedContractWithState<P = unknown> {
+  contract?: ScanContract<P>;
+  domain_id?: string;
+}
+
+/** What scan's created events and active contracts both say of a contract. */
+interface ContractFields {
+  contract_id: string;
+  template_id: string;
+  package_name: string;
+  create_arguments: unknown;
+  created_at: string;
+  signatories: string[];
+  observers: string[];
+}
+
+/** A `CreatedEvent` of the update history and of the v0 ACS. */
+export interface CreatedEvent extends ContractFields {
+  event_type: 'created_event';
+  event_id: string;
+}
+
+export interface ExercisedEvent {
+  event_type: 'exercised_event';
+  event_id: string;
+  contract_id: string;
+  template_id: string;
+  package_name: string;
+  choice: string;
+  choice_argument: unknown;
+  child_event_ids: string[];
+  exercise_result: unknown;
+  consuming: boolean;
+  acting_parties: string[];
+  interface_id?: string;
+}
+
+export type TreeEvent = CreatedEvent | ExercisedEvent;
+
+/** An active contract of the v1/v2 ACS and holdings pages. */
+export interface ActiveContract extends ContractFields {
+  created_in_update_id: string;
+}
+
+/** An ACS or holdings page: int64 tokens in v0/v1, opaque strings in v2; v0 has `CreatedEvent`s. */
+export interface AcsPage<Token extends number | string = number, E = ActiveContract> {
+  record_time: string;
+  migration_id: number;
+  created_events: E[];
+  next_page_token?: Token;
+}
+
+/** A transaction of `/v2/updates`. */
+export interface UpdateHistoryTransaction {
+  update_id: string;
+  migration_id: number;
+  workflow_id: string;
+  record_time: string;
+  synchronizer_id: string;
+  effective_at: string;
+  root_event_ids: string[];
+  events_by_id: Record<string, TreeEvent>;
+}
+
+export interface UpdateHistory {
+  transactions: UpdateHistoryTransaction[];
+}
+
+/** `/v0/dso` over this world's stand-in payloads. */
+export interface DsoInfo {
+  sv_user: string;
+  sv_party_id: string;
+  dso_party_id: string;
+  voting_threshold: number;
+  latest_mining_round: ContractWithState<OpenRoundStandIn>;
+  amulet_rules: ContractWithState<AmuletRulesStandIn>;
+  dso_rules: ContractWithState;
+  sv_node_states: ContractWithState[];
+  initial_round?: string;
+}
+
+/** `/v0/open-and-issuing-mining-rounds` (maps by contract id). */
+export interface OpenAndIssuingMiningRounds {
+  time_to_live_in_microseconds: number;
+  open_mining_rounds: Record<string, MaybeCachedContractWithState<OpenRoundStandIn>>;
+  issuing_mining_rounds: Record<string, MaybeCachedContractWithState>;
+}
+
+/** `/v0/amulet-rules`. */
+export interface AmuletRulesUpdate {
+  amulet_rules_update: MaybeCachedContractWithState<AmuletRulesStandIn>;
+}
+
+export interface FeaturedApps {
+  featured_apps: ScanContract[];
+}
+
+/** `/v0/featured-apps/{provider}` and `by-contract-id`: `{}` when there is none. */
+export interface FeaturedAppRight {
+  featured_app_right?: ScanContract;
+}
+
+export interface TransferPreapprovalByParty<P = unknown> {
+  transfer_preapproval: ContractWithState<P>;
+}
+
+/**
+ * Reads a JSON response body with its status. `T` is the body the test expects (an assertion on
+ * the parsed JSON, as `(await r.json()) as T` would be; the test's expectations check it).
+ */
+export async function json<T = unknown>(res: Response | Promise<Response>): Promise<{ status: number; body: T }> {
   const r = await res;
   const text = await r.text();
-  return { status: r.status, body: text === '' ? undefined : JSON.parse(text) };
+  const body: unknown = text === '' ? undefined : JSON.parse(text);
+  return { status: r.status, body: body as T };
 }

@@ -4,7 +4,7 @@
  * storage, health, unknown routes.
  */
 import { describe, expect, it } from 'vitest';
-import { buildWorld, IDS, json } from './fixture.js';
+import { buildWorld, IDS, json, type AmuletRulesUpdate, type DsoInfo, type FeaturedAppRight, type FeaturedApps, type OpenAndIssuingMiningRounds, type ScanError, type TransferPreapprovalByParty } from './fixture.js';
 
 describe('DSO and rounds', () => {
   it('serves the DSO party id and /v0/dso (latest round, AmuletRules, a synthetic DsoRules)', async () => {
@@ -16,7 +16,7 @@ describe('DSO and rounds', () => {
     const rules = w.amuletRules();
     w.openRound(3);
     const r2 = w.openRound(2);
-    const r = await json(w.get('/api/scan/v0/dso'));
+    const r = await json<DsoInfo>(w.get('/api/scan/v0/dso'));
     expect(r.status).toBe(200);
     expect(r.body.latest_mining_round.contract.payload.round).toEqual({ number: '3' });
     expect(r.body.latest_mining_round.domain_id).toBe(w.engine.synchronizerId);
@@ -34,15 +34,15 @@ describe('DSO and rounds', () => {
     const r1 = w.openRound(1);
     const r2 = w.openRound(2);
     const body = { cached_open_mining_round_contract_ids: [r1], cached_issuing_round_contract_ids: [] };
-    const r = await json(w.post('/api/scan/v0/open-and-issuing-mining-rounds', body));
+    const r = await json<OpenAndIssuingMiningRounds>(w.post('/api/scan/v0/open-and-issuing-mining-rounds', body));
     expect(r.status).toBe(200);
     expect(r.body.time_to_live_in_microseconds).toBe(600_000_000);
     expect(Object.keys(r.body.open_mining_rounds)).toEqual([r1, r2]);
     expect(r.body.open_mining_rounds[r1]).toEqual({ domain_id: w.engine.synchronizerId }); // cached: no contract
-    expect(r.body.open_mining_rounds[r2].contract.contract_id).toBe(r2);
+    expect(r.body.open_mining_rounds[r2]!.contract!.contract_id).toBe(r2);
     // an issuing round's TTL is half its window (targetClosesAt - opensAt)
     w.create(IDS.IssuingMiningRound, { dso: w.dso, round: { number: '0' }, opensAt: '2026-01-01T00:00:00Z', targetClosesAt: '2026-01-01T00:04:00Z' }, [w.dso]);
-    expect((await json(w.post('/api/scan/v0/open-and-issuing-mining-rounds', body))).body.time_to_live_in_microseconds).toBe(120_000_000);
+    expect((await json<OpenAndIssuingMiningRounds>(w.post('/api/scan/v0/open-and-issuing-mining-rounds', body))).body.time_to_live_in_microseconds).toBe(120_000_000);
     expect(await json(w.post('/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [] }))).toEqual({
       status: 400,
       body: { error: 'The request content was malformed:\nDecodingFailure at .cached_issuing_round_contract_ids: Missing required field' },
@@ -57,14 +57,14 @@ describe('DSO and rounds', () => {
     const w = buildWorld();
     expect(await json(w.post('/api/scan/v0/amulet-rules', {}))).toEqual({ status: 404, body: { error: 'No active AmuletRules contract' } });
     const rules = w.amuletRules();
-    const full = await json(w.post('/api/scan/v0/amulet-rules', {}));
+    const full = await json<AmuletRulesUpdate>(w.post('/api/scan/v0/amulet-rules', {}));
     expect(full.body.amulet_rules_update.contract).toMatchObject({ contract_id: rules, template_id: expect.stringMatching(/:Splice\.AmuletRules:AmuletRules$/) });
-    expect(Object.keys(full.body.amulet_rules_update.contract)).toEqual(['template_id', 'contract_id', 'payload', 'created_event_blob', 'created_at']);
-    expect(full.body.amulet_rules_update.contract.created_event_blob).toBe(w.engine.contracts.get(rules)!.blob);
+    expect(Object.keys(full.body.amulet_rules_update.contract!)).toEqual(['template_id', 'contract_id', 'payload', 'created_event_blob', 'created_at']);
+    expect(full.body.amulet_rules_update.contract!.created_event_blob).toBe(w.engine.contracts.get(rules)!.blob);
     expect((await json(w.post('/api/scan/v0/amulet-rules', { cached_amulet_rules_contract_id: rules }))).body).toEqual({
       amulet_rules_update: { domain_id: w.engine.synchronizerId },
     });
-    expect((await json(w.post('/api/scan/v0/amulet-rules', { cached_amulet_rules_contract_id: '00old' }))).body.amulet_rules_update.contract.contract_id).toBe(rules);
+    expect((await json<AmuletRulesUpdate>(w.post('/api/scan/v0/amulet-rules', { cached_amulet_rules_contract_id: '00old' }))).body.amulet_rules_update.contract!.contract_id).toBe(rules);
   });
 
   it('reads the amulet config of a round from its OpenMiningRound, also after the round closed', async () => {
@@ -90,12 +90,12 @@ describe('featured apps and transfer pre-approvals', () => {
   it('lists and looks up FeaturedAppRights ({} rather than 404)', async () => {
     const w = buildWorld();
     const right = w.create(IDS.FeaturedAppRight, { dso: w.dso, provider: w.provider, activityWeight: null }, [w.dso]);
-    expect((await json(w.get('/api/scan/v0/featured-apps'))).body.featured_apps.map((c: any) => c.contract_id)).toEqual([right]);
-    expect((await json(w.get(`/api/scan/v0/featured-apps/${w.provider}`))).body.featured_app_right.contract_id).toBe(right);
+    expect((await json<FeaturedApps>(w.get('/api/scan/v0/featured-apps'))).body.featured_apps.map((c) => c.contract_id)).toEqual([right]);
+    expect((await json<FeaturedAppRight>(w.get(`/api/scan/v0/featured-apps/${w.provider}`))).body.featured_app_right!.contract_id).toBe(right);
     expect(await json(w.get(`/api/scan/v0/featured-apps/${w.alice}`))).toEqual({ status: 200, body: {} });
     expect(await json(w.get('/api/scan/v0/featured-apps/alice'))).toEqual({ status: 400, body: { error: 'Invalid unique identifier `alice` with missing namespace.' } });
-    expect((await json(w.get(`/api/scan/v0/featured-apps/by-provider/${w.provider}`))).body.featured_apps).toHaveLength(1);
-    expect((await json(w.get(`/api/scan/v0/featured-apps/by-contract-id/${right}`))).body.featured_app_right.payload).toEqual({
+    expect((await json<FeaturedApps>(w.get(`/api/scan/v0/featured-apps/by-provider/${w.provider}`))).body.featured_apps).toHaveLength(1);
+    expect((await json<FeaturedAppRight>(w.get(`/api/scan/v0/featured-apps/by-contract-id/${right}`))).body.featured_app_right!.payload).toEqual({
       dso: w.dso,
       provider: w.provider,
       activityWeight: null,
@@ -115,7 +115,7 @@ describe('featured apps and transfer pre-approvals', () => {
       { dso: w.dso, receiver: w.alice, provider: w.validator, validFrom: t, lastRenewedAt: t, expiresAt: '2026-04-01T00:00:00Z' },
       [w.dso, w.alice, w.validator],
     );
-    const r = await json(w.get(`/api/scan/v0/transfer-preapprovals/by-party/${encodeURIComponent(w.alice)}`));
+    const r = await json<TransferPreapprovalByParty>(w.get(`/api/scan/v0/transfer-preapprovals/by-party/${encodeURIComponent(w.alice)}`));
     expect(r.status).toBe(200);
     expect(r.body.transfer_preapproval.contract.contract_id).toBe(pre);
     expect(r.body.transfer_preapproval.domain_id).toBe(w.engine.synchronizerId);
@@ -132,7 +132,7 @@ describe('bulk storage, health and routing', () => {
     const w = buildWorld();
     const body = { start_record_time: '2026-01-01T00:00:00Z', end_record_time: '2026-01-02T00:00:00Z', page_size: 10 };
     expect(await json(w.post('/api/scan/v0/history/bulk/updates', body))).toEqual({ status: 400, body: { error: 'Bulk storage or public URL is not configured' } });
-    expect((await json(w.post('/api/scan/v0/history/bulk/updates', { page_size: 10 }))).body.error).toMatch(/^The request content was malformed:\n/);
+    expect((await json<ScanError>(w.post('/api/scan/v0/history/bulk/updates', { page_size: 10 }))).body.error).toMatch(/^The request content was malformed:\n/);
     expect(await json(w.get('/api/scan/v0/history/bulk/acs?at_or_before_record_time=2026-01-01T00:00:00Z'))).toEqual({
       status: 400,
       body: { error: 'Bulk storage or public URL is not configured' },
@@ -146,7 +146,7 @@ describe('bulk storage, health and routing', () => {
       expect(r.status).toBe(200);
       expect(await r.text()).toBe('');
     }
-    expect((await json(w.get('/api/scan/status'))).body.success).toMatchObject({ active: true, ports: {} });
+    expect((await json<{ success: unknown }>(w.get('/api/scan/status'))).body.success).toMatchObject({ active: true, ports: {} });
     expect((await json(w.get('/api/scan/version'))).body).toEqual({ version: '0.7.5', commit_ts: '2026-01-01T00:00:00Z' });
   });
 

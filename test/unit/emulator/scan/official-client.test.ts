@@ -5,12 +5,21 @@
  */
 import { afterEach, expect, it, vi } from 'vitest';
 import { ScanClient } from '@canton-network/core-splice-client';
+import type { AccessTokenProvider } from '@canton-network/core-wallet-auth';
 import { pino } from 'pino';
 import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { createScanApp } from '../../../../src/emulator/scan/index.js';
 import { seedAmuletWorld } from '../../../../src/emulator/templates/amulet/index.js';
 
 const BASE = new URL('http://scan.local/api/scan');
+
+/** Scan reads are public: the client gets an empty token and never asks for the auth context. */
+const noAuth: AccessTokenProvider = {
+  getAccessToken: async () => '',
+  getAuthContext: async () => {
+    throw new Error('not used by ScanClient');
+  },
+};
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -26,7 +35,7 @@ it('ScanClient reads the synchronizer, AmuletRules and the open rounds', async (
   const app = createScanApp({ engine, dsoParty: dso });
   vi.stubGlobal('fetch', (input: Request | string | URL, init?: RequestInit) => Promise.resolve(app.request(input instanceof URL ? input.href : input, init)));
 
-  const client = new ScanClient(BASE, pino({ level: 'silent' }), { getAccessToken: async () => '' } as never);
+  const client = new ScanClient(BASE, pino({ level: 'silent' }), noAuth);
   expect(await client.getAmuletSynchronizerId()).toBe(engine.synchronizerId);
   expect((await client.getAmuletRules()).contract_id).toBe(amuletRulesCid);
   expect(await client.isDevNet()).toBe(true);

@@ -4,7 +4,7 @@
  * snapshot-timestamp lookups, and forced snapshots.
  */
 import { describe, expect, it } from 'vitest';
-import { buildWorld, IDS, json } from './fixture.js';
+import { buildWorld, IDS, json, type AcsPage, type UpdateHistory } from './fixture.js';
 
 const acs = (record_time: string, extra: Record<string, unknown> = {}) => ({ migration_id: 0, record_time, page_size: 100, ...extra });
 const ids = (body: { created_events: Array<{ contract_id: string }> }) => body.created_events.map((e) => e.contract_id);
@@ -58,11 +58,11 @@ describe('snapshot grid', () => {
     w.archive(IDS.Amulet, a1, [w.dso, w.alice]); // archived after 03:00: still in it
     w.clock.set('2026-05-01T06:00:00Z');
 
-    const at3 = await json(w.post('/api/scan/v1/state/acs', acs('2026-05-01T03:00:00Z', { templates: ['splice-amulet:Splice.Amulet:Amulet'] })));
+    const at3 = await json<AcsPage>(w.post('/api/scan/v1/state/acs', acs('2026-05-01T03:00:00Z', { templates: ['splice-amulet:Splice.Amulet:Amulet'] })));
     expect(at3.status).toBe(200);
     expect(at3.body.record_time).toBe('2026-05-01T03:00:00Z');
     expect(ids(at3.body)).toEqual([a1, a2]);
-    const at6 = await json(w.post('/api/scan/v1/state/acs', acs('2026-05-01T06:00:00Z', { templates: ['splice-amulet:Splice.Amulet:Amulet'] })));
+    const at6 = await json<AcsPage>(w.post('/api/scan/v1/state/acs', acs('2026-05-01T06:00:00Z', { templates: ['splice-amulet:Splice.Amulet:Amulet'] })));
     expect(ids(at6.body)).toEqual([a2, a3]);
   });
 
@@ -74,9 +74,9 @@ describe('snapshot grid', () => {
     const late = w.amulet(w.alice, '1.0000000000'); // ledger record time 03:00:00 exactly
     const after = await json(w.post('/api/scan/v1/state/acs', acs('2026-05-01T03:00:00Z')));
     expect(after.body).toEqual(before.body);
-    const upd = await json(w.post('/api/scan/v2/updates', { page_size: 10 }));
-    const lateTx = upd.body.transactions.at(-1);
-    expect(Object.values(lateTx.events_by_id).map((e: any) => e.contract_id)).toEqual([late]);
+    const upd = await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 10 }));
+    const lateTx = upd.body.transactions.at(-1)!;
+    expect(Object.values(lateTx.events_by_id).map((e) => e.contract_id)).toEqual([late]);
     expect(lateTx.record_time).toBe('2026-05-01T03:00:00.000001Z');
   });
 });
@@ -105,10 +105,10 @@ describe('record_time_match', () => {
 
   it('at_or_before resolves to the latest snapshot <= record_time and answers with its time', async () => {
     const w = await world();
-    const r = await json(w.post('/api/scan/v1/state/acs', acs('2026-05-01T05:59:59.999999Z', { record_time_match: 'at_or_before' })));
+    const r = await json<AcsPage>(w.post('/api/scan/v1/state/acs', acs('2026-05-01T05:59:59.999999Z', { record_time_match: 'at_or_before' })));
     expect(r.status).toBe(200);
     expect(r.body.record_time).toBe('2026-05-01T03:00:00Z');
-    const exact = await json(w.post('/api/scan/v1/state/acs', acs('2026-05-01T06:00:00Z', { record_time_match: 'at_or_before' })));
+    const exact = await json<AcsPage>(w.post('/api/scan/v1/state/acs', acs('2026-05-01T06:00:00Z', { record_time_match: 'at_or_before' })));
     expect(exact.body.record_time).toBe('2026-05-01T06:00:00Z');
     expect(await json(w.post('/api/scan/v1/state/acs', acs('2026-05-01T02:59:00+00:00', { record_time_match: 'at_or_before' })))).toEqual({
       status: 404,
@@ -159,12 +159,12 @@ describe('forced snapshots', () => {
     w.clock.advance(1500);
     const a = w.amulet(w.alice, '5.0000000000');
     w.clock.advance(60_000);
-    const forced = await json(w.post('/api/scan/v0/state/acs/force', ''));
+    const forced = await json<{ record_time: string; migration_id: number }>(w.post('/api/scan/v0/state/acs/force', ''));
     expect(forced).toEqual({ status: 200, body: { record_time: '2026-05-01T01:00:01.5Z', migration_id: 0 } });
     expect((await json(w.post('/api/scan/v0/state/acs/force', ''))).body).toEqual(forced.body);
 
     w.amulet(w.bob, '7.0000000000'); // later than the forced snapshot
-    const snap = await json(w.post('/api/scan/v1/holdings/state', { ...acs(forced.body.record_time), owner_party_ids: [w.alice, w.bob] }));
+    const snap = await json<AcsPage>(w.post('/api/scan/v1/holdings/state', { ...acs(forced.body.record_time), owner_party_ids: [w.alice, w.bob] }));
     expect(ids(snap.body)).toEqual([a]);
     expect((await json(w.get('/api/scan/v0/state/acs/snapshot-timestamp?before=2026-05-01T02:00:00Z&migration_id=0'))).body).toEqual({
       record_time: '2026-05-01T01:00:01.5Z',

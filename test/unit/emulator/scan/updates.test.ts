@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TemplateDef } from '../../../../src/emulator/ledger/templates.js';
 import type { QualifiedId } from '../../../../src/emulator/ledger/types.js';
-import { buildWorld, IDS, json, type World } from './fixture.js';
+import { buildWorld, IDS, json, type UpdateHistory, type UpdateHistoryTransaction, type World } from './fixture.js';
 
 const TEST_PKG = 'd'.repeat(64);
 const FaucetId: QualifiedId = { packageId: TEST_PKG, packageName: 'scan-test', moduleName: 'Main', entityName: 'Faucet' };
@@ -84,25 +84,25 @@ describe('POST /v2/updates', () => {
     const a = w.amulet(w.alice, '1.0000000000');
     const tx3 = w.archive(IDS.Amulet, a, [w.dso, w.alice]); // same clock reading as the create
 
-    const all = await json(w.post('/api/scan/v2/updates', { page_size: 100 }));
+    const all = await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 100 }));
     expect(all.status).toBe(200);
     const items = all.body.transactions;
-    expect(items.map((t: any) => t.update_id)).toEqual([tx1.updateId, expect.any(String), tx3.updateId]);
-    expect(items.map((t: any) => t.record_time)).toEqual(['2026-05-01T10:00:00.000000Z', '2026-05-01T10:00:00.250000Z', '2026-05-01T10:00:00.250001Z']);
-    expect(items[2].effective_at).toBe('2026-05-01T10:00:00.250Z');
-    expect(Object.keys(items[0])).toEqual(['update_id', 'migration_id', 'workflow_id', 'record_time', 'synchronizer_id', 'effective_at', 'root_event_ids', 'events_by_id']);
-    expect(items[0].synchronizer_id).toBe(w.engine.synchronizerId);
+    expect(items.map((t) => t.update_id)).toEqual([tx1.updateId, expect.any(String), tx3.updateId]);
+    expect(items.map((t) => t.record_time)).toEqual(['2026-05-01T10:00:00.000000Z', '2026-05-01T10:00:00.250000Z', '2026-05-01T10:00:00.250001Z']);
+    expect(items[2]!.effective_at).toBe('2026-05-01T10:00:00.250Z');
+    expect(Object.keys(items[0]!)).toEqual(['update_id', 'migration_id', 'workflow_id', 'record_time', 'synchronizer_id', 'effective_at', 'root_event_ids', 'events_by_id']);
+    expect(items[0]!.synchronizer_id).toBe(w.engine.synchronizerId);
 
-    const page1 = await json(w.post('/api/scan/v2/updates', { page_size: 2 }));
+    const page1 = await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 2 }));
     expect(page1.body.transactions).toHaveLength(2);
-    const last = page1.body.transactions[1];
-    const page2 = await json(w.post('/api/scan/v2/updates', { page_size: 2, after: { after_migration_id: last.migration_id, after_record_time: last.record_time } }));
-    expect(page2.body.transactions.map((t: any) => t.update_id)).toEqual([tx3.updateId]);
-    const page3 = await json(w.post('/api/scan/v2/updates', { page_size: 2, after: { after_migration_id: 0, after_record_time: page2.body.transactions[0].record_time } }));
+    const last = page1.body.transactions[1]!;
+    const page2 = await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 2, after: { after_migration_id: last.migration_id, after_record_time: last.record_time } }));
+    expect(page2.body.transactions.map((t) => t.update_id)).toEqual([tx3.updateId]);
+    const page3 = await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 2, after: { after_migration_id: 0, after_record_time: page2.body.transactions[0]!.record_time } }));
     expect(page3.body).toEqual({ transactions: [] });
     // a higher migration id is later, a lower one earlier
-    expect((await json(w.post('/api/scan/v2/updates', { page_size: 10, after: { after_migration_id: 1, after_record_time: '2000-01-01T00:00:00Z' } }))).body.transactions).toEqual([]);
-    expect((await json(w.post('/api/scan/v2/updates', { page_size: 10, after: { after_migration_id: -1, after_record_time: '2099-01-01T00:00:00Z' } }))).body.transactions).toHaveLength(3);
+    expect((await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 10, after: { after_migration_id: 1, after_record_time: '2000-01-01T00:00:00Z' } }))).body.transactions).toEqual([]);
+    expect((await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 10, after: { after_migration_id: -1, after_record_time: '2099-01-01T00:00:00Z' } }))).body.transactions).toHaveLength(3);
   });
 
   it('prints events with updateId:nodeId ids, sorted lexicographically, and the tree in root/child ids', async () => {
@@ -113,15 +113,15 @@ describe('POST /v2/updates', () => {
       [w.dso, w.alice],
       Array.from({ length: 11 }, (_, i) => ({ template: IDS.Amulet, createArguments: { dso: w.dso, owner: w.alice, amount: { initialAmount: `${i + 1}.0`, createdAt: { number: '1' }, ratePerRound: { rate: '0.1' } } } })),
     );
-    const item = (await json(w.get(`/api/scan/v2/updates/${many.updateId}`))).body;
+    const item = (await json<UpdateHistoryTransaction>(w.get(`/api/scan/v2/updates/${many.updateId}`))).body;
     const nodeIds = Object.keys(item.events_by_id).map((k) => k.split(':')[1]);
     expect(nodeIds).toEqual(['0', '1', '10', '2', '3', '4', '5', '6', '7', '8', '9']);
     expect(item.root_event_ids).toEqual(Array.from({ length: 11 }, (_, i) => `${many.updateId}:${i}`));
-    for (const [k, ev] of Object.entries<any>(item.events_by_id)) expect(ev.event_id).toBe(k);
+    for (const [k, ev] of Object.entries(item.events_by_id)) expect(ev.event_id).toBe(k);
 
     const faucet = w.create(FaucetId, { dso: w.dso }, [w.dso]);
     const tap = exercise(w, [w.dso, w.alice], FaucetId, faucet, 'Tap', { owner: w.alice });
-    const t = (await json(w.get(`/api/scan/v2/updates/${tap.updateId}`))).body;
+    const t = (await json<UpdateHistoryTransaction>(w.get(`/api/scan/v2/updates/${tap.updateId}`))).body;
     const e = (n: number) => `${tap.updateId}:${n}`;
     expect(t.workflow_id).toBe('wf-1');
     expect(t.root_event_ids).toEqual([e(0)]);
@@ -147,9 +147,9 @@ describe('POST /v2/updates', () => {
     withTestTemplates(w);
     const wrapper = w.create(WrapperId, { owner: w.alice, dso: w.dso }, [w.alice]);
     const tx = exercise(w, [w.alice], WrapperId, wrapper, 'Notify', {});
-    const history = (await json(w.post('/api/scan/v2/updates', { page_size: 10 }))).body.transactions;
-    expect(history.map((t: any) => t.update_id)).toEqual([tx.updateId]); // the wrapper's creation is not the DSO's
-    const item = history[0];
+    const history = (await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 10 }))).body.transactions;
+    expect(history.map((t) => t.update_id)).toEqual([tx.updateId]); // the wrapper's creation is not the DSO's
+    const item = history[0]!;
     expect(item.root_event_ids).toEqual([`${tx.updateId}:2`]);
     expect(Object.keys(item.events_by_id)).toEqual([`${tx.updateId}:2`]);
     expect(item.events_by_id[`${tx.updateId}:2`]).toMatchObject({ template_id: `${TEST_PKG}:Main:Notice`, observers: [w.dso] });
@@ -177,7 +177,7 @@ describe('GET /v2/updates/{update_id}', () => {
     const hidden = w.submit([w.alice], [{ template: IDS.Other, createArguments: { owner: w.alice, text: 'x' } }]);
     const r = await json(w.get(`/api/scan/v2/updates/${tx.updateId}?daml_value_encoding=compact_json`));
     expect(r.status).toBe(200);
-    expect(r.body).toEqual((await json(w.post('/api/scan/v2/updates', { page_size: 1 }))).body.transactions[0]);
+    expect(r.body).toEqual((await json<UpdateHistory>(w.post('/api/scan/v2/updates', { page_size: 1 }))).body.transactions[0]);
     expect(await json(w.get(`/api/scan/v2/updates/${hidden.updateId}`))).toEqual({ status: 404, body: { error: `Transaction with id ${hidden.updateId} not found` } });
     expect(await json(w.get('/api/scan/v2/updates/nope'))).toEqual({ status: 404, body: { error: 'Transaction with id nope not found' } });
   });

@@ -12,16 +12,19 @@ import { buildEmulator } from '../../../../src/emulator/index.js';
 import type { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
 import { ScanService } from '../../../../src/emulator/scan/index.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
-import { installWallet, seedAmuletWorld } from '../../../../src/emulator/templates/amulet/index.js';
+import { installWallet, seedAmuletWorld, type OpenMiningRoundPayload } from '../../../../src/emulator/templates/amulet/index.js';
 import { createValidatorApp } from '../../../../src/emulator/validator/index.js';
 import { noAuth } from '../../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../../src/ledger/client.js';
 import { createRegistry, type Registry } from '../../../../src/registry/index.js';
 import { AmuletRecipe, amuletInstrumentConfig } from '../../../../src/registry/recipes/amulet.js';
+import type { ContractWithState, ScanContract } from '../scan/fixture.js';
 
 export const AUDIENCE = 'https://canton.network.global';
 export const SECRET = 'unsafe';
 const logger = pino({ level: 'silent' });
+
+type JsonOptions = { user?: string; token?: string; body?: unknown };
 
 export interface ValidatorWorld {
   clock: ManualClock;
@@ -45,8 +48,11 @@ export interface ValidatorWorld {
   app: ReturnType<typeof createValidatorApp>;
   token(user: string, claims?: JWTPayload, opts?: { secret?: string; alg?: string }): Promise<string>;
   call(method: string, path: string, opts?: { user?: string; token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
-  /** `call` and parse: status, body (JSON when JSON, else text), headers. */
-  json(method: string, path: string, opts?: { user?: string; token?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  /**
+   * `call` and parse: status, body (JSON when JSON, else text), headers. `T` is the body the test
+   * expects (an assertion on the parsed body, as `(await r.json()) as T` would be).
+   */
+  json<T = unknown>(method: string, path: string, opts?: JsonOptions): Promise<{ status: number; body: T; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -106,11 +112,12 @@ export async function buildValidatorWorld(opts: { registry?: boolean; start?: st
     }
     return app.request(`http://validator.local/api/validator${path}`, { method, headers, body });
   };
-  const json: ValidatorWorld['json'] = async (method, path, o) => {
+  const json = async <T = unknown>(method: string, path: string, o?: JsonOptions): Promise<{ status: number; body: T; headers: Headers }> => {
     const res = await call(method, path, o);
     const text = await res.text();
     const isJson = (res.headers.get('content-type') ?? '').includes('json');
-    return { status: res.status, body: isJson && text !== '' ? JSON.parse(text) : text, headers: res.headers };
+    const body: unknown = isJson && text !== '' ? JSON.parse(text) : text;
+    return { status: res.status, body: body as T, headers: res.headers };
   };
   return {
     clock,
@@ -138,3 +145,87 @@ export async function buildValidatorWorld(opts: { registry?: boolean; start?: st
 
 /** `expires_at` in unix micros, `ms` from the world's clock. */
 export const expiresIn = (w: Pick<ValidatorWorld, 'clock'>, ms: number) => Number(w.clock.nowMicros() / 1000n + BigInt(ms)) * 1000;
+
+// ---- wallet answer bodies: the fields the tests read (research/scan-validator.md §5.3) -----------
+
+export interface WalletBalance {
+  round: number;
+  effective_unlocked_qty: string;
+  effective_locked_qty: string;
+  total_holding_fees: string;
+}
+
+export interface TransferOfferStatus {
+  status: string;
+  transaction_id?: string;
+  contract_id?: string;
+  failure_kind?: string;
+  withdrawn_reason?: string;
+}
+
+export interface WalletAmulet {
+  contract: ContractWithState;
+  round: number;
+  accrued_holding_fee: string;
+  effective_amount: string;
+}
+
+export interface WalletAmulets {
+  amulets: WalletAmulet[];
+  locked_amulets: unknown[];
+}
+
+/** A validator / wallet error answer. */
+export interface ErrorBody {
+  error: string;
+}
+
+export interface CreatedTransferOffer {
+  offer_contract_id: string;
+}
+
+export interface AcceptedTransferOffer {
+  accepted_offer_contract_id: string;
+}
+
+/** The `TransferOffer` payload fields the tests read. */
+export interface TransferOfferPayload {
+  sender: string;
+  receiver: string;
+  trackingId: string;
+}
+
+export interface TransferOffers {
+  offers: Array<ScanContract<TransferOfferPayload>>;
+}
+
+export interface AcceptedTransferOffers {
+  accepted_offers: ScanContract[];
+}
+
+export interface TapResult {
+  contract_id: string;
+}
+
+export interface UserStatus {
+  party_id: string;
+  user_onboarded: boolean;
+  user_wallet_installed: boolean;
+  has_featured_app_right: boolean;
+}
+
+export interface ValidatorUser {
+  party_id: string;
+  user_name: string;
+  featured: boolean;
+}
+
+export interface CreatedTransferPreapproval {
+  transfer_preapproval_contract_id: string;
+}
+
+/** The scan-proxy's `open-and-issuing-mining-rounds` (GET: plain arrays, not maps). */
+export interface ScanProxyMiningRounds {
+  open_mining_rounds: Array<ContractWithState<OpenMiningRoundPayload>>;
+  issuing_mining_rounds: ContractWithState[];
+}

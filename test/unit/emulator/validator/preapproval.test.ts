@@ -9,7 +9,9 @@ import type { ExerciseNode } from '../../../../src/emulator/ledger/updates.js';
 import { createFeaturedAppRight, installWallet, tapAmulet, TransferPreapprovalProposalId } from '../../../../src/emulator/templates/amulet/index.js';
 import { formatTime } from '../../../../src/canton/lf.js';
 import { createValidatorApp, preapprovalAutomationName } from '../../../../src/emulator/validator/index.js';
-import { buildValidatorWorld, type ValidatorWorld } from './fixture.js';
+import type { Json } from '../../../../src/emulator/scan/encode.js';
+import type { TransferPreapprovalByParty } from '../scan/fixture.js';
+import { buildValidatorWorld, type CreatedTransferPreapproval, type ErrorBody, type ValidatorWorld, type WalletBalance } from './fixture.js';
 
 let w: ValidatorWorld;
 afterEach(async () => w?.close());
@@ -32,11 +34,11 @@ function propose(w: ValidatorWorld, receiver: string, provider = w.validator): s
   return (tx.nodes[0] as { contract: { contractId: string } }).contract.contractId;
 }
 
-const preapprovalsOf = (w: ValidatorWorld, receiver: string) => w.scan.transferPreapprovalByParty(receiver) as { transfer_preapproval: { contract: { contract_id: string; payload: any } } };
+const preapprovalsOf = (w: ValidatorWorld, receiver: string) => w.scan.transferPreapprovalByParty(receiver) as { transfer_preapproval: { contract: { contract_id: string; payload: Json } } };
 const lastTx = (w: ValidatorWorld) => [...w.engine.updates.range(w.engine.ledgerEnd() - 1, w.engine.ledgerEnd(), new Set([w.dso, w.validator, w.alice, w.bob]))].at(-1)!;
 
 async function balance(w: ValidatorWorld, user: string): Promise<string> {
-  const r = await w.json('GET', '/v0/wallet/balance', { user });
+  const r = await w.json<WalletBalance>('GET', '/v0/wallet/balance', { user });
   expect(r.status).toBe(200);
   return r.body.effective_unlocked_qty;
 }
@@ -87,13 +89,13 @@ describe('the validator accepts TransferPreapprovalProposals', () => {
 describe('POST /v0/wallet/transfer-preapproval', () => {
   it('200 with the new pre-approval (provider = the validator), then 409 with the same id', async () => {
     w = await buildValidatorWorld();
-    const r = await w.json('POST', '/v0/wallet/transfer-preapproval', { user: 'alice' });
+    const r = await w.json<CreatedTransferPreapproval>('POST', '/v0/wallet/transfer-preapproval', { user: 'alice' });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(['transfer_preapproval_contract_id']);
     const cid = r.body.transfer_preapproval_contract_id;
     expect(w.engine.contracts.getActive(cid)!.payload).toMatchObject({ receiver: w.alice, provider: w.validator, dso: w.dso });
     // the scan-proxy sees it too
-    const proxy = await w.json('GET', `/v0/scan-proxy/transfer-preapprovals/by-party/${encodeURIComponent(w.alice)}`, { user: 'alice' });
+    const proxy = await w.json<TransferPreapprovalByParty>('GET', `/v0/scan-proxy/transfer-preapprovals/by-party/${encodeURIComponent(w.alice)}`, { user: 'alice' });
     expect(proxy.body.transfer_preapproval.contract.contract_id).toBe(cid);
 
     const again = await w.json('POST', '/v0/wallet/transfer-preapproval', { user: 'alice' });
@@ -105,7 +107,7 @@ describe('POST /v0/wallet/transfer-preapproval', () => {
     // a validator buying 190-day pre-approvals: 100 paid days * 0.00274 USD = 54.8 CC
     createValidatorApp({ engine: w.engine, dso: w.dso, scan: w.scan, validatorParty: w.validator, preapprovalLifetimeMicros: 190n * DAY });
     expect(w.engine.automations.names()).toContain(preapprovalAutomationName(w.validator));
-    const r = await w.json('POST', '/v0/wallet/transfer-preapproval', { user: 'bob' });
+    const r = await w.json<ErrorBody>('POST', '/v0/wallet/transfer-preapproval', { user: 'bob' });
     expect(r.status).toBe(429);
     expect(r.body.error).toMatch(/^Transfer preapproval creation request timed out because validator automation did not complete it in time\. /);
     // funded, the automation accepts the pending proposal in the background: the next call finds it (409)

@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeaturedAppRight, createTransferPreapproval, tapAmulet } from '../../../../src/emulator/templates/amulet/index.js';
 import { formatTime } from '../../../../src/canton/lf.js';
 import { createValidatorApp } from '../../../../src/emulator/validator/index.js';
-import { buildValidatorWorld, type ValidatorWorld } from './fixture.js';
+import { TransferFactoryWithChoiceContextSchema } from '../../../../src/registry/schemas.js';
+import { fieldsOf } from '../../../support/ledger-wire.js';
+import type { ContractWithState, FeaturedAppRight, TransferPreapprovalByParty } from '../scan/fixture.js';
+import { buildValidatorWorld, type ErrorBody, type ScanProxyMiningRounds, type ValidatorWorld } from './fixture.js';
 
 let w: ValidatorWorld;
 beforeAll(async () => {
@@ -16,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => w.close());
 
-const get = (path: string, user = 'alice') => w.json('GET', path, { user });
+const get = <T = unknown>(path: string, user = 'alice') => w.json<T>('GET', path, { user });
 
 describe('scan-proxy reads', () => {
   it('dso-party-id, dso, amulet-rules, open-and-issuing-mining-rounds (GET, plain arrays)', async () => {
@@ -24,12 +27,12 @@ describe('scan-proxy reads', () => {
     const dso = await get('/v0/scan-proxy/dso');
     expect(dso.status).toBe(200);
     expect(dso.body).toEqual(w.scan.dsoInfo());
-    const rules = await get('/v0/scan-proxy/amulet-rules');
+    const rules = await get<{ amulet_rules: ContractWithState }>('/v0/scan-proxy/amulet-rules');
     expect(rules.body.amulet_rules.contract.template_id).toMatch(/:Splice\.AmuletRules:AmuletRules$/);
     expect(rules.body.amulet_rules.domain_id).toBe(w.engine.synchronizerId);
-    const rounds = await get('/v0/scan-proxy/open-and-issuing-mining-rounds');
+    const rounds = await get<ScanProxyMiningRounds>('/v0/scan-proxy/open-and-issuing-mining-rounds');
     expect(Object.keys(rounds.body).sort()).toEqual(['issuing_mining_rounds', 'open_mining_rounds']);
-    expect(rounds.body.open_mining_rounds.map((r: any) => r.contract.payload.round.number)).toEqual(['0', '1', '2']);
+    expect(rounds.body.open_mining_rounds.map((r) => r.contract.payload.round.number)).toEqual(['0', '1', '2']);
     expect(rounds.body.issuing_mining_rounds).toEqual([]);
     expect((await w.json('POST', '/v0/scan-proxy/open-and-issuing-mining-rounds', { user: 'alice', body: {} })).status).toBe(405);
   });
@@ -37,8 +40,8 @@ describe('scan-proxy reads', () => {
   it('featured-apps/{provider}: {} or the right; 400 for a malformed party', async () => {
     expect((await get(`/v0/scan-proxy/featured-apps/${encodeURIComponent(w.bob)}`)).body).toEqual({});
     const cid = createFeaturedAppRight(w.engine, { dso: w.dso, provider: w.bob });
-    const r = await get(`/v0/scan-proxy/featured-apps/${encodeURIComponent(w.bob)}`);
-    expect(r.body.featured_app_right.contract_id).toBe(cid);
+    const r = await get<FeaturedAppRight>(`/v0/scan-proxy/featured-apps/${encodeURIComponent(w.bob)}`);
+    expect(r.body.featured_app_right!.contract_id).toBe(cid);
     expect(await get('/v0/scan-proxy/featured-apps/bob')).toMatchObject({ status: 400, body: { error: 'Invalid unique identifier `bob` with missing namespace.' } });
   });
 
@@ -48,7 +51,7 @@ describe('scan-proxy reads', () => {
       body: { error: `No TransferPreapproval found for party: ${w.carol}` },
     });
     const cid = createTransferPreapproval(w.engine, { dso: w.dso, receiver: w.carol, provider: w.validator });
-    const r = await get(`/v0/scan-proxy/transfer-preapprovals/by-party/${encodeURIComponent(w.carol)}`);
+    const r = await get<TransferPreapprovalByParty>(`/v0/scan-proxy/transfer-preapprovals/by-party/${encodeURIComponent(w.carol)}`);
     expect(r.body.transfer_preapproval.contract.contract_id).toBe(cid);
   });
 });
@@ -108,9 +111,10 @@ describe('token-standard registry through the scan-proxy', () => {
       },
     });
     expect(f.status).toBe(200);
-    expect(f.body.transferKind).toBe('offer');
-    expect(Object.keys(f.body.choiceContext.choiceContextData.values).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
-    const bad = await w.json('POST', '/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory', { user: 'alice', body: '{' });
+    const factory = TransferFactoryWithChoiceContextSchema.parse(f.body);
+    expect(factory.transferKind).toBe('offer');
+    expect(Object.keys(fieldsOf(factory.choiceContext.choiceContextData.values)).sort()).toEqual(['amulet-rules', 'external-party-config-state', 'open-round']);
+    const bad = await w.json<ErrorBody>('POST', '/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory', { user: 'alice', body: '{' });
     expect(bad.status).toBe(400);
     expect(typeof bad.body.error).toBe('string');
   });

@@ -9,26 +9,43 @@ import { executeBody, prepareBody, registerExternal } from '../../../../support/
 import { inProcess, mint, setupWorld, transferArg } from '../../templates/test-token-v1/tt1-scenario.js';
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1 } from '../../templates/test-token-v1/tt1-client.js';
 import { IFACE, TICK_MS, amuletLedger, exercise, trace, type AmuletLedger } from '../../templates/amulet/fixture.js';
+import type { Event } from '../../../../../src/ledger/schemas/events.js';
+import { cantonError, exercisedEvent, fieldsOf, transactionOf } from '../../../../support/ledger-wire.js';
+import { field, inputContracts } from './proto-value.js';
 
 type Requester = (path: string, init: RequestInit) => Response | Promise<Response>;
 
-async function post(request: Requester, path: string, body: unknown): Promise<{ status: number; body: any }> {
+/** The fields of the prepare answer used here (it also has `hashingDetails` and `costEstimation`, null here). */
+interface Prepared {
+  preparedTransaction: string;
+  preparedTransactionHash: string;
+}
+
+async function post(request: Requester, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const r = await request(path, { method: 'POST', body: JSON.stringify(body) });
   return { status: r.status, body: await r.json() };
 }
 
+async function prepare(request: Requester, body: unknown): Promise<Prepared> {
+  const r = await post(request, '/v2/interactive-submission/prepare', body);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body as Prepared;
+}
+
 /** prepare → oracle hash check → sign → executeAndWaitForTransaction (LEDGER_EFFECTS for the signer). */
 async function viaInteractive(request: Requester, key: ReturnType<typeof registerExternal>, commands: unknown[], disclosedContracts: unknown[] = []) {
-  const prepared = await post(request, '/v2/interactive-submission/prepare', prepareBody([key.party], commands, { disclosedContracts }));
-  expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
-  expect(await hashPreparedTransaction(prepared.body.preparedTransaction, 'base64')).toBe(prepared.body.preparedTransactionHash);
+  const prepared = await prepare(request, prepareBody([key.party], commands, { disclosedContracts }));
+  expect(await hashPreparedTransaction(prepared.preparedTransaction, 'base64')).toBe(prepared.preparedTransactionHash);
   const r = await post(request, '/v2/interactive-submission/executeAndWaitForTransaction', {
-    ...executeBody(prepared.body, [key]),
+    ...executeBody(prepared, [key]),
     transactionFormat: { eventFormat: { filtersByParty: { [key.party]: { cumulative: [] } }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.transaction as { events: any[]; externalTransactionHash: string };
+  return transactionOf(r.body);
 }
+
+/** The `transferInstructionCid` of a `TransferInstructionResult_Pending` exercise result. */
+const pendingInstruction = (result: unknown) => fieldsOf(fieldsOf(fieldsOf(result).output).value).transferInstructionCid;
 
 describe('TestTokenV1 through interactive submission', () => {
   it('transfer offer with the disclosed TokenRules, then accept: same effects as submit-and-wait', async () => {
@@ -39,17 +56,17 @@ describe('TestTokenV1 through interactive submission', () => {
       const t1 = mint(engine, w, w.alice, '100');
       const request: Requester = (p, i) => app.request(p, i);
       const offerCmd = [{ ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: w.rulesCid, choice: 'TransferFactory_Transfer', choiceArgument: transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '30', inputs: [t1] }) } }];
-      let offerEvents: any[];
+      let offerEvents: Event[];
       if (interactive) {
         offerEvents = (await viaInteractive(request, registerExternal(engine, w.alice), offerCmd, [rules])).events;
       } else {
-        offerEvents = (await client.submit([w.alice], offerCmd, [rules])).body.transaction.events;
+        offerEvents = transactionOf((await client.submit([w.alice], offerCmd, [rules])).body).events;
       }
-      const instr = offerEvents[0].ExercisedEvent.exerciseResult.output.value.transferInstructionCid as string;
+      const instr = pendingInstruction(exercisedEvent(offerEvents[0]).exerciseResult);
       const acceptCmd = [{ ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V1, contractId: instr, choice: 'TransferInstruction_Accept', choiceArgument: { extraArgs: EMPTY_EXTRA_ARGS } } }];
       const acceptEvents = interactive
         ? (await viaInteractive(request, registerExternal(engine, w.bob), acceptCmd)).events
-        : (await client.submit([w.bob], acceptCmd)).body.transaction.events;
+        : transactionOf((await client.submit([w.bob], acceptCmd)).body).events;
       return { offerEvents, acceptEvents, alice: await client.balance(w.alice), bob: await client.balance(w.bob), end: engine.ledgerEnd() };
     };
     const normal = await run(false);
@@ -58,7 +75,7 @@ describe('TestTokenV1 through interactive submission', () => {
     expect(isub.bob).toEqual(normal.bob);
     expect(isub.bob.unlocked).toBe('30.0000000000');
     expect(isub.end).toBe(normal.end);
-    const shape = (events: any[]) => events.map((e) => (e.CreatedEvent ? `create ${e.CreatedEvent.templateId.split(':').pop()}` : `exercise ${e.ExercisedEvent.choice}`));
+    const shape = (events: Event[]) => events.map((e) => ('CreatedEvent' in e ? `create ${e.CreatedEvent.templateId.split(':').pop()}` : `exercise ${exercisedEvent(e).choice}`));
     expect(shape(isub.offerEvents)).toEqual(shape(normal.offerEvents));
     expect(shape(isub.acceptEvents)).toEqual(shape(normal.acceptEvents));
   });
@@ -87,16 +104,15 @@ describe('Amulet through interactive submission', () => {
       const cmd = [exercise(IFACE.TransferFactoryV1, l.world.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', transferArgOf(l, [cid]))];
       if (interactive) {
         // the Amulet payload is encoded with its LF types (Numeric, Int64 round number)
-        const p = await post((path, i) => l.app.request(path, i), '/v2/interactive-submission/prepare', prepareBody([l.alice], cmd, { disclosedContracts: l.ctx().disclosed }));
-        const input = decodePreparedTransaction(p.body.preparedTransaction).metadata!.inputContracts.map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1 : undefined)!).find((c) => c.contractId === cid)!;
-        const field = (v: any, label: string) => v.sum.record.fields.find((f: any) => f.label === label).value;
+        const p = await prepare((path, i) => l.app.request(path, i), prepareBody([l.alice], cmd, { disclosedContracts: l.ctx().disclosed }));
+        const input = inputContracts(decodePreparedTransaction(p.preparedTransaction)).find((c) => c.contractId === cid)!;
         const amount = field(input.argument, 'amount');
         expect(field(amount, 'initialAmount').sum).toEqual({ oneofKind: 'numeric', numeric: '100.0000000000' });
         expect(field(field(amount, 'createdAt'), 'number').sum).toEqual({ oneofKind: 'int64', int64: '1' });
       }
       const events = interactive
         ? (await viaInteractive((p, i) => l.app.request(p, i), registerExternal(l.engine, l.alice), cmd, l.ctx().disclosed)).events
-        : (await l.client.submit([l.alice], cmd, l.ctx().disclosed)).body.transaction.events;
+        : transactionOf((await l.client.submit([l.alice], cmd, l.ctx().disclosed)).body).events;
       return { events, locked: await l.client.balance(l.alice, true), end: l.engine.ledgerEnd() };
     };
     const normal = await run(false);
@@ -106,8 +122,8 @@ describe('Amulet through interactive submission', () => {
     expect(isub.end).toBe(normal.end);
     // the same result, up to the contract ids (the id generator also drew node seeds and a uuid)
     const noCids = (v: unknown) => JSON.stringify(v).replace(/00[0-9a-f]{64}ca10[0-9a-f]{68}/g, '<cid>');
-    expect(noCids(isub.events[0].ExercisedEvent.exerciseResult)).toBe(noCids(normal.events[0].ExercisedEvent.exerciseResult));
-    expect(noCids(isub.events[0].ExercisedEvent.exerciseResult)).toContain('TransferInstructionResult_Pending');
+    expect(noCids(exercisedEvent(isub.events[0]).exerciseResult)).toBe(noCids(exercisedEvent(normal.events[0]).exerciseResult));
+    expect(noCids(exercisedEvent(isub.events[0]).exerciseResult)).toContain('TransferInstructionResult_Pending');
   });
 
   it('a transfer signed after its open round closed is rejected: LOCAL_VERDICT_INACTIVE_CONTRACTS', async () => {
@@ -116,15 +132,14 @@ describe('Amulet through interactive submission', () => {
     const key = registerExternal(l.engine, l.alice);
     const request: Requester = (p, i) => l.app.request(p, i);
     const cmd = [exercise(IFACE.TransferFactoryV1, l.world.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', transferArgOf(l, [cid]))];
-    const prepared = await post(request, '/v2/interactive-submission/prepare', prepareBody([l.alice], cmd, { disclosedContracts: l.ctx().disclosed }));
-    expect(prepared.status, JSON.stringify(prepared.body)).toBe(200);
+    const prepared = await prepare(request, prepareBody([l.alice], cmd, { disclosedContracts: l.ctx().disclosed }));
     // two ticks later the rounds have advanced twice (lazy automation, one round per run): the
     // first run by a tap, the second by the execute itself, which archives the round it used
     l.clock.advance(TICK_MS);
     l.tap(l.bob, '1');
     l.clock.advance(TICK_MS);
-    const r = await post(request, '/v2/interactive-submission/executeAndWait', executeBody(prepared.body, [key]));
-    expect([r.status, r.body.code]).toEqual([409, 'LOCAL_VERDICT_INACTIVE_CONTRACTS']);
+    const r = await post(request, '/v2/interactive-submission/executeAndWait', executeBody(prepared, [key]));
+    expect([r.status, cantonError(r.body).code]).toEqual([409, 'LOCAL_VERDICT_INACTIVE_CONTRACTS']);
     expect(l.engine.contracts.getActive(cid)).toBeDefined();
   });
 });

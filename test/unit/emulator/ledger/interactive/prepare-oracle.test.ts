@@ -16,6 +16,8 @@ import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator
 import { buildDar } from '../../../../support/dar-builder.js';
 import { tt2Ledger } from '../../templates/test-token-v2/fixture.js';
 import { basic, context, extraArgs, IFACE as TT2_IFACE } from '../../templates/test-token-v2/client.js';
+import { fieldsOf } from '../../../../support/ledger-wire.js';
+import { field, sumOf } from './proto-value.js';
 
 async function prepare(app: { request: (p: string, i: RequestInit) => Response | Promise<Response> }, body: unknown) {
   const r = await app.request('/v2/interactive-submission/prepare', { method: 'POST', body: JSON.stringify(body) });
@@ -120,18 +122,18 @@ describe('prepare: hash and content against the SDK oracle', () => {
     expect(root.exercise.choiceId).toBe('TransferFactory_Transfer');
     expect(root.exercise.interfaceId).toMatchObject({ entityName: 'TransferFactory' });
     // the native template's types: Numeric, Timestamp, List ContractId, TextMap Text, Optional
-    const field = (v: any, label: string) => v.sum.record.fields.find((f: any) => f.label === label).value;
     const transfer = field(root.exercise.chosenValue, 'transfer');
     expect(field(transfer, 'amount').sum).toEqual({ oneofKind: 'numeric', numeric: '30.0000000000' });
     expect(field(transfer, 'requestedAt').sum.oneofKind).toBe('timestamp');
-    expect(field(transfer, 'inputHoldingCids').sum.list.elements[0].sum).toEqual({ oneofKind: 'contractId', contractId: t1 });
+    expect(sumOf(field(transfer, 'inputHoldingCids'), 'list').list.elements[0]?.sum).toEqual({ oneofKind: 'contractId', contractId: t1 });
     expect(field(field(transfer, 'meta'), 'values').sum).toEqual({ oneofKind: 'textMap', textMap: { entries: [] } });
     const token = inputs.find((c) => c.contractId === t1)!;
     expect(field(field(token.argument, 'holding'), 'lock').sum).toEqual({ oneofKind: 'optional', optional: {} });
 
     // commit the offer normally, then prepare the receiver's accept
     const done = await client.exercise([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '30', inputs: [t1] }), [rules]);
-    const instr = done.output.value.transferInstructionCid as string;
+    // TransferInstructionResult { output = TransferInstructionResult_Pending { transferInstructionCid } }
+    const instr = fieldsOf(fieldsOf(fieldsOf(done).output).value).transferInstructionCid;
     const accept = await prepare(app, prepareBody([w.bob], [{ ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V1, contractId: instr, choice: 'TransferInstruction_Accept', choiceArgument: { extraArgs: EMPTY_EXTRA_ARGS } } }]));
     expect(await hashPreparedTransaction(accept.preparedTransaction, 'base64')).toBe(accept.preparedTransactionHash);
     const acc = decodePreparedTransaction(accept.preparedTransaction);
@@ -169,7 +171,6 @@ describe('prepare: hash and content against the SDK oracle', () => {
     const root = nodeOf(tx, '0');
     if (root.oneofKind !== 'exercise') throw new Error('not an exercise');
     expect(root.exercise.interfaceId).toMatchObject({ moduleName: 'Splice.Api.Token.TransferInstructionV2', entityName: 'TransferFactory' });
-    const field = (v: any, label: string) => v.sum.record.fields.find((f: any) => f.label === label).value;
     const arg = root.exercise.chosenValue!;
     const labels = (v: typeof arg) => (v.sum.oneofKind === 'record' ? v.sum.record.fields.map((f) => f.label) : []);
     expect(labels(arg)).toEqual(['transfer', 'actors', 'extraArgs']);
@@ -183,11 +184,12 @@ describe('prepare: hash and content against the SDK oracle', () => {
       textMap: { entries: [{ key: 'example.com/note', value: { sum: { oneofKind: 'text', text: 'rent' } } }] },
     });
     // ChoiceContext.values : TextMap AnyValue, AnyValue a variant (AV_List of AV_ContractId)
-    const ctxValues = field(field(field(arg, 'extraArgs'), 'context'), 'values').sum;
-    expect(ctxValues.oneofKind).toBe('textMap');
-    expect(ctxValues.textMap.entries.map((e: any) => e.key)).toEqual(['testTokenV2/accountConfigs', 'testTokenV2/tokenRules']);
-    expect(ctxValues.textMap.entries[0].value.sum).toEqual({ oneofKind: 'variant', variant: { constructor: 'AV_List', value: { sum: { oneofKind: 'list', list: { elements: [] } } } } });
-    expect(ctxValues.textMap.entries[1].value.sum).toMatchObject({ oneofKind: 'variant', variant: { constructor: 'AV_ContractId', value: { sum: { oneofKind: 'contractId', contractId: l.rules } } } });
+    const ctxValuesV = field(field(field(arg, 'extraArgs'), 'context'), 'values');
+    expect(ctxValuesV.sum.oneofKind).toBe('textMap');
+    const ctxValues = sumOf(ctxValuesV, 'textMap');
+    expect(ctxValues.textMap.entries.map((e) => e.key)).toEqual(['testTokenV2/accountConfigs', 'testTokenV2/tokenRules']);
+    expect(ctxValues.textMap.entries[0]?.value?.sum).toEqual({ oneofKind: 'variant', variant: { constructor: 'AV_List', value: { sum: { oneofKind: 'list', list: { elements: [] } } } } });
+    expect(ctxValues.textMap.entries[1]?.value?.sum).toMatchObject({ oneofKind: 'variant', variant: { constructor: 'AV_ContractId', value: { sum: { oneofKind: 'contractId', contractId: l.rules } } } });
     // the created TokenTransferOffer: DA.Map fields are GenMaps keyed by the action variant, None is an empty Optional
     const offer = tx.transaction!.nodes
       .map((n) => (n.versionedNode.oneofKind === 'v1' ? n.versionedNode.v1.nodeType : undefined))
@@ -195,9 +197,10 @@ describe('prepare: hash and content against the SDK oracle', () => {
     if (offer?.oneofKind !== 'create') throw new Error('no TokenTransferOffer created');
     const payload = offer.create.argument!;
     expect(labels(payload)).toEqual(['actionAuthorizers', 'availableActions', 'transfer', 'originalInstructionCid', 'mintAmount']);
-    const authorizers = field(payload, 'actionAuthorizers').sum;
-    expect(authorizers.oneofKind).toBe('genMap');
-    expect(authorizers.genMap.entries[0].key.sum).toMatchObject({ oneofKind: 'variant', variant: { constructor: 'TIA_Accept', value: { sum: { oneofKind: 'unit' } } } });
+    const authorizersV = field(payload, 'actionAuthorizers');
+    expect(authorizersV.sum.oneofKind).toBe('genMap');
+    const authorizers = sumOf(authorizersV, 'genMap');
+    expect(authorizers.genMap.entries[0]?.key?.sum).toMatchObject({ oneofKind: 'variant', variant: { constructor: 'TIA_Accept', value: { sum: { oneofKind: 'unit' } } } });
     expect(field(payload, 'originalInstructionCid').sum).toEqual({ oneofKind: 'optional', optional: {} });
     // the input holding (HoldingV2 view: `lock : Optional Lock`)
     const token = tx.metadata!.inputContracts.map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1 : undefined)!).find((c) => c.contractId === t1)!;

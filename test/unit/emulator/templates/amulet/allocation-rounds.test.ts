@@ -14,8 +14,20 @@ import {
   roundAutomationName,
   amuletExpiresAtRound,
 } from '../../../../../src/emulator/templates/amulet/index.js';
+import type { AmuletAllocationPayload, AmuletPayload, LockedAmuletPayload, OpenMiningRoundPayload } from '../../../../../src/emulator/templates/amulet/values.js';
 import { parseDecimal } from '../../../../../src/canton/lf.js';
-import { AMULET, IFACE, TICK_MS, amuletLedger, exercise, trace, type AmuletLedger } from './fixture.js';
+import {
+  AMULET,
+  IFACE,
+  TICK_MS,
+  amuletLedger,
+  exercise,
+  trace,
+  type AmuletLedger,
+  type AmuletRulesTransferArg,
+  type TransferResultV,
+} from './fixture.js';
+import { exercisedOf, viewOf, type AllocationInstructionResultV1, type AllocationResultV1, type CompletedAllocation } from '../wire.js';
 
 function allocateArg(l: AmuletLedger, sender: string, receiver: string, amount: string, inputs: string[], context: unknown) {
   return {
@@ -41,11 +53,15 @@ function allocateArg(l: AmuletLedger, sender: string, receiver: string, amount: 
 async function allocate(l: AmuletLedger, amount: string) {
   const h = l.tap(l.alice, '100');
   const c = l.ctx();
-  const { result, events } = await l.client.ok([l.alice], [exercise(IFACE.AllocationFactoryV1, c.externalPartyAmuletRulesCid, 'AllocationFactory_Allocate', allocateArg(l, l.alice, l.bob, amount, [h], c.context))], c.disclosed);
+  const { result, events } = await l.client.ok<AllocationInstructionResultV1<CompletedAllocation>>(
+    [l.alice],
+    [exercise(IFACE.AllocationFactoryV1, c.externalPartyAmuletRulesCid, 'AllocationFactory_Allocate', allocateArg(l, l.alice, l.bob, amount, [h], c.context))],
+    c.disclosed,
+  );
   expect(result.output.tag).toBe('AllocationInstructionResult_Completed');
-  const allocationCid = result.output.value.allocationCid as string;
-  const payload = l.engine.contracts.get(allocationCid)!.payload as any;
-  return { allocationCid, lockedAmulet: payload.lockedAmulet as string, payload, events };
+  const allocationCid = result.output.value.allocationCid;
+  const payload = l.engine.contracts.get(allocationCid)!.payload as AmuletAllocationPayload;
+  return { allocationCid, lockedAmulet: payload.lockedAmulet, payload, events };
 }
 
 describe('Amulet allocations', () => {
@@ -53,11 +69,11 @@ describe('Amulet allocations', () => {
     const l = amuletLedger();
     const a = await allocate(l, '25');
     expect(a.payload.expiresAt).toBe(a.payload.allocation.settlement.settleBefore);
-    const locked = l.engine.contracts.get(a.lockedAmulet)!.payload as any;
+    const locked = l.engine.contracts.get(a.lockedAmulet)!.payload as LockedAmuletPayload;
     expect(locked.lock.optContext).toBe(`allocation for settlement of ${a.payload.allocation.settlement.settlementRef.id}`);
     // the executor sees the allocation through the Allocation interface
     const seen = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
-    expect(seen[0].interfaceViews[0].viewValue.holdingCids).toEqual([a.lockedAmulet]);
+    expect((viewOf(seen[0]) as { holdingCids: string[] }).holdingCids).toEqual([a.lockedAmulet]);
     expect(await l.client.balance(l.alice, true)).toBe('25.0000000000');
 
     const far = createFeaturedAppRight(l.engine, { dso: l.dso, provider: l.executor });
@@ -66,14 +82,14 @@ describe('Amulet allocations', () => {
     const disclosed = [...c.disclosed.slice(0, 2), l.disclose(a.lockedAmulet), l.disclose(far)];
     // only executor + sender + receiver together
     const alone = await l.client.submit([l.executor], [exercise(IFACE.AllocationV1, a.allocationCid, 'Allocation_ExecuteTransfer', arg)], disclosed);
-    expect(alone.body.code).toBe('DAML_AUTHORIZATION_ERROR');
-    const { result, events } = await l.client.ok([l.executor, l.alice, l.bob], [exercise(IFACE.AllocationV1, a.allocationCid, 'Allocation_ExecuteTransfer', arg)], disclosed);
+    expect(alone.error.code).toBe('DAML_AUTHORIZATION_ERROR');
+    const { result, events } = await l.client.ok<AllocationResultV1>([l.executor, l.alice, l.bob], [exercise(IFACE.AllocationV1, a.allocationCid, 'Allocation_ExecuteTransfer', arg)], disclosed);
     expect(result.receiverHoldingCids).toHaveLength(1);
     expect(trace(events)).toContain('consume LockedAmulet.LockedAmulet_Unlock');
     // the featured app right of the executor went into the transfer context
-    const transfer = events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_Transfer').ExercisedEvent;
-    expect(transfer.choiceArgument.context.featuredAppRight).toBe(far);
-    expect(transfer.choiceArgument.transfer.provider).toBe(l.executor);
+    const transfer = exercisedOf(events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_Transfer')).choiceArgument as AmuletRulesTransferArg;
+    expect(transfer.context.featuredAppRight).toBe(far);
+    expect(transfer.transfer.provider).toBe(l.executor);
     expect(await l.client.balance(l.bob)).toBe('25.0000000000');
     expect(await l.client.balance(l.alice)).toBe('75.0000000000');
   });
@@ -83,7 +99,7 @@ describe('Amulet allocations', () => {
     const c = l.ctx({ 'expire-lock': { tag: 'AV_Bool', value: true } });
     const arg = { extraArgs: { context: c.context, meta: { values: {} } } };
     const a1 = await allocate(l, '10');
-    const cancel = await l.client.ok([l.executor, l.alice, l.bob], [exercise(IFACE.AllocationV1, a1.allocationCid, 'Allocation_Cancel', arg)], [...c.disclosed.slice(0, 2), l.disclose(a1.lockedAmulet)]);
+    const cancel = await l.client.ok<AllocationResultV1>([l.executor, l.alice, l.bob], [exercise(IFACE.AllocationV1, a1.allocationCid, 'Allocation_Cancel', arg)], [...c.disclosed.slice(0, 2), l.disclose(a1.lockedAmulet)]);
     expect(cancel.result.senderHoldingCids).toHaveLength(1);
     const a2 = await allocate(l, '10');
     const byBob = await l.client.submit([l.bob], [exercise(IFACE.AllocationV1, a2.allocationCid, 'Allocation_Withdraw', arg)], [...c.disclosed.slice(0, 2), l.disclose(a2.lockedAmulet)]);
@@ -95,17 +111,17 @@ describe('Amulet allocations', () => {
     l.clock.advance(3 * 3600_000);
     const c2 = l.ctx({ 'expire-lock': { tag: 'AV_Bool', value: true } });
     const late = await l.client.submit([l.executor, l.alice, l.bob], [exercise(IFACE.AllocationV1, a3.allocationCid, 'Allocation_ExecuteTransfer', { extraArgs: { context: c2.context, meta: { values: {} } } })], [...c2.disclosed.slice(0, 2), l.disclose(a3.lockedAmulet)]);
-    expect(late.body.cause).toMatch(/at or past deadline 'allocation.settlement.settleBefore'/);
+    expect(late.error.cause).toMatch(/at or past deadline 'allocation.settlement.settleBefore'/);
   });
 
   it('validates the allocation request', async () => {
     const l = amuletLedger();
     const h = l.tap(l.alice, '10');
     const c = l.ctx();
-    const bad = async (mut: (a: any) => void) => {
+    const bad = async (mut: (a: ReturnType<typeof allocateArg>) => void) => {
       const a = allocateArg(l, l.alice, l.bob, '1', [h], c.context);
       mut(a);
-      return (await l.client.submit([l.alice], [exercise(IFACE.AllocationFactoryV1, c.externalPartyAmuletRulesCid, 'AllocationFactory_Allocate', a)], c.disclosed)).body.cause as string;
+      return (await l.client.submit([l.alice], [exercise(IFACE.AllocationFactoryV1, c.externalPartyAmuletRulesCid, 'AllocationFactory_Allocate', a)], c.disclosed)).error.cause as string;
     };
     expect(await bad((a) => (a.allocation.settlement.allocateBefore = l.at(-1)))).toMatch(/allocateBefore/);
     expect(await bad((a) => (a.allocation.settlement.settleBefore = l.at(60_000)))).toMatch(/allocateBefore <= Allocation.settlement.settleBefore/);
@@ -138,9 +154,9 @@ describe('rounds follow the clock', () => {
     const cid = l.tap(l.alice, '1');
     expect(numbers()).toEqual([1, 2, 3]);
     // the tap used the newest open round (2), the automation's transaction came first
-    expect((l.engine.contracts.get(cid)!.payload as any).amount.createdAt).toEqual({ number: '2' });
+    expect((l.engine.contracts.get(cid)!.payload as AmuletPayload).amount.createdAt).toEqual({ number: '2' });
     const updates = await l.client.updates(l.dso, end);
-    expect(trace(updates[0].events)).toEqual([
+    expect(trace(updates[0]!.events)).toEqual([
       'exercise AmuletRules.AmuletRules_AdvanceOpenMiningRounds',
       'consume OpenMiningRound.Archive',
       'create SummarizingMiningRound',
@@ -193,11 +209,11 @@ describe('holding fees and configurable fees', () => {
       const c = l.ctx();
       return l.client.submit([l.dso], [exercise(AMULET.Amulet, dust, 'Amulet_Expire', { roundCid: c.openRoundCid })], c.disclosed);
     };
-    expect((await expire()).body.cause).toMatch(/Amulet is expired/);
+    expect((await expire()).error.cause).toMatch(/Amulet is expired/);
     l.clock.advance(TICK_MS);
     const r = await expire();
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.transaction.events[0].ExercisedEvent.exerciseResult).toEqual({
+    expect(exercisedOf(r.transaction.events[0]).exerciseResult).toEqual({
       expireSum: { owner: l.alice, round: { number: '1' }, changeToInitialAmountAsOfRoundZero: '-0.0048051800', changeToHoldingFeesRate: '-0.0038051800' },
       meta: { values: { 'splice.lfdecentralizedtrust.org/burned': '0.001', 'splice.lfdecentralizedtrust.org/tx-kind': 'expire-dust' } },
     });
@@ -212,7 +228,7 @@ describe('holding fees and configurable fees', () => {
       l.tap(l.bob, '1');
     }
     const c = l.ctx();
-    const round = Number((l.engine.contracts.get(c.openRoundCid)!.payload as any).round.number);
+    const round = Number((l.engine.contracts.get(c.openRoundCid)!.payload as OpenMiningRoundPayload).round.number);
     expect(round).toBe(3);
     const arg = {
       expectedAdmin: l.dso,
@@ -220,7 +236,7 @@ describe('holding fees and configurable fees', () => {
       extraArgs: { context: c.context, meta: { values: {} } },
     };
     const { events } = await l.client.ok([l.alice], [exercise(IFACE.TransferFactoryV1, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', arg)], c.disclosed);
-    const summary = events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_Transfer').ExercisedEvent.exerciseResult.summary;
+    const summary = (exercisedOf(events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_Transfer')).exerciseResult as TransferResultV).summary;
     // created in round 1, spent in round 3: 2 rounds of 0.00380518
     expect(summary.holdingFees).toBe('0.0076103600');
     expect(summary.senderChangeAmount).toBe('4.9923896400');
@@ -237,11 +253,11 @@ describe('holding fees and configurable fees', () => {
       extraArgs: { context: c.context, meta: { values: {} } },
     };
     const { events } = await l.client.ok([l.alice], [exercise(IFACE.TransferFactoryV1, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', arg)], c.disclosed);
-    const res = events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_Transfer').ExercisedEvent.exerciseResult;
+    const res = exercisedOf(events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_Transfer')).exerciseResult as TransferResultV;
     // the lock to self: create fee 6 CC (0.03 / 0.005) + 1 lock holder at 1 CC; no transfer fee to self
     expect(res.summary.outputFees).toEqual(['7.0000000000']);
     expect(res.summary.senderChangeFee).toBe('6.0000000000');
     expect(res.summary.senderChangeAmount).toBe('77.0000000000');
-    expect(res.meta.values['splice.lfdecentralizedtrust.org/burned']).toBe('13.0');
+    expect(res.meta!.values['splice.lfdecentralizedtrust.org/burned']).toBe('13.0');
   });
 });

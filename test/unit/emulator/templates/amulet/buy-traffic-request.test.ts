@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BuyTrafficRequestId, installWallet } from '../../../../../src/emulator/templates/amulet/index.js';
-import { AMULET, amuletLedger, exercise, trace } from './fixture.js';
+import { AMULET, amuletLedger, exercise, trace, type ExecuteBatchResult } from './fixture.js';
+import { exercisedOf } from '../wire.js';
 
 const HOUR_MS = 3600_000;
 
@@ -15,7 +16,7 @@ function world() {
   const validator = l.party('validator');
   const install = installWallet(l.engine, { dso: l.dso, user: l.alice, validator });
   const create = async (trackingId: string, expiresInMs = HOUR_MS, trafficAmount = '200000') => {
-    const r = await l.client.ok(
+    const r = await l.client.ok<{ buyTrafficRequest: string }>(
       [validator],
       [
         exercise(AMULET.WalletAppInstall, install, 'WalletAppInstall_CreateBuyTrafficRequest', {
@@ -30,7 +31,7 @@ function world() {
       [],
       [l.alice],
     );
-    return r.result.buyTrafficRequest as string;
+    return r.result.buyTrafficRequest;
   };
   const batch = (requestCid: string, inputs: string[]) => {
     const c = l.ctx();
@@ -70,13 +71,13 @@ describe('BuyTrafficRequest', () => {
     const funds = l.tap(l.alice, '700');
     const r = await batch(cid, [funds]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events: Array<{ ExercisedEvent?: { exerciseResult: { outcomes: Array<{ tag: string; value: { _1: string; _2: unknown } }> } } }> = r.body.transaction.events;
+    const events = r.transaction.events;
     expect(trace(events).slice(0, 3)).toEqual([
       'exercise WalletAppInstall.WalletAppInstall_ExecuteBatch',
       'consume BuyTrafficRequest.BuyTrafficRequest_Complete',
       'exercise AmuletRules.AmuletRules_BuyMemberTraffic',
     ]);
-    const outcome = events[0]!.ExercisedEvent!.exerciseResult.outcomes[0]!;
+    const outcome = (exercisedOf(events[0]).exerciseResult as ExecuteBatchResult<{ _1: string; _2: unknown }>).outcomes[0]!;
     expect(outcome.tag).toBe('COO_CompleteBuyTrafficRequest');
     expect(outcome.value._2).toEqual({ trackingId: 't1', endUserParty: l.alice });
     expect(l.engine.contracts.get(outcome.value._1)!.payload).toMatchObject({ memberId: l.engine.participantMember, totalPurchased: '200000', amuletSpent: '666.8000000000' });
@@ -89,15 +90,15 @@ describe('BuyTrafficRequest', () => {
     const cid = await create('t2', 1000);
     const expire = () => l.client.submit([validator], [exercise(AMULET.WalletAppInstall, install, 'WalletAppInstall_BuyTrafficRequest_Expire', { requestCid: cid })], [], [l.alice]);
     const early = await expire();
-    expect(early.body.cause).toContain("The requirement 'Contract has expired' was not met.");
+    expect(early.error.cause).toContain("The requirement 'Contract has expired' was not met.");
     l.clock.advance(2000);
     const late = await batch(cid, [l.tap(l.alice, '700')]);
-    expect(late.body.cause).toContain("The requirement 'Contract has not expired' was not met.");
+    expect(late.error.cause).toContain("The requirement 'Contract has not expired' was not met.");
     const cancel = await l.client.submit([validator], [exercise(AMULET.WalletAppInstall, install, 'WalletAppInstall_BuyTrafficRequest_Cancel', { requestCid: cid, reason: 'x' })], [], [l.alice]);
-    expect(cancel.body.cause).toContain("The requirement 'Contract has not expired' was not met.");
+    expect(cancel.error.cause).toContain("The requirement 'Contract has not expired' was not met.");
     const expired = await expire();
     expect(expired.status, JSON.stringify(expired.body)).toBe(200);
-    expect(expired.body.transaction.events[0].ExercisedEvent.exerciseResult).toEqual({ trackingInfo: { trackingId: 't2', endUserParty: l.alice } });
+    expect(exercisedOf(expired.transaction.events[0]).exerciseResult).toEqual({ trackingInfo: { trackingId: 't2', endUserParty: l.alice } });
   });
 
   it('cancelled with a reason before it expires', async () => {

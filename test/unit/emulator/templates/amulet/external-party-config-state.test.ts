@@ -10,7 +10,9 @@ import {
   updateExternalPartyConfigStates,
   EXTERNAL_PARTY_CONFIG_STATE_KEY,
 } from '../../../../../src/emulator/templates/amulet/index.js';
+import type { AmuletTransferInstructionPayload } from '../../../../../src/emulator/templates/amulet/values.js';
 import { AMULET, IFACE, amuletLedger, exercise, trace, transferArg, type AmuletLedger } from './fixture.js';
+import type { CompletedTransfer, PendingTransfer, TransferInstructionResult } from '../wire.js';
 
 /** A transfer requested a second ago, valid for an hour. */
 const SHORT_WINDOW = (l: AmuletLedger) => ({ requestedAt: l.at(-1000), executeBefore: l.at(3600_000) });
@@ -76,7 +78,7 @@ describe('ExternalPartyConfigState', () => {
       ],
     );
     expect(r.status).toBe(400);
-    expect(r.body.cause).toContain('ExternalPartyConfigState0.targetArchiveAfter');
+    expect(r.error.cause).toContain('ExternalPartyConfigState0.targetArchiveAfter');
     // nothing was archived
     expect(externalPartyConfigStates(l.engine, l.dso).map((s) => s.contractId)).toEqual([s0!.contractId, s1!.contractId]);
   });
@@ -85,23 +87,23 @@ describe('ExternalPartyConfigState', () => {
     const l = amuletLedger();
     const h = l.tap(l.alice, '10');
     const c = l.ctx();
-    const offered = await l.client.ok(
+    const offered = await l.client.ok<TransferInstructionResult<PendingTransfer>>(
       [l.alice],
       [exercise(IFACE.TransferFactoryV1, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', transferArg(l, l.alice, l.bob, '4', [h], c.context, SHORT_WINDOW(l)))],
       c.disclosed,
     );
     const instr = offered.result.output.value.transferInstructionCid;
-    const locked = (l.engine.contracts.get(instr)!.payload as { lockedAmulet: string }).lockedAmulet;
+    const locked = (l.engine.contracts.get(instr)!.payload as AmuletTransferInstructionPayload).lockedAmulet;
     const state = externalPartyConfigStates(l.engine, l.dso)[1]!;
     const context = { values: { [EXTERNAL_PARTY_CONFIG_STATE_KEY]: { tag: 'AV_ContractId', value: state.contractId }, 'expire-lock': { tag: 'AV_Bool', value: true } } };
-    const accepted = await l.client.ok(
+    const accepted = await l.client.ok<TransferInstructionResult<CompletedTransfer>>(
       [l.bob],
       [exercise(IFACE.TransferInstructionV1, instr, 'TransferInstruction_Accept', { extraArgs: { context, meta: { values: {} } } })],
       [l.disclose(state.contractId), l.disclose(locked)],
     );
     expect(trace(accepted.events)).not.toContain('exercise AmuletRules.AmuletRules_Transfer');
     expect(trace(accepted.events)).toContain('consume LockedAmulet.LockedAmulet_UnlockV2');
-    const received = accepted.result.output.value.receiverHoldingCids as string[];
+    const received = accepted.result.output.value.receiverHoldingCids;
     expect(received).toHaveLength(1);
     expect(l.engine.contracts.get(received[0]!)!.payload).toMatchObject({
       owner: l.bob,

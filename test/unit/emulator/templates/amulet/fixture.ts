@@ -15,6 +15,12 @@ import {
   tapAmulet,
   type SeedAmuletWorldOptions,
 } from '../../../../../src/emulator/templates/amulet/index.js';
+// the token standard's HoldingV1.HoldingView (as TestTokenV1 describes it)
+import type { HoldingView } from '../../../../../src/emulator/templates/test-token-v1/index.js';
+import type { TransferOutcome } from '../../../../../src/emulator/templates/amulet/transfer.js';
+import type { AmuletTransferV, MetadataV, RoundV, TransferContextV } from '../../../../../src/emulator/templates/amulet/values.js';
+import { GetLedgerEndResponseSchema, type CreatedEvent } from '../../../../../src/ledger/schemas/events.js';
+import { activeContracts, LedgerResponse, postJson, transactions, type Tx, type TxEvent } from '../wire.js';
 
 export type Requester = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -62,10 +68,9 @@ let counter = 0;
 export class AmuletClient {
   constructor(private readonly request: Requester) {}
 
-  async post(path: string, body: unknown): Promise<{ status: number; body: any }> {
-    const r = await this.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const text = await r.text();
-    return { status: r.status, body: text === '' ? null : JSON.parse(text) };
+  /** A JSON API response: `status`, raw `body`, and the body read as `transaction` or `error`. */
+  async post(path: string, body: unknown): Promise<LedgerResponse> {
+    return postJson(this.request, path, body);
   }
 
   /** `readAs`: as the validator app submits for a user it hosts (actAs validator, readAs user). */
@@ -79,34 +84,42 @@ export class AmuletClient {
     });
   }
 
-  async ok(actAs: string[], commands: unknown[], disclosed: Disclosed[] = [], readAs: string[] = []): Promise<{ result: any; events: any[]; offset: number }> {
+  /**
+   * Submits and expects success; returns the root exercise's result (as the LF JSON shape `R` the
+   * caller expects) and the events.
+   */
+  async ok<R = unknown>(actAs: string[], commands: unknown[], disclosed: Disclosed[] = [], readAs: string[] = []): Promise<{ result: R; events: TxEvent[]; offset: number }> {
     const r = await this.submit(actAs, commands, disclosed, readAs);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events = r.body.transaction.events as any[];
-    return { result: events[0]?.ExercisedEvent?.exerciseResult, events, offset: r.body.transaction.offset };
+    const tx = r.transaction;
+    return { result: tx.events[0]?.ExercisedEvent?.exerciseResult as R, events: tx.events, offset: tx.offset };
   }
 
   async ledgerEnd(): Promise<number> {
     const r = await this.request('/v2/state/ledger-end');
-    return ((await r.json()) as { offset: number }).offset;
+    return GetLedgerEndResponseSchema.parse(await r.json()).offset;
   }
 
-  async acs(party: string, identifierFilter: unknown): Promise<any[]> {
+  async acs(party: string, identifierFilter: unknown): Promise<CreatedEvent[]> {
     const r = await this.post('/v2/state/active-contracts', {
       eventFormat: { filtersByParty: { [party]: { cumulative: [{ identifierFilter }] } }, verbose: true },
       activeAtOffset: await this.ledgerEnd(),
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return (r.body as any[]).map((e) => e.contractEntry.JsActiveContract.createdEvent);
+    return activeContracts(r).map((c) => c.createdEvent);
   }
 
   /** HoldingV1 views of the party's holdings (interface filter with views). */
-  async holdings(party: string): Promise<Array<{ contractId: string; templateId: string; view: any }>> {
+  async holdings(party: string): Promise<Array<{ contractId: string; templateId: string; view: HoldingView }>> {
     const events = await this.acs(party, {
       InterfaceFilter: { value: { interfaceId: IFACE.HoldingV1, includeInterfaceView: true, includeCreatedEventBlob: false } },
     });
     return events
-      .map((e) => ({ contractId: e.contractId, templateId: e.templateId, view: e.interfaceViews[0].viewValue }))
+      .map((e) => {
+        const iv = e.interfaceViews[0];
+        if (iv === undefined) throw new Error(`no HoldingV1 view of ${e.contractId}`);
+        return { contractId: e.contractId, templateId: e.templateId, view: iv.viewValue as HoldingView };
+      })
       .filter((h) => h.view.owner === party);
   }
 
@@ -116,14 +129,14 @@ export class AmuletClient {
     let total = 0n;
     for (const h of hs) {
       if (locked !== undefined && (h.view.lock !== null) !== locked) continue;
-      const [i, f = ''] = (h.view.amount as string).split('.');
+      const [i, f = ''] = h.view.amount.split('.');
       total += BigInt(i!) * 10n ** 10n + BigInt(f.padEnd(10, '0'));
     }
     const s = total.toString().padStart(11, '0');
     return `${s.slice(0, -10)}.${s.slice(-10)}`;
   }
 
-  async updates(party: string, beginExclusive: number): Promise<any[]> {
+  async updates(party: string, beginExclusive: number): Promise<Tx[]> {
     const r = await this.post(`/v2/updates?stream_idle_timeout_ms=10`, {
       beginExclusive,
       updateFormat: {
@@ -134,12 +147,12 @@ export class AmuletClient {
       },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return (r.body as any[]).filter((u) => u.update.Transaction).map((u) => u.update.Transaction.value);
+    return transactions(r, 'skip');
   }
 }
 
 /** A compact trace of a transaction's events. */
-export function trace(events: any[]): string[] {
+export function trace(events: TxEvent[]): string[] {
   return events.map((e) => {
     if (e.CreatedEvent) return `create ${e.CreatedEvent.templateId.split(':').pop()}`;
     if (e.ExercisedEvent) {
@@ -149,6 +162,39 @@ export function trace(events: any[]): string[] {
     if (e.ArchivedEvent) return `archive ${e.ArchivedEvent.templateId.split(':').pop()}`;
     return Object.keys(e)[0]!;
   });
+}
+
+// ---- LF JSON shapes of Amulet choice arguments and results the tests read -----------------------
+
+/** `TransferSummary`. */
+export interface TransferSummaryV {
+  inputAmuletAmount: string;
+  balanceChanges: Array<[string, { changeToInitialAmountAsOfRoundZero: string; changeToHoldingFeesRate: string }]>;
+  holdingFees: string;
+  outputFees: string[];
+  senderChangeFee: string;
+  senderChangeAmount: string;
+}
+
+/** `TransferResult` (the result of `AmuletRules_Transfer`). */
+export interface TransferResultV {
+  round: RoundV;
+  summary: TransferSummaryV;
+  createdAmulets: TransferOutcome['createdAmulets'];
+  senderChangeAmulet: string | null;
+  meta: MetadataV | null;
+}
+
+/** The result of `WalletAppInstall_ExecuteBatch`: one outcome per operation, `V` the outcome values the test reads. */
+export interface ExecuteBatchResult<V = unknown> {
+  endUserName: string;
+  outcomes: Array<{ tag: string; value: V }>;
+}
+
+/** The argument of `AmuletRules_Transfer`. */
+export interface AmuletRulesTransferArg {
+  transfer: AmuletTransferV;
+  context: TransferContextV;
 }
 
 export const START = '2026-05-01T10:00:00Z';

@@ -6,7 +6,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AmuletIds, installWallet, TransferPreapprovalProposalId } from '../../../../../src/emulator/templates/amulet/index.js';
-import { AMULET, amuletLedger, create, exercise, trace, type AmuletLedger } from './fixture.js';
+import type { MetadataV } from '../../../../../src/emulator/templates/amulet/values.js';
+import { AMULET, amuletLedger, create, exercise, trace, type AmuletLedger, type ExecuteBatchResult, type TransferResultV } from './fixture.js';
+import { createdOf, exercisedOf, type LedgerResponse } from '../wire.js';
+
+/** The result of `TransferPreapprovalProposal_Accept`, `AmuletRules_CreateTransferPreapproval` and `TransferPreapproval_Renew`. */
+interface PreapprovalResult {
+  transferPreapprovalCid: string;
+  transferResult: TransferResultV;
+  amuletPaid: string;
+  meta: MetadataV;
+}
+
+/** The root exercise result of a successful submission. */
+const preapprovalResult = (r: LedgerResponse) => exercisedOf(r.transaction.events[0]).exerciseResult as PreapprovalResult;
 
 const PROPOSAL = '#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal';
 const DAY_MS = 24 * 3600_000;
@@ -18,7 +31,7 @@ const paymentContext = (c: { amuletRulesCid: string; openRoundCid: string }) => 
 
 async function propose(l: AmuletLedger, receiver: string, provider: string, expectedDso: string | null = l.dso): Promise<string> {
   const r = await l.client.ok([receiver], [create(PROPOSAL, { receiver, provider, expectedDso })]);
-  return r.events[0].CreatedEvent.contractId;
+  return createdOf(r.events[0]).contractId;
 }
 
 async function accept(l: AmuletLedger, provider: string, proposal: string, expiresInMs: number, inputs: string[] = []) {
@@ -50,7 +63,7 @@ describe('TransferPreapprovalProposal', () => {
     expect(seen.map((e) => e.contractId)).toEqual([cid]);
     // only the receiver can create it
     const forged = await l.client.submit([l.provider], [create(PROPOSAL, { receiver: l.bob, provider: l.provider, expectedDso: l.dso })]);
-    expect(forged.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(forged.error.code).toBe('DAML_AUTHORIZATION_ERROR');
   });
 
   it('accepted by the provider within the base duration: the pre-approval is free, inputs untouched', async () => {
@@ -59,13 +72,13 @@ describe('TransferPreapprovalProposal', () => {
     const proposal = await propose(l, l.bob, l.provider);
     const r = await accept(l, l.provider, proposal, 90 * DAY_MS, [funds]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events = r.body.transaction.events as any[];
+    const events = r.transaction.events;
     expect(trace(events)).toEqual([
       'consume TransferPreapprovalProposal.TransferPreapprovalProposal_Accept',
       'exercise AmuletRules.AmuletRules_CreateTransferPreapproval',
       'create TransferPreapproval',
     ]);
-    const result = events[0].ExercisedEvent.exerciseResult;
+    const result = preapprovalResult(r);
     expect(result.amuletPaid).toBe('0.0000000000');
     expect(result.transferResult).toMatchObject({ createdAmulets: [], senderChangeAmulet: null, meta: null, summary: { inputAmuletAmount: '0.0000000000', balanceChanges: [] } });
     const pre = l.engine.contracts.get(result.transferPreapprovalCid)!;
@@ -84,8 +97,8 @@ describe('TransferPreapprovalProposal', () => {
     // 190 days: 100 paid days * 0.00274 USD = 0.274 USD = 54.8 CC at 0.005 USD/CC
     const r = await accept(l, l.provider, proposal, 190 * DAY_MS, [funds]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events = r.body.transaction.events as any[];
-    const result = events[0].ExercisedEvent.exerciseResult;
+    const events = r.transaction.events;
+    const result = preapprovalResult(r);
     expect(result.amuletPaid).toBe('54.8000000000');
     expect(trace(events)).toEqual([
       'consume TransferPreapprovalProposal.TransferPreapprovalProposal_Accept',
@@ -98,13 +111,13 @@ describe('TransferPreapprovalProposal', () => {
       'create TransferPreapproval',
     ]);
     expect(await l.client.balance(l.provider)).toBe('45.2000000000');
-    const change = result.transferResult.senderChangeAmulet;
+    const change = result.transferResult.senderChangeAmulet!;
     expect(l.engine.contracts.getActive(change)!.payload).toMatchObject({ owner: l.provider, amount: { initialAmount: '45.2000000000' } });
     // the burnt split is not in the balance changes any more: only the change remains
-    const [[party, bc]] = result.transferResult.summary.balanceChanges;
+    const [party, bc] = result.transferResult.summary.balanceChanges[0]!;
     expect(party).toBe(l.provider);
     expect(bc.changeToInitialAmountAsOfRoundZero).toBe('-54.8000000000');
-    const create = events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_CreateTransferPreapproval').ExercisedEvent.exerciseResult;
+    const create = exercisedOf(events.find((e) => e.ExercisedEvent?.choice === 'AmuletRules_CreateTransferPreapproval')).exerciseResult as PreapprovalResult;
     expect(create.meta.values).toMatchObject({
       'splice.lfdecentralizedtrust.org/tx-kind': 'burn',
       'splice.lfdecentralizedtrust.org/reason': 'create TransferPreapproval',
@@ -118,8 +131,8 @@ describe('TransferPreapprovalProposal', () => {
     const proposal = await propose(l, l.bob, l.provider);
     const end = await l.client.ledgerEnd();
     const r = await accept(l, l.provider, proposal, 190 * DAY_MS, [funds]);
-    expect(r.body.code).toBe('DAML_FAILURE');
-    expect(r.body.cause).toContain('ITR_InsufficientFunds {missingAmount = 44.8}');
+    expect(r.error.code).toBe('DAML_FAILURE');
+    expect(r.error.cause).toContain('ITR_InsufficientFunds {missingAmount = 44.8}');
     expect(await l.client.ledgerEnd()).toBe(end);
     expect(l.engine.contracts.getActive(proposal)).toBeDefined();
   });
@@ -127,15 +140,15 @@ describe('TransferPreapprovalProposal', () => {
   it('checks: only the provider accepts, expectedDso must be set and match, expiresAt in the future', async () => {
     const l = amuletLedger();
     const proposal = await propose(l, l.bob, l.provider);
-    expect((await accept(l, l.bob, proposal, DAY_MS)).body.code).toBe('DAML_AUTHORIZATION_ERROR');
-    expect((await accept(l, l.carol, proposal, DAY_MS)).body.code).toBe('CONTRACT_NOT_FOUND'); // not a stakeholder
+    expect((await accept(l, l.bob, proposal, DAY_MS)).error.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await accept(l, l.carol, proposal, DAY_MS)).error.code).toBe('CONTRACT_NOT_FOUND'); // not a stakeholder
     const past = await accept(l, l.provider, proposal, -1000);
-    expect(past.body.cause).toContain("Ledger time is at or past deadline 'expiresAt is not in the past'");
+    expect(past.error.cause).toContain("Ledger time is at or past deadline 'expiresAt is not in the past'");
 
     const unset = await propose(l, l.bob, l.provider, null);
-    expect((await accept(l, l.provider, unset, DAY_MS)).body.cause).toContain('Expected DSO party not set by caller');
+    expect((await accept(l, l.provider, unset, DAY_MS)).error.cause).toContain('Expected DSO party not set by caller');
     const wrong = await propose(l, l.bob, l.provider, l.carol);
-    expect((await accept(l, l.provider, wrong, DAY_MS)).body.cause).toContain(`DSO party expected by caller '${l.carol}' does not match actual DSO party '${l.dso}'`);
+    expect((await accept(l, l.provider, wrong, DAY_MS)).error.cause).toContain(`DSO party expected by caller '${l.carol}' does not match actual DSO party '${l.dso}'`);
   });
 });
 
@@ -153,12 +166,12 @@ describe('AmuletRules_CreateTransferPreapproval', () => {
       optCreatedAt,
     });
     const future = await l.client.submit([l.carol], [exercise(AMULET.AmuletRules, c.amuletRulesCid, 'AmuletRules_CreateTransferPreapproval', arg(l.at(60_000)))], c.disclosed.slice(0, 2));
-    expect(future.body.cause).toContain("Ledger time is strictly before deadline 'createdAt'");
-    const r = await l.client.ok([l.carol], [exercise(AMULET.AmuletRules, c.amuletRulesCid, 'AmuletRules_CreateTransferPreapproval', arg(l.at(-60_000)))], c.disclosed.slice(0, 2));
+    expect(future.error.cause).toContain("Ledger time is strictly before deadline 'createdAt'");
+    const r = await l.client.ok<PreapprovalResult>([l.carol], [exercise(AMULET.AmuletRules, c.amuletRulesCid, 'AmuletRules_CreateTransferPreapproval', arg(l.at(-60_000)))], c.disclosed.slice(0, 2));
     expect(l.engine.contracts.get(r.result.transferPreapprovalCid)!.payload).toMatchObject({ receiver: l.carol, provider: l.carol, validFrom: l.at(-60_000), lastRenewedAt: l.at(-60_000) });
     // receiver and provider are both controllers
     const other = await l.client.submit([l.provider], [exercise(AMULET.AmuletRules, c.amuletRulesCid, 'AmuletRules_CreateTransferPreapproval', { ...arg(null), provider: l.provider })], c.disclosed.slice(0, 2));
-    expect(other.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(other.error.code).toBe('DAML_AUTHORIZATION_ERROR');
   });
 });
 
@@ -166,7 +179,7 @@ describe('TransferPreapproval_Renew', () => {
   it('the provider extends it: a new contract with lastRenewedAt = the old expiresAt; free up to 90 days of extension', async () => {
     const l = amuletLedger();
     const proposal = await propose(l, l.bob, l.provider);
-    const created = (await accept(l, l.provider, proposal, 30 * DAY_MS)).body.transaction.events[0].ExercisedEvent.exerciseResult;
+    const created = preapprovalResult(await accept(l, l.provider, proposal, 30 * DAY_MS));
     const old = l.engine.contracts.get(created.transferPreapprovalCid)!.payload as { validFrom: string; expiresAt: string };
     const c = l.ctx();
     const renew = (actAs: string, newExpiresAt: string, inputs: string[] = []) =>
@@ -175,14 +188,14 @@ describe('TransferPreapproval_Renew', () => {
         [exercise(AMULET.TransferPreapproval, created.transferPreapprovalCid, 'TransferPreapproval_Renew', { context: paymentContext(c), inputs: inputs.map((v) => ({ tag: 'InputAmulet', value: v })), newExpiresAt })],
         c.disclosed.slice(0, 2),
       );
-    expect((await renew(l.bob, l.at(60 * DAY_MS))).body.code).toBe('DAML_AUTHORIZATION_ERROR');
-    expect((await renew(l.provider, l.at(10 * DAY_MS))).body.cause).toContain("The requirement 'newExpiresAt is after expiresAt' was not met.");
+    expect((await renew(l.bob, l.at(60 * DAY_MS))).error.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await renew(l.provider, l.at(10 * DAY_MS))).error.cause).toContain("The requirement 'newExpiresAt is after expiresAt' was not met.");
     // 30 → 200 days: 170 days of extension, 80 paid = 0.2192 USD = 43.84 CC
-    expect((await renew(l.provider, l.at(200 * DAY_MS))).body.cause).toContain('ITR_InsufficientFunds');
+    expect((await renew(l.provider, l.at(200 * DAY_MS))).error.cause).toContain('ITR_InsufficientFunds');
     const funds = l.tap(l.provider, '50');
     const paid = await renew(l.provider, l.at(200 * DAY_MS), [funds]);
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
-    const result = paid.body.transaction.events[0].ExercisedEvent.exerciseResult;
+    const result = preapprovalResult(paid);
     expect(result).toMatchObject({ receiver: l.bob, provider: l.provider, amuletPaid: '43.8400000000' });
     expect(l.engine.contracts.getActive(created.transferPreapprovalCid)).toBeUndefined();
     expect(l.engine.contracts.get(result.transferPreapprovalCid)!.payload).toEqual({
@@ -209,17 +222,17 @@ describe('wallet operations', () => {
       l.client.submit([validator], [exercise(AMULET.WalletAppInstall, install, 'WalletAppInstall_ExecuteBatch', { context: paymentContext(c), inputs: [], operations })], c.disclosed.slice(0, 2), readAs);
 
     const viaAlice = await batch(aliceInstall, [{ tag: 'CO_AcceptTransferPreapprovalProposal', value: { preapprovalProposalCid: proposal, expiresAt: l.at(DAY_MS) } }], [l.alice]);
-    expect(viaAlice.body.cause).toContain("The requirement 'Only a validator can accept a proposal to create a transfer preapproval' was not met.");
+    expect(viaAlice.error.cause).toContain("The requirement 'Only a validator can accept a proposal to create a transfer preapproval' was not met.");
 
     const accepted = await batch(own, [{ tag: 'CO_AcceptTransferPreapprovalProposal', value: { preapprovalProposalCid: proposal, expiresAt: l.at(DAY_MS) } }]);
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    const outcome = accepted.body.transaction.events[0].ExercisedEvent.exerciseResult.outcomes[0];
+    const outcome = (exercisedOf(accepted.transaction.events[0]).exerciseResult as ExecuteBatchResult<string>).outcomes[0]!;
     expect(outcome.tag).toBe('COO_AcceptTransferPreapprovalProposal');
     expect(l.engine.contracts.getActive(outcome.value)!.payload).toMatchObject({ receiver: l.bob, provider: validator, expiresAt: l.at(DAY_MS) });
 
     const renewed = await batch(own, [{ tag: 'CO_RenewTransferPreapproval', value: { previousApprovalCid: outcome.value, newExpiresAt: l.at(2 * DAY_MS) } }]);
     expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
-    const r = renewed.body.transaction.events[0].ExercisedEvent.exerciseResult.outcomes[0];
+    const r = (exercisedOf(renewed.transaction.events[0]).exerciseResult as ExecuteBatchResult<string>).outcomes[0]!;
     expect(r.tag).toBe('COO_RenewTransferPreapproval');
     expect(l.engine.contracts.getActive(r.value)!.payload).toMatchObject({ lastRenewedAt: l.at(DAY_MS), expiresAt: l.at(2 * DAY_MS) });
   });

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemberTrafficId, synchronizerFees } from '../../../../../src/emulator/templates/amulet/index.js';
+import type { MemberTrafficPayload } from '../../../../../src/emulator/templates/amulet/traffic.js';
 import { AMULET, amuletLedger, exercise, trace, type AmuletLedger } from './fixture.js';
+import { exercisedOf, type LedgerResponse } from '../wire.js';
 
 /** The fields of `AmuletRules_BuyMemberTrafficResult` read here. */
 interface BuyResult {
@@ -16,6 +18,9 @@ interface BuyResult {
   purchasedTraffic: string;
   senderChangeAmulet: string;
 }
+
+/** The root exercise result of a successful `AmuletRules_BuyMemberTraffic`. */
+const buyResult = (r: LedgerResponse) => exercisedOf(r.transaction.events[0]).exerciseResult as BuyResult;
 
 const MEMBER_TRAFFIC = '#splice-amulet:Splice.DecentralizedSynchronizer:MemberTraffic';
 
@@ -55,8 +60,7 @@ describe('AmuletRules_BuyMemberTraffic', () => {
     const funds = l.tap(l.provider, '2000');
     const r = await buy(l, l.provider, [funds]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events: Array<{ ExercisedEvent?: { exerciseResult: BuyResult } }> = r.body.transaction.events;
-    expect(trace(events)).toEqual([
+    expect(trace(r.transaction.events)).toEqual([
       'exercise AmuletRules.AmuletRules_BuyMemberTraffic',
       'exercise OpenMiningRound.OpenMiningRound_Fetch',
       // splitAndBurn: the self-transfer (executeTransfer) and the burn of the split amulet
@@ -66,7 +70,7 @@ describe('AmuletRules_BuyMemberTraffic', () => {
       'consume Amulet.Archive',
       'create MemberTraffic',
     ]);
-    const result = events[0]!.ExercisedEvent!.exerciseResult;
+    const result = buyResult(r);
     expect(result.amuletPaid).toBe('666.8000000000');
     expect(result.summary.amuletPrice).toBe('0.0050000000');
     expect(result.meta.values['splice.lfdecentralizedtrust.org/tx-kind']).toBe('burn');
@@ -90,11 +94,11 @@ describe('AmuletRules_BuyMemberTraffic', () => {
     expect(result.senderChangeAmulet).not.toBeNull();
     // a second purchase is a second contract (Splice merges them with MergeMemberTrafficContracts)
     const again = await buy(l, l.provider, [result.senderChangeAmulet], { trafficAmount: '300000' });
-    expect(again.body.transaction.events[0].ExercisedEvent.exerciseResult.amuletPaid).toBe('1000.2000000000');
+    expect(buyResult(again).amuletPaid).toBe('1000.2000000000');
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(await l.client.balance(l.provider)).toBe('333.0000000000');
     const all = await l.client.acs(l.dso, { TemplateFilter: { value: { templateId: MEMBER_TRAFFIC, includeCreatedEventBlob: false } } });
-    expect(all.map((e) => e.createArgument.totalPurchased).sort()).toEqual(['200000', '300000']);
+    expect(all.map((e) => (e.createArgument as MemberTrafficPayload).totalPurchased).sort()).toEqual(['200000', '300000']);
   });
 
   it('rejects an unknown synchronizer, a top-up below minTopupAmount, missing funds and a wrong DSO, changing nothing', async () => {
@@ -103,17 +107,17 @@ describe('AmuletRules_BuyMemberTraffic', () => {
     const end = await l.client.ledgerEnd();
     const unknown = await buy(l, l.provider, [funds], { synchronizerId: 'other::1220abcd' });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.code).toBe('DAML_FAILURE');
-    expect(unknown.body.context.error_id).toBe('UNHANDLED_EXCEPTION/Splice.AmuletRules:InvalidTransfer');
-    expect(unknown.body.cause).toContain('ITR_UnknownSynchronizer {synchronizerId = "other::1220abcd"}');
+    expect(unknown.error.code).toBe('DAML_FAILURE');
+    expect(unknown.error.context.error_id).toBe('UNHANDLED_EXCEPTION/Splice.AmuletRules:InvalidTransfer');
+    expect(unknown.error.cause).toContain('ITR_UnknownSynchronizer {synchronizerId = "other::1220abcd"}');
     const small = await buy(l, l.provider, [funds], { trafficAmount: '199999' });
-    expect(small.body.cause).toContain('ITR_InsufficientTopupAmount {requestedTopupAmount = 199999, minTopupAmount = 200000}');
+    expect(small.error.cause).toContain('ITR_InsufficientTopupAmount {requestedTopupAmount = 199999, minTopupAmount = 200000}');
     const poor = await buy(l, l.provider, [funds]);
-    expect(poor.body.cause).toContain('ITR_InsufficientFunds {missingAmount = 566.8}');
+    expect(poor.error.cause).toContain('ITR_InsufficientFunds {missingAmount = 566.8}');
     const unset = await buy(l, l.provider, [funds], { expectedDso: null });
-    expect(unset.body.cause).toContain('Expected DSO party not set by caller');
+    expect(unset.error.cause).toContain('Expected DSO party not set by caller');
     const wrong = await buy(l, l.provider, [funds], { expectedDso: l.carol });
-    expect(wrong.body.cause).toContain(`DSO party expected by caller '${l.carol}' does not match actual DSO party '${l.dso}'`);
+    expect(wrong.error.cause).toContain(`DSO party expected by caller '${l.carol}' does not match actual DSO party '${l.dso}'`);
     // only the provider controls it
     const forged = await l.client.submit([l.alice], [exercise(AMULET.AmuletRules, l.ctx().amuletRulesCid, 'AmuletRules_BuyMemberTraffic', {
       context: { openMiningRound: l.ctx().openRoundCid, issuingMiningRounds: [], validatorRights: [], featuredAppRight: null },
@@ -125,7 +129,7 @@ describe('AmuletRules_BuyMemberTraffic', () => {
       trafficAmount: '200000',
       expectedDso: l.dso,
     })], l.ctx().disclosed.slice(0, 2));
-    expect(forged.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(forged.error.code).toBe('DAML_AUTHORIZATION_ERROR');
     expect(await l.client.ledgerEnd()).toBe(end);
     expect(l.engine.contracts.getActive(funds)).toBeDefined();
   });
@@ -135,7 +139,7 @@ describe('AmuletRules_BuyMemberTraffic', () => {
     const funds = l.tap(l.provider, '1000');
     const r = await buy(l, l.provider, [funds], { memberId: '' });
     expect(r.status).toBe(400);
-    expect(r.body.cause).toContain('not (T.isEmpty memberId)');
+    expect(r.error.cause).toContain('not (T.isEmpty memberId)');
     expect(l.engine.contracts.getActive(funds)).toBeDefined();
   });
 });
@@ -143,10 +147,10 @@ describe('AmuletRules_BuyMemberTraffic', () => {
 describe('AmuletRules_MergeMemberTrafficContracts', () => {
   it('folds the purchases of one member into one contract (controller dso)', async () => {
     const l = amuletLedger();
-    const a = (await buy(l, l.provider, [l.tap(l.provider, '700')])).body.transaction.events[0].ExercisedEvent.exerciseResult.purchasedTraffic;
-    const b = (await buy(l, l.provider, [l.tap(l.provider, '700')])).body.transaction.events[0].ExercisedEvent.exerciseResult.purchasedTraffic;
+    const a = buyResult(await buy(l, l.provider, [l.tap(l.provider, '700')])).purchasedTraffic;
+    const b = buyResult(await buy(l, l.provider, [l.tap(l.provider, '700')])).purchasedTraffic;
     const c = l.ctx();
-    const r = await l.client.ok([l.dso], [exercise(AMULET.AmuletRules, c.amuletRulesCid, 'AmuletRules_MergeMemberTrafficContracts', { trafficCids: [a, b] })]);
+    const r = await l.client.ok<{ mergedTrafficCid: string }>([l.dso], [exercise(AMULET.AmuletRules, c.amuletRulesCid, 'AmuletRules_MergeMemberTrafficContracts', { trafficCids: [a, b] })]);
     const merged = l.engine.contracts.get(r.result.mergedTrafficCid)!;
     expect(merged.payload).toMatchObject({ totalPurchased: '400000', numPurchases: '2', amuletSpent: '1333.6000000000', usdSpent: '6.6680000000' });
     expect(l.engine.contracts.getActive(a)).toBeUndefined();

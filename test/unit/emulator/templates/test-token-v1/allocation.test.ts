@@ -5,7 +5,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import type { ManualClock } from '../../../../../src/canton/clock.js';
-import { ALLOCATION_FACTORY_V1, ALLOCATION_V1, EMPTY_EXTRA_ARGS, Tt1Client, type Disclosed } from './tt1-client.js';
+import type { TokenAllocationPayload, TokenPayload } from '../../../../../src/emulator/templates/test-token-v1/index.js';
+import { ALLOCATION_FACTORY_V1, ALLOCATION_V1, EMPTY_EXTRA_ARGS, Tt1Client, type Disclosed, type Result } from './tt1-client.js';
+import { createdOf, exercisedOf, type AllocationInstructionResultV1, type AllocationResultV1, type CompletedAllocation } from '../wire.js';
 import { allocateArg, at, inProcess, mint, setupWorld, type World } from './tt1-scenario.js';
 
 let engine: LedgerEngine;
@@ -28,12 +30,12 @@ const allocate = (arg: unknown, actAs = [w.alice]) =>
 const act = (actAs: string[], cid: string, choice: string) =>
   client.submit(actAs, [{ ExerciseCommand: { templateId: ALLOCATION_V1, contractId: cid, choice, choiceArgument: { extraArgs: EMPTY_EXTRA_ARGS } } }]);
 
-async function expectFailure(p: Promise<{ status: number; body: any }>, errorId: string, message: string) {
+async function expectFailure(p: Promise<Result>, errorId: string, message: string) {
   const end = engine.ledgerEnd();
   const r = await p;
-  expect(r.body.code).toBe('DAML_FAILURE');
-  expect(r.body.context.error_id).toBe(errorId);
-  expect(r.body.cause).toContain(message);
+  expect(r.error.code).toBe('DAML_FAILURE');
+  expect(r.error.context.error_id).toBe(errorId);
+  expect(r.error.cause).toContain(message);
   expect(engine.ledgerEnd()).toBe(end);
 }
 
@@ -42,7 +44,8 @@ async function allocated(amount = '40'): Promise<{ cid: string; arg: ReturnType<
   const arg = allocateArg(clock, w, { sender: w.alice, receiver: w.bob, amount, inputs: [t1] });
   const r = await allocate(arg);
   expect(r.status).toBe(200);
-  return { cid: r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.allocationCid, arg };
+  const result = exercisedOf(r.transaction.events[0]).exerciseResult as AllocationInstructionResultV1<CompletedAllocation>;
+  return { cid: result.output.value.allocationCid, arg };
 }
 
 describe('AllocationFactory_Allocate', () => {
@@ -51,20 +54,20 @@ describe('AllocationFactory_Allocate', () => {
     const arg = allocateArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '40', inputs: [t1] });
     const r = await allocate(arg);
     expect(r.status).toBe(200);
-    const events = r.body.transaction.events;
-    expect(events.map((e: any) => (e.CreatedEvent ? `create ${e.CreatedEvent.templateId.split(':').pop()}` : `${e.ExercisedEvent.choice}`))).toEqual([
+    const events = r.transaction.events;
+    expect(events.map((e) => (e.CreatedEvent ? `create ${e.CreatedEvent.templateId.split(':').pop()}` : `${exercisedOf(e).choice}`))).toEqual([
       'AllocationFactory_Allocate',
       'Archive',
       'create Token',
       'create TokenAllocation',
     ]);
-    const change = events[2].CreatedEvent;
-    const alloc = events[3].CreatedEvent;
-    expect(change.createArgument.holding.amount).toBe('60.0000000000');
+    const change = createdOf(events[2]);
+    const alloc = createdOf(events[3]);
+    expect((change.createArgument as TokenPayload).holding.amount).toBe('60.0000000000');
     expect(alloc.createArgument).toEqual({ allocation: { ...arg.allocation, transferLeg: { ...arg.allocation.transferLeg, amount: '40.0000000000' } } });
     expect(alloc.signatories).toEqual([w.alice, w.admin].sort());
     expect(alloc.observers).toEqual([w.executor]);
-    expect(events[0].ExercisedEvent.exerciseResult).toEqual({
+    expect(exercisedOf(events[0]).exerciseResult).toEqual({
       output: { tag: 'AllocationInstructionResult_Completed', value: { allocationCid: alloc.contractId } },
       senderChangeCids: [change.contractId],
       meta: { values: {} },
@@ -75,8 +78,8 @@ describe('AllocationFactory_Allocate', () => {
     const { cid, arg } = await allocated();
     const rows = await client.acs(w.executor, { InterfaceFilter: { value: { interfaceId: ALLOCATION_V1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
     expect(rows.map((r) => r.createdEvent.contractId)).toEqual([cid]);
-    expect(rows[0].createdEvent.interfaceViews[0].viewValue).toEqual({
-      allocation: engine.contracts.getActive(cid)!.payload && (engine.contracts.getActive(cid)!.payload as any).allocation,
+    expect(rows[0]!.createdEvent.interfaceViews[0]!.viewValue).toEqual({
+      allocation: (engine.contracts.getActive(cid)!.payload as TokenAllocationPayload).allocation,
       holdingCids: [],
       meta: { values: {} },
     });
@@ -118,7 +121,7 @@ describe('AllocationFactory_Allocate', () => {
   it('is controlled by the leg sender; PublicFetch checks expectedAdmin', async () => {
     const t1 = mint(engine, w, w.alice, '100');
     const r = await allocate(allocateArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '1', inputs: [t1] }), [w.bob]);
-    expect(r.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(r.error.code).toBe('DAML_AUTHORIZATION_ERROR');
     const view = await client.exercise([w.bob], ALLOCATION_FACTORY_V1, w.rulesCid, 'AllocationFactory_PublicFetch', { expectedAdmin: w.admin, actor: w.bob }, [rules]);
     expect(view).toEqual({ admin: w.admin, meta: { values: {} } });
     await expectFailure(
@@ -132,14 +135,14 @@ describe('AllocationFactory_Allocate', () => {
 describe('TokenAllocation as Allocation', () => {
   it('execute transfer: needs executor, sender and receiver; the receiver gets the Token', async () => {
     const { cid } = await allocated();
-    expect((await act([w.executor], cid, 'Allocation_ExecuteTransfer')).body.code).toBe('DAML_AUTHORIZATION_ERROR');
-    expect((await act([w.executor, w.alice], cid, 'Allocation_ExecuteTransfer')).body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await act([w.executor], cid, 'Allocation_ExecuteTransfer')).error.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await act([w.executor, w.alice], cid, 'Allocation_ExecuteTransfer')).error.code).toBe('DAML_AUTHORIZATION_ERROR');
     const r = await act([w.executor, w.alice, w.bob], cid, 'Allocation_ExecuteTransfer');
     expect(r.status).toBe(200);
-    const [root, created] = r.body.transaction.events;
-    expect(root.ExercisedEvent).toMatchObject({ consuming: true, actingParties: [w.executor, w.alice, w.bob].sort() });
-    expect(created.CreatedEvent.createArgument.holding).toEqual({ owner: w.bob, instrumentId: w.instrument, amount: '40.0000000000', lock: null, meta: { values: {} } });
-    expect(root.ExercisedEvent.exerciseResult).toEqual({ senderHoldingCids: [], receiverHoldingCids: [created.CreatedEvent.contractId], meta: { values: {} } });
+    const [root, created] = r.transaction.events;
+    expect(root!.ExercisedEvent).toMatchObject({ consuming: true, actingParties: [w.executor, w.alice, w.bob].sort() });
+    expect((createdOf(created).createArgument as TokenPayload).holding).toEqual({ owner: w.bob, instrumentId: w.instrument, amount: '40.0000000000', lock: null, meta: { values: {} } });
+    expect(exercisedOf(root).exerciseResult).toEqual({ senderHoldingCids: [], receiverHoldingCids: [createdOf(created).contractId], meta: { values: {} } });
     expect(await client.balance(w.bob)).toEqual({ unlocked: '40.0000000000', locked: '0.0000000000', count: 1 });
     expect(await client.balance(w.alice)).toEqual({ unlocked: '60.0000000000', locked: '0.0000000000', count: 1 });
   });
@@ -148,23 +151,23 @@ describe('TokenAllocation as Allocation', () => {
     const { cid } = await allocated();
     clock.advance(7_200_000);
     const r = await act([w.executor, w.alice, w.bob], cid, 'Allocation_ExecuteTransfer');
-    expect(r.body.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
-    expect(r.body.cause).toContain("Ledger time is at or past deadline 'Allocation.settlement.settleBefore' at 2026-03-01T14:00:00Z");
+    expect(r.error.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
+    expect(r.error.cause).toContain("Ledger time is at or past deadline 'Allocation.settlement.settleBefore' at 2026-03-01T14:00:00Z");
     const c = await act([w.executor, w.alice, w.bob], cid, 'Allocation_Cancel');
     expect(c.status).toBe(200);
-    const [root, created] = c.body.transaction.events;
-    expect(created.CreatedEvent.createArgument.holding.owner).toBe(w.alice);
-    expect(root.ExercisedEvent.exerciseResult).toEqual({ senderHoldingCids: [created.CreatedEvent.contractId], meta: { values: {} } });
+    const [root, created] = c.transaction.events;
+    expect((createdOf(created).createArgument as TokenPayload).holding.owner).toBe(w.alice);
+    expect(exercisedOf(root).exerciseResult).toEqual({ senderHoldingCids: [createdOf(created).contractId], meta: { values: {} } });
     expect(await client.balance(w.alice)).toEqual({ unlocked: '100.0000000000', locked: '0.0000000000', count: 2 });
   });
 
   it('withdraw: the sender alone; not the executor or receiver', async () => {
     const { cid } = await allocated();
-    expect((await act([w.executor], cid, 'Allocation_Withdraw')).body.code).toBe('DAML_AUTHORIZATION_ERROR');
-    expect((await act([w.bob], cid, 'Allocation_Withdraw')).body.code).toBe('CONTRACT_NOT_FOUND');
+    expect((await act([w.executor], cid, 'Allocation_Withdraw')).error.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await act([w.bob], cid, 'Allocation_Withdraw')).error.code).toBe('CONTRACT_NOT_FOUND');
     const r = await act([w.alice], cid, 'Allocation_Withdraw');
     expect(r.status).toBe(200);
-    expect(r.body.transaction.events[0].ExercisedEvent.exerciseResult.senderHoldingCids).toHaveLength(1);
+    expect((exercisedOf(r.transaction.events[0]).exerciseResult as AllocationResultV1).senderHoldingCids).toHaveLength(1);
     expect(await client.balance(w.alice)).toEqual({ unlocked: '100.0000000000', locked: '0.0000000000', count: 2 });
   });
 
@@ -172,7 +175,7 @@ describe('TokenAllocation as Allocation', () => {
     const { arg } = await allocated();
     const bad = { allocation: { ...arg.allocation, settlement: { ...arg.allocation.settlement, allocateBefore: at(clock, 9_000_000) } } };
     const r = await client.submit([w.alice, w.admin], [{ CreateCommand: { templateId: '#splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:TokenAllocation', createArguments: bad } }]);
-    expect(r.body.code).toBe('DAML_FAILURE');
-    expect(r.body.cause).toContain('PreconditionFailed');
+    expect(r.error.code).toBe('DAML_FAILURE');
+    expect(r.error.cause).toContain('PreconditionFailed');
   });
 });

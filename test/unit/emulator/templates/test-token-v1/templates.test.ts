@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   TEST_TOKEN_V1_PACKAGE_ID,
   TestTokenV1Ids,
+  type TokenPayload,
   createTestTokenV1Rules,
   mintTestTokenV1,
   registerTestTokenV1,
@@ -16,6 +17,7 @@ import { nameKey } from '../../../../../src/emulator/ledger/types.js';
 import { TS } from '../../../../../src/emulator/templates/token-standard.js';
 import { HOLDING_V1, TOKEN, TOKEN_RULES } from './tt1-client.js';
 import { inProcess, mint, setupWorld } from './tt1-scenario.js';
+import { createdOf } from '../wire.js';
 
 describe('TestTokenV1 registration', () => {
   it('registers the four templates under the real package id, idempotently', () => {
@@ -51,7 +53,7 @@ describe('TestTokenV1 mint and rules helpers', () => {
       holding: { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: '1000.0000000000', lock: null, meta: { values: {} } },
     });
     const hs = await client.holdings(w.alice);
-    expect(hs).toEqual([{ contractId: cid, templateId: `${TEST_TOKEN_V1_PACKAGE_ID}:Splice.Testing.Tokens.TestTokenV1:Token`, view: (c.payload as any).holding }]);
+    expect(hs).toEqual([{ contractId: cid, templateId: `${TEST_TOKEN_V1_PACKAGE_ID}:Splice.Testing.Tokens.TestTokenV1:Token`, view: (c.payload as TokenPayload).holding }]);
   });
 
   it('creates TokenRules signed by the admin only, with no observers', async () => {
@@ -73,11 +75,12 @@ describe('TestTokenV1 payloads over the JSON API', () => {
     const holding = { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: '10', lock: null, meta: { values: {} } };
     const denied = await client.submit([w.alice], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding } } }]);
     expect(denied.status).toBe(400);
-    expect(denied.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(denied.error.code).toBe('DAML_AUTHORIZATION_ERROR');
     const ok = await client.submit([w.alice, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding: { ...holding, lock: undefined } } } }]);
     expect(ok.status).toBe(200);
-    expect(ok.body.transaction.events[0].CreatedEvent.createArgument.holding.amount).toBe('10.0000000000');
-    expect(ok.body.transaction.events[0].CreatedEvent.createArgument.holding.lock).toBeNull();
+    const created = createdOf(ok.transaction.events[0]).createArgument as TokenPayload;
+    expect(created.holding.amount).toBe('10.0000000000');
+    expect(created.holding.lock).toBeNull();
   });
 
   it('rejects malformed payloads with COMMAND_PREPROCESSING_FAILED and changes nothing', async () => {
@@ -94,11 +97,11 @@ describe('TestTokenV1 payloads over the JSON API', () => {
     for (const createArguments of bad) {
       const r = await client.submit([w.alice, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments } }]);
       expect(r.status, JSON.stringify(createArguments)).toBe(400);
-      expect(r.body.code).toBe('COMMAND_PREPROCESSING_FAILED');
+      expect(r.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     }
     const missing = await client.submit([w.admin], [{ CreateCommand: { templateId: TOKEN_RULES, createArguments: {} } }]);
-    expect(missing.body.code).toBe('COMMAND_PREPROCESSING_FAILED');
-    expect(missing.body.cause).toContain('Missing non-optional field: admin');
+    expect(missing.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect(missing.error.cause).toContain('Missing non-optional field: admin');
     expect(engine.ledgerEnd()).toBe(end);
   });
 
@@ -107,11 +110,11 @@ describe('TestTokenV1 payloads over the JSON API', () => {
     const w = await setupWorld(client, engine);
     const base = { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: '1', lock: null, meta: { values: {} } };
     const zero = await client.submit([w.alice, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding: { ...base, amount: '0' } } } }]);
-    expect(zero.body.code).toBe('DAML_FAILURE');
-    expect(zero.body.cause).toContain('PreconditionFailed');
+    expect(zero.error.code).toBe('DAML_FAILURE');
+    expect(zero.error.cause).toContain('PreconditionFailed');
     const lock = { holders: [w.admin], expiresAt: null, expiresAfter: null, context: null };
     const locked = await client.submit([w.alice, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding: { ...base, lock } } } }]);
-    expect(locked.body.code).toBe('DAML_FAILURE');
+    expect(locked.error.code).toBe('DAML_FAILURE');
   });
 
   it('shows the Holding interface view through an InterfaceFilter', async () => {
@@ -120,7 +123,7 @@ describe('TestTokenV1 payloads over the JSON API', () => {
     mint(engine, w, w.alice, '5');
     const rows = await client.acs(w.alice, { InterfaceFilter: { value: { interfaceId: HOLDING_V1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
     expect(rows).toHaveLength(1);
-    expect(rows[0].createdEvent.interfaceViews[0]).toMatchObject({
+    expect(rows[0]!.createdEvent.interfaceViews[0]).toMatchObject({
       interfaceId: '718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b:Splice.Api.Token.HoldingV1:Holding',
       viewStatus: { code: 0 },
       viewValue: { owner: w.alice, amount: '5.0000000000', lock: null },
@@ -149,10 +152,10 @@ describe('TestTokenV1 interface Archive', () => {
     const w = await setupWorld(client, engine);
     const cid = mint(engine, w, w.alice, '5');
     const archive = { ExerciseCommand: { templateId: HOLDING_V1, contractId: cid, choice: 'Archive', choiceArgument: {} } };
-    expect((await client.submit([w.alice], [archive])).body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await client.submit([w.alice], [archive])).error.code).toBe('DAML_AUTHORIZATION_ERROR');
     const r = await client.submit([w.alice, w.admin], [archive]);
     expect(r.status).toBe(200);
-    expect(r.body.transaction.events[0].ExercisedEvent).toMatchObject({ choice: 'Archive', consuming: true, interfaceId: expect.stringContaining(':Splice.Api.Token.HoldingV1:Holding') });
+    expect(r.transaction.events[0]!.ExercisedEvent).toMatchObject({ choice: 'Archive', consuming: true, interfaceId: expect.stringContaining(':Splice.Api.Token.HoldingV1:Holding') });
     expect(await client.holdings(w.alice)).toEqual([]);
   });
 });

@@ -4,10 +4,11 @@
  * validations with the reference token's messages, and the documented deviations.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { TEST_TOKEN_V1_PACKAGE_ID } from '../../../../../src/emulator/templates/test-token-v1/index.js';
+import { TEST_TOKEN_V1_PACKAGE_ID, type TokenPayload, type TokenTransferOfferPayload } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import type { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import type { ManualClock } from '../../../../../src/canton/clock.js';
-import { EMPTY_EXTRA_ARGS, HOLDING_V1, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, Tt1Client, type Disclosed } from './tt1-client.js';
+import { EMPTY_EXTRA_ARGS, HOLDING_V1, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, Tt1Client, type Disclosed, type Result } from './tt1-client.js';
+import { createdOf, exercisedOf, type PendingTransfer, type TransferInstructionResult } from '../wire.js';
 import { at, inProcess, mint, setupWorld, transferArg, type World } from './tt1-scenario.js';
 
 const HOLDING_V1_PKG = '718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b';
@@ -29,13 +30,13 @@ async function transfer(arg: unknown, actAs = [w.alice]) {
 }
 
 /** Submits and expects a DAML_FAILURE, leaving the ledger unchanged. */
-async function expectFailure(p: Promise<{ status: number; body: any }>, errorId: string, message: string) {
+async function expectFailure(p: Promise<Result>, errorId: string, message: string) {
   const end = engine.ledgerEnd();
   const r = await p;
   expect(r.status).toBe(400);
-  expect(r.body.code).toBe('DAML_FAILURE');
-  expect(r.body.context.error_id).toBe(errorId);
-  expect(r.body.cause).toContain(message);
+  expect(r.error.code).toBe('DAML_FAILURE');
+  expect(r.error.context.error_id).toBe(errorId);
+  expect(r.error.cause).toContain(message);
   expect(engine.ledgerEnd()).toBe(end);
   return r;
 }
@@ -49,16 +50,16 @@ describe('TransferFactory_Transfer', () => {
     const t2 = mint(engine, w, w.alice, '40');
     const r = await transfer(transferArg(clock, w, { sender: w.alice, receiver: w.alice, amount: '70', inputs: [t1, t2] }));
     expect(r.status).toBe(200);
-    const events = r.body.transaction.events;
-    const root = events[0].ExercisedEvent;
+    const events = r.transaction.events;
+    const root = exercisedOf(events[0]);
     expect(root).toMatchObject({ choice: 'TransferFactory_Transfer', consuming: false, actingParties: [w.alice], interfaceId: expect.stringContaining(':Splice.Api.Token.TransferInstructionV1:TransferFactory') });
     // the inputs are archived through the Holding interface, in order, then change, then the new token
-    expect(events[1].ExercisedEvent).toMatchObject({ contractId: t1, choice: 'Archive', consuming: true, interfaceId: `${HOLDING_V1_PKG}:Splice.Api.Token.HoldingV1:Holding`, actingParties: [w.alice, w.admin].sort() });
-    expect(events[2].ExercisedEvent).toMatchObject({ contractId: t2, choice: 'Archive', consuming: true });
-    const change = events[3].CreatedEvent;
-    const moved = events[4].CreatedEvent;
-    expect(change.createArgument.holding.amount).toBe('30.0000000000');
-    expect(moved.createArgument.holding).toEqual({ owner: w.alice, instrumentId: w.instrument, amount: '70.0000000000', lock: null, meta: { values: {} } });
+    expect(events[1]!.ExercisedEvent).toMatchObject({ contractId: t1, choice: 'Archive', consuming: true, interfaceId: `${HOLDING_V1_PKG}:Splice.Api.Token.HoldingV1:Holding`, actingParties: [w.alice, w.admin].sort() });
+    expect(events[2]!.ExercisedEvent).toMatchObject({ contractId: t2, choice: 'Archive', consuming: true });
+    const change = createdOf(events[3]);
+    const moved = createdOf(events[4]);
+    expect((change.createArgument as TokenPayload).holding.amount).toBe('30.0000000000');
+    expect((moved.createArgument as TokenPayload).holding).toEqual({ owner: w.alice, instrumentId: w.instrument, amount: '70.0000000000', lock: null, meta: { values: {} } });
     expect(root.exerciseResult).toEqual({
       output: { tag: 'TransferInstructionResult_Completed', value: { receiverHoldingCids: [moved.contractId] } },
       senderChangeCids: [change.contractId],
@@ -70,7 +71,7 @@ describe('TransferFactory_Transfer', () => {
 
   it('exact amount: no change token', async () => {
     const t1 = mint(engine, w, w.alice, '25');
-    const res = await client.exercise([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '25', inputs: [t1] }), [rules]);
+    const res = await client.exercise<TransferInstructionResult>([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '25', inputs: [t1] }), [rules]);
     expect(res.senderChangeCids).toEqual([]);
     expect(res.output.tag).toBe('TransferInstructionResult_Pending');
   });
@@ -78,7 +79,7 @@ describe('TransferFactory_Transfer', () => {
   it('transfer to another party: a pending TokenTransferOffer that is itself a locked holding of the sender', async () => {
     const t1 = mint(engine, w, w.alice, '100');
     const arg = transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '30', inputs: [t1] });
-    const res = await client.exercise([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', arg, [rules]);
+    const res = await client.exercise<TransferInstructionResult<PendingTransfer>>([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', arg, [rules]);
     expect(res.output.tag).toBe('TransferInstructionResult_Pending');
     const offerCid = res.output.value.transferInstructionCid;
     const offer = engine.contracts.getActive(offerCid)!;
@@ -91,9 +92,9 @@ describe('TransferFactory_Transfer', () => {
     // bob sees it as a TransferInstruction with the reference view
     const rows = await client.acs(w.bob, { InterfaceFilter: { value: { interfaceId: TRANSFER_INSTRUCTION_V1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
     expect(rows).toHaveLength(1);
-    expect(rows[0].createdEvent.interfaceViews[0].viewValue).toEqual({
+    expect(rows[0]!.createdEvent.interfaceViews[0]!.viewValue).toEqual({
       originalInstructionCid: null,
-      transfer: offer.payload && (offer.payload as any).transfer,
+      transfer: (offer.payload as TokenTransferOfferPayload).transfer,
       status: { tag: 'TransferPendingReceiverAcceptance', value: {} },
       meta: { values: {} },
     });
@@ -135,7 +136,7 @@ describe('TransferFactory_Transfer', () => {
       'stdlib.daml.com/deadline-exceeded',
       "Ledger time is at or past deadline 'Transfer.executeBefore' at 2026-03-01T12:00:00Z",
     );
-    expect(r.body.errorCategory).toBe(9);
+    expect(r.error.errorCategory).toBe(9);
     // requestedAt == now is fine (at or after)
     const fine = await transfer(transferArg(clock, w, { ...ok, requestedAt: at(clock, 0) }));
     expect(fine.status).toBe(200);
@@ -155,9 +156,9 @@ describe('TransferFactory_Transfer', () => {
     await expectFailure(transfer(transferArg(clock, w, { ...base, inputs: [] })), GENERAL, "'input amount' is less than 'transfer.amount'.\ninput amount: 0.0\ntransfer.amount: 5.0\n");
     // bob's token is not visible to alice at all ...
     const hidden = await transfer(transferArg(clock, w, { ...base, inputs: [bobs] }));
-    expect(hidden.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(hidden.error.code).toBe('CONTRACT_NOT_FOUND');
     // ... and even when it is disclosed to her, the owner check refuses it
-    const bobsRow = (await client.acs(w.bob, { InterfaceFilter: { value: { interfaceId: HOLDING_V1, includeInterfaceView: false, includeCreatedEventBlob: true } } }))[0];
+    const bobsRow = (await client.acs(w.bob, { InterfaceFilter: { value: { interfaceId: HOLDING_V1, includeInterfaceView: false, includeCreatedEventBlob: true } } }))[0]!;
     const bobsDisclosed = { templateId: bobsRow.createdEvent.templateId, contractId: bobs, createdEventBlob: bobsRow.createdEvent.createdEventBlob, synchronizerId: bobsRow.synchronizerId };
     await expectFailure(
       client.submit([w.alice], [{ ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: w.rulesCid, choice: 'TransferFactory_Transfer', choiceArgument: transferArg(clock, w, { ...base, inputs: [bobs] }) } }], [rules, bobsDisclosed]),
@@ -165,9 +166,9 @@ describe('TransferFactory_Transfer', () => {
       `'holding owner' is not equal to 'expected value'.\nholding owner: '${w.bob}'\nexpected value: '${w.alice}'\n`,
     );
     // a locked holding (a pending offer) cannot fund a transfer
-    const pending = await client.exercise([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { ...base, inputs: [mine] }), [rules]);
+    const pending = await client.exercise<TransferInstructionResult<PendingTransfer>>([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { ...base, inputs: [mine] }), [rules]);
     const offerCid = pending.output.value.transferInstructionCid;
-    const executeBefore = (engine.contracts.getActive(offerCid)!.payload as any).transfer.executeBefore;
+    const executeBefore = (engine.contracts.getActive(offerCid)!.payload as TokenTransferOfferPayload).transfer.executeBefore;
     await expectFailure(
       transfer(transferArg(clock, w, { ...base, amount: '1', inputs: [offerCid] })),
       GENERAL,
@@ -179,12 +180,12 @@ describe('TransferFactory_Transfer', () => {
     const t1 = mint(engine, w, w.alice, '10');
     const end = engine.ledgerEnd();
     const twice = await transfer(transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '15', inputs: [t1, t1] }));
-    expect(twice.body.code).toBe('CONTRACT_NOT_ACTIVE');
+    expect(twice.error.code).toBe('CONTRACT_NOT_ACTIVE');
     expect(engine.ledgerEnd()).toBe(end);
     expect(await transfer(transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [t1] }))).toMatchObject({ status: 200 });
     const again = await transfer(transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [t1] }));
     expect(again.status).toBe(404);
-    expect(again.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(again.error.code).toBe('CONTRACT_NOT_FOUND');
   });
 
   it('without the disclosed TokenRules the sender cannot see the factory; only the sender can instruct', async () => {
@@ -192,18 +193,18 @@ describe('TransferFactory_Transfer', () => {
     const arg = transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '5', inputs: [t1] });
     const hidden = await client.submit([w.alice], [{ ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: w.rulesCid, choice: 'TransferFactory_Transfer', choiceArgument: arg } }]);
     expect(hidden.status).toBe(404);
-    expect(hidden.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(hidden.error.code).toBe('CONTRACT_NOT_FOUND');
     const notSender = await client.submit([w.bob], [{ ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: w.rulesCid, choice: 'TransferFactory_Transfer', choiceArgument: arg } }], [rules]);
-    expect(notSender.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(notSender.error.code).toBe('DAML_AUTHORIZATION_ERROR');
   });
 
   it('rejects a malformed choice argument with COMMAND_PREPROCESSING_FAILED', async () => {
     const arg = transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: 'lots', inputs: [] });
     const r = await transfer(arg);
-    expect(r.body.code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect(r.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     const noExtra = await transfer({ ...transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '1', inputs: [] }), extraArgs: undefined });
-    expect(noExtra.body.code).toBe('COMMAND_PREPROCESSING_FAILED');
-    expect(noExtra.body.cause).toContain('extraArgs');
+    expect(noExtra.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect(noExtra.error.cause).toContain('extraArgs');
   });
 });
 
@@ -217,15 +218,15 @@ describe('TransferFactory_PublicFetch', () => {
       `'expectedAdmin' is not equal to 'expected value'.`,
     );
     const wrongActor = await client.submit([w.mallory], [{ ExerciseCommand: { templateId: TRANSFER_FACTORY_V1, contractId: w.rulesCid, choice: 'TransferFactory_PublicFetch', choiceArgument: { expectedAdmin: w.admin, actor: w.bob } } }], [rules]);
-    expect(wrongActor.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(wrongActor.error.code).toBe('DAML_AUTHORIZATION_ERROR');
   });
 });
 
 describe('TokenTransferOffer as TransferInstruction', () => {
   async function offer(amount = '30') {
     const t1 = mint(engine, w, w.alice, '100');
-    const res = await client.exercise([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount, inputs: [t1] }), [rules]);
-    return res.output.value.transferInstructionCid as string;
+    const res = await client.exercise<TransferInstructionResult<PendingTransfer>>([w.alice], TRANSFER_FACTORY_V1, w.rulesCid, 'TransferFactory_Transfer', transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount, inputs: [t1] }), [rules]);
+    return res.output.value.transferInstructionCid;
   }
   const act = (actAs: string[], cid: string, choice: string, arg: unknown = { extraArgs: EMPTY_EXTRA_ARGS }) =>
     client.submit(actAs, [{ ExerciseCommand: { templateId: TRANSFER_INSTRUCTION_V1, contractId: cid, choice, choiceArgument: arg } }]);
@@ -234,12 +235,12 @@ describe('TokenTransferOffer as TransferInstruction', () => {
     const cid = await offer();
     const r = await act([w.bob], cid, 'TransferInstruction_Accept');
     expect(r.status).toBe(200);
-    const [root, created] = r.body.transaction.events;
-    expect(root.ExercisedEvent).toMatchObject({ contractId: cid, choice: 'TransferInstruction_Accept', consuming: true, actingParties: [w.bob] });
-    expect(created.CreatedEvent.createArgument.holding).toEqual({ owner: w.bob, instrumentId: w.instrument, amount: '30.0000000000', lock: null, meta: { values: {} } });
-    expect(created.CreatedEvent.signatories).toEqual([w.bob, w.admin].sort());
-    expect(root.ExercisedEvent.exerciseResult).toEqual({
-      output: { tag: 'TransferInstructionResult_Completed', value: { receiverHoldingCids: [created.CreatedEvent.contractId] } },
+    const [root, created] = r.transaction.events;
+    expect(root!.ExercisedEvent).toMatchObject({ contractId: cid, choice: 'TransferInstruction_Accept', consuming: true, actingParties: [w.bob] });
+    expect((createdOf(created).createArgument as TokenPayload).holding).toEqual({ owner: w.bob, instrumentId: w.instrument, amount: '30.0000000000', lock: null, meta: { values: {} } });
+    expect(createdOf(created).signatories).toEqual([w.bob, w.admin].sort());
+    expect(exercisedOf(root).exerciseResult).toEqual({
+      output: { tag: 'TransferInstructionResult_Completed', value: { receiverHoldingCids: [createdOf(created).contractId] } },
       senderChangeCids: [],
       meta: { values: {} },
     });
@@ -256,11 +257,11 @@ describe('TokenTransferOffer as TransferInstruction', () => {
       const cid = await offer('10');
       const r = await act([w[actor]], cid, choice);
       expect(r.status).toBe(200);
-      const [root, created] = r.body.transaction.events;
-      expect(created.CreatedEvent.createArgument.holding.owner).toBe(w.alice);
-      expect(root.ExercisedEvent.exerciseResult).toEqual({
+      const [root, created] = r.transaction.events;
+      expect((createdOf(created).createArgument as TokenPayload).holding.owner).toBe(w.alice);
+      expect(exercisedOf(root).exerciseResult).toEqual({
         output: { tag: 'TransferInstructionResult_Failed', value: {} },
-        senderChangeCids: [created.CreatedEvent.contractId],
+        senderChangeCids: [createdOf(created).contractId],
         meta: { values: {} },
       });
     }
@@ -269,11 +270,11 @@ describe('TokenTransferOffer as TransferInstruction', () => {
 
   it('only the receiver accepts or rejects, only the sender withdraws', async () => {
     const cid = await offer();
-    expect((await act([w.alice], cid, 'TransferInstruction_Accept')).body.code).toBe('DAML_AUTHORIZATION_ERROR');
-    expect((await act([w.bob], cid, 'TransferInstruction_Withdraw')).body.code).toBe('DAML_AUTHORIZATION_ERROR');
-    expect((await act([w.alice], cid, 'TransferInstruction_Reject')).body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await act([w.alice], cid, 'TransferInstruction_Accept')).error.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await act([w.bob], cid, 'TransferInstruction_Withdraw')).error.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await act([w.alice], cid, 'TransferInstruction_Reject')).error.code).toBe('DAML_AUTHORIZATION_ERROR');
     // a third party does not even see the offer
-    expect((await act([w.mallory], cid, 'TransferInstruction_Accept')).body.code).toBe('CONTRACT_NOT_FOUND');
+    expect((await act([w.mallory], cid, 'TransferInstruction_Accept')).error.code).toBe('CONTRACT_NOT_FOUND');
     expect(engine.contracts.getActive(cid)).toBeDefined();
   });
 
@@ -281,9 +282,9 @@ describe('TokenTransferOffer as TransferInstruction', () => {
     const cid = await offer();
     clock.advance(3_600_000); // executeBefore = start + 1h: now == executeBefore
     const r = await act([w.bob], cid, 'TransferInstruction_Accept');
-    expect(r.body.code).toBe('DAML_FAILURE');
-    expect(r.body.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
-    expect(r.body.cause).toContain("Ledger time is at or past deadline 'Transfer.executeBefore' at 2026-03-01T13:00:00Z");
+    expect(r.error.code).toBe('DAML_FAILURE');
+    expect(r.error.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
+    expect(r.error.cause).toContain("Ledger time is at or past deadline 'Transfer.executeBefore' at 2026-03-01T13:00:00Z");
     expect((await act([w.bob], cid, 'TransferInstruction_Reject')).status).toBe(200);
     expect(await client.balance(w.alice)).toEqual({ unlocked: '100.0000000000', locked: '0.0000000000', count: 2 });
   });
@@ -292,7 +293,7 @@ describe('TokenTransferOffer as TransferInstruction', () => {
     const cid = await offer();
     // the controller is the instrument admin (+ extraActors); the admin is a signatory, so it sees the offer
     await expectFailure(act([w.admin], cid, 'TransferInstruction_Update', { extraActors: [], extraArgs: EMPTY_EXTRA_ARGS }), GENERAL, 'V1.TransferInstruction_Update: not supported by TokenTransferOffer');
-    expect((await act([w.bob], cid, 'TransferInstruction_Update', { extraActors: [w.bob], extraArgs: EMPTY_EXTRA_ARGS })).body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await act([w.bob], cid, 'TransferInstruction_Update', { extraActors: [w.bob], extraArgs: EMPTY_EXTRA_ARGS })).error.code).toBe('DAML_AUTHORIZATION_ERROR');
   });
 
   it('the template id of the offer is the real TestTokenV1 package', async () => {

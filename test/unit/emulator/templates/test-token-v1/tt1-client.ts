@@ -6,7 +6,10 @@
  * the LEDGER_EFFECTS update stream.
  */
 import { TS } from '../../../../../src/emulator/templates/token-standard.js';
-import { testTokenV1TemplateId } from '../../../../../src/emulator/templates/test-token-v1/index.js';
+import { testTokenV1TemplateId, type HoldingView } from '../../../../../src/emulator/templates/test-token-v1/index.js';
+import { AllocatePartyResponseSchema } from '../../../../../src/ledger/schemas/parties.js';
+import { GetLedgerEndResponseSchema, type JsActiveContract } from '../../../../../src/ledger/schemas/events.js';
+import { activeContracts, LedgerResponse, postJson, transactions, type Tx } from '../wire.js';
 
 export type Requester = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -31,13 +34,11 @@ export interface Disclosed {
 export interface HoldingRow {
   contractId: string;
   templateId: string;
-  view: { owner: string; instrumentId: { admin: string; id: string }; amount: string; lock: unknown; meta: unknown };
+  view: HoldingView;
 }
 
-export interface Result {
-  status: number;
-  body: any;
-}
+/** A JSON API response: `status`, raw `body`, and the body read as `transaction` or `error`. */
+export type Result = LedgerResponse;
 
 let counter = 0;
 
@@ -45,20 +46,18 @@ export class Tt1Client {
   constructor(private readonly request: Requester) {}
 
   private async post(path: string, body: unknown): Promise<Result> {
-    const r = await this.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const text = await r.text();
-    return { status: r.status, body: text === '' ? null : JSON.parse(text) };
+    return postJson(this.request, path, body);
   }
 
   async allocateParty(hint: string): Promise<string> {
     const r = await this.post('/v2/parties', { partyIdHint: hint, identityProviderId: '' });
     if (r.status !== 200) throw new Error(`party allocation failed: ${JSON.stringify(r.body)}`);
-    return r.body.partyDetails.party as string;
+    return AllocatePartyResponseSchema.parse(r.body).partyDetails.party;
   }
 
   async ledgerEnd(): Promise<number> {
     const r = await this.request('/v2/state/ledger-end');
-    return ((await r.json()) as { offset: number }).offset;
+    return GetLedgerEndResponseSchema.parse(await r.json()).offset;
   }
 
   /** submit-and-wait-for-transaction with a LEDGER_EFFECTS view for the submitters. */
@@ -72,21 +71,25 @@ export class Tt1Client {
     });
   }
 
-  /** Exercises a choice and returns the exercise result of the root node (throws with the body when it fails). */
-  async exercise(actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosed: Disclosed[] = []): Promise<any> {
+  /**
+   * Exercises a choice and returns the exercise result of the root node (throws with the body when
+   * it fails), as the LF JSON shape `R` the caller expects.
+   */
+  async exercise<R = unknown>(actAs: string[], templateId: string, contractId: string, choice: string, choiceArgument: unknown, disclosed: Disclosed[] = []): Promise<R> {
     const r = await this.submit(actAs, [{ ExerciseCommand: { templateId, contractId, choice, choiceArgument } }], disclosed);
     if (r.status !== 200) throw new Error(`${choice} failed (${r.status}): ${JSON.stringify(r.body)}`);
-    const root = r.body.transaction.events.find((e: any) => e.ExercisedEvent?.nodeId === 0);
-    return root.ExercisedEvent.exerciseResult;
+    const root = r.transaction.events.find((e) => e.ExercisedEvent?.nodeId === 0)?.ExercisedEvent;
+    if (root === undefined) throw new Error(`${choice}: no root exercise in ${JSON.stringify(r.body)}`);
+    return root.exerciseResult as R;
   }
 
-  async acs(party: string, identifierFilter: unknown): Promise<any[]> {
+  async acs(party: string, identifierFilter: unknown): Promise<JsActiveContract[]> {
     const r = await this.post('/v2/state/active-contracts', {
       eventFormat: { filtersByParty: { [party]: { cumulative: [{ identifierFilter }] } }, verbose: false },
       activeAtOffset: await this.ledgerEnd(),
     });
     if (r.status !== 200) throw new Error(`ACS failed: ${JSON.stringify(r.body)}`);
-    return (r.body as any[]).map((x) => x.contractEntry.JsActiveContract);
+    return activeContracts(r);
   }
 
   /** The party's visible V1 holdings (HoldingV1 interface filter with the view). */
@@ -94,8 +97,9 @@ export class Tt1Client {
     const rows = await this.acs(party, { InterfaceFilter: { value: { interfaceId: HOLDING_V1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
     return rows.map((r) => {
       const ev = r.createdEvent;
-      const iv = ev.interfaceViews.find((v: any) => v.interfaceId === HOLDING_V1_ID);
-      return { contractId: ev.contractId, templateId: ev.templateId, view: iv.viewValue };
+      const iv = ev.interfaceViews.find((v) => v.interfaceId === HOLDING_V1_ID);
+      if (iv === undefined) throw new Error(`no HoldingV1 view of ${ev.contractId}`);
+      return { contractId: ev.contractId, templateId: ev.templateId, view: iv.viewValue as HoldingView };
     });
   }
 
@@ -118,12 +122,13 @@ export class Tt1Client {
   async disclosedRules(admin: string): Promise<Disclosed> {
     const rows = await this.acs(admin, { TemplateFilter: { value: { templateId: TOKEN_RULES, includeCreatedEventBlob: true } } });
     if (rows.length !== 1) throw new Error(`expected exactly one TokenRules, got ${rows.length}`);
-    const ev = rows[0].createdEvent;
-    return { templateId: ev.templateId, contractId: ev.contractId, createdEventBlob: ev.createdEventBlob, synchronizerId: rows[0].synchronizerId };
+    const row = rows[0]!;
+    const ev = row.createdEvent;
+    return { templateId: ev.templateId, contractId: ev.contractId, createdEventBlob: ev.createdEventBlob, synchronizerId: row.synchronizerId };
   }
 
   /** LEDGER_EFFECTS transactions visible to `party` after `beginExclusive`, up to the ledger end. */
-  async updates(party: string, beginExclusive: number): Promise<any[]> {
+  async updates(party: string, beginExclusive: number): Promise<Tx[]> {
     const r = await this.post('/v2/updates', {
       beginExclusive,
       endInclusive: await this.ledgerEnd(),
@@ -135,7 +140,7 @@ export class Tt1Client {
       },
     });
     if (r.status !== 200) throw new Error(`updates failed: ${JSON.stringify(r.body)}`);
-    return (r.body as any[]).map((u) => u.update.Transaction.value);
+    return transactions(r, 'fail');
   }
 }
 
@@ -149,10 +154,11 @@ export function unscaled(v: bigint): string {
 }
 
 /** Summary of a transaction's events: `create <Entity>` / `exercise <choice> (consuming)`. */
-export function eventSummary(tx: any): string[] {
-  return tx.events.map((e: any) => {
+export function eventSummary(tx: Tx): string[] {
+  return tx.events.map((e) => {
     if (e.CreatedEvent) return `create ${e.CreatedEvent.templateId.split(':').pop()}`;
     const x = e.ExercisedEvent;
+    if (x === undefined) throw new Error(`not a LEDGER_EFFECTS event: ${JSON.stringify(e)}`);
     return `${x.consuming ? 'archive' : 'exercise'} ${x.templateId.split(':').pop()}.${x.choice}`;
   });
 }

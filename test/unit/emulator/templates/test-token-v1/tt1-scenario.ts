@@ -44,7 +44,7 @@ export async function setupWorldOverHttp(client: Tt1Client, suffix: string): Pro
     bob: await client.allocateParty(`bob${suffix}`),
     executor: await client.allocateParty(`executor${suffix}`),
     mallory: await client.allocateParty(`mallory${suffix}`),
-    rulesCid: created.body.transaction.events[0].CreatedEvent.contractId,
+    rulesCid: created.transaction.events[0]!.CreatedEvent!.contractId,
     instrument: { admin, id: 'X1' },
   };
   return { world, rules: await client.disclosedRules(admin) };
@@ -55,7 +55,7 @@ export async function mintOverHttp(client: Tt1Client, w: World, owner: string, a
   const holding = { owner, instrumentId: { admin: w.admin, id }, amount, lock: null, meta: { values: {} } };
   const r = await client.submit([owner, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: { holding } } }]);
   if (r.status !== 200) throw new Error(`mint failed: ${JSON.stringify(r.body)}`);
-  return r.body.transaction.events[0].CreatedEvent.contractId;
+  return r.transaction.events[0]!.CreatedEvent!.contractId;
 }
 
 export function mint(engine: LedgerEngine, w: World, owner: string, amount: string, id = 'X1'): string {

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { basic, context, exercise, extraArgs, holdingsChanges, IFACE, trace, type Disclosed } from './client.js';
+import type { allocationViewV1, allocationViewV2 } from '../../../../../src/emulator/templates/test-token-v2/allocation.js';
+import { basic, context, exercise, extraArgs, holdingsChanges, IFACE, trace, type Disclosed, type TxResult } from './client.js';
 import { tt2Ledger, type TT2Ledger } from './fixture.js';
+import {
+  exercisedOf,
+  viewOf,
+  type AllocationInstructionResultV1,
+  type AllocationInstructionResultV2,
+  type AllocationResultV1,
+  type AllocationResultV2,
+  type CompletedAllocation,
+  type SettleBatchResult,
+} from '../wire.js';
+
+type AllocationViewV2 = ReturnType<typeof allocationViewV2>;
+type AllocationViewV1 = NonNullable<ReturnType<typeof allocationViewV1>>;
 
 const meta = { values: {} };
 
@@ -51,7 +65,7 @@ async function allocateV2(
   );
 }
 
-const allocationCidOf = (r: { body: any }) => r.body.transaction.events[0].ExercisedEvent.exerciseResult.output.value.allocationCid as string;
+const allocationCidOf = (r: TxResult) => (exercisedOf(r.transaction.events[0]).exerciseResult as AllocationInstructionResultV2<CompletedAllocation>).output.value.allocationCid;
 
 async function lockedOf(l: TT2Ledger, owner: string): Promise<Disclosed[]> {
   const locked = (await l.client.holdings(owner)).filter((h) => h.view.lock !== null);
@@ -65,21 +79,21 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     const lg = leg(l, 'leg-1', l.alice, l.bob, '30');
     const ra = await allocateV2(l, l.alice, [side(lg, 'SenderSide')], [a]);
     expect(ra.status, JSON.stringify(ra.body)).toBe(200);
-    const res = ra.body.transaction.events[0].ExercisedEvent.exerciseResult;
+    const res = exercisedOf(ra.transaction.events[0]).exerciseResult as AllocationInstructionResultV2;
     expect(res.output.tag).toBe('AllocationInstructionResult_Completed');
     expect(Object.keys(res.authorizerChangeCids)).toEqual(['X2']);
-    expect(holdingsChanges(ra.body.transaction.events).map((c) => c.reason)).toEqual(['lock holdings for allocation']);
+    expect(holdingsChanges(ra.transaction.events).map((c) => c.reason)).toEqual(['lock holdings for allocation']);
     const rb = await allocateV2(l, l.bob, [side(lg, 'ReceiverSide')], []);
     expect(rb.status, JSON.stringify(rb.body)).toBe(200);
     // nothing to lock for a receipt: no holdings change, no event
-    expect(holdingsChanges(rb.body.transaction.events)).toEqual([]);
+    expect(holdingsChanges(rb.transaction.events)).toEqual([]);
     expect(await l.client.balance(l.alice, { locked: true })).toBe(30);
     expect(await l.client.balance(l.alice, { locked: false })).toBe(70);
 
     // the executor sees both allocations (observer), with the default available actions
     const allocs = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV2, includeInterfaceView: true } } });
     expect(allocs).toHaveLength(2);
-    const av = allocs.find((x) => x.contractId === allocationCidOf(ra)).interfaceViews[0].viewValue;
+    const av = viewOf(allocs.find((x) => x.contractId === allocationCidOf(ra))) as AllocationViewV2;
     expect(av.availableActions).toEqual([
       [{ tag: 'AA_Settle', value: {} }, [[l.admin, l.executor].sort()]],
       [{ tag: 'AA_Cancel', value: {} }, [[l.executor]]],
@@ -101,30 +115,30 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     const rulesD = await l.client.disclosed(l.admin, l.rules);
     // without the locked token disclosed, the executor cannot settle
     const blind = await l.client.submit([l.executor], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', batch)], [rulesD]);
-    expect(blind.body.code).toBe('CONTRACT_NOT_FOUND');
+    expect(blind.error.code).toBe('CONTRACT_NOT_FOUND');
     // only the executors may settle
     const byAlice = await l.client.submit([l.alice], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', { ...batch, actors: [l.alice] })], [rulesD]);
-    expect(byAlice.body.code).toBe('DAML_FAILURE');
+    expect(byAlice.error.code).toBe('DAML_FAILURE');
     // a batch missing the receiver's allocation is rejected
     const partial = await l.client.submit(
       [l.executor],
       [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', { ...batch, allocations: [batch.allocations[0]] })],
       [rulesD, ...(await lockedOf(l, l.alice))],
     );
-    expect(partial.body.cause).toContain("'missing authorizations' is not equal to 'empty set'");
+    expect(partial.error.cause).toContain("'missing authorizations' is not equal to 'empty set'");
     const empty = await l.client.submit([l.executor], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', { ...batch, transferLegs: [], allocations: [] })], [rulesD]);
-    expect(empty.body.cause).toContain('at least one transfer leg');
+    expect(empty.error.cause).toContain('at least one transfer leg');
 
-    const settled = await l.client.ok([l.executor], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', batch)], [rulesD, ...(await lockedOf(l, l.alice))]);
+    const settled = await l.client.ok<SettleBatchResult>([l.executor], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', batch)], [rulesD, ...(await lockedOf(l, l.alice))]);
     const results = settled.result.allocationSettleResults;
-    expect(results.map((r: any) => r.output)).toEqual([
+    expect(results.map((r) => r.output)).toEqual([
       { tag: 'AllocationResult_Settled', value: { nextIterationAllocationCid: null } },
       { tag: 'AllocationResult_Settled', value: { nextIterationAllocationCid: null } },
     ]);
-    expect(results[0].authorizerHoldingCids).toEqual({});
-    expect(Object.keys(results[1].authorizerHoldingCids)).toEqual(['X2']);
-    expect(results[0].meta.values['splice.lfdecentralizedtrust.org/tx-kind']).toBe('settle-V2-allocation');
-    expect(holdingsChanges(settled.events).map((c) => [c.owner, c.reason, c.legs.map((x: any) => x.side)])).toEqual([
+    expect(results[0]!.authorizerHoldingCids).toEqual({});
+    expect(Object.keys(results[1]!.authorizerHoldingCids)).toEqual(['X2']);
+    expect(results[0]!.meta.values['splice.lfdecentralizedtrust.org/tx-kind']).toBe('settle-V2-allocation');
+    expect(holdingsChanges(settled.events).map((c) => [c.owner, c.reason, c.legs.map((x) => x.side)])).toEqual([
       [l.alice, 'settle allocation', ['SenderSide']],
       [l.bob, 'settle allocation', ['ReceiverSide']],
     ]);
@@ -174,8 +188,8 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     const rulesD = await l.client.disclosed(l.admin, l.rules);
     const args = (actors: string[]) => ({ actors, extraArgs: extraArgs(context(l.rules)) });
     const byAlice = await l.client.submit([l.alice], [exercise(IFACE.AllocationV2, allocationCidOf(r1), 'Allocation_Cancel', args([l.alice]))], [rulesD]);
-    expect(byAlice.body.code).toBe('DAML_FAILURE');
-    const cancel = await l.client.ok([l.executor], [exercise(IFACE.AllocationV2, allocationCidOf(r1), 'Allocation_Cancel', args([l.executor]))], [rulesD, ...(await lockedOf(l, l.alice))]);
+    expect(byAlice.error.code).toBe('DAML_FAILURE');
+    const cancel = await l.client.ok<AllocationResultV2>([l.executor], [exercise(IFACE.AllocationV2, allocationCidOf(r1), 'Allocation_Cancel', args([l.executor]))], [rulesD, ...(await lockedOf(l, l.alice))]);
     expect(cancel.result.output).toEqual({ tag: 'AllocationResult_Cancelled', value: {} });
     expect(holdingsChanges(cancel.events).map((c) => c.reason)).toEqual(['allocation cancelled']);
     expect(await l.client.balance(l.alice, { locked: false })).toBe(100);
@@ -183,8 +197,8 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     const inputs = (await l.client.holdings(l.alice)).map((h) => h.contractId);
     const r2 = await allocateV2(l, l.alice, [side(lg, 'SenderSide')], inputs);
     const byExec = await l.client.submit([l.executor], [exercise(IFACE.AllocationV2, allocationCidOf(r2), 'Allocation_Withdraw', args([l.executor]))], [rulesD]);
-    expect(byExec.body.code).toBe('DAML_FAILURE');
-    const wd = await l.client.ok([l.alice], [exercise(IFACE.AllocationV2, allocationCidOf(r2), 'Allocation_Withdraw', args([l.alice]))], [rulesD]);
+    expect(byExec.error.code).toBe('DAML_FAILURE');
+    const wd = await l.client.ok<AllocationResultV2>([l.alice], [exercise(IFACE.AllocationV2, allocationCidOf(r2), 'Allocation_Withdraw', args([l.alice]))], [rulesD]);
     expect(wd.result.output).toEqual({ tag: 'AllocationResult_Withdrawn', value: {} });
     expect(holdingsChanges(wd.events).map((c) => c.reason)).toEqual(['allocation withdrawn']);
     expect(await l.client.balance(l.alice, { locked: false })).toBe(100);
@@ -201,7 +215,7 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     const wd = () =>
       l.client.submit([l.alice], [exercise(IFACE.AllocationV2, allocationCidOf(r), 'Allocation_Withdraw', { actors: [l.alice], extraArgs: extraArgs(context(l.rules)) })], [rulesD]);
     const early = await wd();
-    expect(early.body.context.error_id).toBe('splice.lfdecentralizedtrust.org/cannot-withdraw-committed-allocation');
+    expect(early.error.context.error_id).toBe('splice.lfdecentralizedtrust.org/cannot-withdraw-committed-allocation');
     l.clock.advance(60_000);
     const batch = {
       settlement: settlementInfo(l),
@@ -211,7 +225,7 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
       extraArgs: extraArgs(context(l.rules)),
     };
     const late = await l.client.submit([l.executor], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', batch)], [rulesD, ...(await lockedOf(l, l.alice))]);
-    expect(late.body.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
+    expect(late.error.context.error_id).toBe('stdlib.daml.com/deadline-exceeded');
     l.clock.advance(1);
     expect((await wd()).status).toBe(200);
     expect(await l.client.balance(l.alice, { locked: false })).toBe(100);
@@ -223,7 +237,7 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     const c = l.mint(l.carol, '10');
     const lg = leg(l, 'leg-1', l.alice, l.bob, '30');
     const short = await allocateV2(l, l.alice, [side(lg, 'SenderSide')], [a]);
-    expect(short.body.cause).toContain('Not enough funds for allocation of Account');
+    expect(short.error.cause).toContain('Not enough funds for allocation of Account');
     const foreign = await l.client.submit(
       [l.alice],
       [
@@ -238,7 +252,7 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
       ],
       [await l.client.disclosed(l.admin, l.rules), await l.client.disclosed(l.carol, c)],
     );
-    expect(foreign.body.cause).toContain("'inputHolding.account' is not equal to 'allocation.authorizer'");
+    expect(foreign.error.cause).toContain("'inputHolding.account' is not equal to 'allocation.authorizer'");
   });
 
   it('iterated settlement keeps funding locked in a next-iteration allocation', async () => {
@@ -259,13 +273,13 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
       actors: [l.executor],
       extraArgs: extraArgs(context(l.rules)),
     };
-    const s = await l.client.ok([l.executor], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', batch)], [
+    const s = await l.client.ok<SettleBatchResult>([l.executor], [exercise(IFACE.SettlementFactoryV2, l.rules, 'SettlementFactory_SettleBatch', batch)], [
       await l.client.disclosed(l.admin, l.rules),
       ...(await lockedOf(l, l.alice)),
     ]);
-    const next = s.result.allocationSettleResults[0].output.value.nextIterationAllocationCid;
+    const next = s.result.allocationSettleResults[0]!.output.value.nextIterationAllocationCid;
     expect(next).toMatch(/^00/);
-    const [nv] = (await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV2, includeInterfaceView: true } } })).map((e) => e.interfaceViews[0].viewValue);
+    const [nv] = (await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV2, includeInterfaceView: true } } })).map((e) => viewOf(e));
     expect(nv).toMatchObject({ numIterations: '1', originalAllocationCid: allocationCidOf(ra), allocation: { transferLegSides: [], nextIterationFunding: { X2: '20.0000000000' } } });
     expect(await l.client.balance(l.alice, { locked: true })).toBe(20);
     expect(await l.client.balance(l.bob)).toBe(30);
@@ -288,7 +302,7 @@ describe('TestTokenV2 V1 adapters for allocations', () => {
     };
   }
   async function allocateV1(l: TT2Ledger, amount: string, inputs: string[]) {
-    return l.client.ok(
+    return l.client.ok<AllocationInstructionResultV1<CompletedAllocation>>(
       [l.alice],
       [
         exercise(IFACE.AllocationFactoryV1, l.rules, 'AllocationFactory_Allocate', {
@@ -311,13 +325,14 @@ describe('TestTokenV2 V1 adapters for allocations', () => {
     expect(r.result.senderChangeCids).toHaveLength(1);
     const cid = r.result.output.value.allocationCid;
     const [v1] = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV1, includeInterfaceView: true } } });
-    expect(v1.interfaceViews[0].viewValue.allocation).toMatchObject({
+    const view = viewOf(v1) as AllocationViewV1;
+    expect(view.allocation).toMatchObject({
       transferLegId: 'leg-0',
       settlement: { executor: l.executor, settlementRef: { id: 'trade-v1', cid: null }, settleBefore: v1Spec(l, '1').settlement.settleBefore },
     });
-    expect(v1.interfaceViews[0].viewValue.allocation.transferLeg).toEqual({ sender: l.alice, receiver: l.bob, amount: '25.0000000000', instrumentId: { admin: l.admin, id: 'X2' }, meta });
+    expect(view.allocation.transferLeg).toEqual({ sender: l.alice, receiver: l.bob, amount: '25.0000000000', instrumentId: { admin: l.admin, id: 'X2' }, meta });
     const ctl = [l.executor, l.alice, l.bob];
-    const ex = await l.client.ok(ctl, [exercise(IFACE.AllocationV1, cid, 'Allocation_ExecuteTransfer', { extraArgs: extraArgs(context(l.rules)) })], [
+    const ex = await l.client.ok<AllocationResultV1>(ctl, [exercise(IFACE.AllocationV1, cid, 'Allocation_ExecuteTransfer', { extraArgs: extraArgs(context(l.rules)) })], [
       await l.client.disclosed(l.admin, l.rules),
       ...(await lockedOf(l, l.alice)),
     ]);
@@ -331,7 +346,7 @@ describe('TestTokenV2 V1 adapters for allocations', () => {
     const alone = await l.client.submit([l.executor], [exercise(IFACE.AllocationV1, r2.result.output.value.allocationCid, 'Allocation_ExecuteTransfer', { extraArgs: extraArgs(context(l.rules)) })], [
       await l.client.disclosed(l.admin, l.rules),
     ]);
-    expect(alone.body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect(alone.error.code).toBe('DAML_AUTHORIZATION_ERROR');
   });
 
   it('V1 cancel and withdraw unlock', async () => {
@@ -340,12 +355,12 @@ describe('TestTokenV2 V1 adapters for allocations', () => {
     const r1 = await allocateV1(l, '25', [a]);
     const rulesD = await l.client.disclosed(l.admin, l.rules);
     const ctl = [l.executor, l.alice, l.bob];
-    const cancel = await l.client.ok(ctl, [exercise(IFACE.AllocationV1, r1.result.output.value.allocationCid, 'Allocation_Cancel', { extraArgs: extraArgs(context(l.rules)) })], [rulesD]);
+    const cancel = await l.client.ok<AllocationResultV1>(ctl, [exercise(IFACE.AllocationV1, r1.result.output.value.allocationCid, 'Allocation_Cancel', { extraArgs: extraArgs(context(l.rules)) })], [rulesD]);
     expect(cancel.result.senderHoldingCids).toHaveLength(1);
     expect(holdingsChanges(cancel.events).map((c) => c.reason)).toEqual(['allocation cancelled']);
     const inputs = (await l.client.holdings(l.alice)).map((h) => h.contractId);
     const r2 = await allocateV1(l, '25', inputs);
-    const wd = await l.client.ok([l.alice], [exercise(IFACE.AllocationV1, r2.result.output.value.allocationCid, 'Allocation_Withdraw', { extraArgs: extraArgs(context(l.rules)) })], [rulesD]);
+    const wd = await l.client.ok<AllocationResultV1>([l.alice], [exercise(IFACE.AllocationV1, r2.result.output.value.allocationCid, 'Allocation_Withdraw', { extraArgs: extraArgs(context(l.rules)) })], [rulesD]);
     expect(wd.result.senderHoldingCids).toHaveLength(1);
     expect(await l.client.balance(l.alice, { locked: false })).toBe(100);
   });

@@ -6,6 +6,12 @@
  * the LEDGER_EFFECTS update stream.
  */
 import { expect } from 'vitest';
+import type { HoldingView as HoldingViewV1 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
+import type { HoldingsChange } from '../../../../../src/emulator/templates/test-token-v2/events.js';
+import type { HoldingView as HoldingViewV2, TransferLegSide } from '../../../../../src/emulator/templates/test-token-v2/values.js';
+import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema, type CreatedEvent } from '../../../../../src/ledger/schemas/events.js';
+import { AllocatePartyResponseSchema } from '../../../../../src/ledger/schemas/parties.js';
+import { activeContracts, LedgerResponse, postJson, transactions, type Tx, type TxEvent } from '../wire.js';
 
 export type Requester = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -42,9 +48,13 @@ export interface Disclosed {
   synchronizerId: string;
 }
 
-export interface TxResult {
-  status: number;
-  body: any;
+/** A JSON API response: `status`, raw `body`, and the body read as `transaction` or `error`. */
+export type TxResult = LedgerResponse;
+
+/** The holding view of each HoldingV1 / HoldingV2 interface. */
+export interface HoldingViews {
+  V1: HoldingViewV1;
+  V2: HoldingViewV2;
 }
 
 export const exercise = (templateId: string, contractId: string, choice: string, choiceArgument: unknown) => ({
@@ -69,15 +79,13 @@ export class LedgerClient {
   constructor(private readonly request: Requester) {}
 
   async post(path: string, body: unknown): Promise<TxResult> {
-    const r = await this.request(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const text = await r.text();
-    return { status: r.status, body: text === '' ? null : JSON.parse(text) };
+    return postJson(this.request, path, body);
   }
 
   async allocateParty(hint: string): Promise<string> {
     const r = await this.post('/v2/parties', { partyIdHint: hint, identityProviderId: '' });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.partyDetails.party;
+    return AllocatePartyResponseSchema.parse(r.body).partyDetails.party;
   }
 
   /** submit-and-wait-for-transaction with LEDGER_EFFECTS, seen by the submitters. */
@@ -91,45 +99,52 @@ export class LedgerClient {
     });
   }
 
-  /** Submits and expects success; returns the root exercise's result and the events. */
-  async ok(actAs: string[], commands: unknown[], disclosed: Disclosed[] = []): Promise<{ result: any; events: any[]; updateId: string; offset: number }> {
+  /**
+   * Submits and expects success; returns the root exercise's result (as the LF JSON shape `R` the
+   * caller expects) and the events.
+   */
+  async ok<R = unknown>(actAs: string[], commands: unknown[], disclosed: Disclosed[] = []): Promise<{ result: R; events: TxEvent[]; updateId: string; offset: number }> {
     const r = await this.submit(actAs, commands, disclosed);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const events = r.body.transaction.events as any[];
-    const root = events[0]?.ExercisedEvent;
-    return { result: root?.exerciseResult, events, updateId: r.body.transaction.updateId, offset: r.body.transaction.offset };
+    const tx = r.transaction;
+    const root = tx.events[0]?.ExercisedEvent;
+    return { result: root?.exerciseResult as R, events: tx.events, updateId: tx.updateId, offset: tx.offset };
   }
 
   async ledgerEnd(): Promise<number> {
     const r = await this.request('/v2/state/ledger-end');
-    return ((await r.json()) as { offset: number }).offset;
+    return GetLedgerEndResponseSchema.parse(await r.json()).offset;
   }
 
-  async acs(party: string, identifierFilter: unknown): Promise<any[]> {
+  async acs(party: string, identifierFilter: unknown): Promise<CreatedEvent[]> {
     const r = await this.post('/v2/state/active-contracts', {
       eventFormat: { filtersByParty: { [party]: { cumulative: [{ identifierFilter }] } }, verbose: true },
       activeAtOffset: await this.ledgerEnd(),
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return (r.body as any[]).map((e) => e.contractEntry.JsActiveContract.createdEvent);
+    return activeContracts(r).map((c) => c.createdEvent);
   }
 
   /** Interface views of the party's holdings (HoldingV1 or HoldingV2 filter with includeInterfaceView). */
-  async holdings(party: string, version: 'V1' | 'V2' = 'V2'): Promise<Array<{ contractId: string; view: any }>> {
+  async holdings<V extends keyof HoldingViews = 'V2'>(party: string, version?: V): Promise<Array<{ contractId: string; view: HoldingViews[V] }>> {
     const interfaceId = version === 'V1' ? IFACE.HoldingV1 : IFACE.HoldingV2;
     const events = await this.acs(party, { InterfaceFilter: { value: { interfaceId, includeInterfaceView: true, includeCreatedEventBlob: false } } });
     return events.map((e) => {
       const iv = e.interfaceViews[0];
+      if (iv === undefined) throw new Error(`no interface view of ${e.contractId}`);
       expect(iv.viewStatus.code).toBe(0);
-      return { contractId: e.contractId, view: iv.viewValue };
+      return { contractId: e.contractId, view: iv.viewValue as HoldingViews[V] };
     });
   }
 
   /** Sum of the party's holdings (as owner) with the given lock state, through the interface views. */
   async balance(party: string, opts: { version?: 'V1' | 'V2'; locked?: boolean; admin?: string } = {}): Promise<number> {
-    const hs = await this.holdings(party, opts.version ?? 'V2');
+    const hs =
+      opts.version === 'V1'
+        ? (await this.holdings(party, 'V1')).map((h) => ({ owner: h.view.owner, view: h.view }))
+        : (await this.holdings(party, 'V2')).map((h) => ({ owner: h.view.account.owner, view: h.view }));
     return hs
-      .filter((h) => (opts.version === 'V1' ? h.view.owner : h.view.account.owner) === party)
+      .filter((h) => h.owner === party)
       .filter((h) => opts.admin === undefined || h.view.instrumentId.admin === opts.admin)
       .filter((h) => opts.locked === undefined || (h.view.lock !== null) === opts.locked)
       .reduce((s, h) => s + Number(h.view.amount), 0);
@@ -140,13 +155,14 @@ export class LedgerClient {
     const events = await this.acs(reader, { WildcardFilter: { value: { includeCreatedEventBlob: true } } });
     const e = events.find((x) => x.contractId === contractId);
     expect(e, `contract ${contractId} visible to ${reader}`).toBeDefined();
+    if (e === undefined) throw new Error(`contract ${contractId} not visible to ${reader}`);
     const sync = await this.request('/v2/state/connected-synchronizers');
-    const synchronizerId = ((await sync.json()) as any).connectedSynchronizers?.[0]?.synchronizerId ?? '';
+    const synchronizerId = GetConnectedSynchronizersResponseSchema.parse(await sync.json()).connectedSynchronizers[0]?.synchronizerId ?? '';
     return { templateId: e.templateId, contractId, createdEventBlob: e.createdEventBlob, synchronizerId };
   }
 
   /** The LEDGER_EFFECTS transactions a party sees after `beginExclusive`. */
-  async updates(party: string, beginExclusive: number): Promise<any[]> {
+  async updates(party: string, beginExclusive: number): Promise<Tx[]> {
     const r = await this.post(`/v2/updates?stream_idle_timeout_ms=10`, {
       beginExclusive,
       updateFormat: {
@@ -157,12 +173,12 @@ export class LedgerClient {
       },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return (r.body as any[]).filter((u) => u.update.Transaction).map((u) => u.update.Transaction.value);
+    return transactions(r, 'skip');
   }
 }
 
 /** A compact trace of a transaction's events: `create Entity`, `exercise Entity.Choice`, `archive`. */
-export function trace(events: any[]): string[] {
+export function trace(events: TxEvent[]): string[] {
   return events.map((e) => {
     if (e.CreatedEvent) return `create ${e.CreatedEvent.templateId.split(':').pop()}`;
     if (e.ExercisedEvent) {
@@ -175,17 +191,19 @@ export function trace(events: any[]): string[] {
 }
 
 /** The `EventLog_HoldingsChange` exercises of a transaction with their reasons and accounts. */
-export function holdingsChanges(events: any[]): Array<{ owner: string; reason: string | undefined; legs: any[]; inputs: string[]; outputs: string[] }> {
-  return events
-    .filter((e) => e.ExercisedEvent?.choice === 'EventLog_HoldingsChange')
-    .map((e) => {
-      const a = e.ExercisedEvent.choiceArgument;
-      return {
+export function holdingsChanges(events: TxEvent[]): Array<{ owner: string | null; reason: string | undefined; legs: TransferLegSide[]; inputs: string[]; outputs: string[] }> {
+  return events.flatMap((e) => {
+    const x = e.ExercisedEvent;
+    if (x?.choice !== 'EventLog_HoldingsChange') return [];
+    const a = x.choiceArgument as HoldingsChange;
+    return [
+      {
         owner: a.account.owner,
         reason: a.extraArgs.meta.values['splice.lfdecentralizedtrust.org/reason'],
         legs: a.transferLegSides,
         inputs: a.inputHoldingCids,
         outputs: a.outputHoldingCids,
-      };
-    });
+      },
+    ];
+  });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_TOKEN_V2_PACKAGE_ID, registerTestTokenV2 } from '../../../../../src/emulator/templates/test-token-v2/index.js';
+import type { TokenPayload } from '../../../../../src/emulator/templates/test-token-v2/holding.js';
 import {
   accountFromMeta,
   accountParties,
@@ -15,6 +16,7 @@ import { action, showAccount, showDecimal } from '../../../../../src/emulator/te
 import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import { basic, create, exercise, IFACE, TT2 } from './client.js';
 import { tt2Ledger } from './fixture.js';
+import { createdOf, viewOf } from '../wire.js';
 
 describe('TestTokenV2 templates', () => {
   it('registers under the real package id, idempotently', () => {
@@ -32,21 +34,21 @@ describe('TestTokenV2 templates', () => {
       holding: { account: { owner, provider: null, id: '' }, instrumentId: { admin: l.admin, id: 'X2' }, amount, lock: null, meta: { values: {} } },
     });
     const ok = await l.client.ok([l.admin, l.alice], [create(TT2.Token, holding('10'))]);
-    const ev = ok.events[0].CreatedEvent;
+    const ev = createdOf(ok.events[0]);
     expect(ev.templateId).toBe(`${TEST_TOKEN_V2_PACKAGE_ID}:Splice.Testing.Tokens.TestTokenV2.Holding:Token`);
-    expect(ev.createArgument.holding.amount).toBe('10.0000000000');
+    expect((ev.createArgument as TokenPayload).holding.amount).toBe('10.0000000000');
     expect(ev.signatories.sort()).toEqual([l.admin, l.alice].sort());
     const end = await l.client.ledgerEnd();
-    expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('0'))])).body.code).toBe('DAML_FAILURE');
-    expect((await l.client.submit([l.admin], [create(TT2.Token, holding('5', null))])).body.code).toBe('DAML_FAILURE');
-    expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('abc'))])).body.code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('0'))])).error.code).toBe('DAML_FAILURE');
+    expect((await l.client.submit([l.admin], [create(TT2.Token, holding('5', null))])).error.code).toBe('DAML_FAILURE');
+    expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('abc'))])).error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     const extra = await l.client.submit([l.admin, l.alice], [create(TT2.Token, { ...holding('1'), foo: 1 })]);
-    expect(extra.body.code).toBe('INVALID_ARGUMENT');
-    expect(extra.body.cause).toBe('The submitted request has invalid arguments: Unexpected fields: foo');
+    expect(extra.error.code).toBe('INVALID_ARGUMENT');
+    expect(extra.error.cause).toBe('The submitted request has invalid arguments: Unexpected fields: foo');
     const missing = await l.client.submit([l.admin, l.alice], [create(TT2.Token, { holding: { account: basic(l.alice), amount: '1', lock: null, meta: { values: {} } } })]);
-    expect(missing.body.cause).toContain('Missing non-optional field: instrumentId');
+    expect(missing.error.cause).toContain('Missing non-optional field: instrumentId');
     // a holding needs the owner's authority too
-    expect((await l.client.submit([l.admin], [create(TT2.Token, holding('1'))])).body.code).toBe('DAML_AUTHORIZATION_ERROR');
+    expect((await l.client.submit([l.admin], [create(TT2.Token, holding('1'))])).error.code).toBe('DAML_AUTHORIZATION_ERROR');
     expect(await l.client.ledgerEnd()).toBe(end);
   });
 
@@ -66,7 +68,7 @@ describe('TestTokenV2 templates', () => {
       expect(r.result).toEqual(expected);
     }
     const views = await l.client.acs(l.admin, { InterfaceFilter: { value: { interfaceId: IFACE.EventLogV2, includeInterfaceView: true } } });
-    expect(views.map((v) => v.interfaceViews[0].viewValue)).toEqual([expected]);
+    expect(views.map((v) => viewOf(v))).toEqual([expected]);
     // the EventLog choice is the admin's only
     const ev = await l.client.submit([l.alice], [
       exercise(IFACE.EventLogV2, l.rules, 'EventLog_HoldingsChange', {
@@ -79,7 +81,7 @@ describe('TestTokenV2 templates', () => {
         extraArgs: { context: { values: {} }, meta: { values: {} } },
       }),
     ], [rulesD]);
-    expect(ev.body.cause).toContain("'admin' is not equal to 'expected value'");
+    expect(ev.error.cause).toContain("'admin' is not equal to 'expected value'");
   });
 });
 
