@@ -109,6 +109,8 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
   readonly scanUrl: string;
   readonly validatorUrl: string;
   readonly participantId: string;
+  /** From the emulator process's start to every service listening, by its own clock. */
+  readonly readyInMs: number | undefined;
   /** The seeded parties: `party` is the full id, `hint` and `userId` the short name (`alice`). */
   readonly parties: SeededParty[];
   readonly instruments: SeededInstrument[];
@@ -125,6 +127,7 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
     this.scanUrl = url(EMULATED_STACK_PORTS.scan);
     this.validatorUrl = url(EMULATED_STACK_PORTS.validator);
     this.participantId = out.participantId;
+    this.readyInMs = out.readyInMs;
     this.parties = out.parties;
     this.instruments = out.instruments;
     this.ledger = new LedgerClient({ baseUrl: this.ledgerUrl, tokenProvider });

@@ -29,6 +29,8 @@ export interface SeededInstrument {
 
 export interface StartOutput {
   participantId: string;
+  /** From the process's start to every service listening, by its own clock (absent in output of builds before it was printed). */
+  readyInMs?: number;
   auth: string;
   parties: SeededParty[];
   instruments: SeededInstrument[];
@@ -52,7 +54,7 @@ export function parseStartOutput(text: string): StartOutput | undefined {
     .slice(start)
     .split('\n')
     .filter((l) => !l.startsWith('{'));
-  const header = /^token-registry emulator ready \(auth: ([^,]+), participants?: ([^,)]+)(?:, [^)]+)?\)$/.exec(lines[0] ?? '');
+  const header = /^token-registry emulator ready(?: in (\d+) ms)? \(auth: ([^,]+), participants?: ([^,)]+)(?:, [^)]+)?\)$/.exec(lines[0] ?? '');
   if (!header) throw new Error(`unexpected first line of the emulator's output: ${lines[0]}`);
   // blocks of non-blank lines after the header
   const blocks: string[][] = [];
@@ -94,5 +96,6 @@ export function parseStartOutput(text: string): StartOutput | undefined {
       });
     }
   }
-  return { auth: header[1]!, participantId: header[2]!, parties, instruments };
+  const readyIn = header[1] === undefined ? {} : { readyInMs: Number(header[1]) };
+  return { auth: header[2]!, participantId: header[3]!, ...readyIn, parties, instruments };
 }

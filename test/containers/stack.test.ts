@@ -176,11 +176,12 @@ describe.skipIf(missing !== undefined && !IN_CI)('token-registry image with test
       const startedAt = Date.parse((await client.container.inspect(container)).State.StartedAt);
       // an upper bound: start() returns after the HTTP wait's poll and the start output settling
       timings['second stack: container started to ready seen by start() (upper bound)'] = ms(readyAt - startedAt);
-      // the runtime's own timestamps: container started -> the `emulator ready` line (every port listening)
-      const logs = (await container.logs({ stdout: true, stderr: true, timestamps: true, follow: false })).toString('latin1');
-      const readyLine = /(\d{4}-\d\d-\d\dT[\d:.]+Z) token-registry emulator ready/.exec(logs);
-      expect(readyLine, logs).not.toBeNull();
-      timings['second stack: container started to ready line (runtime timestamps; target < 2 s)'] = ms(Date.parse(readyLine![1]!) - startedAt);
+      // The emulator's own clock, from the process's start to every port listening (it leaves out
+      // the runtime's exec of node). Not the ready line's log timestamp minus StartedAt: the two
+      // come from different points of podman's start sequence, and the ready line was once
+      // stamped 263 ms before StartedAt, so their difference is no duration.
+      expect(fresh.readyInMs, 'the ready line prints the start-up time').toBeGreaterThan(0);
+      timings['second stack: process start to every port listening (its own clock; target < 2 s)'] = ms(fresh.readyInMs!);
       expect((await fetch(`${fresh.ledgerUrl}/readyz`)).status).toBe(200);
     } finally {
       await fresh.stop();

@@ -8,7 +8,7 @@ import { parseStartOutput } from '../../../src/testcontainers/start-output.js';
 
 const NS = '12208befb37f6f2598760536c3b530b222f9b0668082fabbf8169f715025e4a64e3d';
 const OUTPUT = `{"level":30,"time":1,"msg":"starting"}
-token-registry emulator ready (auth: none, participant: participant1::${NS})
+token-registry emulator ready in 412 ms (auth: none, participant: participant1::${NS})
 
 service                       url
 ledger JSON API v2            http://127.0.0.1:7575
@@ -31,6 +31,7 @@ describe('parseStartOutput', () => {
     const out = parseStartOutput(OUTPUT)!;
     expect(out.auth).toBe('none');
     expect(out.participantId).toBe(`participant1::${NS}`);
+    expect(out.readyInMs).toBe(412);
     expect(out.parties).toEqual([
       { party: `token-admin::${NS}`, hint: 'token-admin', userId: 'token-admin', role: 'instrument admin' },
       { party: `alice::${NS}`, hint: 'alice', userId: 'alice', role: 'holder' },
@@ -51,6 +52,11 @@ describe('parseStartOutput', () => {
   it('an empty ledger (DEMO_WORLD=false) has no parties and no instruments', () => {
     const out = parseStartOutput(`token-registry emulator ready (auth: jwt, participant: p::${NS})\n\nservice  url\nledger   http://127.0.0.1:7575\n`)!;
     expect(out).toEqual({ auth: 'jwt', participantId: `p::${NS}`, parties: [], instruments: [] });
+  });
+
+  it('a participant list and the output of a build that did not print its start-up time', () => {
+    const out = parseStartOutput(`token-registry emulator ready (auth: none, participants: a::${NS}, b::${NS})\n\nservice  url\nledger   http://127.0.0.1:7575\n`)!;
+    expect(out).toEqual({ auth: 'none', participantId: `a::${NS}`, parties: [], instruments: [] });
   });
 
   it('a changed header is an error, not an empty world', () => {
