@@ -23,7 +23,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { formatTime } from '../src/canton/lf.js';
 import { LF_ENGINE } from '../src/emulator/daml-lf/ledger/lf-engine.js';
 import { DarDecodeCache } from '../src/emulator/ledger/dar/index.js';
@@ -35,7 +34,6 @@ import { firstJsonLine, type Result } from './report.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DARS_DIR = join(root, '../shared/dars');
-const AMULET_DAR = join(DARS_DIR, 'splice-amulet-0.1.22.dar');
 const CLIENTS = 16;
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5000);
 const WARMUP_MS = 1500;

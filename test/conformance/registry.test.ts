@@ -188,7 +188,6 @@ const bob = engine.parties.allocate('bob').party;
 const erin = engine.parties.allocate('erin').party;
 const provider = engine.parties.allocate('provider').party;
 const executor = engine.parties.allocate('executor').party;
-const other = engine.parties.allocate('otherAdmin').party;
 
 const REQUESTED_AT = '2026-05-01T09:59:00Z';
 const EXECUTE_BEFORE = '2026-05-02T10:00:00Z';

@@ -28,7 +28,6 @@ import {
   UNIT,
   applyValue,
   fun,
-  list,
   some,
   type AnyExceptionV,
   type RecordV,

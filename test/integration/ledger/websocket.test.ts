@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createAuthenticator, mintDevToken, type Authenticator } from '../../../src/emulator/ledger-api/auth.js';
-import { cmds, create, exercise, IOU, testLedger, type TestLedger } from '../../support/ledger-fixtures.js';
+import { cmds, create, IOU, testLedger, type TestLedger } from '../../support/ledger-fixtures.js';
 import { eventually, serveLedger, subscribe, type ServedLedger } from '../../support/ws-ledger.js';
 
 const SECRET = 'ws-secret';

@@ -68,7 +68,7 @@ export class RecordLog {
   /** Records appended since the file was opened or truncated. */
   count = 0;
 
-  constructor(private readonly file: string) {
+  constructor(file: string) {
     this.fd = openSync(file, 'a');
   }
 

@@ -26,8 +26,6 @@ const INT64 = /^-?\d{1,19}$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
 const DATE = /^\d{4}-\d\d-\d\d$/;
 
-const MICROS_PER_DAY = 86_400_000_000n;
-
 /** Micros since the epoch of an ISO instant (sub-microsecond digits truncated). */
 export function isoToMicros(s: string): bigint {
   const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(s);

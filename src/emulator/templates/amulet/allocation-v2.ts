@@ -77,7 +77,6 @@ import {
   type LockedAmuletPayload,
   type RelTimeV,
   type MetadataV,
-  type OpenMiningRoundPayload,
   type SettlementInfoV2,
   type TransferLegSideV2,
   type TransferLegV2,

@@ -145,7 +145,7 @@ describe('Evaluator on TestTokenV1 (splice-test-token-v1-1.0.0.dar)', () => {
   });
 
   it('Reject gives the sender a new token; Update and an insufficient input fail with GeneralError messages', () => {
-    const { ev, ledger, rulesArg, rules } = ledgerWithRules();
+    const { ev, ledger, rules } = ledgerWithRules();
     const now = ledger.nowMicros;
     const transferArg = (amount: string, input: string): Value =>
       toValue(lookup, choiceArgType(lookup, TransferFactory, 'TransferFactory_Transfer'), {
