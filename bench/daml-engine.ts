@@ -1,5 +1,5 @@
 /**
- * Benchmarks of the Daml-LF engine (issue 10 targets), on loopback only, bounded in count and time:
+ * Benchmarks of the Daml-LF engine, on loopback only, bounded in count and time:
  *  1. upload + decode of splice-amulet-0.1.22.dar (51 packages) in process, cold (a fresh package
  *     store and decode cache each time, so nothing decoded before is reused): the participant's
  *     upload (unzip, SHA-256 of each dalf, type-level decoding, vetting) plus the decoding of

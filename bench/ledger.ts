@@ -1,5 +1,5 @@
 /**
- * Benchmarks of the emulated ledger node (issue 2 targets), on loopback only, bounded in count
+ * Benchmarks of the emulated ledger node, on loopback only, bounded in count
  * and time:
  *  1. start to ready: `node dist/main.js emulate` until `/readyz` answers 200 (target < 1 s);
  *  2. create throughput: submit-and-wait with 32 concurrent keep-alive clients against the

@@ -1,12 +1,12 @@
 /**
- * The registry's cache of disclosed contracts (issue 4, §3): a contract's created-event blob,
+ * The registry's cache of disclosed contracts: a contract's created-event blob,
  * template id, synchronizer id, payload and createdAt, looked up by contract id. Shared through
  * Redis by every replica when `REDIS_URL` is set, in process memory otherwise (DESIGN.md,
  * "Real components").
  *
  * The cache is an optimisation, never a source of truth: the ledger is. So no method ever rejects.
  * A failed read is a miss (the caller falls back to the ledger), a failed write or delete is logged
- * and counted. That is what lets the registry keep answering while Redis is down (issue 4, §3).
+ * and counted. That is what lets the registry keep answering while Redis is down.
  */
 
 /**

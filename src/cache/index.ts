@@ -1,5 +1,5 @@
 /**
- * Cache selection (issue 4, §3): Redis when `REDIS_URL` is configured, shared by every replica;
+ * Cache selection: Redis when `REDIS_URL` is configured, shared by every replica;
  * in process memory otherwise.
  */
 import type { Cache, CacheLogger, NowMs } from './cache.js';

@@ -1,5 +1,5 @@
 /**
- * Redis cache, shared by every registry replica (issue 4, §3: `REDIS_URL`).
+ * Redis cache, shared by every registry replica (`REDIS_URL`).
  *
  * Keys are `${keyPrefix}:v${CACHE_SCHEMA_VERSION}:${ns}:${key}`: the prefix lets deployments (or
  * tests) share one Redis or stay isolated, the version keeps releases with different value shapes

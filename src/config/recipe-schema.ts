@@ -1,6 +1,6 @@
 /**
  * The configuration of a *declarative recipe*: how a Daml token model that has no built-in recipe
- * maps registry requests to the admin's contracts (issue 4 §2 "Recipes"). One JSON document per
+ * maps registry requests to the admin's contracts. One JSON document per
  * recipe, validated at start-up: every mistake is reported at once, each with its path, what is
  * wrong and what is allowed, so a deployment with a typo fails before it serves a wrong context.
  *

@@ -1,5 +1,5 @@
 /**
- * Proxy mode (issue 5 §4): one upstream API (the JSON Ledger API, scan or validator) forwarded to
+ * Proxy mode: one upstream API (the JSON Ledger API, scan or validator) forwarded to
  * a real service. The app has the same paths as the emulated API it replaces (DESIGN.md rule 3),
  * so a client cannot tell the modes apart except by the data.
  *

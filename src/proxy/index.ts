@@ -1,4 +1,4 @@
-/** Proxy mode: forwarding the ledger, scan and validator APIs to real upstreams (issue 5 §4). */
+/** Proxy mode: forwarding the ledger, scan and validator APIs to real upstreams. */
 export {
   createProxyApp,
   stripHopByHop,

@@ -1,5 +1,5 @@
 /**
- * Conformance of the emulated JSON Ledger API (issue 2): every operation we serve is driven through
+ * Conformance of the emulated JSON Ledger API: every operation we serve is driven through
  * the in-process app with a success case and the typical client mistakes, and EVERY response is
  * validated with ajv against the official `../shared/specs/ledger-api/openapi-3.5.yaml`
  * (DESIGN.md rule 1), with only the harness's two documented ledger-spec relaxations

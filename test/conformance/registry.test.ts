@@ -1,5 +1,5 @@
 /**
- * Conformance of the registry (issue 4, "How we will know it works"): every operation of the seven
+ * Conformance of the registry: every operation of the seven
  * official token-standard files (`../shared/specs/token-standard/*.yaml`: metadata v1,
  * transfer-instruction v1/v2, allocation-instruction v1/v2, allocation v1/v2) is driven through
  * the in-process registry app over the emulated ledger, with a success case and the error cases
@@ -9,8 +9,8 @@
  *
  * A status the official file does not document for the operation is allowed only when it is in
  * `UNDOCUMENTED` below, with the reason; its body must still validate against that file's
- * `ErrorResponse` schema. Every error body must moreover be exactly `{"error": string}` (issue 4:
- * "a 4xx {"error": ...} and nothing else"), and nothing may be a 500.
+ * `ErrorResponse` schema. Every error body must moreover be exactly `{"error": string}` (a
+ * 4xx says what was wrong and nothing else), and nothing may be a 500.
  *
  * The world: one instrument admin with TestTokenV2 (`X2`, and `P2` paused) and TestTokenV1 (`X1`,
  * deliberately without its TokenRules, so its factories 404). The per-contract objects are
@@ -62,7 +62,7 @@ const V1_POST_SPECS: SpecKey[] = ['transferInstructionV1', 'allocationInstructio
 
 /**
  * Statuses we return that the official file does not list for the operation. Each is a deliberate
- * choice (issue 4 §4); the body is still the file's ErrorResponse.
+ * choice; the body is still the file's ErrorResponse.
  */
 const UNDOCUMENTED: Array<{ specs: readonly SpecKey[]; status: number; operationIds?: string[]; reason: string }> = [
   {
@@ -77,7 +77,7 @@ const UNDOCUMENTED: Array<{ specs: readonly SpecKey[]; status: number; operation
     specs: ['tokenMetadataV1'],
     status: 503,
     operationIds: ['listInstruments', 'getInstrument'],
-    reason: 'totalSupply is computed from the ledger: a ledger that is down gives 503 with Retry-After (issue 4 §4), not a 500',
+    reason: 'totalSupply is computed from the ledger: a ledger that is down gives 503 with Retry-After, not a 500',
   },
   {
     specs: V1_POST_SPECS,
@@ -89,7 +89,7 @@ const UNDOCUMENTED: Array<{ specs: readonly SpecKey[]; status: number; operation
   {
     specs: POST_SPECS,
     status: 503,
-    reason: 'the ledger node is down or too slow while the contract must be read from it: 503 with Retry-After (issue 4 §4)',
+    reason: 'the ledger node is down or too slow while the contract must be read from it: 503 with Retry-After',
   },
 ];
 

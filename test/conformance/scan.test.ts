@@ -1,5 +1,5 @@
 /**
- * Conformance of the emulated scan (issue 5 §2, "How we will know it works"): every endpoint we
+ * Conformance of the emulated scan: every endpoint we
  * serve is driven through `createScanApp` over an emulated Canton Coin world, with success cases
  * and the error cases we can provoke, and EVERY response is validated with ajv against the
  * OFFICIAL file (DESIGN.md rule 1): `splice/apps/scan/src/main/openapi/scan.yaml` (S075, with its

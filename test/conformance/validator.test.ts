@@ -1,5 +1,5 @@
 /**
- * Conformance of the emulated validator (issue 5 §3, "How we will know it works"): every endpoint
+ * Conformance of the emulated validator: every endpoint
  * we serve is driven through `createValidatorApp` over the emulated Amulet world, with success
  * cases and the errors we can provoke, and EVERY response is validated with ajv against the
  * OFFICIAL file it belongs to (DESIGN.md rule 1), all with the servers base path `/api/validator`:

@@ -1,5 +1,5 @@
 /**
- * End to end (issue 5, "How we will know it works"): the OFFICIAL Splice clients against the
+ * End to end: the OFFICIAL Splice clients against the
  * emulated stack (`startStack`: ledger, scan with the Amulet registry at its host root, validator)
  * over real loopback HTTP, in the seeded Canton Coin world (DSO, validator, alice 1000 CC, bob
  * 500 CC, wallets for alice and bob, a FeaturedAppRight for the validator).

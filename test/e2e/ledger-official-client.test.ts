@@ -1,6 +1,6 @@
 /**
  * End to end: the OFFICIAL Canton clients against the emulated JSON Ledger API v2, over real
- * loopback HTTP (issue 2). Two clients, both from canton-network/wallet:
+ * loopback HTTP. Two clients, both from canton-network/wallet:
  *  - `LedgerClient` (@canton-network/core-ledger-client@1.8.0): the version probe, typed
  *    GET/POST/PATCH on /v2 paths, and a few helpers (createUser, grantRights, checkIfPartyExists…);
  *  - the wallet SDK (@canton-network/wallet-sdk@1.4.0): `SDK.create`, then its `party`, `user` and

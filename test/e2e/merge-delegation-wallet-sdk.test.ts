@@ -1,5 +1,5 @@
 /**
- * End to end (issue 10): the wallet helper's merge delegation, as the official wallet SDK's
+ * End to end: the wallet helper's merge delegation, as the official wallet SDK's
  * LocalNet example does it (splice-wallet-kernel, docs/wallet-integration-guide/examples/scripts,
  * "merge-delegation"), with @canton-network/wallet-sdk@1.4.0 against the emulated stack
  * (`startStack`, LocalNet JWT auth, over loopback HTTP).

@@ -1,5 +1,5 @@
 /**
- * End to end (issue 4, "How we will know it works"): the OFFICIAL wallet SDK
+ * End to end: the OFFICIAL wallet SDK
  * (@canton-network/wallet-sdk@1.4.0) against the emulated stack started by `startStack`: the
  * ledger node (JSON Ledger API v2) and the demo admin's registry, each on its own loopback port,
  * seeded with the demo world (src/emulator/seed.ts: token-admin, alice, bob, executor; TT1 =

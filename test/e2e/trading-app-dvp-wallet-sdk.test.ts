@@ -1,5 +1,5 @@
 /**
- * End to end (issue 10): the OTC trading app's DvP flow of the official wallet SDK's LocalNet
+ * End to end: the OTC trading app's DvP flow of the official wallet SDK's LocalNet
  * example (splice-wallet-kernel, docs/wallet-integration-guide/examples/scripts,
  * "token-standard-allocation"), run with @canton-network/wallet-sdk@1.4.0 against the emulated
  * stack (`startStack`, LocalNet JWT auth, over loopback HTTP).

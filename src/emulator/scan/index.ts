@@ -1,7 +1,7 @@
 /**
- * The emulated Splice scan app (issue 5 §2): `createScanApp` serves scan's HTTP API under
- * `/api/scan` over the emulated ledger; `ScanService` is the same behaviour without HTTP (for the
- * validator's scan-proxy).
+ * The emulated Splice scan app (research/scan-validator.md §2): `createScanApp` serves scan's HTTP
+ * API under `/api/scan` over the emulated ledger; `ScanService` is the same behaviour without HTTP
+ * (for the validator's scan-proxy).
  */
 export { createScanApp, SCAN_BASE_PATH, type ScanAppOptions } from './app.js';
 export { ScanService, SCAN_TEMPLATES, encodeV2Token, decodeV2Token, type ScanServiceOptions } from './service.js';

@@ -1,7 +1,7 @@
 /**
- * The emulated Splice validator app (issue 5 §3): `createValidatorApp` serves the validator's
- * wallet, scan-proxy and public endpoints under `/api/validator` over the emulated ledger, with
- * the validator's JWT auth; `ValidatorWallets` is the wallet backend without HTTP.
+ * The emulated Splice validator app (research/scan-validator.md §5): `createValidatorApp` serves
+ * the validator's wallet, scan-proxy and public endpoints under `/api/validator` over the emulated
+ * ledger, with the validator's JWT auth; `ValidatorWallets` is the wallet backend without HTTP.
  */
 export { createValidatorApp, VALIDATOR_BASE_PATH, walletAutomationName, preapprovalAutomationName, type RegistryAppLike, type ValidatorAppOptions } from './app.js';
 export { ValidatorWallets, DEFAULT_PREAPPROVAL_LIFETIME_MICROS, type UserWallet, type TransferOfferStatus, type ValidatorWalletsOptions } from './wallet.js';

@@ -1,5 +1,5 @@
 /**
- * A recipe from configuration, for a Daml token model that has no built-in recipe (issue 4 §2).
+ * A recipe from configuration, for a Daml token model that has no built-in recipe.
  * The configuration (src/config/recipe-schema.ts, validated at start-up) says, per endpoint:
  *  - which contract is the factory: by template or interface, field matches against the choice
  *    arguments (e.g. the instrument), optionally a synchronizer;

@@ -1,5 +1,5 @@
 /**
- * The Redis cache against a real redis-server (issue 4, "How we will know it works": Redis),
+ * The Redis cache against a real redis-server,
  * started by the test on a free port. Covers: the basic operations, TTL expiry, two replicas
  * sharing one prefix, isolation by prefix, the version in the key, and surviving a Redis crash:
  * while Redis is dead reads miss fast and writes do not throw; after a restart on the same port the

@@ -1,5 +1,5 @@
 /**
- * Proxy mode over real loopback HTTP (issue 5 §4): a second emulator instance is the upstream
+ * Proxy mode over real loopback HTTP: a second emulator instance is the upstream
  * ledger, with JWT auth on, so the Authorization header must make it through. Also an upstream
  * that is down (a closed port), one that never answers, and a small node:http stand-in for scan.
  */

@@ -1,6 +1,6 @@
 /**
- * Proxy mode of the whole stack (issue 5 §4, "Proxy mode tested against a second emulator instance
- * as the upstream, including an upstream that is down"), over real loopback HTTP:
+ * Proxy mode of the whole stack, tested against a second emulator instance as the upstream
+ * (including an upstream that is down), over real loopback HTTP:
  *  - `upstream`: a first `startStack` with emulated scan and validator;
  *  - `proxied`: a second `startStack` whose scan and validator are `{ mode: 'proxy' }` to the
  *    first's `<scan>/api/scan` and `<validator>/api/validator` (the URLs a client of those APIs is

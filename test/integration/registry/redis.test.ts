@@ -1,6 +1,5 @@
 /**
- * The registry's Redis cache against a real redis-server (issue 4, "How we will know it works":
- * Redis). Two registry replicas (two `createRegistry` instances) read the same emulated ledger and
+ * The registry's Redis cache against a real redis-server. Two registry replicas (two `createRegistry` instances) read the same emulated ledger and
  * share one Redis under one key prefix, each through its own connection, as two processes would:
  *  (a) replica 2 answers a per-contract choice context from the entries replica 1 put in Redis,
  *      without a single ledger call (it never saw the contract: it took its snapshot before the

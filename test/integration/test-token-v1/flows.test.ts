@@ -1,5 +1,5 @@
 /**
- * TestTokenV1 end to end over real loopback HTTP (issue 3, "How we will know it works"): the
+ * TestTokenV1 end to end over real loopback HTTP: the
  * emulator's JSON Ledger API v2, a wallet-like client, and the token's full V1 flows. After each
  * flow the holdings read through the HoldingV1 INTERFACE filter add up, nothing is left locked,
  * and the LEDGER_EFFECTS update stream shows the archives and creates in order.

@@ -1,5 +1,5 @@
 /**
- * A Canton Coin (Amulet) world in the emulated ledger (issue 5 §1): the Splice templates of
+ * A Canton Coin (Amulet) world in the emulated ledger: the Splice templates of
  * `splice-amulet` 0.1.22 and `splice-wallet` 0.1.23 as native templates under their real package
  * names and ids (./values.ts), rounds that open and advance with the injectable clock, and the
  * seeding helpers the demo world and tests use (all through `engine.commands.submit`).

@@ -1,6 +1,6 @@
 /**
  * Transfer pre-approvals bought through the ledger, as Splice does it (splice-wallet
- * `Splice.Wallet.TransferPreapproval`, splice-amulet `Splice.AmuletRules`; issue 5):
+ * `Splice.Wallet.TransferPreapproval`, splice-amulet `Splice.AmuletRules`):
  *  - the `TransferPreapprovalProposal` template (splice-wallet; signatory receiver, observer
  *    provider) with `TransferPreapprovalProposal_Accept` (controller provider), which is what the
  *    wallet SDK's `amulet.preapproval.command.create` builds and the provider's validator
