@@ -9,6 +9,20 @@
  * - a known path with another method: 405 "HTTP method not allowed, supported methods: X";
  * - an unknown path: 404 "The requested resource could not be found: <uri>" (HttpAdminService);
  * - anything unexpected: 500 "An unexpected error occurred." (logged).
+ *
+ * LIMITATIONS (what differs from the real scan; README lists them too). Bulk history
+ * (`listBulkAcsSnapshotObjects`, `listBulkUpdateHistoryObjects`) answers the real node's 400
+ * "Bulk storage or public URL is not configured". Not served (404): ANS (`ans-entries`,
+ * `ans-rules`), holdings summary (v0, v1), closed rounds, transfer-command counter and status,
+ * other update and event history (`/v0|v1/updates`, `/v2/updates/hash`, `/v0/events`,
+ * `/v0/acs/{party}`), party-to-participant, SV and network state (scans, sequencers, votes,
+ * amulet price votes, migrations, LSU, synchronizer identities, validator licenses and faucets),
+ * backfilling, reward accounting, development-fund coupons, feature-support, bulk checksums and
+ * download. Simplified (service.ts, store.ts): one migration, never a backfilling 503; `/v0/dso`
+ * invents a one-SV DsoRules when none exists; snapshots exist as soon as the clock reaches a grid
+ * point, forced ones are on by default, none is persisted; updates are transactions only (no
+ * reassignments, no `external_transaction_hash`, `compact_json` only); traffic status knows only
+ * the emulated participant.
  */
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';

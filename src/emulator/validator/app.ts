@@ -1,9 +1,9 @@
 /**
- * The emulated Splice validator app (issue 5 §3): a Hono app serving the validator's paths exactly
- * as the real app does under `/api/validator` (servers url of validator-internal.yaml,
- * scan-proxy.yaml, wallet-external.yaml, wallet-internal.yaml), over the emulated ledger, so a
- * client configured with `http://<host>/api/validator` works unchanged. Mount it at the root of the
- * validator port.
+ * The emulated Splice validator app (research/scan-validator.md §5): a Hono app serving the
+ * validator's paths exactly as the real app does under `/api/validator` (servers url of
+ * validator-internal.yaml, scan-proxy.yaml, wallet-external.yaml, wallet-internal.yaml), over the
+ * emulated ledger, so a client configured with `http://<host>/api/validator` works unchanged.
+ * Mount it at the root of the validator port.
  *
  * Route groups and their auth (`ValidatorApp.scala`; research/scan-validator.md §5.1):
  *  - public: `/readyz`, `/livez`, `/status`, `/version`, `GET /v0/validator-user`;
@@ -28,6 +28,20 @@
  * TransferPreapprovalProposal naming this validator as provider (what the wallet SDK's
  * `preapproval.command.create` submits, or `POST /v0/wallet/transfer-preapproval`) becomes a
  * TransferPreapproval at the next ledger activity.
+ *
+ * LIMITATIONS (what differs from the real validator; README lists them too). Not served (404):
+ * validator-internal.yaml but `getValidatorUserInfo` (no `/v0/register`, no `/v0/admin/...`:
+ * users, participant, transfer-preapprovals, external parties); ANS (ans-external.yaml, scan-proxy
+ * `ans-entries` and `ans-rules`); scan-proxy transfer-command counter and status, holdings summary,
+ * development-fund coupons; in wallet-internal.yaml the token-standard transfers and allocation
+ * requests, allocations, app payments and subscriptions, coupon and activity-record lists,
+ * `listTransactions`, featured-app-right self-grant and cancel, development-fund coupons, minting
+ * delegations, `featureSupport`. Wallets are this validator party's WalletAppInstalls on the
+ * ledger (seeded; no onboarding). The automation runs around requests, not on timers, and neither
+ * collects rewards, merges amulets nor tops up the validator's traffic; a pre-approval it cannot
+ * create is a 429 at once (no polling); buy-traffic requests are for the emulated participant at
+ * migration 0. The scan-proxy needs the emulated scan in process; without `registryApp` its
+ * `/registry/...` paths are 404.
  */
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
