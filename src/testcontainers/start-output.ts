@@ -96,6 +96,5 @@ export function parseStartOutput(text: string): StartOutput | undefined {
       });
     }
   }
-  const readyIn = header[1] === undefined ? {} : { readyInMs: Number(header[1]) };
-  return { auth: header[2]!, participantId: header[3]!, ...readyIn, parties, instruments };
+  return { auth: header[2]!, participantId: header[3]!, readyInMs: header[1] === undefined ? undefined : Number(header[1]), parties, instruments };
 }

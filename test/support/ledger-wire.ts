@@ -9,6 +9,7 @@
  * (`toEqual` of two answers, a field the schema rewrites) reads the raw JSON instead.
  */
 import { z } from 'zod';
+import { isObject } from '../../src/registry/json-shape.js';
 import {
   JsCantonErrorSchema,
   JsGetActiveContractsListResponseSchema,
@@ -68,23 +69,22 @@ export function exercisedChoices(tx: JsTransaction): string[] {
   return tx.events.flatMap((e) => ('ExercisedEvent' in e ? [e.ExercisedEvent.choice] : []));
 }
 
-/** The (first) interface view of an active contract's created event, as LF JSON. */
-export function interfaceView(c: JsActiveContract): unknown {
-  const view = c.createdEvent.interfaceViews[0];
-  if (view === undefined) throw new Error(`no interface view: ${JSON.stringify(c.createdEvent)}`);
-  return view.viewValue;
+/**
+ * The interface view of a created event read through an interface filter (its first view), as
+ * LF JSON; fails the test when there is none or it was not computed.
+ */
+export function interfaceView(e: CreatedEvent | undefined): unknown {
+  const iv = e?.interfaceViews[0];
+  if (iv === undefined) throw new Error(`expected an interface view, got ${JSON.stringify(e)}`);
+  if (iv.viewStatus.code !== 0) throw new Error(`the view of ${e?.contractId} failed: ${JSON.stringify(iv.viewStatus)}`);
+  return iv.viewValue;
 }
 
 // ---- JSON values of unknown shape ----------------------------------------------------------------
 
-/** Whether `v` is a JSON object (not null, not an array). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A Daml record (or map) of LF JSON (a create argument, a view, a choice result) as its fields. */
 export function fieldsOf(v: unknown): Record<string, unknown> {
-  if (isRecord(v)) return v;
+  if (isObject(v)) return v;
   throw new Error(`not a JSON object: ${JSON.stringify(v)}`);
 }
 
@@ -96,7 +96,7 @@ export function fieldsOf(v: unknown): Record<string, unknown> {
 export function jsonAt(value: unknown, ...path: Array<string | number>): unknown {
   let v = value;
   for (const [i, step] of path.entries()) {
-    const here = typeof step === 'number' ? (Array.isArray(v) ? v[step] : undefined) : isRecord(v) ? v[step] : undefined;
+    const here = typeof step === 'number' ? (Array.isArray(v) ? v[step] : undefined) : isObject(v) ? v[step] : undefined;
     if (here === undefined) throw new Error(`no ${path.slice(0, i + 1).join('.')} in ${JSON.stringify(value)}`);
     v = here;
   }

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { z } from 'zod';
 import { formatTime, parseTime } from '../../../src/canton/lf.js';
 import { Pair, Prng, flowCount, runSeed, type Answer, type DisclosedJson, type Side } from './differential/harness.js';
-import { activeContracts, isRecord } from '../../support/ledger-wire.js';
+import { activeContracts } from '../../support/ledger-wire.js';
+import { isObject } from '../../../src/registry/json-shape.js';
 import { TokenFlows, type TokenUnderTest } from './differential/flows.js';
 
 const AMULET_RULES = '#splice-amulet:Splice.AmuletRules:AmuletRules';
@@ -65,7 +66,7 @@ const amulet: TokenUnderTest = {
  */
 function withoutEventLog(v: unknown): unknown {
   if (Array.isArray(v)) {
-    return v.filter((x) => !(isRecord(x) && isRecord(x.ExercisedEvent) && x.ExercisedEvent.choice === 'EventLog_HoldingsChange')).map(withoutEventLog);
+    return v.filter((x) => !(isObject(x) && isObject(x.ExercisedEvent) && x.ExercisedEvent.choice === 'EventLog_HoldingsChange')).map(withoutEventLog);
   }
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};

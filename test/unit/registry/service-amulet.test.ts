@@ -110,7 +110,7 @@ async function balance(party: string): Promise<number> {
   });
   // the HoldingV1 views (one-step from the view's LF JSON)
   return activeContracts(r.body)
-    .map((c) => interfaceView(c) as HoldingViewV1)
+    .map((c) => interfaceView(c.createdEvent) as HoldingViewV1)
     .filter((v) => v.owner === party && v.lock === null)
     .reduce((s, v) => s + Number(v.amount), 0);
 }

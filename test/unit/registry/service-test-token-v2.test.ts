@@ -97,7 +97,7 @@ async function balance(owner: string): Promise<{ unlocked: number; locked: numbe
   const out = { unlocked: 0, locked: 0 };
   for (const c of activeContracts(await r.json())) {
     // the HoldingV2 view (one-step from the view's LF JSON)
-    const view = interfaceView(c) as HoldingView;
+    const view = interfaceView(c.createdEvent) as HoldingView;
     if (view.account.owner !== owner || view.instrumentId.admin !== admin) continue;
     out[view.lock === null ? 'unlocked' : 'locked'] += Number(view.amount);
   }

@@ -9,7 +9,8 @@
  */
 import type { Answer, DisclosedJson, Pair, Prng, Side } from './harness.js';
 import { errorOf, rootResult, txOf, valueAt } from './harness.js';
-import { activeContracts, isRecord } from '../../../support/ledger-wire.js';
+import { activeContracts } from '../../../support/ledger-wire.js';
+import { isObject } from '../../../../src/registry/json-shape.js';
 
 export const IFACE = {
   HoldingV1: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
@@ -80,7 +81,7 @@ async function holdingsOf(s: Side, party: string): Promise<unknown> {
   return activeContracts(r.body)
     .map((x) => x.createdEvent)
     .map((e) => ({ contractId: e.contractId, templateId: e.templateId, createArgument: e.createArgument, view: e.interfaceViews[0]?.viewValue ?? null }))
-    .filter((h) => isRecord(h.view) && h.view.owner === party);
+    .filter((h) => isObject(h.view) && h.view.owner === party);
 }
 
 export class TokenFlows {
@@ -227,7 +228,7 @@ export class TokenFlows {
         const list: unknown[] = r.body;
         return list.map((u) => {
           const update = valueAt(u, 'update');
-          if (!isRecord(update)) throw new Error(`updates: an element without an update: ${JSON.stringify(u)}`);
+          if (!isObject(update)) throw new Error(`updates: an element without an update: ${JSON.stringify(u)}`);
           return valueAt(update, 'Transaction', 'value', 'events') ?? update;
         });
       });

@@ -23,7 +23,7 @@ import { formatTime } from '../../../../src/canton/lf.js';
 import { startStack, type RunningStack } from '../../../../src/stack.js';
 import type { DemoWorld } from '../../../../src/emulator/seed.js';
 import type { EmulatorConfigInput } from '../../../../src/config/schema.js';
-import { isRecord } from '../../../support/ledger-wire.js';
+import { isObject } from '../../../../src/registry/json-shape.js';
 
 export type Engine = 'native' | 'daml';
 
@@ -406,7 +406,7 @@ export function txOf(a: Answer): unknown {
 export function valueAt(v: unknown, ...path: string[]): unknown {
   let x = v;
   for (const k of path) {
-    if (!isRecord(x)) return undefined;
+    if (!isObject(x)) return undefined;
     x = x[k];
   }
   return x;
@@ -430,7 +430,7 @@ export function createdOf(normalizedTx: unknown, entity: string): string[] {
   if (normalizedTx === null || normalizedTx === undefined) throw new Error(`no transaction: ${String(normalizedTx)}`);
   return (arrayAt(normalizedTx, 'events') ?? []).flatMap((e) => {
     const c = valueAt(e, 'CreatedEvent');
-    if (!isRecord(c) || !String(c.templateId).endsWith(`:${entity}`)) return [];
+    if (!isObject(c) || !String(c.templateId).endsWith(`:${entity}`)) return [];
     return [String(c.contractId)];
   });
 }

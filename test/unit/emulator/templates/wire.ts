@@ -8,6 +8,8 @@
  */
 import { z } from 'zod';
 import type { Metadata } from '../../../../src/canton/lf.js';
+import type { AllocationInstructionResultV2 as SrcAllocationInstructionResultV2, AllocationResultV2 as SrcAllocationResultV2 } from '../../../../src/emulator/templates/test-token-v2/allocation.js';
+import type { TransferInstructionResultV2 } from '../../../../src/emulator/templates/test-token-v2/transfer.js';
 import {
   JsCantonErrorSchema,
   JsGetUpdatesListResponseSchema,
@@ -103,17 +105,6 @@ export function exercisedOf(e: TxEvent | undefined): ExercisedEvent {
   return e.ExercisedEvent;
 }
 
-/**
- * The interface view of a created event read through an interface filter (its only view); fails
- * the test when there is none or it was not computed. LF JSON: the test names the view's shape.
- */
-export function viewOf(e: CreatedEvent | undefined): unknown {
-  const iv = e?.interfaceViews[0];
-  if (iv === undefined) throw new Error(`expected an interface view, got ${JSON.stringify(e)}`);
-  if (iv.viewStatus.code !== 0) throw new Error(`the view of ${e?.contractId} failed: ${JSON.stringify(iv.viewStatus)}`);
-  return iv.viewValue;
-}
-
 // ---- LF JSON shapes of the token standard's choice results ---------------------------------------
 
 /** A Daml variant; `V` is the value of the constructor the test expects (it checks `tag` where that matters). */
@@ -131,12 +122,8 @@ export interface CompletedTransfer {
   receiverHoldingCids: string[];
 }
 
-/** `TransferInstructionResult` (V1 and V2 have the same shape). */
-export interface TransferInstructionResult<V = unknown> {
-  output: Variant<V>;
-  senderChangeCids: string[];
-  meta: Metadata;
-}
+/** `TransferInstructionResult` (V1 and V2 have the same shape), its output's value typed `V`. */
+export type TransferInstructionResult<V = unknown> = Omit<TransferInstructionResultV2, 'output'> & { output: Variant<V> };
 
 /** The value of `AllocationInstructionResult_Completed`. */
 export interface CompletedAllocation {
@@ -154,12 +141,8 @@ export interface AllocationInstructionResultV1<V = unknown> {
   meta: Metadata;
 }
 
-/** V2 `AllocationInstructionResult`: the change per instrument id. */
-export interface AllocationInstructionResultV2<V = unknown> {
-  output: Variant<V>;
-  authorizerChangeCids: Record<string, string[]>;
-  meta: Metadata;
-}
+/** V2 `AllocationInstructionResult` (the change per instrument id), its output's value typed `V`. */
+export type AllocationInstructionResultV2<V = unknown> = Omit<SrcAllocationInstructionResultV2, 'output'> & { output: Variant<V> };
 
 /** V1 `Allocation_ExecuteTransferResult` / `Allocation_CancelResult` / `Allocation_WithdrawResult`. */
 export interface AllocationResultV1 {
@@ -173,12 +156,8 @@ export interface SettledAllocation {
   nextIterationAllocationCid: string | null;
 }
 
-/** V2 `AllocationResult`. */
-export interface AllocationResultV2<V = unknown> {
-  output: Variant<V>;
-  authorizerHoldingCids: Record<string, string[]>;
-  meta: Metadata;
-}
+/** V2 `AllocationResult`, its output's value typed `V`. */
+export type AllocationResultV2<V = unknown> = Omit<SrcAllocationResultV2, 'output'> & { output: Variant<V> };
 
 /** V2 `SettlementFactory_SettleBatchResult`. */
 export interface SettleBatchResult {

@@ -27,7 +27,8 @@ import {
   type AmuletRulesTransferArg,
   type TransferResultV,
 } from './fixture.js';
-import { exercisedOf, viewOf, type AllocationInstructionResultV1, type AllocationResultV1, type CompletedAllocation } from '../wire.js';
+import { exercisedOf, type AllocationInstructionResultV1, type AllocationResultV1, type CompletedAllocation } from '../wire.js';
+import { interfaceView } from '../../../../support/ledger-wire.js';
 
 function allocateArg(l: AmuletLedger, sender: string, receiver: string, amount: string, inputs: string[], context: unknown) {
   return {
@@ -73,7 +74,7 @@ describe('Amulet allocations', () => {
     expect(locked.lock.optContext).toBe(`allocation for settlement of ${a.payload.allocation.settlement.settlementRef.id}`);
     // the executor sees the allocation through the Allocation interface
     const seen = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
-    expect((viewOf(seen[0]) as { holdingCids: string[] }).holdingCids).toEqual([a.lockedAmulet]);
+    expect((interfaceView(seen[0]) as { holdingCids: string[] }).holdingCids).toEqual([a.lockedAmulet]);
     expect(await l.client.balance(l.alice, true)).toBe('25.0000000000');
 
     const far = createFeaturedAppRight(l.engine, { dso: l.dso, provider: l.executor });

@@ -16,12 +16,12 @@ import type {
 import { AMULET, IFACE, amuletLedger, exercise, trace, type AmuletLedger } from './fixture.js';
 import {
   exercisedOf,
-  viewOf,
   type AllocationInstructionResultV2,
   type AllocationResultV2,
   type CompletedAllocation,
   type SettleBatchResult,
 } from '../wire.js';
+import { interfaceView } from '../../../../support/ledger-wire.js';
 
 type AllocationView = ReturnType<typeof amuletAllocationV2View>;
 
@@ -130,7 +130,7 @@ describe('Amulet V2 allocations', () => {
 
     // the executor sees both through the Allocation V2 interface, with Splice's view
     const seen = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV2, includeInterfaceView: true, includeCreatedEventBlob: false } } });
-    const views = Object.fromEntries(seen.map((e) => [e.contractId, viewOf(e) as AllocationView]));
+    const views = Object.fromEntries(seen.map((e) => [e.contractId, interfaceView(e) as AllocationView]));
     expect(views[a.allocationCid]).toMatchObject({
       originalAllocationCid: null,
       settlement: settlement(l),

@@ -10,11 +10,11 @@ import { AMULET, IFACE, amuletLedger, exercise, trace, transferArg, type AmuletL
 import {
   createdOf,
   exercisedOf,
-  viewOf,
   type CompletedTransfer,
   type PendingTransfer,
   type TransferInstructionResult,
 } from '../wire.js';
+import { interfaceView } from '../../../../support/ledger-wire.js';
 
 /** The result of `TransferPreapproval_Send` (LF JSON). */
 interface PreapprovalSendResult {
@@ -109,7 +109,7 @@ describe('Amulet: transfers through the TransferFactory', () => {
     // the receiver sees the instruction through the interface
     const seen = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV1, includeInterfaceView: true, includeCreatedEventBlob: false } } });
     expect(seen.map((e) => e.contractId)).toEqual([instr]);
-    expect((viewOf(seen[0]) as { status: unknown }).status).toEqual({ tag: 'TransferPendingReceiverAcceptance', value: {} });
+    expect((interfaceView(seen[0]) as { status: unknown }).status).toEqual({ tag: 'TransferPendingReceiverAcceptance', value: {} });
 
     // accept: without the LockedAmulet disclosed the receiver cannot unlock it
     const acceptArg = (ctx: unknown) => ({ extraArgs: { context: ctx, meta: { values: {} } } });
@@ -294,7 +294,7 @@ describe('Amulet: token standard V2', () => {
     const offer = await l.client.ok<TransferInstructionResult<PendingTransfer>>([l.alice], [exercise(TF2, c.externalPartyAmuletRulesCid, 'TransferFactory_Transfer', v2Arg(l, [l.alice], l.bob, h2, c.context))], c.disclosed);
     const instr = offer.result.output.value.transferInstructionCid;
     const views = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: TI2, includeInterfaceView: true, includeCreatedEventBlob: false } } });
-    expect(viewOf(views[0])).toMatchObject({
+    expect(interfaceView(views[0])).toMatchObject({
       transfer: { sender: acct(l.alice), receiver: acct(l.bob) },
       availableActions: [
         [{ tag: 'TIA_Accept', value: {} }, [[l.bob]]],
@@ -309,7 +309,7 @@ describe('Amulet: token standard V2', () => {
     expect(await l.client.balance(l.alice)).toBe('3.0000000000');
     // HoldingV2 views: basic accounts
     const v2 = await l.client.acs(l.alice, { InterfaceFilter: { value: { interfaceId: IFACE.HoldingV2, includeInterfaceView: true, includeCreatedEventBlob: false } } });
-    expect((viewOf(v2[0]) as { account: AccountV }).account).toEqual(acct(l.alice));
+    expect((interfaceView(v2[0]) as { account: AccountV }).account).toEqual(acct(l.alice));
   });
 });
 

@@ -6,12 +6,12 @@ import { basic, context, exercise, extraArgs, holdingsChanges, IFACE, TT2 } from
 import { tt2Ledger, type TT2Ledger } from './fixture.js';
 import {
   exercisedOf,
-  viewOf,
   type AllocationInstructionResultV2,
   type PendingAllocation,
   type PendingTransfer,
   type TransferInstructionResult,
 } from '../wire.js';
+import { interfaceView } from '../../../../support/ledger-wire.js';
 
 type OfferViewV2 = ReturnType<typeof offerViewV2>;
 type OfferViewV1 = ReturnType<typeof offerViewV1>;
@@ -73,13 +73,13 @@ describe('TestTokenV2 provider accounts (AccountConfig)', () => {
     const pending1 = step1.result.output.value.transferInstructionCid;
     const [p1] = await l.client.acs(bank, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV2, includeInterfaceView: true } } });
     expect(p1!.contractId).toBe(pending1);
-    expect((viewOf(p1) as OfferViewV2).availableActions).toEqual([
+    expect((interfaceView(p1) as OfferViewV2).availableActions).toEqual([
       [{ tag: 'TIA_Accept', value: {} }, [[bank]]],
       [{ tag: 'TIA_Withdraw', value: {} }, [[l.alice]]],
     ]);
     // the V1 view reports the internal workflow
     const [p1v1] = await l.client.acs(bank, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV1, includeInterfaceView: true } } });
-    expect((viewOf(p1v1) as OfferViewV1).status).toEqual({
+    expect((interfaceView(p1v1) as OfferViewV1).status).toEqual({
       tag: 'TransferPendingInternalWorkflow',
       value: { pendingActions: [[l.alice, 'withdraw'], [bank, 'accept']].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)) },
     });
@@ -97,7 +97,7 @@ describe('TestTokenV2 provider accounts (AccountConfig)', () => {
     expect(holdingsChanges(step2.events).map((c) => c.reason)).toEqual([expect.stringMatching(/^lock for transfer to/)]);
     const offer = step2.result.output.value.transferInstructionCid;
     const [o] = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV2, includeInterfaceView: true } } });
-    const ov = viewOf(o) as OfferViewV2;
+    const ov = interfaceView(o) as OfferViewV2;
     expect(ov.originalInstructionCid).toBe(pending1);
     expect(ov.availableActions).toEqual([
       [{ tag: 'TIA_Accept', value: {} }, [[l.bob]]],
@@ -135,7 +135,7 @@ describe('TestTokenV2 provider accounts (AccountConfig)', () => {
     expect(r.events.filter((e) => e.ExercisedEvent).map((e) => exercisedOf(e).choice)).toContain('AuthorizeTransferInstructionAction');
     const [o] = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV2, includeInterfaceView: true } } });
     expect(o!.contractId).toBe(r.result.output.value.transferInstructionCid);
-    expect((viewOf(o) as OfferViewV2).availableActions[0]).toEqual([{ tag: 'TIA_Accept', value: {} }, [[l.bob]]]);
+    expect((interfaceView(o) as OfferViewV2).availableActions[0]).toEqual([{ tag: 'TIA_Accept', value: {} }, [[l.bob]]]);
     expect(await l.client.balance(l.alice, { locked: true })).toBe(20);
   });
 
@@ -172,7 +172,7 @@ describe('TestTokenV2 provider accounts (AccountConfig)', () => {
     expect(r.result.output.tag).toBe('AllocationInstructionResult_Pending');
     const instr = r.result.output.value.allocationInstructionCid;
     const [iv] = await l.client.acs(bank, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationInstructionV2, includeInterfaceView: true } } });
-    expect((viewOf(iv) as AllocationInstructionViewV2).availableActions).toEqual([
+    expect((interfaceView(iv) as AllocationInstructionViewV2).availableActions).toEqual([
       [{ tag: 'AIA_Withdraw', value: {} }, [[l.alice]]],
       [{ tag: 'AIA_Accept', value: {} }, [[bank]]],
     ]);

@@ -4,7 +4,6 @@ import { basic, context, exercise, extraArgs, holdingsChanges, IFACE, trace, typ
 import { tt2Ledger, type TT2Ledger } from './fixture.js';
 import {
   exercisedOf,
-  viewOf,
   type AllocationInstructionResultV1,
   type AllocationInstructionResultV2,
   type AllocationResultV1,
@@ -12,6 +11,7 @@ import {
   type CompletedAllocation,
   type SettleBatchResult,
 } from '../wire.js';
+import { interfaceView } from '../../../../support/ledger-wire.js';
 
 type AllocationViewV2 = ReturnType<typeof allocationViewV2>;
 type AllocationViewV1 = NonNullable<ReturnType<typeof allocationViewV1>>;
@@ -93,7 +93,7 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     // the executor sees both allocations (observer), with the default available actions
     const allocs = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV2, includeInterfaceView: true } } });
     expect(allocs).toHaveLength(2);
-    const av = viewOf(allocs.find((x) => x.contractId === allocationCidOf(ra))) as AllocationViewV2;
+    const av = interfaceView(allocs.find((x) => x.contractId === allocationCidOf(ra))) as AllocationViewV2;
     expect(av.availableActions).toEqual([
       [{ tag: 'AA_Settle', value: {} }, [[l.admin, l.executor].sort()]],
       [{ tag: 'AA_Cancel', value: {} }, [[l.executor]]],
@@ -279,7 +279,7 @@ describe('TestTokenV2 V2 allocations and batch settlement', () => {
     ]);
     const next = s.result.allocationSettleResults[0]!.output.value.nextIterationAllocationCid;
     expect(next).toMatch(/^00/);
-    const [nv] = (await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV2, includeInterfaceView: true } } })).map((e) => viewOf(e));
+    const [nv] = (await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV2, includeInterfaceView: true } } })).map((e) => interfaceView(e));
     expect(nv).toMatchObject({ numIterations: '1', originalAllocationCid: allocationCidOf(ra), allocation: { transferLegSides: [], nextIterationFunding: { X2: '20.0000000000' } } });
     expect(await l.client.balance(l.alice, { locked: true })).toBe(20);
     expect(await l.client.balance(l.bob)).toBe(30);
@@ -325,7 +325,7 @@ describe('TestTokenV2 V1 adapters for allocations', () => {
     expect(r.result.senderChangeCids).toHaveLength(1);
     const cid = r.result.output.value.allocationCid;
     const [v1] = await l.client.acs(l.executor, { InterfaceFilter: { value: { interfaceId: IFACE.AllocationV1, includeInterfaceView: true } } });
-    const view = viewOf(v1) as AllocationViewV1;
+    const view = interfaceView(v1) as AllocationViewV1;
     expect(view.allocation).toMatchObject({
       transferLegId: 'leg-0',
       settlement: { executor: l.executor, settlementRef: { id: 'trade-v1', cid: null }, settleBefore: v1Spec(l, '1').settlement.settleBefore },

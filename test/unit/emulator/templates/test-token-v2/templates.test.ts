@@ -16,7 +16,8 @@ import { action, showAccount, showDecimal } from '../../../../../src/emulator/te
 import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
 import { basic, create, exercise, IFACE, TT2 } from './client.js';
 import { tt2Ledger } from './fixture.js';
-import { createdOf, viewOf } from '../wire.js';
+import { createdOf } from '../wire.js';
+import { interfaceView } from '../../../../support/ledger-wire.js';
 
 describe('TestTokenV2 templates', () => {
   it('registers under the real package id, idempotently', () => {
@@ -68,7 +69,7 @@ describe('TestTokenV2 templates', () => {
       expect(r.result).toEqual(expected);
     }
     const views = await l.client.acs(l.admin, { InterfaceFilter: { value: { interfaceId: IFACE.EventLogV2, includeInterfaceView: true } } });
-    expect(views.map((v) => viewOf(v))).toEqual([expected]);
+    expect(views.map((v) => interfaceView(v))).toEqual([expected]);
     // the EventLog choice is the admin's only
     const ev = await l.client.submit([l.alice], [
       exercise(IFACE.EventLogV2, l.rules, 'EventLog_HoldingsChange', {

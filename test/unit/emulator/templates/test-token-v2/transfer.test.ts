@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { offerViewV1, offerViewV2 } from '../../../../../src/emulator/templates/test-token-v2/transfer.js';
 import { basic, context, exercise, extraArgs, holdingsChanges, IFACE, trace, type TxResult } from './client.js';
 import { tt2Ledger, type TT2Ledger } from './fixture.js';
-import { exercisedOf, viewOf, type PendingTransfer, type TransferInstructionResult } from '../wire.js';
+import { exercisedOf, type PendingTransfer, type TransferInstructionResult } from '../wire.js';
+import { interfaceView } from '../../../../support/ledger-wire.js';
 
 type OfferViewV2 = ReturnType<typeof offerViewV2>;
 type OfferViewV1 = ReturnType<typeof offerViewV1>;
@@ -84,7 +85,7 @@ describe('TestTokenV2 V2 transfers', () => {
 
     // bob sees the offer through the V2 and V1 TransferInstruction views
     const [offer] = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV2, includeInterfaceView: true } } });
-    const view = viewOf(offer) as OfferViewV2;
+    const view = interfaceView(offer) as OfferViewV2;
     expect(view.availableActions).toEqual([
       [{ tag: 'TIA_Accept', value: {} }, [[l.bob]]],
       [{ tag: 'TIA_Reject', value: {} }, [[l.bob]]],
@@ -92,7 +93,7 @@ describe('TestTokenV2 V2 transfers', () => {
     ]);
     const locked = view.transfer.inputHoldingCids[0]!;
     const [offerV1] = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV1, includeInterfaceView: true } } });
-    const viewV1 = viewOf(offerV1) as OfferViewV1;
+    const viewV1 = interfaceView(offerV1) as OfferViewV1;
     expect(viewV1.status).toEqual({ tag: 'TransferPendingReceiverAcceptance', value: {} });
     expect(viewV1.meta.values['cip-112/expiresAt']).toMatch(/^\d+$/);
 
@@ -144,7 +145,7 @@ describe('TestTokenV2 V2 transfers', () => {
     const r1 = await v2Transfer(l, l.alice, l.bob, '40', [t1]);
     const offer1 = (rootResult(r1) as TransferInstructionResult<PendingTransfer>).output.value.transferInstructionCid;
     const [o1] = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV2, includeInterfaceView: true } } });
-    const locked1 = (viewOf(o1) as OfferViewV2).transfer.inputHoldingCids[0]!;
+    const locked1 = (interfaceView(o1) as OfferViewV2).transfer.inputHoldingCids[0]!;
     const disclosed = [await l.client.disclosed(l.admin, l.rules), await l.client.disclosed(l.alice, locked1)];
     const arg = (actors: string[]) => ({ actors, extraArgs: extraArgs(context(l.rules)) });
 
@@ -288,7 +289,7 @@ describe('TestTokenV2 V1 adapters for transfers', () => {
     expect(r.result.output.tag).toBe('TransferInstructionResult_Pending');
     const offer = r.result.output.value.transferInstructionCid;
     const [v1] = await l.client.acs(l.bob, { InterfaceFilter: { value: { interfaceId: IFACE.TransferInstructionV1, includeInterfaceView: true } } });
-    const view = viewOf(v1) as OfferViewV1;
+    const view = interfaceView(v1) as OfferViewV1;
     expect(view.transfer).toMatchObject({ sender: l.alice, receiver: l.bob, amount: '15.0000000000' });
     const locked = view.transfer.inputHoldingCids[0]!;
     const acc = await l.client.ok<TransferInstructionResult>([l.bob], [exercise(IFACE.TransferInstructionV1, offer, 'TransferInstruction_Accept', { extraArgs: extraArgs(context(l.rules)) })], [
