@@ -57,6 +57,10 @@ export const ERROR_CODES = {
   UNAUTHENTICATED: 6,
   PERMISSION_DENIED: 7,
   INVALID_TOKEN: 8,
+  // ongoing stream authorization (canton: community/base/.../auth/AuthorizationChecksErrors.scala):
+  // both ContentionOnSharedResources, so ABORTED / 409 and retryable
+  ACCESS_TOKEN_EXPIRED: 2,
+  STALE_STREAM_AUTHORIZATION: 2,
   // request validation
   INVALID_ARGUMENT: 8,
   INVALID_FIELD: 8,

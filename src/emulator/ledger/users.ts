@@ -94,8 +94,12 @@ interface Entry {
 /** A user with its rights, as durable state saves it. */
 export type SavedUser = Entry;
 
+/** Told the id of a user after any change of it or its rights (see `UserStore.subscribe`). */
+export type UserChangeListener = (id: string) => void;
+
 export class UserStore {
   private readonly users = new Map<string, Entry>();
+  private readonly listeners = new Set<UserChangeListener>();
   private readonly maxRights: number;
   private readonly checkPartiesForAdmin: boolean;
 
@@ -339,8 +343,26 @@ export class UserStore {
     else this.users.set(id, { user: cloneUser(e.user), rights: e.rights.map((r) => ({ ...r })) });
   }
 
+  /**
+   * Calls `listener` synchronously after every change of a user or its rights (create, update,
+   * delete, grant, revoke, identity provider move), once the change is in place; returns the
+   * unsubscribe. Open streams re-check their authorization with it (stream-auth.ts). Not called
+   * by `clear`/`restoreEntry` (durable state's restore at start-up, before any stream opens).
+   */
+  subscribe(listener: UserChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+  /** Subscribed listeners (for tests: every closed stream unsubscribes). */
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
   private changed(id: string): void {
     this.opts.onChange?.(id);
+    for (const listener of [...this.listeners]) listener(id);
   }
 
   /** `UserManagementStore.withUser` + `Utils.handleResult`. */
