@@ -295,7 +295,12 @@ function bearerToken(header: string | undefined): string | undefined {
 
 // ---- claim resolution (UserBasedClaimResolver) -----------------------------------------------
 
-function resolveUserClaims(engine: LedgerEngine, userId: string, exp: number | undefined): UserClaims {
+/**
+ * The claims a user's current state grants (`UserBasedClaimResolver`), throwing the claim
+ * extraction failures; `exp` is carried into them. Also used by open streams to notice that the
+ * user's claims changed (stream-auth.ts, as Canton's `UserRightsChangeAsyncChecker` re-resolves).
+ */
+export function resolveUserClaims(engine: LedgerEngine, userId: string, exp: number | undefined): UserClaims {
   // getUserId: a `sub` that is not a valid user id -> INVALID_TOKEN / MissingUserId (400).
   const invalidUserId = userIdError(userId);
   if (invalidUserId !== undefined) {
@@ -401,6 +406,7 @@ export function createAuthenticator(config: AuthConfig, deps: { engine: LedgerEn
 
     // Claim extraction: user lookup failures carry the token context on the wire.
     const claims = resolveUserClaims(engine, parsed.userId, parsed.exp);
+    if (parsed.exp !== undefined && config.leewaySeconds !== undefined) claims.expiryLeewaySeconds = config.leewaySeconds;
 
     // Authorizer.valid at call time: a token bound to another participant.
     if (parsed.participantId !== undefined && parsed.participantId !== engine.participantId) {

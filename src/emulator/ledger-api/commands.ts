@@ -63,11 +63,11 @@ export const commandRoutes: RouteModule = (app) => {
   });
 
   app.post('/v2/commands/completions', async (c) => {
-    return c.json(await listOf(c.get('engine'), openCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
+    return c.json(await listOf(c.get('engine'), c.get('claims'), openCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
   });
 
   app.post('/v2/commands/command-completions', async (c) => {
-    return c.json(await listOf(c.get('engine'), openCommandCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
+    return c.json(await listOf(c.get('engine'), c.get('claims'), openCommandCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
   });
 };
 

@@ -7,13 +7,20 @@
  * A client cannot hold a request open indefinitely: the idle timeout it asks for is capped, and
  * so is the whole wait of one open-ended list (a stream that keeps receiving transactions never
  * goes idle), both at Canton's JSON API request timeout (`request-timeout`, 20 s by default).
+ *
+ * While an open-ended list waits, the caller's authorization is watched as for any open stream
+ * (stream-auth.ts): when it lapses the gRPC stream fails, `Endpoints.asList`'s `Sink.seq` fails
+ * with it, and the whole request answers that error (409 for STALE_STREAM_AUTHORIZATION and
+ * ACCESS_TOKEN_EXPIRED), not the elements collected so far.
  */
 import type { Context } from 'hono';
 import { LedgerApiError } from '../../canton/errors.js';
+import type { Claims } from '../ledger/claims.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { queryInt } from './decode.js';
 import { LEDGER_MAX_LIST_WAIT_MS } from '../../http/limits.js';
 import { logWindow, type OpenedStream } from './streams.js';
+import { watchStreamAuthorization } from './stream-auth.js';
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 500;
 
@@ -62,6 +69,7 @@ export function tooManyElements(n: number, limit: number): LedgerApiError {
  */
 export async function collectOpenEnded<T>(
   engine: LedgerEngine,
+  claims: Claims,
   p: ListParams,
   initial: (end: number) => T[],
   next: (offset: number) => T[],
@@ -69,19 +77,29 @@ export async function collectOpenEnded<T>(
   const cap = capOf(engine, p);
   const out = initial(engine.ledgerEnd()).slice(0, cap);
   if (out.length < cap && p.idleTimeoutMs > 0) {
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       let timer = setTimeout(done, p.idleTimeoutMs);
       const deadline = setTimeout(done, LEDGER_MAX_LIST_WAIT_MS);
+      const authorized = watchStreamAuthorization(engine, claims, (err) => {
+        release();
+        reject(err);
+      });
       const unsubscribe = engine.updates.subscribe((tx) => {
-        for (const x of next(tx.offset)) if (out.length < cap) out.push(x);
+        const items = next(tx.offset);
+        if (items.length > 0 && authorized.check() !== undefined) return;
+        for (const x of items) if (out.length < cap) out.push(x);
         clearTimeout(timer);
         if (out.length >= cap) done();
         else timer = setTimeout(done, p.idleTimeoutMs);
       });
-      function done() {
+      function release() {
         clearTimeout(timer);
         clearTimeout(deadline);
         unsubscribe();
+        authorized.stop();
+      }
+      function done() {
+        release();
         resolve();
       }
     });
@@ -90,7 +108,7 @@ export async function collectOpenEnded<T>(
 }
 
 /** Serves an opened stream in list form: a snapshot or bounded window at once, an open-ended one until idle. */
-export async function listOf(engine: LedgerEngine, stream: OpenedStream, p: ListParams): Promise<unknown[]> {
+export async function listOf(engine: LedgerEngine, claims: Claims, stream: OpenedStream, p: ListParams): Promise<unknown[]> {
   if (stream.kind === 'snapshot') return bounded(engine, stream.items, p);
   if (stream.endInclusive !== undefined) {
     const out: unknown[] = [];
@@ -103,6 +121,7 @@ export async function listOf(engine: LedgerEngine, stream: OpenedStream, p: List
   }
   return collectOpenEnded(
     engine,
+    claims,
     p,
     (end) => logWindow(engine, stream, stream.beginExclusive, end).flatMap((tx) => stream.render(tx)),
     (offset) => stream.render(engine.updates.atOffset(offset)!),

@@ -20,7 +20,7 @@ const DEFAULT_PAGE_SIZE = 1000;
 export const stateRoutes: RouteModule = (app) => {
   app.post('/v2/state/active-contracts', async (c) => {
     const opened = openActiveContracts(c.get('engine'), c.get('claims'), await readJsonBody(c));
-    return c.json(await listOf(c.get('engine'), opened, listParams(c)));
+    return c.json(await listOf(c.get('engine'), c.get('claims'), opened, listParams(c)));
   });
 
   app.post('/v2/state/active-contracts-page', async (c) => {

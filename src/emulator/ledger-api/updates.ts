@@ -39,7 +39,7 @@ const GetUpdatesPageRequestSchema = z.object({
 export const updateRoutes: RouteModule = (app) => {
   const stream = (tree: boolean) => async (c: Context) => {
     const opened = (tree ? openUpdateTrees : openUpdates)(c.get('engine'), c.get('claims'), await readJsonBody(c));
-    return c.json(await listOf(c.get('engine'), opened, listParams(c)));
+    return c.json(await listOf(c.get('engine'), c.get('claims'), opened, listParams(c)));
   };
   app.post('/v2/updates', stream(false));
   app.post('/v2/updates/flats', stream(false));

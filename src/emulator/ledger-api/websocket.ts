@@ -19,6 +19,10 @@
  *   (`FrameHandler`: `UserHandlerCompleted` -> `CloseCodes.Regular`).
  * - Open-ended streams (updates without `endInclusive`, completions) send what exists, then
  *   every transaction committed later, until the client closes.
+ * - An open stream stays authorized only while its caller is (stream-auth.ts): a change of the
+ *   user's rights, a deactivated or deleted user (STALE_STREAM_AUTHORIZATION) or an expired token
+ *   (ACCESS_TOKEN_EXPIRED) fails the gRPC stream, which reaches the socket like any stream
+ *   failure: one JsCantonError frame, then the close of a completed stream (1000).
  * - A path that is not a channel is answered 404 without upgrading, as the ledger app answers.
  *
  * Back-pressure: elements are rendered from the update log only while the socket's send buffer
@@ -42,6 +46,7 @@ import { decodeValue } from './decode.js';
 import { jsonDepthExceeds } from '../../http/body-limit.js';
 import { MAX_JSON_DEPTH } from '../../http/limits.js';
 import { openActiveContracts } from './state.js';
+import { watchStreamAuthorization, type StreamAuthorization } from './stream-auth.js';
 import { logWindow, type LogStream, type OpenedStream, type SnapshotStream, type StreamOpener } from './streams.js';
 import { openUpdates, openUpdateTrees } from './updates.js';
 
@@ -152,16 +157,21 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
 
   function serve(ws: WebSocket, authorization: string | undefined, channel: Channel): void {
     let stop: (() => void) | undefined;
-    ws.once('close', () => stop?.());
+    let authorized: StreamAuthorization | undefined;
+    ws.once('close', () => {
+      stop?.();
+      authorized?.stop();
+    });
     ws.on('error', (err) => deps.logger?.debug({ err }, 'websocket error'));
     ws.once('message', (data, isBinary) => {
       void (async () => {
         let stream: OpenedStream;
+        let claims: Claims;
         try {
           // As on Canton: the frame is decoded first (tapir), then the token is checked and the
           // request validated and authorized (the gRPC call).
           const request = decodeFrame(data, isBinary, channel.request);
-          const claims: Claims = await authenticate(authorization);
+          claims = await authenticate(authorization);
           if (ws.readyState !== ws.OPEN) return;
           stream = channel.open(engine, claims, request);
         } catch (e) {
@@ -170,7 +180,13 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
           fail(ws, e instanceof PlainTextBadRequest ? frameDecodeFailure(textOf(data), e.body) : e);
           return;
         }
-        stop = stream.kind === 'snapshot' ? sendSnapshot(ws, stream) : sendLog(ws, stream);
+        // Watched from the moment the stream is authorized, so a change that lands while the
+        // first window renders still ends it.
+        authorized = watchStreamAuthorization(engine, claims, (err) => {
+          stop?.();
+          fail(ws, err);
+        });
+        stop = stream.kind === 'snapshot' ? sendSnapshot(ws, stream, authorized) : sendLog(ws, stream, authorized);
       })();
     });
   }
@@ -188,7 +204,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
     if (ws.bufferedAmount > maxBuffered) maxBuffered = ws.bufferedAmount;
   }
 
-  function sendSnapshot(ws: WebSocket, stream: SnapshotStream): () => void {
+  function sendSnapshot(ws: WebSocket, stream: SnapshotStream, authorized: StreamAuthorization): () => void {
     let next = 0;
     const congested = { waiting: false };
     const pump = (): void => {
@@ -201,6 +217,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
           congested.waiting = true;
           return;
         }
+        if (authorized.check() !== undefined) return;
         sendFrames(ws, [stream.items[next++]], pump, congested);
       }
     };
@@ -208,7 +225,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
     return () => {};
   }
 
-  function sendLog(ws: WebSocket, stream: LogStream): () => void {
+  function sendLog(ws: WebSocket, stream: LogStream, authorized: StreamAuthorization): () => void {
     let cursor = stream.beginExclusive;
     let window: TransactionRecord[] = [];
     let next = 0;
@@ -232,7 +249,10 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
             cursor = end;
             continue;
           }
-          sendFrames(ws, stream.render(window[next++]!), pump, congested);
+          const frames = stream.render(window[next++]!);
+          // Canton checks before each element it emits (`onNext`), not per transaction.
+          if (frames.length > 0 && authorized.check() !== undefined) return;
+          sendFrames(ws, frames, pump, congested);
         }
       } catch (e) {
         fail(ws, e);

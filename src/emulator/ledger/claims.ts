@@ -25,6 +25,11 @@ export interface UserClaims {
   executeAsAnyParty: boolean;
   /** Token expiry in epoch seconds, if the token had one. */
   expiresAt?: number;
+  /**
+   * The `jwt-timestamp-leeway` the token was verified with (seconds): open streams end once
+   * `now - leeway >= expiresAt` (canton: community/base/.../auth/Claims.scala, `notExpired`).
+   */
+  expiryLeewaySeconds?: number;
 }
 
 export const WILDCARD: Claims = { kind: 'wildcard' };
