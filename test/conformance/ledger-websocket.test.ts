@@ -9,7 +9,7 @@
  * `CompletionStreamResponse`s, checked against the `/v2/commands/completions` message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuthenticator, type Authenticator } from '../../src/emulator/ledger-api/auth.js';
+import { createAuthenticator, mintDevToken, type Authenticator } from '../../src/emulator/ledger-api/auth.js';
 import { ASYNC_SPECS, createAsyncApiValidator } from '../support/openapi-conformance.js';
 import { cmds, create, exercise, IOU, testLedger, type TestLedger } from '../support/ledger-fixtures.js';
 import { serveLedger, subscribe, type ServedLedger } from '../support/ws-ledger.js';
@@ -100,6 +100,50 @@ describe('ledger websocket frames conform to the official AsyncAPI', () => {
     await check(served, '/v2/commands/completions', '/v2/commands/completions', { userId: 'tester', parties: [], beginExclusive: 0 }, 'error');
     await check(served, '/v2/commands/command-completions', '/v2/commands/completions', { beginExclusive: 0 }, 'success', 2);
     await check(served, '/v2/commands/command-completions', '/v2/commands/completions', { beginExclusive: -1 }, 'error');
+  });
+
+  it('the errors that end an open stream (stale authorization, expired token) conform', async () => {
+    // A ledger of its own: its clock moves past the token's expiry.
+    const own = testLedger();
+    const reader = own.party('reader');
+    own.engine.users.create({ id: 'conf-reader' }, [{ kind: 'CanActAs', party: reader }]);
+    const ws = await serveLedger(own, { authenticate: createAuthenticator({ mode: 'jwt', hs256Secret: 'conformance' }, { engine: own.engine }) });
+    try {
+      const nowSeconds = Number(own.clock.nowMicros() / 1_000_000n);
+      const token = await mintDevToken({ secret: 'conformance', sub: 'conf-reader', nowSeconds, expiresInSeconds: 60 });
+      const request = () => ({ beginExclusive: own.engine.ledgerEnd(), updateFormat: updateFormat(reader, 'TRANSACTION_SHAPE_ACS_DELTA') });
+      const open = () => subscribe(ws.wsUrl, '/v2/updates', request(), { protocols: [`jwt.token.${token}`, 'daml.ws.auth'] });
+      const live = async (n: number) => {
+        for (let i = 0; i < 200 && own.engine.updates.listenerCount < n; i++) await new Promise((r) => setTimeout(r, 10));
+        expect(own.engine.updates.listenerCount).toBe(n);
+      };
+
+      // Expired: the clock passes `exp`; the next element is not sent, the error is.
+      const expiring = open();
+      await live(1);
+      own.clock.advance(61_000);
+      const r = await own.post('/v2/commands/submit-and-wait', cmds([reader], [create(IOU, { issuer: reader, owner: reader, amount: '1', observers: [] })]));
+      expect(r.status).toBe(200);
+      expect(await expiring.closed).toEqual({ code: 1000, reason: '' });
+
+      // Stale: the user's rights change while the stream is open (a token valid again first).
+      own.clock.advance(-61_000);
+      const stale = open();
+      await live(1);
+      own.engine.users.revoke('conf-reader', [{ kind: 'CanActAs', party: reader }]);
+      expect(await stale.closed).toEqual({ code: 1000, reason: '' });
+
+      for (const [s, code] of [[expiring, 'ACCESS_TOKEN_EXPIRED'], [stale, 'STALE_STREAM_AUTHORIZATION']] as const) {
+        expect(s.frames).toHaveLength(1);
+        expect(s.frames[0]).toMatchObject({ code, grpcCodeValue: 10 });
+        for (const v of [v35, v34]) {
+          const result = v.validateFrame({ channel: '/v2/updates', direction: 'subscribe', frame: s.frames[0], kind: 'error' });
+          expect(result.errors, `${v.specPath} ${code}`).toEqual([]);
+        }
+      }
+    } finally {
+      await ws.close();
+    }
   });
 
   it('covers every channel of the 3.5 AsyncAPI with a success and an error frame', () => {
