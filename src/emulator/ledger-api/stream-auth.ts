@@ -83,7 +83,9 @@ export function watchStreamAuthorization(
   const expiry = (): LedgerApiError | undefined => expiredError(claims, engine.clock.nowMicros());
 
   // The store calls this synchronously inside the change, so the stream ends before any later
-  // transaction can reach it. It must not throw into the user management call that changed the user.
+  // transaction can reach it. It must not throw into the user management call that changed the
+  // user (the change is made by then): should `onEnd` fail to send the error, `ended` is already
+  // set, so `check()` still refuses every further element.
   const unsubscribe = engine.users.subscribe((id) => {
     if (id !== claims.userId || stopped) return;
     let current: UserClaims | undefined;
@@ -92,7 +94,12 @@ export function watchStreamAuthorization(
     } catch {
       current = undefined; // deleted, deactivated or in another identity provider
     }
-    if (current === undefined || !sameClaims(claims, current)) end(staleStreamAuthorization());
+    if (current !== undefined && sameClaims(claims, current)) return;
+    try {
+      end(staleStreamAuthorization());
+    } catch {
+      // see above
+    }
   });
 
   const arm = (minMs: number): void => {
