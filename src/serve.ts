@@ -20,6 +20,7 @@ import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
+import { pollingUpdates, preferWebSocket, webSocketUpdates } from './ledger/update-stream.js';
 import { LedgerError, LedgerUnavailableError } from './ledger/errors.js';
 import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
@@ -126,15 +127,16 @@ export async function startRegistry(
      */
     onFatal?: (err: ConfigError) => void;
     /** Overrides of how the index follows the ledger (tests shorten the identity check). */
-    follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs'>;
+    follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs' | 'updates'>;
   } = {},
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const metrics = new ServiceMetrics({ service: 'registry', processMetrics: true });
   const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
+  const tokenProvider = tokenProviderOf(config.ledger.auth);
   const ledger = new LedgerClient({
     baseUrl: config.ledger.url,
-    tokenProvider: tokenProviderOf(config.ledger.auth),
+    tokenProvider,
     timeoutMs: config.ledger.timeoutMs,
     fetch: deps.fetch,
     logger: logger.child({ module: 'ledger-client' }),
@@ -155,6 +157,13 @@ export async function startRegistry(
     cacheTtlSeconds: config.cacheTtlSeconds,
     follow: {
       backoffMs: { initial: 200, max: 5_000 },
+      // The index follows the websocket update stream: a transaction reaches it as the node
+      // emits it, where long polls lag a busy ledger by seconds (ledger/update-stream.ts).
+      updates: preferWebSocket({
+        webSocket: webSocketUpdates({ baseUrl: config.ledger.url, tokenProvider, logger: logger.child({ module: 'update-stream' }) }),
+        poll: pollingUpdates({ ledger }),
+        logger: logger.child({ module: 'update-stream' }),
+      }),
       ...deps.follow,
       onFatal: (err) => {
         const fatal = credentialsRejected(err, config);
