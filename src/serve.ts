@@ -57,6 +57,7 @@ export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryCon
   if (env.PORT) merged.port = Number(env.PORT);
   if (env.HOST) merged.host = env.HOST;
   if (env.REDIS_URL) merged.redisUrl = env.REDIS_URL;
+  if (env.REDIS_COMMAND_TIMEOUT_MS) merged.redis = { ...((raw.redis as Record<string, unknown> | undefined) ?? {}), commandTimeoutMs: Number(env.REDIS_COMMAND_TIMEOUT_MS) };
   if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
   if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
   merged.limits = limitsFromEnv(raw.limits, env);
@@ -142,7 +143,7 @@ export async function startRegistry(
     logger: logger.child({ module: 'ledger-client' }),
     onCall: ledgerCallMetrics(metrics.registry),
   });
-  const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) });
+  const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }), redis: config.redis });
   let close: () => Promise<void> = async () => undefined;
   cacheMetrics(metrics.registry, cache);
   const registry = createRegistry({
