@@ -169,6 +169,14 @@ describe('serve follows its ledger over the websocket update stream', () => {
       expect(errorOf(gone.body)).toMatch(/not found/);
     }
   });
+
+  it('exports how it follows the ledger and its lag on /metrics', async () => {
+    const text = await (await fetch(`${running.url}/metrics`)).text();
+    expect(text).toMatch(/^token_registry_contract_index_follows_websocket 1$/m);
+    expect(text).toMatch(/^token_registry_contract_index_lag_offsets \d+$/m);
+    const count = /^token_registry_contract_index_apply_delay_seconds_count (\d+)$/m.exec(text);
+    expect(Number(count?.[1])).toBeGreaterThan(10);
+  });
 });
 
 describe('an index whose update stream lags by 300 ms', () => {
