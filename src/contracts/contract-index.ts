@@ -13,7 +13,27 @@
  *   index lags (research/registry.md §3.5, §8.5).
  *
  * One snapshot of the ACS at start, then the update stream from that offset, ACS_DELTA shape,
- * filtered to the admin party and the templates above.
+ * filtered to the admin party and the templates above. How the stream is followed is injected
+ * (`updates`, ledger/update-stream.ts: `serve` uses the websocket channel, long polls where the
+ * node refuses it); without it the index long-polls its LedgerClient (the emulated stack, which
+ * knows the ledger end in process).
+ *
+ * Never answering from an index known to be behind. Following the websocket keeps the index
+ * within milliseconds of the ledger, but a wallet that has its acceptance acknowledged and asks
+ * for the context again at once can still be faster than the stream. Choices made here:
+ * - Per-contract contexts (`syncToLedgerEnd`, called by the service before the lookup) ask the
+ *   ledger end (one GET; requests arriving while one is in flight share the next) and wait, at
+ *   most `syncWaitMs`, for the stream to reach it, else read the gap directly. An archive the
+ *   ledger acknowledged before the request is then applied, and the contract is a 404. Cost: one
+ *   ledger-end round trip per context (bench/index-lag.ts reports it), against a lookup of the
+ *   contract itself (events-by-contract-id) per request, which would cost a larger answer.
+ * - Factory answers, the hot path (tens of thousands per second, from memory), make no call:
+ *   they wait only when the index is known to be behind (`current()`: a ledger end seen by a
+ *   context or an identity check is past the index's offset), which a number comparison tells.
+ *   Factories (rules, configurations) are long-lived, and the stream brings their changes in
+ *   milliseconds.
+ * - Archived ids are remembered (`archived`): a stale cache entry (a lagging replica, a lookup
+ *   that raced the archive) or a create replayed by the stream after a gap read cannot revive one.
  *
  * Following the ledger through restarts and resets. The index leaves `ready` when:
  * - the ledger cannot be read (`unreachable`): reads are still answered from the snapshot and
