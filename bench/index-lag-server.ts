@@ -3,13 +3,17 @@
  * TestTokenV2 templates (HTTP and websocket on one loopback port, as `emulate` serves it) and a
  * registry started by `startRegistry` (serve's own wiring: a LedgerClient over loopback HTTP, the
  * websocket update stream with its long-poll fallback, the memory cache or REDIS_URL). Prints one
- * JSON line (URLs, parties); answers `applied` on the IPC channel with the time each offset was
+ * JSON line (URLs, parties); `BENCH_FOLLOW=poll` makes the index follow by long polls instead (the
+ * fallback, for comparison); answers `applied` on the IPC channel with the time each offset was
  * applied by the registry's contract index (epoch ms, sub-millisecond).
  */
 import { pino } from 'pino';
 import { RegistryConfigSchema } from '../src/config/registry.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { registerTestTokenV2 } from '../src/emulator/templates/test-token-v2/index.js';
+import { noAuth } from '../src/ledger/auth.js';
+import { LedgerClient } from '../src/ledger/client.js';
+import { pollingUpdates } from '../src/ledger/update-stream.js';
 import { startRegistry } from '../src/serve.js';
 
 const wallets = Number(process.env.BENCH_WALLETS ?? 8);
@@ -27,7 +31,11 @@ const registry = await startRegistry(
     logLevel: 'silent',
     ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}),
   }),
-  { logger: pino({ level: 'silent' }) },
+  {
+    logger: pino({ level: 'silent' }),
+    // BENCH_FOLLOW=poll: the long polls serve used before the websocket (for comparison)
+    ...(process.env.BENCH_FOLLOW === 'poll' ? { follow: { updates: pollingUpdates({ ledger: new LedgerClient({ baseUrl: emu.ledgerUrl, tokenProvider: noAuth }) }) } } : {}),
+  },
 );
 /** offset, applied-at pairs, flat. */
 const applied: number[] = [];

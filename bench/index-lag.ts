@@ -18,7 +18,7 @@
  *   - contexts answered 200 for instructions the ledger had already archived (step 4). Target 0;
  *   - information: accept-context latency, the registry's ledger calls (ledger-end, update reads),
  *     record time → applied from the registry's own /metrics histogram.
- * Run: `npm run bench -- index-lag`.
+ * Run: `npm run bench -- index-lag` (`BENCH_FOLLOW=poll`: the index follows by long polls, for comparison).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';

@@ -258,7 +258,7 @@ export class ContractIndex {
     return this.opts.updates?.transport ?? 'poll';
   }
 
-  /** Calls `listener` for each transaction applied from the update stream (lag metrics). */
+  /** Calls `listener` for each transaction the index applies, the first time it does (lag metrics). */
   onApplied(listener: (u: AppliedUpdate) => void): void {
     this.appliedListeners.push(listener);
   }
@@ -838,8 +838,10 @@ export class ContractIndex {
         if ('CreatedEvent' in ev) await this.added(toIndexed(ev.CreatedEvent, tx.synchronizerId));
         else if ('ArchivedEvent' in ev) await this.removed(ev.ArchivedEvent.contractId);
       }
+      // Only the first time: the stream replays what a gap read applied (the lag is to the first).
+      const first = tx.offset > this.offset;
       this.setOffset(tx.offset);
-      if (this.appliedListeners.length > 0) {
+      if (first && this.appliedListeners.length > 0) {
         const applied = { offset: tx.offset, recordTime: tx.recordTime, appliedAtMs: Date.now() };
         for (const l of this.appliedListeners) l(applied);
       }
