@@ -612,19 +612,22 @@ async function benchLedgerCalls(): Promise<Result[]> {
         detail: { ok: warm.value },
       },
       {
-        name: 'ledger calls of a cold accept context (contract not yet cached)',
+        // The ledger end (every per-contract context asks it first: ContractIndex.syncToLedgerEnd),
+        // then the gap up to it, which brings the contract.
+        name: 'ledger calls of a cold accept context (contract not yet cached, the index behind)',
         value: cold.calls.length,
         unit: 'calls',
-        target: '<= 1',
-        pass: cold.calls.length <= 1 && cold.value.status === 200,
+        target: '<= 2',
+        pass: cold.calls.length <= 2 && cold.value.status === 200,
         detail: { status: cold.value.status, calls: cold.calls },
       },
       {
-        name: 'ledger calls of the same accept context, warm',
+        name: 'ledger calls of the same accept context, warm (the ledger end only)',
         value: warmCtx.calls.length,
         unit: 'calls',
-        target: '0',
-        pass: warmCtx.calls.length === 0 && warmCtx.value.status === 200,
+        target: '1',
+        pass: warmCtx.calls.length === 1 && warmCtx.value.status === 200,
+        detail: { calls: warmCtx.calls },
       },
     ];
   } finally {

@@ -20,6 +20,7 @@ import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
+import { pollingUpdates, preferWebSocket, webSocketUpdates } from './ledger/update-stream.js';
 import { LedgerError, LedgerUnavailableError } from './ledger/errors.js';
 import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
@@ -56,6 +57,7 @@ export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryCon
   if (env.PORT) merged.port = Number(env.PORT);
   if (env.HOST) merged.host = env.HOST;
   if (env.REDIS_URL) merged.redisUrl = env.REDIS_URL;
+  if (env.REDIS_COMMAND_TIMEOUT_MS) merged.redis = { ...((raw.redis as Record<string, unknown> | undefined) ?? {}), commandTimeoutMs: Number(env.REDIS_COMMAND_TIMEOUT_MS) };
   if (env.LOG_LEVEL) merged.logLevel = env.LOG_LEVEL;
   if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
   merged.limits = limitsFromEnv(raw.limits, env);
@@ -126,21 +128,22 @@ export async function startRegistry(
      */
     onFatal?: (err: ConfigError) => void;
     /** Overrides of how the index follows the ledger (tests shorten the identity check). */
-    follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs'>;
+    follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs' | 'updates'>;
   } = {},
 ): Promise<RunningRegistry> {
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const metrics = new ServiceMetrics({ service: 'registry', processMetrics: true });
   const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
+  const tokenProvider = tokenProviderOf(config.ledger.auth);
   const ledger = new LedgerClient({
     baseUrl: config.ledger.url,
-    tokenProvider: tokenProviderOf(config.ledger.auth),
+    tokenProvider,
     timeoutMs: config.ledger.timeoutMs,
     fetch: deps.fetch,
     logger: logger.child({ module: 'ledger-client' }),
     onCall: ledgerCallMetrics(metrics.registry),
   });
-  const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }) });
+  const cache = createCache({ redisUrl: config.redisUrl, defaultTtlSeconds: config.cacheTtlSeconds, logger: logger.child({ module: 'cache' }), redis: config.redis });
   let close: () => Promise<void> = async () => undefined;
   cacheMetrics(metrics.registry, cache);
   const registry = createRegistry({
@@ -155,6 +158,13 @@ export async function startRegistry(
     cacheTtlSeconds: config.cacheTtlSeconds,
     follow: {
       backoffMs: { initial: 200, max: 5_000 },
+      // The index follows the websocket update stream: a transaction reaches it as the node
+      // emits it, where long polls lag a busy ledger by seconds (ledger/update-stream.ts).
+      updates: preferWebSocket({
+        webSocket: webSocketUpdates({ baseUrl: config.ledger.url, tokenProvider, logger: logger.child({ module: 'update-stream' }) }),
+        poll: pollingUpdates({ ledger }),
+        logger: logger.child({ module: 'update-stream' }),
+      }),
       ...deps.follow,
       onFatal: (err) => {
         const fatal = credentialsRejected(err, config);

@@ -21,8 +21,8 @@ export interface CreateCacheOptions {
   logger: CacheLogger;
   /** Memory cache clock (epoch ms); Redis expires entries by its own clock. */
   now?: NowMs | undefined;
-  /** Redis client timeouts and backoff (defaults: 500 ms, 1000 ms, 2000 ms). */
-  redis?: Pick<RedisCacheOptions, 'commandTimeoutMs' | 'connectTimeoutMs' | 'maxReconnectDelayMs'> | undefined;
+  /** Redis client timeouts, breaker and backoff (defaults: 250 ms, 1000 ms, 1000 ms, 2000 ms). */
+  redis?: Pick<RedisCacheOptions, 'commandTimeoutMs' | 'breakerCooldownMs' | 'connectTimeoutMs' | 'maxReconnectDelayMs'> | undefined;
 }
 
 export function createCache(opts: CreateCacheOptions): Cache {

@@ -11,6 +11,14 @@
  * no per-request retries, a short command and connect timeout. It reconnects by itself with a
  * bounded backoff, so reads and writes work again when Redis returns, without a restart.
  *
+ * A Redis that hangs (frozen process, stalled host) keeps its connection open, so nothing fails
+ * fast by itself: each command would wait its whole timeout, and a per-contract request makes two
+ * (a read and a write). Hence a circuit breaker: after a command fails, Redis is skipped for
+ * `breakerCooldownMs` (reads miss at once, writes and deletes are dropped and counted as errors,
+ * `health()` says not ok); then one command goes through as a probe, and its success closes the
+ * breaker. Answers stay correct meanwhile: a miss is answered from the ledger (ContractIndex), and
+ * the index retries the deletes of archived contracts until Redis takes them.
+ *
  * High availability (parseRedisUrl): `REDIS_URL` names one server (`redis://`, `rediss://`), a
  * Sentinel group (`redis+sentinel://[[user]:password@]host:port,host:port/<master name>[?db=N
  * &sentinelPassword=...]`: ioredis asks the sentinels for the current master and follows a
@@ -37,8 +45,10 @@ export interface RedisCacheOptions {
   keyPrefix?: string;
   defaultTtlSeconds: number;
   logger: CacheLogger;
-  /** A command not answered within this rejects (counts as a miss / failed write). Default 500 ms. */
+  /** A command not answered within this rejects (counts as a miss / failed write). Default 250 ms. */
   commandTimeoutMs?: number;
+  /** After a failed command, Redis is skipped this long before one command probes it again. Default 1000 ms. */
+  breakerCooldownMs?: number;
   /** Default 1000 ms. */
   connectTimeoutMs?: number;
   /** Upper bound of the exponential reconnect backoff. Default 2000 ms. */
@@ -147,6 +157,11 @@ export class RedisCache implements Cache {
   private outageLogged = false;
   private lastWarnAt = 0;
   private suppressed = 0;
+  private readonly breakerCooldownMs: number;
+  /** The breaker is open until then (epoch ms): commands are skipped. */
+  private skipUntil = 0;
+  /** The breaker is half open: one command is probing Redis; the others are skipped meanwhile. */
+  private probing = false;
 
   constructor(opts: RedisCacheOptions) {
     if (!(opts.defaultTtlSeconds > 0)) throw new RangeError('defaultTtlSeconds must be positive');
@@ -154,6 +169,7 @@ export class RedisCache implements Cache {
     this.defaultTtlSeconds = opts.defaultTtlSeconds;
     this.logger = opts.logger;
     this.safeUrl = redactRedisUrl(opts.url);
+    this.breakerCooldownMs = Math.max(0, opts.breakerCooldownMs ?? 1_000);
     const maxDelay = opts.maxReconnectDelayMs ?? 2_000;
     const target = parseRedisUrl(opts.url);
     // Called after each lost connection / failed attempt; never gives up (returns a number).
@@ -164,7 +180,7 @@ export class RedisCache implements Cache {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
-      commandTimeout: opts.commandTimeoutMs ?? 500,
+      commandTimeout: opts.commandTimeoutMs ?? 250,
       connectTimeout: opts.connectTimeoutMs ?? 1_000,
       retryStrategy,
     };
@@ -220,6 +236,11 @@ export class RedisCache implements Cache {
 
   async get<T>(ns: string, key: string): Promise<T | undefined> {
     if (this.closed) return undefined;
+    if (!this.admit()) {
+      this.counters.misses++;
+      this.counters.errors++;
+      return undefined;
+    }
     let raw: string | null;
     try {
       raw = await this.client.get(redisKey(this.keyPrefix, ns, key));
@@ -228,13 +249,18 @@ export class RedisCache implements Cache {
       this.commandFailed('get', ns, err);
       return undefined;
     }
-    this.commandsFailing = false;
+    this.succeeded();
     return this.decode<T>(raw, ns);
   }
 
   async getMany<T>(ns: string, keys: readonly string[]): Promise<Map<string, T>> {
     const out = new Map<string, T>();
     if (this.closed || keys.length === 0) return out;
+    if (!this.admit()) {
+      this.counters.misses += keys.length;
+      this.counters.errors++;
+      return out;
+    }
     let raws: (string | null)[];
     try {
       const rkeys = keys.map((k) => redisKey(this.keyPrefix, ns, k));
@@ -244,7 +270,7 @@ export class RedisCache implements Cache {
       this.commandFailed('getMany', ns, err);
       return out;
     }
-    this.commandsFailing = false;
+    this.succeeded();
     keys.forEach((k, i) => {
       const value = this.decode<T>(raws[i] ?? null, ns);
       if (value !== undefined) out.set(k, value);
@@ -262,9 +288,13 @@ export class RedisCache implements Cache {
       this.fail('set', ns, err); // the caller's value, not Redis: health unaffected
       return;
     }
+    if (!this.admit()) {
+      this.counters.errors++;
+      return;
+    }
     try {
       await this.client.set(redisKey(this.keyPrefix, ns, key), json, 'PX', ttlMillis(ttlSeconds, this.defaultTtlSeconds));
-      this.commandsFailing = false;
+      this.succeeded();
     } catch (err) {
       this.commandFailed('set', ns, err);
     }
@@ -276,13 +306,17 @@ export class RedisCache implements Cache {
 
   async deleteMany(ns: string, keys: readonly string[]): Promise<void> {
     if (this.closed || keys.length === 0) return;
+    if (!this.admit()) {
+      this.counters.errors++;
+      return;
+    }
     try {
       for (let i = 0; i < keys.length; i += DEL_CHUNK) {
         const chunk = keys.slice(i, i + DEL_CHUNK).map((k) => redisKey(this.keyPrefix, ns, k));
         if (this.cluster) await Promise.all(chunk.map((k) => this.client.del(k)));
         else await this.client.del(...chunk);
       }
-      this.commandsFailing = false;
+      this.succeeded();
     } catch (err) {
       this.commandFailed('delete', ns, err);
     }
@@ -328,7 +362,8 @@ export class RedisCache implements Cache {
 
   private onReady(): void {
     this.lastError = undefined;
-    this.commandsFailing = false;
+    // A new connection: commands are tried again at once.
+    this.succeeded();
     if (this.outageLogged || !this.wasReady) {
       this.logger.info({ redis: this.safeUrl, recovered: this.wasReady }, this.wasReady ? 'redis cache recovered' : 'redis cache connected');
     }
@@ -350,9 +385,28 @@ export class RedisCache implements Cache {
     }
   }
 
+  /**
+   * Whether a command may be sent now: always while the breaker is closed; while it is open, not
+   * before the cooldown has passed, then one command at a time (the probe).
+   */
+  private admit(): boolean {
+    if (this.skipUntil === 0) return true;
+    if (this.probing || Date.now() < this.skipUntil) return false;
+    this.probing = true;
+    return true;
+  }
+
+  private succeeded(): void {
+    this.commandsFailing = false;
+    this.skipUntil = 0;
+    this.probing = false;
+  }
+
   /** A command failed: Redis is unreachable, hangs (command timeout) or refused it. */
   private commandFailed(op: string, ns: string, err: unknown): void {
     this.commandsFailing = true;
+    this.probing = false;
+    this.skipUntil = Date.now() + this.breakerCooldownMs;
     this.lastError = errorMessage(err);
     this.fail(op, ns, err);
   }

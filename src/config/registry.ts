@@ -88,6 +88,18 @@ export const RegistryConfigSchema = z
           ctx.addIssue({ code: 'custom', message: (e as Error).message });
         }
       }),
+    /**
+     * How long the registry waits for Redis: a command not answered within `commandTimeoutMs` is a
+     * miss (the ledger answers), and Redis is then skipped for `breakerCooldownMs` before one
+     * command probes it again (src/cache/redis-cache.ts), so a hung Redis does not slow requests.
+     */
+    redis: z
+      .object({
+        commandTimeoutMs: z.number().int().positive().default(250),
+        breakerCooldownMs: z.number().int().nonnegative().default(1000),
+      })
+      .strict()
+      .prefault({}),
     /** TTL of cached disclosed contracts (archives delete them earlier). */
     cacheTtlSeconds: z.number().int().positive().default(3600),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

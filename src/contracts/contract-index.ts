@@ -13,7 +13,27 @@
  *   index lags (research/registry.md §3.5, §8.5).
  *
  * One snapshot of the ACS at start, then the update stream from that offset, ACS_DELTA shape,
- * filtered to the admin party and the templates above.
+ * filtered to the admin party and the templates above. How the stream is followed is injected
+ * (`updates`, ledger/update-stream.ts: `serve` uses the websocket channel, long polls where the
+ * node refuses it); without it the index long-polls its LedgerClient (the emulated stack, which
+ * knows the ledger end in process).
+ *
+ * Never answering from an index known to be behind. Following the websocket keeps the index
+ * within milliseconds of the ledger, but a wallet that has its acceptance acknowledged and asks
+ * for the context again at once can still be faster than the stream. Choices made here:
+ * - Per-contract contexts (`syncToLedgerEnd`, called by the service before the lookup) ask the
+ *   ledger end (one GET; requests arriving while one is in flight share the next) and wait, at
+ *   most `syncWaitMs`, for the stream to reach it, else read the gap directly. An archive the
+ *   ledger acknowledged before the request is then applied, and the contract is a 404. Cost: one
+ *   ledger-end round trip per context (bench/index-lag.ts reports it), against a lookup of the
+ *   contract itself (events-by-contract-id) per request, which would cost a larger answer.
+ * - Factory answers, the hot path (tens of thousands per second, from memory), make no call:
+ *   they wait only when the index is known to be behind (`current()`: a ledger end seen by a
+ *   context or an identity check is past the index's offset), which a number comparison tells.
+ *   Factories (rules, configurations) are long-lived, and the stream brings their changes in
+ *   milliseconds.
+ * - Archived ids are remembered (`archived`): a stale cache entry (a lagging replica, a lookup
+ *   that raced the archive) or a create replayed by the stream after a gap read cannot revive one.
  *
  * Following the ledger through restarts and resets. The index leaves `ready` when:
  * - the ledger cannot be read (`unreachable`): reads are still answered from the snapshot and
@@ -44,6 +64,7 @@ import type { RequestContext } from '../http/request-context.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { LedgerError, LedgerUnavailableError, hasCode } from '../ledger/errors.js';
 import { offsetOfUpdate, type CreatedEvent, type JsGetUpdatesResponse, type Update } from '../ledger/schemas/events.js';
+import type { UpdateStream, UpdateTransport } from '../ledger/update-stream.js';
 
 /** Prefix of the cache namespace of contracts; the ledger's incarnation follows it. */
 export const CONTRACT_NS = 'contract';
@@ -150,6 +171,28 @@ export interface ContractIndexOptions {
   backoffMs?: { initial: number; max: number };
   /** Called once when the ledger rejects the credentials (the index has stopped). */
   onFatal?: (err: Error) => void;
+  /**
+   * How the index follows the ledger once loaded (ledger/update-stream.ts: the websocket, with
+   * long polls as its fallback). Absent: long polls of `ledger` (with `ledgerEndHint`, reads of
+   * exactly the gap).
+   */
+  updates?: UpdateStream;
+  /**
+   * `syncToLedgerEnd`: how long to wait for the update stream to bring an offset before reading
+   * the gap directly (ms, default 10). The stream usually has it within a millisecond or two.
+   */
+  syncWaitMs?: number;
+  /** How many archived contract ids are remembered (default 100 000), see `archived`. */
+  archivedMemory?: number;
+}
+
+/** A transaction the index applied, for the lag metrics. */
+export interface AppliedUpdate {
+  offset: number;
+  /** The ledger's record time of the transaction (ISO 8601). */
+  recordTime: string;
+  /** When the index had applied it (epoch ms). */
+  appliedAtMs: number;
 }
 
 export class ContractIndex {
@@ -175,6 +218,25 @@ export class ContractIndex {
   private readyPromise?: Promise<void>;
   private firstLoad?: { resolve: () => void; reject: (e: Error) => void };
   private wake?: () => void;
+  /**
+   * The highest ledger end the index has been told of (identity checks, syncToLedgerEnd): while
+   * the index's offset is below it, the index is known to be behind.
+   */
+  private knownEnd = 0;
+  /**
+   * Contracts the index saw archived, most recent last (bounded by `archivedMemory`). Checked
+   * before the cache: an entry another replica (re)wrote while it lagged, or a ledger lookup
+   * that raced the archive and cached the contract after it, must not revive an archived contract.
+   */
+  private readonly archived = new Set<string>();
+  /** The gap read in flight (syncTo), joined by requests that need no more than its end. */
+  private gapRead?: { end: number; done: Promise<void> };
+  /** A ledger-end call not yet sent, which later requests join (see ledgerEndAfterNow). */
+  private nextEnd?: Promise<number>;
+  private endInFlight?: Promise<unknown>;
+  /** Waiters for the offset to reach a value (syncToLedgerEnd). */
+  private offsetWaiters: Array<{ offset: number; resolve: () => void }> = [];
+  private readonly appliedListeners: Array<(u: AppliedUpdate) => void> = [];
 
   constructor(private readonly opts: ContractIndexOptions) {
     this.indexedKeys = new Set(opts.indexedTemplates.map((t) => t.replace(/^#/, '')));
@@ -189,6 +251,16 @@ export class ContractIndex {
   /** The offset the index is current to. */
   get currentOffset(): number {
     return this.offset;
+  }
+
+  /** How the index follows the ledger now. */
+  get transport(): UpdateTransport {
+    return this.opts.updates?.transport ?? 'poll';
+  }
+
+  /** Calls `listener` for each transaction the index applies, the first time it does (lag metrics). */
+  onApplied(listener: (u: AppliedUpdate) => void): void {
+    this.appliedListeners.push(listener);
   }
 
   get state(): IndexState {
@@ -271,6 +343,9 @@ export class ContractIndex {
   async catchUp(opts: { skipIfCaughtUpWithinMs?: number; context?: RequestContext } = {}): Promise<void> {
     this.assertReady();
     let end: number;
+    // The offset before the ledger is asked: the update stream may move it meanwhile, and the
+    // ledger end can only be compared with an offset the index had when it asked.
+    const before = this.offset;
     if (this.opts.ledgerEndHint) {
       // In process with the ledger: its end is known without a call, so this costs nothing
       // unless the index is actually behind.
@@ -281,10 +356,117 @@ export class ContractIndex {
       this.lastCatchUp = now;
       end = await this.opts.ledger.ledgerEnd({ context: opts.context });
     }
-    if (end < this.offset) {
-      this.requestReload(`ledger end ${end} is below the index's offset ${this.offset}`);
+    if (end < before) {
+      this.requestReload(`ledger end ${end} is below the index's offset ${before}`);
       this.assertReady();
     }
+    await this.readGap(end, opts.context);
+  }
+
+  /**
+   * Whether the index is known to be behind the ledger: a ledger end it was told of is past its
+   * offset. Then the promise settles once the index has caught up to it; otherwise undefined,
+   * and a factory answer is built at once (no ledger call, no promise: the hot path).
+   */
+  current(): Promise<void> | undefined {
+    const end = this.opts.ledgerEndHint ? this.opts.ledgerEndHint() : this.knownEnd;
+    if (end <= this.offset || this.stateNow !== 'ready') return undefined;
+    return this.syncTo(end, undefined);
+  }
+
+  /**
+   * Makes the index current to the ledger end as it is now, before a per-contract answer: an
+   * archive the ledger has acknowledged before this call is then applied (or the index knows the
+   * contract as archived), so a context is never built for a contract the ledger already
+   * archived. Cost: one ledger-end call (shared by the requests that arrive while one is being
+   * sent), plus a read of the gap only when the update stream has not brought it within
+   * `syncWaitMs`. In process with the ledger (`ledgerEndHint`): free unless behind.
+   *
+   * When the ledger cannot be asked, the index answers as it stands (as every read does while the
+   * ledger is unreachable): it is not known to be behind then, and no wallet can submit anyway.
+   */
+  async syncToLedgerEnd(context?: RequestContext): Promise<void> {
+    this.assertReady();
+    let end: number;
+    try {
+      end = this.opts.ledgerEndHint ? this.opts.ledgerEndHint() : await this.ledgerEndAfterNow(context);
+    } catch (err) {
+      if (err instanceof LedgerUnavailableError) return;
+      throw err;
+    }
+    if (end > this.knownEnd) this.knownEnd = end;
+    if (end <= this.offset) return;
+    if (!this.opts.ledgerEndHint && (await this.offsetReached(end, this.opts.syncWaitMs ?? 10))) return;
+    await this.syncTo(end, context);
+  }
+
+  /**
+   * The ledger end from a call sent after this one was made: requests that arrive while a call is
+   * in flight share the next one (an answer sent earlier may predate their archive).
+   */
+  private ledgerEndAfterNow(context: RequestContext | undefined): Promise<number> {
+    if (this.nextEnd) return this.nextEnd;
+    const prior = this.endInFlight ?? Promise.resolve();
+    const next = prior.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      this.nextEnd = undefined;
+      const call = this.opts.ledger.ledgerEnd({ context });
+      this.endInFlight = call;
+      void call.then(
+        () => this.endInFlight === call && (this.endInFlight = undefined),
+        () => this.endInFlight === call && (this.endInFlight = undefined),
+      );
+      return call;
+    });
+    this.nextEnd = next;
+    return next;
+  }
+
+  /** Resolves true when the offset reaches `offset`, false after `ms`. */
+  private offsetReached(offset: number, ms: number): Promise<boolean> {
+    if (this.offset >= offset) return Promise.resolve(true);
+    if (ms <= 0) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const waiter = {
+        offset,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.offsetWaiters = this.offsetWaiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, ms);
+      this.offsetWaiters.push(waiter);
+    });
+  }
+
+  private setOffset(offset: number): void {
+    if (offset <= this.offset) return;
+    this.offset = offset;
+    if (this.offsetWaiters.length === 0) return;
+    const due = this.offsetWaiters.filter((w) => w.offset <= offset);
+    if (due.length === 0) return;
+    this.offsetWaiters = this.offsetWaiters.filter((w) => w.offset > offset);
+    for (const w of due) w.resolve();
+  }
+
+  /** Reads the gap up to `end` once for every request that needs no more than that. */
+  private syncTo(end: number, context: RequestContext | undefined): Promise<void> {
+    const running = this.gapRead;
+    if (running && running.end >= end) return running.done;
+    const done = this.readGap(end, context).finally(() => {
+      if (this.gapRead?.done === done) this.gapRead = undefined;
+    });
+    this.gapRead = { end, done };
+    return done;
+  }
+
+  /** Applies the updates between the index's offset and `end` (read directly from the ledger). */
+  private async readGap(end: number, context: RequestContext | undefined): Promise<void> {
     if (this.offset >= end) return;
     const ns = this.ns;
     // Read the gap directly, whether or not the tail is running: applying an update twice is
@@ -300,7 +482,7 @@ export class ContractIndex {
         ...this.filter(),
         includeCreatedEventBlob: true,
         shape: 'ACS_DELTA',
-        context: opts.context,
+        context,
       })
         .catch((err: unknown) => {
           if (!hasCode(err, ...RESET_CODES)) throw err;
@@ -314,7 +496,7 @@ export class ContractIndex {
       for (const u of updates) await this.apply(u.update);
       from = Math.max(from, ...updates.map((u) => offsetOfUpdate(u) ?? from));
     }
-    if (this.ns === ns) this.offset = Math.max(this.offset, end);
+    if (this.ns === ns) this.setOffset(end);
   }
 
   /** Active contracts of an indexed template or interface (`packageName:Module:Entity`), optionally filtered. */
@@ -332,22 +514,33 @@ export class ContractIndex {
   async getById(contractId: string, context?: RequestContext): Promise<IndexedContract | undefined> {
     this.assertReady();
     const ns = this.ns;
-    // archived, but its cache entry could not be deleted yet
-    if (this.pendingDeletes.has(contractId)) return undefined;
+    // archived (its cache entry may not be deleted yet, or be rewritten by a lagging replica)
+    if (this.archived.has(contractId) || this.pendingDeletes.has(contractId)) return undefined;
     const hit = await this.opts.cache.get<IndexedContract>(ns, contractId);
-    if (hit) return hit;
+    if (hit) return this.archived.has(contractId) ? undefined : hit;
     const events = await this.opts.ledger.eventsByContractId(contractId, [this.opts.admin], { includeBlob: true, context });
     // The ledger may have been replaced while it answered: its answer is not this incarnation's.
     if (this.ns !== ns) throw new IndexNotReadyError(this.stateNow);
     if (this.stateNow === 'unreachable') this.wake?.(); // the ledger answers again: check it now
     if (!events?.created || events.archived) return undefined;
+    // The update stream may have applied the archive while the ledger answered.
+    if (this.archived.has(contractId)) return undefined;
     const c = toIndexed(events.created.createdEvent, events.created.synchronizerId);
     await this.opts.cache.set(ns, c.contractId, c, this.opts.cacheTtlSeconds);
+    // ...or while the entry was written: then the entry is removed again.
+    if (this.archived.has(contractId)) {
+      this.pendingDeletes.add(contractId);
+      await this.flushDeletes();
+      return undefined;
+    }
     return c;
   }
 
   /** Applies a freshly seen contract (also used by the ledger fallback of factory lookups). */
   private async added(c: IndexedContract): Promise<void> {
+    // Contract ids are never reused: the create of an archived one is a replay (the update stream
+    // bringing what a gap read already applied, archive included).
+    if (this.archived.has(c.contractId)) return;
     const key = templateKey(c.packageName, c.templateId);
     if (this.indexedKeys.has(key)) {
       let m = this.byTemplate.get(key);
@@ -367,6 +560,8 @@ export class ContractIndex {
 
   private async removed(contractId: string): Promise<void> {
     for (const m of this.byTemplate.values()) m.delete(contractId);
+    this.archived.add(contractId);
+    if (this.archived.size > (this.opts.archivedMemory ?? 100_000)) this.archived.delete(this.archived.values().next().value!);
     this.pendingDeletes.add(contractId);
     await this.flushDeletes();
   }
@@ -397,7 +592,12 @@ export class ContractIndex {
     const anchor = await this.anchorUpTo(acs.activeAtOffset);
     const identity: LedgerIdentity = { participantId, anchor, anchorEnd: acs.activeAtOffset };
     const ns = contractNamespace(participantId, anchor);
-    if (ns !== this.ns) this.pendingDeletes.clear(); // the old incarnation's entries are unreachable now
+    if (ns !== this.ns) {
+      // the old incarnation's entries are unreachable now
+      this.pendingDeletes.clear();
+      this.archived.clear();
+    }
+    this.knownEnd = 0;
     this.byTemplate.clear();
     this.identity = identity;
     this.ns = ns;
@@ -448,8 +648,11 @@ export class ContractIndex {
     if (participantId !== identity.participantId) {
       throw new LedgerResetError(`the participant id changed from ${identity.participantId} to ${participantId}`);
     }
+    // The offset before the call: the update stream may move it while the ledger answers.
+    const before = this.offset;
     const end = await this.opts.ledger.ledgerEnd();
-    if (end < this.offset) throw new LedgerResetError(`ledger end ${end} is below the index's offset ${this.offset}`);
+    if (end < before) throw new LedgerResetError(`ledger end ${end} is below the index's offset ${before}`);
+    if (end > this.knownEnd) this.knownEnd = end;
     // The anchor read scans the admin's updates from the ledger's beginning: after a failed read
     // (a replaced node is down for a while first) and on every ANCHOR_EVERY-th periodic check.
     if (this.identityDue || ++this.checksSinceAnchor >= ANCHOR_EVERY) {
@@ -495,7 +698,8 @@ export class ContractIndex {
             this.stateNow = 'ready';
             this.opts.logger?.info({ offset: this.offset }, 'ledger reachable again; contract index ready');
           }
-          await this.poll(this.abort.signal);
+          if (this.opts.updates) await this.follow(this.opts.updates, this.abort.signal);
+          else await this.poll(this.abort.signal);
         }
         backoff = initial;
       } catch (err) {
@@ -526,6 +730,53 @@ export class ContractIndex {
 
   private isStopped(): boolean {
     return this.stateNow === 'stopped' || this.stateNow === 'failed';
+  }
+
+  /**
+   * Follows the update stream from the index's offset until it ends or fails, checking the
+   * ledger's identity every `identityCheckMs` meanwhile (the stream stays open: a reconnect per
+   * check would cost a handshake and a replay). Throws what the stream or a check threw.
+   */
+  private async follow(updates: UpdateStream, signal: AbortSignal): Promise<void> {
+    const ns = this.ns;
+    const tail = new AbortController();
+    const onAbort = () => tail.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let ended: { error?: unknown } | undefined;
+    const request = { beginExclusive: this.offset, parties: [this.opts.admin], ...this.filter(), includeCreatedEventBlob: true, shape: 'ACS_DELTA' as const };
+    const following = updates
+      .follow(
+        request,
+        async (u) => {
+          // a reload started: these updates are of the old ledger (the new snapshot covers the new one)
+          if (this.ns !== ns || tail.signal.aborted) return;
+          await this.apply(u.update);
+          if (this.stateNow === 'unreachable') this.stateNow = 'ready';
+        },
+        tail.signal,
+      )
+      .then(
+        () => (ended = {}),
+        (error: unknown) => (ended = { error }),
+      )
+      .finally(() => this.wake?.());
+    try {
+      const every = this.opts.identityCheckMs ?? 5000;
+      while (ended === undefined && !signal.aborted) {
+        // Archives whose cache delete failed are retried about once a second.
+        const due = Math.max(0, every - (Date.now() - this.lastIdentityCheck));
+        await this.sleep(this.pendingDeletes.size > 0 ? Math.min(due, 1000) : due);
+        if (ended !== undefined || signal.aborted) break;
+        await this.flushDeletes();
+        if (this.identityDue || Date.now() - this.lastIdentityCheck >= every) await this.checkIdentity();
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      tail.abort();
+      await following;
+    }
+    const end: { error?: unknown } = ended ?? {};
+    if (end.error !== undefined && !signal.aborted) throw end.error;
   }
 
   private async poll(signal: AbortSignal): Promise<void> {
@@ -587,11 +838,17 @@ export class ContractIndex {
         if ('CreatedEvent' in ev) await this.added(toIndexed(ev.CreatedEvent, tx.synchronizerId));
         else if ('ArchivedEvent' in ev) await this.removed(ev.ArchivedEvent.contractId);
       }
-      this.offset = Math.max(this.offset, tx.offset);
+      // Only the first time: the stream replays what a gap read applied (the lag is to the first).
+      const first = tx.offset > this.offset;
+      this.setOffset(tx.offset);
+      if (first && this.appliedListeners.length > 0) {
+        const applied = { offset: tx.offset, recordTime: tx.recordTime, appliedAtMs: Date.now() };
+        for (const l of this.appliedListeners) l(applied);
+      }
       return;
     }
     if ('OffsetCheckpoint' in update) {
-      this.offset = Math.max(this.offset, update.OffsetCheckpoint.value.offset);
+      this.setOffset(update.OffsetCheckpoint.value.offset);
       return;
     }
     if ('Reassignment' in update) {
@@ -605,7 +862,7 @@ export class ContractIndex {
           await this.added(toIndexed(ev.JsAssignmentEvent.createdEvent, ev.JsAssignmentEvent.target));
         }
       }
-      this.offset = Math.max(this.offset, reassignment.offset);
+      this.setOffset(reassignment.offset);
     }
   }
 }

@@ -395,11 +395,7 @@ export class LedgerClient {
    * (`offsetOfUpdate`) until fewer than `limit` come back.
    */
   async updates(q: UpdatesQuery): Promise<JsGetUpdatesResponse[]> {
-    const eventFormat = buildEventFormat(q);
-    const updateFormat: UpdateFormat = {
-      includeTransactions: { eventFormat, transactionShape: `TRANSACTION_SHAPE_${q.shape ?? 'ACS_DELTA'}` },
-    };
-    if (q.includeReassignments ?? true) updateFormat.includeReassignments = eventFormat;
+    const updateFormat = buildUpdateFormat(q);
     const body: Record<string, unknown> = { beginExclusive: q.beginExclusive, updateFormat };
     if (q.endInclusive !== undefined) body.endInclusive = q.endInclusive;
     const idle = q.endInclusive === undefined ? (q.idleTimeoutMs ?? NODE_DEFAULT_IDLE_MS) : 0;
@@ -623,6 +619,16 @@ export function buildEventFormat(f: ContractFilter): EventFormat {
   const format: EventFormat = { filtersByParty: Object.fromEntries(parties.map((p) => [p, filters])), verbose: false };
   if (f.anyParty) format.filtersForAnyParty = filters;
   return format;
+}
+
+/** The UpdateFormat of an update query (transactions of `shape`, and reassignments unless excluded). */
+export function buildUpdateFormat(q: ContractFilter & { shape?: TransactionShape; includeReassignments?: boolean }): UpdateFormat {
+  const eventFormat = buildEventFormat(q);
+  const updateFormat: UpdateFormat = {
+    includeTransactions: { eventFormat, transactionShape: `TRANSACTION_SHAPE_${q.shape ?? 'ACS_DELTA'}` },
+  };
+  if (q.includeReassignments ?? true) updateFormat.includeReassignments = eventFormat;
+  return updateFormat;
 }
 
 /** An unknown path (404) or a path without POST (405) answered by the server, not by Canton. */

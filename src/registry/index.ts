@@ -27,7 +27,7 @@ export interface RegistryOptions {
   /** The ledger end without a ledger call (in process with the ledger: the emulated stack). */
   ledgerEndHint?: () => number;
   /** How the contract index follows the ledger (identity checks, backoff, rejected credentials). */
-  follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs' | 'onFatal'>;
+  follow?: Pick<ContractIndexOptions, 'identityCheckMs' | 'backoffMs' | 'onFatal' | 'updates' | 'syncWaitMs'>;
   /** Request bounds of the HTTP app (body size, JSON depth). */
   limits?: { maxBodyBytes?: number; maxJsonDepth?: number };
 }

@@ -182,7 +182,7 @@ export class RegistryService implements RegistryApi {
       this.checkTransfer(a.transfer);
     }
     const recipe = this.recipeOfInstrument(instrumentId);
-    return thenMaybe(this.guard(() => recipe.transferFactory(version, args, this.envFor(ctx))), (parts) => ({
+    return thenMaybe(this.guard(() => this.whenCurrent(() => recipe.transferFactory(version, args, this.envFor(ctx)))), (parts) => ({
       factoryId: parts.factory.contractId,
       transferKind: parts.transferKind,
       choiceContext: this.context(parts, req.excludeDebugFields),
@@ -220,7 +220,7 @@ export class RegistryService implements RegistryApi {
       this.checkNotFuture(a.requestedAt, 'requestedAt');
       if (a.allocation.settlementDeadline) this.checkFuture(a.allocation.settlementDeadline, 'allocation.settlementDeadline');
     }
-    return thenMaybe(this.guard(() => recipe.allocationFactory(version, args, this.envFor(ctx))), (parts) => ({
+    return thenMaybe(this.guard(() => this.whenCurrent(() => recipe.allocationFactory(version, args, this.envFor(ctx)))), (parts) => ({
       factoryId: parts.factory.contractId,
       choiceContext: this.context(parts, req.excludeDebugFields),
     }));
@@ -240,7 +240,7 @@ export class RegistryService implements RegistryApi {
     for (const l of a.transferLegs) this.checkAmount(l.amount, l.instrumentId, `transferLegs[${l.transferLegId}].amount`);
     const recipe = this.recipeOfInstruments([...ids]);
     const cids = a.allocations.map((x) => x.allocationCid);
-    return thenMaybe(this.guard(() => recipe.settlementFactory(req.choiceArguments, this.envFor(ctx)), `allocationCid ${cids.join(', ')}`), (parts) => ({
+    return thenMaybe(this.guard(() => this.whenCurrent(() => recipe.settlementFactory(req.choiceArguments, this.envFor(ctx))), `allocationCid ${cids.join(', ')}`), (parts) => ({
       factoryId: parts.factory.contractId,
       choiceContext: this.context(parts, req.excludeDebugFields),
     }));
@@ -269,6 +269,10 @@ export class RegistryService implements RegistryApi {
   /** Looks a contract up by id (index, then ledger) and checks it is one of this admin's. */
   private async perContract(cid: string, kind: ContractKind, what: string, ctx: RequestContext | undefined): Promise<{ recipe: Recipe; contract: IndexedContract }> {
     if (!/^[0-9a-f]{2,}$/.test(cid)) throw badRequest(`${what} id "${cid}" is not a contract id`);
+    // An archive the ledger acknowledged before this request must be applied before the answer
+    // (ContractIndex.syncToLedgerEnd): wallets ask for an instruction's context right after
+    // acting on it, and an answer for an archived one offers an action that cannot succeed.
+    await this.guard(() => this.opts.index.syncToLedgerEnd(ctx));
     const contract = await this.guard(() => this.opts.index.getById(cid, ctx), `${what} id "${cid}"`);
     if (!contract) throw notFound(`${what} ${cid} not found: it does not exist, is archived, or is not visible to the registry admin`);
     for (const recipe of this.recipes.values()) {
@@ -392,6 +396,16 @@ export class RegistryService implements RegistryApi {
    * (400: Canton validates the contract id field, INVALID_FIELD / INVALID_ARGUMENT) rejects the
    * client's id, so that is a 400 naming it, not a 503 (never a 5xx for bad input).
    */
+  /**
+   * `f`'s answer once the index has applied what the ledger is known to have reported
+   * (ContractIndex.current): at once when it has, which is the hot path of factory answers (no
+   * ledger call, no promise); after a read of the gap when it is known to be behind.
+   */
+  private whenCurrent<T>(f: () => MaybePromise<T>): MaybePromise<T> {
+    const wait = this.opts.index.current();
+    return wait === undefined ? f() : wait.then(f);
+  }
+
   private guard<T>(f: () => MaybePromise<T>, clientIds?: string): MaybePromise<T> {
     let r: MaybePromise<T>;
     try {

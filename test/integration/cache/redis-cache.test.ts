@@ -233,6 +233,30 @@ describe('RedisCache against a real redis-server', () => {
     expect(cache.health()).toEqual({ backend: 'redis', ok: true });
   });
 
+  it('a hung Redis trips the breaker: after one timed-out command, calls skip Redis at once until a probe succeeds', async () => {
+    const cache = new RedisCache({ url: server.url, keyPrefix: `t-${randomUUID()}`, defaultTtlSeconds: 60, logger, commandTimeoutMs: 200, breakerCooldownMs: 500, maxReconnectDelayMs: 100 });
+    opened.push(cache);
+    await ready(cache);
+    await cache.set('contracts', '00ab', contract);
+    server.pause();
+    try {
+      await expect(cache.get('contracts', '00ab')).resolves.toBeUndefined(); // times out: the breaker opens
+      const t = performance.now();
+      for (let i = 0; i < 20; i++) {
+        await expect(cache.get('contracts', '00ab')).resolves.toBeUndefined();
+        await cache.set('contracts', `00c${i}`, contract);
+        await cache.delete('contracts', '00ab');
+      }
+      expect(performance.now() - t).toBeLessThan(100);
+      expect(cache.health()).toMatchObject({ backend: 'redis', ok: false });
+    } finally {
+      server.resume();
+    }
+    // The skipped delete did not happen: the entry is still there once a probe closes the breaker.
+    await until(async () => (await cache.get('contracts', '00ab')) !== undefined, 3_000, 'a probe to close the breaker');
+    expect(cache.health()).toEqual({ backend: 'redis', ok: true });
+  });
+
   it('a cache whose Redis was never reachable answers misses at once and does not throw', async () => {
     const cache = newCache(`t-${randomUUID()}`, 'redis://127.0.0.1:1');
     const t = Date.now();

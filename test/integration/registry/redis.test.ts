@@ -1,9 +1,10 @@
 /**
  * The registry's Redis cache against a real redis-server. Two registry replicas (two `createRegistry` instances) read the same emulated ledger and
  * share one Redis under one key prefix, each through its own connection, as two processes would:
- *  (a) replica 2 answers a per-contract choice context from the entries replica 1 put in Redis,
- *      without a single ledger call (it never saw the contract: it took its snapshot before the
- *      contract existed and does not follow the update stream);
+ *  (a) replica 2 answers a per-contract choice context from the entries replica 1 put in Redis
+ *      (it took its snapshot before the contract existed and does not follow the update stream;
+ *      its only ledger calls are the ledger end, which every per-contract context asks first, and
+ *      the read of the gap up to it, since it is behind);
  *  (b) an archive on the ledger removes the Redis entries (checked on the raw keys);
  *  (c) Redis killed mid-test: requests still succeed from the ledger; after a restart the shared
  *      cache is filled and read again.
@@ -161,7 +162,7 @@ describe('registry replicas sharing a real Redis', () => {
   let offerCid: string;
   let lockedCid: string;
 
-  it('(a) replica 2 answers a choice context from what replica 1 cached, with no ledger call', async () => {
+  it('(a) replica 2 answers a choice context from what replica 1 cached, with no ledger lookup', async () => {
     offerCid = await offer(party('alice'), party('bob'), '30');
     const first = await counted(r1, acceptPath(offerCid));
     expect(first.status, JSON.stringify(first.body)).toBe(200);
@@ -180,7 +181,8 @@ describe('registry replicas sharing a real Redis', () => {
     const hitsBefore = r2.cache.stats().hits;
     const second = await counted(r2, acceptPath(offerCid));
     expect(second.status, JSON.stringify(second.body)).toBe(200);
-    expect(second.ledgerCalls).toBe(0);
+    // the ledger end and the gap up to it (ContractIndex.syncToLedgerEnd), no lookup by id
+    expect(second.ledgerCalls).toBeLessThanOrEqual(2);
     expect(second.body).toEqual(first.body);
     expect(r2.cache.stats().hits - hitsBefore).toBeGreaterThanOrEqual(2); // the offer and the locked Token
   });
@@ -193,11 +195,11 @@ describe('registry replicas sharing a real Redis', () => {
     expect(outputTag(done)).toBe('TransferInstructionResult_Completed');
     // replica 1 follows the update stream: both archives delete their keys, within a bounded wait
     await until(async () => (await raw.exists(keyOf(offerCid), keyOf(lockedCid))) === 0, 3_000, 'the archived contracts to leave Redis');
-    // replica 2 now misses, asks the ledger once, and learns the instruction is gone
+    // replica 2 asks the ledger end, reads the gap up to it, and so learns the instruction is gone
     const gone = await counted(r2, acceptPath(offerCid));
     expect(gone.status).toBe(404);
     expect(errorOf(gone.body)).toContain(offerCid);
-    expect(gone.ledgerCalls).toBe(1);
+    expect(gone.ledgerCalls).toBeLessThanOrEqual(2);
   });
 
   it('(c) with Redis killed the replicas answer from the ledger; after a restart the cache is used again', async () => {
@@ -244,7 +246,7 @@ describe('registry replicas sharing a real Redis', () => {
     expect(await raw.exists(keyOf(cid))).toBe(1);
     const shared = await counted(r2, acceptPath(cid));
     expect(shared.status).toBe(200);
-    expect(shared.ledgerCalls).toBe(0);
+    expect(shared.ledgerCalls).toBe(1); // the ledger end only: the contract comes from Redis
     expect(shared.body).toEqual(refill.body);
   });
 });

@@ -39,7 +39,12 @@ describe('service metrics', () => {
     const cache = new MemoryCache({ defaultTtlSeconds: 60, logger: pino({ level: 'silent' }) });
     cacheMetrics(m.registry, cache);
     let lag = 3;
-    indexMetrics(m.registry, { currentOffset: 7, lag: async () => lag });
+    const applied: Array<(u: { recordTime: string; appliedAtMs: number }) => void> = [];
+    indexMetrics(m.registry, { currentOffset: 7, lag: async () => lag, transport: 'websocket', onApplied: (l) => applied.push(l) });
+    for (const l of applied) {
+      l({ recordTime: '2026-01-01T00:00:00.000000Z', appliedAtMs: Date.parse('2026-01-01T00:00:00.003Z') });
+      l({ recordTime: '2026-01-01T00:00:01.000000Z', appliedAtMs: Date.parse('2026-01-01T00:00:01.200Z') });
+    }
     let subscribers = 2;
     gaugeOf(m.registry, 'ledger_websocket_subscribers', 'open subscriptions', () => subscribers);
     await cache.set('ns', 'a', { x: 1 });
@@ -51,6 +56,10 @@ describe('service metrics', () => {
     expect(sampleValue(f, 'token_registry_cache_errors_total', { backend: 'memory' })).toBe(0);
     expect(sampleValue(f, 'token_registry_contract_index_offset')).toBe(7);
     expect(sampleValue(f, 'token_registry_contract_index_lag_offsets')).toBe(3);
+    expect(sampleValue(f, 'token_registry_contract_index_follows_websocket')).toBe(1);
+    expect(sampleValue(f, 'token_registry_contract_index_apply_delay_seconds_count')).toBe(2);
+    expect(sampleValue(f, 'token_registry_contract_index_apply_delay_seconds_bucket', { le: '0.005' })).toBe(1);
+    expect(sampleValue(f, 'token_registry_contract_index_apply_delay_seconds_bucket', { le: '0.25' })).toBe(2);
     expect(sampleValue(f, 'token_registry_ledger_websocket_subscribers')).toBe(2);
     expect(sampleValue(f, 'token_registry_redis_up')).toBeUndefined(); // memory cache: no Redis series
     await cache.get('ns', 'a');
