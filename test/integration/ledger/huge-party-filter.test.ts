@@ -67,7 +67,7 @@ describe('a filter naming 75,000 parties', () => {
       const parse = parseMs(body);
       const { status, text, maxDelayMs } = await blockedWhile(path, body);
       expect([path, status, text]).toEqual([path, 200, '[]']);
-      // Measured on 2 shared cores under load: 1.5 to 5.4 times the parse (it was 4 to 9 times,
+      // Measured on 2 shared cores under load: 1.5 to 5.4 times the parse (it was 3.6 to 9.4 times,
       // over a second, before the party map was read without per-entry zod work, per-party
       // filter objects and a character loop over every string of the body).
       expect(maxDelayMs, `${path}: blocked ${maxDelayMs.toFixed(0)} ms; JSON.parse alone ${parse.toFixed(0)} ms`).toBeLessThan(8 * parse + 150);
