@@ -6,9 +6,11 @@
  *  - serve:   the registry for an instrument admin against its participant.
  *  - config:  prints the configuration schemas (JSON Schema, one per mode) or the effective config.
  */
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { CoalescingLogDestination } from './http/log-destination.js';
+import { FdLogSink } from './http/fd-log-sink.js';
 import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
@@ -41,8 +43,9 @@ environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALI
   LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL
 
 environment (both): CORS_ORIGINS (browser origins allowed to call the registry, comma-separated, or *),
-  SHUTDOWN_DRAIN_MS (10000: longest wait for requests in flight on SIGTERM/SIGINT), LOG_LEVEL (info: one
-  access-log line per request; warn: only failures)`;
+  SHUTDOWN_DRAIN_MS (10000: longest wait for requests in flight on SIGTERM/SIGINT; the process is gone
+  at most 2 s after it, whatever its stdout does), LOG_LEVEL (info: one access-log line per request;
+  warn: only failures)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -78,7 +81,8 @@ async function emulate(args: string[]): Promise<number> {
   if (upstreams.ledger.mode === 'proxy') {
     throw new ConfigError('LEDGER_UPSTREAM=proxy is for `serve`: `emulate` runs its own ledger node (set LEDGER_URL for serve)');
   }
-  const stack = await startStack({ config, logger: processLogger(config.logLevel), redisUrl: config.redisUrl, upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
+  const log = processLog(config.logLevel);
+  const stack = await startStack({ config, logger: log.logger, redisUrl: config.redisUrl, upstreams: { scan: upstreams.scan, validator: upstreams.validator } });
   const rows = [
     ['service', 'url'],
     ['ledger JSON API v2', stack.ledgerUrl],
@@ -123,7 +127,7 @@ async function emulate(args: string[]): Promise<number> {
       : 'state: in memory only (set STATE_DIR to keep the world across restarts)',
   );
   process.stdout.write(`${lines.join('\n')}\n`);
-  return untilSignal(() => stack.close(), config.shutdownDrainMs);
+  return untilSignal(() => stack.close(), config.shutdownDrainMs, log.flushWithin);
 }
 
 async function serveRegistry(): Promise<number> {
@@ -136,9 +140,10 @@ async function serveRegistry(): Promise<number> {
   }
   // Rejected credentials are a configuration error: exit with a clear message rather than stay
   // up, live but never ready (an orchestrator restarts or reports the process).
+  const log = processLog(config.logLevel);
   const running = await startRegistry(config, {
     upstreams,
-    logger: processLogger(config.logLevel),
+    logger: log.logger,
     onFatal: (err) => {
       console.error(`configuration error: ${err.message}`);
       process.exit(1);
@@ -158,35 +163,68 @@ async function serveRegistry(): Promise<number> {
         .map((api) => [`${api} (${describeUpstream(upstreams[api])})`, api === 'ledger' ? `${running.url}/v2` : `${running.url}/api/${api}`]),
     ])}\n`,
   );
-  return untilSignal(() => running.close(), config.shutdownDrainMs);
+  return untilSignal(() => running.close(), config.shutdownDrainMs, log.flushWithin);
+}
+
+interface ProcessLog {
+  logger: Logger;
+  /** Resolves once the lines logged so far are written, or after `ms` (a stalled reader). */
+  flushWithin(ms: number): Promise<void>;
 }
 
 /**
  * The process's logger: JSON lines on stdout, written asynchronously so that a busy server does
- * not make one write system call per access-log line: lines go to pino's asynchronous destination
- * in batches (CoalescingLogDestination: under load at most one hand-over per 10 ms), and it also
- * coalesces what is written while a write is in flight. What is still pending is written when the
- * process exits.
+ * not make one write system call per access-log line: lines are handed over in batches
+ * (CoalescingLogDestination: under load at most one hand-over per 10 ms) to a sink that keeps at
+ * most a few MiB for a slow reader and drops beyond that (FdLogSink). On exit, what is pending is
+ * written if stdout takes it at once; otherwise it is dropped, and the count of dropped lines goes
+ * to stderr, so that no state of stdout (full pipe, reader gone, terminal closed) can keep the
+ * process from exiting.
  */
-function processLogger(level: string): Logger {
-  const out = new CoalescingLogDestination(pino.destination({ dest: 1, sync: false, contentMode: 'buffer' }));
+function processLog(level: string): ProcessLog {
+  // Node makes a pipe or socket on stdout/stderr non-blocking when it creates process.stdout /
+  // process.stderr. Create them now, so that the exit flush below gets EAGAIN from a full pipe
+  // instead of waiting in write(2) for a reader that may never read again.
+  void process.stdout.fd;
+  void process.stderr.fd;
+  const sink = new FdLogSink(1);
+  const out = new CoalescingLogDestination(sink);
   process.on('exit', () => {
+    out.flushSync();
+    const dropped = sink.droppedLines();
+    if (dropped === 0) return;
+    const why = sink.failure()?.code ?? 'its reader did not keep up';
     try {
-      out.flushSync();
+      fs.writeSync(2, `log: ${dropped} line${dropped === 1 ? '' : 's'} could not be written to stdout (${why}) and ${dropped === 1 ? 'was' : 'were'} dropped\n`);
     } catch {
-      // stdout is gone (closed pipe): nothing can be saved
+      // stderr is not writable either: nothing more can be said
     }
   });
-  return pino({ level }, out);
+  return {
+    logger: pino({ level }, out),
+    flushWithin: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        out.flush(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
 }
+
+/** After SIGTERM/SIGINT the process is gone at most this long after the drain time, whatever happens. */
+const EXIT_GRACE_MS = 2000;
 
 /**
  * Graceful shutdown on SIGTERM (orchestrators) or SIGINT (Ctrl-C): `close` stops accepting, drains
  * the requests in flight for at most `drainMs`, then closes Redis, the ledger tails and the
- * websockets; the exit code is 0 once that is done. A second signal, or a close that overruns the
- * drain time by 5 s, exits at once with 1.
+ * websockets; the log is flushed (briefly: a reader that does not read is not waited for) and the
+ * exit code is 0. A second signal exits at once with 1; so does a shutdown still running
+ * `drainMs` + 1.5 s after the signal (an unref'd timer: the main thread never blocks on output,
+ * see processLog), which keeps the exit within `drainMs` + EXIT_GRACE_MS.
  */
-function untilSignal(close: () => Promise<void>, drainMs: number): Promise<number> {
+function untilSignal(close: () => Promise<void>, drainMs: number, flushLog: (ms: number) => Promise<void>): Promise<number> {
   return new Promise<number>(() => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
@@ -196,15 +234,17 @@ function untilSignal(close: () => Promise<void>, drainMs: number): Promise<numbe
       }
       stopping = true;
       console.error(`${signal}: draining requests in flight (up to ${drainMs} ms), then closing`);
+      const started = Date.now();
+      const deadline = started + drainMs + EXIT_GRACE_MS - 500;
       setTimeout(() => {
         console.error('shutdown took too long: exiting');
         process.exit(1);
-      }, drainMs + 5000).unref();
+      }, deadline - started).unref();
       // Exit explicitly: a library's timer or socket left behind must not keep the process up.
-      const started = Date.now();
       close().then(
-        () => {
+        async () => {
           console.error(`closed in ${Date.now() - started} ms`);
+          await flushLog(Math.max(0, Math.min(1000, deadline - Date.now() - 100)));
           process.exit(0);
         },
         (err: unknown) => {

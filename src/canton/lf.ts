@@ -5,11 +5,25 @@
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").
  */
-import { DASH, DOT, isDigit, PLUS, ZERO } from './ascii.js';
+import { numericScaleProblem, numericTextOf, readNumericText, type NumericParts } from './numeric.js';
 import { formatDamlTimestamp, parseInstant } from './clock.js';
 
 /** A request value that does not decode as its Daml type (→ COMMAND_PREPROCESSING_FAILED when a template reads it). */
 export class ArgumentError extends Error {}
+
+/**
+ * A Numeric whose text the Ledger API's value validation already rejects (numeric.ts, step 2),
+ * before any template sees it: INVALID_ARGUMENT with `cantonCause`, Canton's own text.
+ */
+export class NumericSyntaxError extends ArgumentError {
+  constructor(
+    message: string,
+    /** `Could not read Numeric string "<text>"`, as ValueValidator says it. */
+    readonly cantonCause: string,
+  ) {
+    super(message);
+  }
+}
 
 export const DECIMAL_SCALE = 10;
 const SCALE = 10n ** 10n;
@@ -25,9 +39,6 @@ export interface DecimalFacts {
   integerDigits: number;
 }
 
-/** Numeric 10 holds 38 significant digits, 28 of them before the point. */
-const DECIMAL_INTEGER_DIGITS = 28;
-
 /**
  * Reads a Decimal given as a string or number (both accepted on input). Throws ArgumentError
  * exactly where parseDecimal does, with the same messages: a checker that only needs the sign and
@@ -35,63 +46,40 @@ const DECIMAL_INTEGER_DIGITS = 28;
  * regular expression nor bigint arithmetic.
  */
 export function decimalFacts(value: unknown, field = 'value'): DecimalFacts {
-  return scanDecimal(value, field).facts;
+  const { int, frac, negative } = readDecimal(value, field);
+  return { sign: int === '' && frac === '' ? 0 : negative ? -1 : 1, places: frac.length, integerDigits: int.length };
 }
 
 /** Parses a Decimal given as a string or number (both accepted on input); throws ArgumentError. */
 export function parseDecimal(value: unknown, field = 'value'): bigint {
-  const { text, intStart, point, facts } = scanDecimal(value, field);
-  const intEnd = point < 0 ? text.length : point;
-  const frac = point < 0 ? '' : text.slice(point + 1, point + 1 + DECIMAL_SCALE);
-  const scaled = BigInt(text.slice(intStart, intEnd)) * SCALE + BigInt((frac || '0').padEnd(DECIMAL_SCALE, '0'));
-  return facts.sign < 0 ? -scaled : scaled;
+  const { int, frac, negative } = readDecimal(value, field);
+  const scaled = BigInt(int || '0') * SCALE + BigInt(frac.padEnd(DECIMAL_SCALE, '0'));
+  return negative ? -scaled : scaled;
 }
 
 /**
- * The one reading of a Decimal's text: `[+-]?digits(.digits*)?` after trimming, no more than ten
- * significant places (further zeros are fine), at most 28 digits before the point.
+ * The one reading of a Decimal (Numeric 10) that arrives over the wire, as Canton reads it
+ * (numeric.ts): a text the validation rejects throws NumericSyntaxError; one that does not fit
+ * Numeric 10 throws ArgumentError.
  */
-function scanDecimal(value: unknown, field: string): { text: string; intStart: number; point: number; facts: DecimalFacts } {
-  const raw = typeof value === 'number' ? numberToText(value) : value;
-  if (typeof raw !== 'string') throw new ArgumentError(`${field}: expected a Decimal, got ${JSON.stringify(value)}`);
-  const text = raw.trim();
-  const unreadable = () => new ArgumentError(`${field}: could not read Decimal string "${raw}"`);
-  const first = text.charCodeAt(0);
-  const intStart = first === PLUS || first === DASH ? 1 : 0;
-  let i = intStart;
-  let significantFrom = -1; // first non-zero digit before the point
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (!isDigit(c)) break;
-    if (significantFrom < 0 && c !== ZERO) significantFrom = i;
+function readDecimal(value: unknown, field: string): NumericParts {
+  const text = numericTextOf(value);
+  if (text === undefined) throw new ArgumentError(`${field}: expected a Decimal, got ${JSON.stringify(value)}`);
+  const parts = readNumericText(text);
+  if (!parts) {
+    const cause = `Could not read Numeric string ${JSON.stringify(text)}`;
+    throw new NumericSyntaxError(`${field}: ${cause}`, cause);
   }
-  if (i === intStart) throw unreadable();
-  const point = i < text.length ? i : -1;
-  let places = 0; // position of the last non-zero digit after the point
-  if (point >= 0) {
-    if (text.charCodeAt(point) !== DOT) throw unreadable();
-    for (i = point + 1; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (!isDigit(c)) throw unreadable();
-      if (c !== ZERO) places = i - point;
-    }
-    if (places > DECIMAL_SCALE) throw new ArgumentError(`${field}: cannot represent ${raw} as Numeric 10 without loss of precision`);
-  }
-  const integerDigits = significantFrom < 0 ? 0 : (point < 0 ? text.length : point) - significantFrom;
-  if (integerDigits > DECIMAL_INTEGER_DIGITS) throw new ArgumentError(`${field}: ${raw} is out of bounds for Numeric 10`);
-  const sign = integerDigits === 0 && places === 0 ? 0 : first === DASH ? -1 : 1;
-  return { text, intStart, point, facts: { sign, places, integerDigits } };
+  const problem = numericScaleProblem(parts, DECIMAL_SCALE);
+  if (problem === 'precision') throw new ArgumentError(`${field}: cannot represent ${text} as Numeric 10 without loss of precision`);
+  if (problem === 'bounds') throw new ArgumentError(`${field}: ${text} is out of bounds for Numeric 10`);
+  return parts;
 }
 
 export function formatDecimal(scaled: bigint): string {
   const neg = scaled < 0n;
   const abs = neg ? -scaled : scaled;
   return `${neg ? '-' : ''}${abs / SCALE}.${(abs % SCALE).toString().padStart(DECIMAL_SCALE, '0')}`;
-}
-
-function numberToText(n: number): string {
-  if (!Number.isFinite(n)) return String(n);
-  return n.toFixed(DECIMAL_SCALE);
 }
 
 /** Parses a Daml `Time` (ISO instant); returns epoch micros. */

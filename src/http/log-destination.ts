@@ -1,8 +1,8 @@
 /**
- * The process log's destination: pino's asynchronous file destination (sonic-boom) behind a buffer
- * that hands it many lines at once, at most once per `minIntervalMs`.
+ * The process log's destination: a buffer in front of the asynchronous file-descriptor sink
+ * (FdLogSink) that hands it many lines at once, at most once per `minIntervalMs`.
  *
- * Why: a busy server writes one access-log line per request, and each hand-over to sonic-boom that
+ * Why: a busy server writes one access-log line per request, and each hand-over to the sink that
  * finds no write in flight starts an asynchronous `fs.write`: a libuv thread-pool job, a system
  * call on the pipe or file (waking its reader), and a completion callback. That costs far more
  * than the line itself. Handing over per event-loop turn still meant thousands of writes per
@@ -17,17 +17,15 @@
  *  - at once when more than `maxBufferedChars` are waiting, so a burst never holds much memory.
  *
  * A line therefore waits at most `minIntervalMs` (default 10 ms). On exit, what is still buffered
- * is written synchronously (`flushSync`), like pino's own exit handling of an asynchronous
- * destination.
+ * goes to the sink's `flushSync`, which writes what the descriptor takes at once and drops the rest.
  *
- * The sink gets bytes (sonic-boom's buffer mode), not text: when a pipe takes only part of a
- * write, sonic-boom in text mode converts the whole rest of its text to bytes again for the next
- * attempt, which with batches of tens of kilobytes into a pipe cost more than the batching saved
- * (registry benchmark: 47 µs per request in text mode, 40 in buffer mode, as with no log at all).
+ * The sink gets bytes, not text: a pipe often takes only part of a batch, and a text sink would
+ * convert the whole rest to bytes again for the next attempt (measured with sonic-boom's text mode
+ * on the registry benchmark: 47 µs per request, against 40 with bytes, as with no log at all).
  */
 import type { DestinationStream } from 'pino';
 
-/** The part of sonic-boom (pino.destination with `contentMode: 'buffer'`) this buffer writes to. */
+/** What this buffer writes to (FdLogSink for the process log). */
 export interface LineSink {
   write(data: Buffer): unknown;
   flush?(cb?: (err?: Error) => void): void;

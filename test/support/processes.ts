@@ -24,8 +24,17 @@ export interface NodeProcess {
   kill(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * 'unread': stdout is a pipe this process never reads (a stalled log reader: once the pipe is
+   * full the child's writes get EAGAIN); `output()` then holds stderr only, and the test may
+   * destroy `child.stdout` to close the pipe (the child's writes then get EPIPE).
+   */
+  stdout?: 'read' | 'unread';
+}
+
 /** Starts `src/main.ts` with `args` and `env` (added to a minimal environment). */
-export function startMain(args: string[], env: Record<string, string>): NodeProcess {
+export function startMain(args: string[], env: Record<string, string>, opts: StartOptions = {}): NodeProcess {
   if (!hook) {
     hook = true;
     process.once('exit', () => {
@@ -44,7 +53,8 @@ export function startMain(args: string[], env: Record<string, string>): NodeProc
     out += d.toString('utf8');
     for (const w of waiters) w();
   };
-  child.stdout!.on('data', onData);
+  if (opts.stdout === 'unread') child.stdout!.pause();
+  else child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exit = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => {

@@ -33,18 +33,27 @@ export interface EventFilter {
 }
 
 /**
+ * A party's filter that names no template or interface (`cumulative` empty, or only Empty
+ * filters): every template. Shared, not rebuilt per party: a request may name tens of thousands
+ * of parties with this filter (Canton bounds a request only by its size), and the filter is
+ * read, never changed, once compiled.
+ */
+const ALL_TEMPLATES: PartyFilter = Object.freeze({ wildcard: true, wildcardBlob: false, templates: new Map(), interfaces: new Map() });
+
+/**
  * Compiles an EventFormat, resolving template and interface ids. `path` is the JSON path of the
- * format in the request, for tapir-style decode errors.
+ * format in the request, for tapir-style decode errors. Linear in the size of the format, with a
+ * small constant per party (see ALL_TEMPLATES).
  */
 export function compileEventFormat(engine: LedgerEngine, format: Pick<EventFormat, 'filtersByParty' | 'filtersForAnyParty'>, path: string): EventFilter {
   const byParty = new Map<string, PartyFilter>();
   const missing: string[] = [];
-  for (const [party, filters] of Object.entries(format.filtersByParty ?? {})) {
-    byParty.set(party, compileFilters(engine, filters, `${path}.filtersByParty.${party}`, missing));
+  const filtersByParty = format.filtersByParty ?? {};
+  for (const party of Object.keys(filtersByParty)) {
+    const filters = filtersByParty[party]!;
+    byParty.set(party, filters.cumulative.length === 0 ? ALL_TEMPLATES : compileFilters(engine, filters, `${path}.filtersByParty.${party}`, missing));
   }
-  const anyParty = format.filtersForAnyParty
-    ? compileFilters(engine, format.filtersForAnyParty, `${path}.filtersForAnyParty`, missing)
-    : undefined;
+  const anyParty = format.filtersForAnyParty ? compileFilters(engine, format.filtersForAnyParty, `${path}.filtersForAnyParty`, missing) : undefined;
   if (missing.length > 0) throw errors.templatesOrInterfacesNotFound(missing);
   if (byParty.size === 0 && !anyParty) {
     throw errors.invalidArgument('filtersByParty and filtersForAnyParty cannot be empty simultaneously');
@@ -53,12 +62,11 @@ export function compileEventFormat(engine: LedgerEngine, format: Pick<EventForma
 }
 
 function compileFilters(engine: LedgerEngine, filters: Filters, path: string, missing: string[]): PartyFilter {
+  if (filters.cumulative.every((cf) => !cf.identifierFilter || 'Empty' in cf.identifierFilter)) return ALL_TEMPLATES;
   const pf: PartyFilter = { wildcard: false, wildcardBlob: false, templates: new Map(), interfaces: new Map() };
-  let nonEmpty = 0;
   filters.cumulative.forEach((cf, i) => {
     const f = cf.identifierFilter;
     if (!f || 'Empty' in f) return;
-    nonEmpty++;
     if ('WildcardFilter' in f) {
       pf.wildcard = true;
       pf.wildcardBlob ||= f.WildcardFilter.value.includeCreatedEventBlob;
@@ -91,7 +99,6 @@ function compileFilters(engine: LedgerEngine, filters: Filters, path: string, mi
       });
     }
   });
-  if (nonEmpty === 0) pf.wildcard = true;
   return pf;
 }
 
@@ -161,7 +168,10 @@ export function matchEvent(
   const visible = (hosted ? [...visibleTo].filter(hosted) : [...visibleTo]).sort();
   if (f.anyParty && matchTemplate(engine, f.anyParty, templateId, match)) {
     // party-wildcard filters: the witness set is not restricted by a party list (§3)
-    for (const [p, pf] of f.byParty) if (visible.includes(p)) matchTemplate(engine, pf, templateId, match);
+    for (const p of visible) {
+      const pf = f.byParty.get(p);
+      if (pf) matchTemplate(engine, pf, templateId, match);
+    }
     return visible.length > 0 ? { witnesses: visible, match } : undefined;
   }
   const witnesses: string[] = [];
@@ -356,7 +366,7 @@ export function transactionTreeJson(engine: LedgerEngine, tx: TransactionRecord,
 /** Wildcard filters for the given parties (used when a request names parties but no format). */
 export function wildcardFilterFor(parties: Iterable<string>): EventFilter {
   const byParty = new Map<string, PartyFilter>();
-  for (const p of parties) byParty.set(p, { wildcard: true, wildcardBlob: false, templates: new Map(), interfaces: new Map() });
+  for (const p of parties) byParty.set(p, ALL_TEMPLATES);
   return { byParty, parties: new Set(byParty.keys()) };
 }
 

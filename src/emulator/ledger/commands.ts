@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { encodeBlob, decodeBlob } from './blob.js';
 import type { LedgerEngine } from './engine.js';
 import { errors, LedgerApiError, type Category } from '../../canton/errors.js';
+import { NumericSyntaxError } from '../../canton/lf.js';
 import { formatIdRef, resolveRef, unknownTemplateError, type IdRef, parseIdRef } from './identifiers.js';
 import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, type UpdateContext } from './templates.js';
 import type { ContractRecord, LfValue, QualifiedId } from './types.js';
@@ -703,7 +704,6 @@ class TransactionBuilder {
     try {
       return f();
     } catch (e) {
-      if (e instanceof ArgumentError) throw new LedgerApiError('COMMAND_PREPROCESSING_FAILED', e.message);
       throw this.asLedgerError(e);
     }
   }
@@ -711,6 +711,8 @@ class TransactionBuilder {
   private asLedgerError(e: unknown): Error {
     if (e instanceof LedgerApiError) return e;
     if (e instanceof DamlFailure) return damlFailureError(e);
+    // A Numeric text the Ledger API's value validation rejects never reaches the engine (canton/numeric.ts)
+    if (e instanceof NumericSyntaxError) return errors.invalidArgument(e.cantonCause);
     if (e instanceof ArgumentError) return new LedgerApiError('COMMAND_PREPROCESSING_FAILED', e.message);
     return e as Error;
   }

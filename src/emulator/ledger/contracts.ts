@@ -122,8 +122,13 @@ export class ContractStore {
     // pick the smallest index that bounds the answer
     const sets: Set<string>[] = [];
     if (parties) {
-      const partySets = [...parties].map((p) => this.activeByParty.get(p) ?? new Set<string>());
-      sets.push(partySets.length === 1 ? partySets[0]! : unionInOrder(partySets));
+      // only the parties that have contracts: a filter may name tens of thousands that have none
+      const partySets: Set<string>[] = [];
+      for (const p of parties) {
+        const s = this.activeByParty.get(p);
+        if (s && s.size > 0) partySets.push(s);
+      }
+      sets.push(partySets.length === 0 ? new Set<string>() : partySets.length === 1 ? partySets[0]! : unionInOrder(partySets));
     }
     if (templateKeys) {
       const tSets = [...templateKeys].map((k) => this.activeByTemplate.get(k) ?? new Set<string>());

@@ -33,6 +33,7 @@
 import type { DecodedDataType, LfType, TypeConRef } from './dar/lf2.js';
 import { civilFromDays, daysFromCivil, daysInMonth } from '../../canton/calendar.js';
 import { LedgerApiError, type ErrorCodeId } from '../../canton/errors.js';
+import { canonicalNumeric, numericScaleProblem, numericTextOf, readNumericText } from '../../canton/numeric.js';
 import type { PackageStore } from './packages.js';
 import type { QualifiedId } from './types.js';
 
@@ -117,8 +118,6 @@ const EMPTY_ENV = EMPTY_TYPE_ENV;
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-/** Numeric precision (`Numeric.maxPrecision`). */
-const NUMERIC_PRECISION = 38;
 /** Daml's Date/Timestamp range: 0001-01-01 to 9999-12-31 (inclusive, microsecond precision). */
 const MIN_DAY = daysFromCivil(1, 1, 1);
 const MAX_DAY = daysFromCivil(9999, 12, 31);
@@ -419,44 +418,23 @@ function normalizeInt64(v: unknown, path: string): string {
 }
 
 /**
- * `Numeric s`: parsed as the engine does (`Numeric.fromString`, at most 38 digits, then
- * `fromBigDecimal(s, x)`: no significant decimal beyond the scale, at most 38 - s integer
- * digits) and printed as `Numeric.toString` does (exactly s decimals; scale 0 ends in ".").
- * Input is a decimal string, or a JSON number; no exponent, no leading "+" (Canton's syntax).
+ * `Numeric s`: read as Canton reads a Numeric from the JSON API (canton/numeric.ts: a JSON number
+ * through the JVM's Double.toString, then the Ledger API's validation `[+-]?\d{1,38}(\.\d{0,37})?`
+ * with at most 38 significant digits, then the engine's `fromBigDecimal(s, x)`: no significant
+ * decimal beyond the scale, at most 38 - s integer digits) and printed as `Numeric.toString` does
+ * (exactly s decimals; scale 0 ends in ".").
  */
 export function normalizeNumeric(v: unknown, scale: number, path: string): string {
-  let text: string;
-  if (typeof v === 'string') text = v;
-  else if (typeof v === 'number' && Number.isFinite(v)) text = plainNumber(v);
-  else throw mismatch(path, `a Numeric ${scale}`, v);
-  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text);
-  if (!m) throw new LfValueError('invalid-value', path, `${where(path)}: Could not read Numeric string "${text}"`);
-  const intDigits = m[2]!.replace(/^0+/, '');
-  const frac = m[3] ?? '';
-  if (intDigits.length + frac.length > NUMERIC_PRECISION) {
-    throw new LfValueError('invalid-value', path, `${where(path)}: Could not read Numeric string "${text}"`);
-  }
-  const significant = frac.replace(/0+$/, '');
-  if (significant.length > scale) {
+  const text = numericTextOf(v);
+  if (text === undefined) throw mismatch(path, `a Numeric ${scale}`, v);
+  const parts = readNumericText(text);
+  if (!parts) throw new LfValueError('invalid-value', path, `${where(path)}: Could not read Numeric string "${text}"`);
+  const problem = numericScaleProblem(parts, scale);
+  if (problem === 'precision') {
     throw new LfValueError('numeric-scale', path, `${where(path)}: Cannot represent ${text} as (Numeric ${scale}) without loss of precision`);
   }
-  if (intDigits.length + scale > NUMERIC_PRECISION) {
-    throw new LfValueError('numeric-scale', path, `${where(path)}: Out-of-bounds (Numeric ${scale}) ${text}`);
-  }
-  const zero = intDigits === '' && significant === '';
-  return `${m[1] === '-' && !zero ? '-' : ''}${intDigits || '0'}.${significant.padEnd(scale, '0')}`;
-}
-
-/** A JS number in plain decimal notation (no exponent), from its shortest round-trip digits. */
-function plainNumber(n: number): string {
-  const s = String(n);
-  const e = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
-  if (!e) return s;
-  const digits = e[2]! + (e[3] ?? '');
-  const point = e[2]!.length + Number(e[4]);
-  const body =
-    point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits + '0'.repeat(point - digits.length) : `${digits.slice(0, point)}.${digits.slice(point)}`;
-  return e[1] + body;
+  if (problem === 'bounds') throw new LfValueError('numeric-scale', path, `${where(path)}: Out-of-bounds (Numeric ${scale}) ${text}`);
+  return canonicalNumeric(parts, scale);
 }
 
 /** ISO local date `yyyy-mm-dd` (strict: a real calendar day) → epoch day. */

@@ -37,8 +37,57 @@ export const CumulativeFilterSchema = z.object({ identifierFilter: IdentifierFil
 export const FiltersSchema = z.object({ cumulative: z.array(CumulativeFilterSchema).default([]) });
 export type Filters = z.infer<typeof FiltersSchema>;
 
+/** zod's own reading of a party → Filters map: the reference, and the source of its errors. */
+const FiltersByPartyRecordSchema = z.record(z.string(), FiltersSchema);
+
+/**
+ * `filtersByParty`: exactly FiltersByPartyRecordSchema's result and errors, fast for big maps.
+ *
+ * Canton bounds such a map only by the request's size (its JSON API takes bodies up to
+ * `maxInboundMessageSize`, 10 MiB by default; digital-asset/canton
+ * `community/app/src/test/.../jsonapi/JsonMaxInboundMessageSizeTest.scala`), so a request may
+ * name tens of thousands of parties, and zod's per-entry work then blocked the event loop for
+ * longer than parsing the JSON did. Nearly every entry of such a map is the party wildcard
+ * (`{}` or `{"cumulative": []}`): those are read here directly; any other entry goes through
+ * FiltersSchema, and the first failing one hands the whole map to zod for its exact issues.
+ */
+/** The result for each such entry, shared (frozen: a map's entries are read, never changed). */
+const PARTY_WILDCARD: Filters = { cumulative: [] };
+Object.freeze(PARTY_WILDCARD.cumulative);
+Object.freeze(PARTY_WILDCARD);
+
+export const FiltersByPartySchema = z.unknown().transform((input, ctx): Record<string, Filters> => {
+  if (input === undefined) return {}; // the field's default
+  if (!isPlainObject(input)) return fail(input, ctx);
+  const out: Record<string, Filters> = {};
+  for (const party of Object.keys(input)) {
+    if (party === '__proto__') continue; // as zod: never the result's prototype
+    const f = input[party];
+    if (isPlainObject(f) && (f.cumulative === undefined || (Array.isArray(f.cumulative) && f.cumulative.length === 0))) {
+      out[party] = PARTY_WILDCARD;
+      continue;
+    }
+    const r = FiltersSchema.safeParse(f);
+    if (!r.success) return fail(input, ctx);
+    out[party] = r.data;
+  }
+  return out;
+});
+
+function fail(input: unknown, ctx: z.RefinementCtx): never {
+  const r = FiltersByPartyRecordSchema.safeParse(input);
+  for (const issue of r.error?.issues ?? []) ctx.addIssue({ ...issue });
+  return z.NEVER;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
 export const EventFormatSchema = z.object({
-  filtersByParty: z.record(z.string(), FiltersSchema).default({}),
+  filtersByParty: FiltersByPartySchema.default({}),
   filtersForAnyParty: FiltersSchema.optional(),
   verbose: z.boolean().default(false),
 });
@@ -46,7 +95,7 @@ export type EventFormat = z.infer<typeof EventFormatSchema>;
 
 /** Legacy `TransactionFilter` (3.3 form, still accepted by 3.4/3.5 list endpoints). */
 export const TransactionFilterSchema = z.object({
-  filtersByParty: z.record(z.string(), FiltersSchema).default({}),
+  filtersByParty: FiltersByPartySchema.default({}),
   filtersForAnyParty: FiltersSchema.optional(),
 });
 

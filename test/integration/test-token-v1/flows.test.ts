@@ -293,3 +293,43 @@ describe('TestTokenV1 authorization and visibility over HTTP', () => {
     await expectBalances({ alice: '15.0000000000', bob: '0.0000000000' });
   });
 });
+
+describe('TestTokenV1 amounts as Canton reads a Numeric over the JSON API', () => {
+  it('rejects an amount with white space as INVALID_ARGUMENT, changing nothing', async () => {
+    const t1 = await mint(w.alice, '10');
+    const end = await client.ledgerEnd();
+    const before = await client.holdings(w.alice);
+    for (const amount of [' 1', '1 ', '.5', '1e0']) {
+      const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount, inputs: [t1] }));
+      expect(r.status, amount).toBe(400);
+      expect(r.error.code).toBe('INVALID_ARGUMENT');
+      expect(r.error.cause).toBe(`The submitted request has invalid arguments: Could not read Numeric string ${JSON.stringify(amount)}`);
+    }
+    // the same in a create
+    const minted = await client.submit([w.alice, w.admin], [
+      { CreateCommand: { templateId: testTokenV1TemplateId('Token'), createArguments: { holding: { owner: w.alice, instrumentId: w.instrument, amount: ' 1', lock: null, meta: { values: {} } } } } },
+    ]);
+    expect(minted.error.code).toBe('INVALID_ARGUMENT');
+    expect(await client.ledgerEnd()).toBe(end);
+    expect(await client.holdings(w.alice)).toEqual(before);
+  });
+
+  it('accepts "+1" and "1." as 1.0, as the Ledger API does', async () => {
+    const t1 = await mint(w.alice, '+10.');
+    const t2 = await mint(w.alice, '10');
+    for (const [amount, input] of [['+1', t1], ['1.', t2]] as const) {
+      const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.alice, amount, inputs: [input] }));
+      expect(r.status, amount).toBe(200);
+    }
+    const amounts = (await client.holdings(w.alice)).map((h) => h.view.amount).sort();
+    expect(amounts).toEqual(['1.0000000000', '1.0000000000', '9.0000000000', '9.0000000000']);
+  });
+
+  it('more decimals than Numeric 10 holds is COMMAND_PREPROCESSING_FAILED (the engine, not the validation)', async () => {
+    const t1 = await mint(w.alice, '10');
+    const end = await client.ledgerEnd();
+    const r = await factoryTransfer([w.alice], transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '1.00000000001', inputs: [t1] }));
+    expect(r.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect(await client.ledgerEnd()).toBe(end);
+  });
+});

@@ -14,6 +14,15 @@ describe('jsonDepthExceeds', () => {
     expect(jsonDepthExceeds('['.repeat(100_000), 100)).toBe(true);
     expect(jsonDepthExceeds('[1],[2],[3]', 1)).toBe(false);
   });
+
+  it('finds the end of a string past escaped backslashes and quotes', () => {
+    const deep = (s: string) => `[${s},[[[]]]]`; // depth 4 after the string
+    expect(jsonDepthExceeds(deep(JSON.stringify('a\\')), 3)).toBe(true); // "a\\": the quote after two backslashes ends it
+    expect(jsonDepthExceeds(deep(JSON.stringify('a\\"[[[[')), 3)).toBe(true);
+    expect(jsonDepthExceeds(deep(JSON.stringify('\\\\"')), 4)).toBe(false);
+    expect(jsonDepthExceeds(`["${'\\'.repeat(3)}"${'['.repeat(5)}`, 4)).toBe(false); // still inside the string
+    expect(jsonDepthExceeds('["unterminated [[[[[', 2)).toBe(false); // JSON.parse reports it
+  });
 });
 
 describe('showJson', () => {

@@ -508,7 +508,11 @@ describe('strict where it helps: choice arguments the token would reject get a 4
       for (const amount of ['abc', '', '1e5', '1,5', '0x10']) expectError(await call(amount), 400, /amount/);
       // beyond Numeric 10: what the ledger could not represent
       expectError(await call('1.00000000001'), 400, /amount/);
-      expectError(await call('1'.repeat(40)), 400, /out of bounds/);
+      expectError(await call('1'.repeat(29)), 400, /out of bounds/);
+      // what the Ledger API cannot read at all: more than 38 digits, white space
+      for (const amount of ['1'.repeat(40), ' 1', '1 ']) expectError(await call(amount), 400, /Could not read Numeric string/);
+      // as the Ledger API, a sign and a bare point are fine
+      for (const amount of ['+1', '1.']) expect((await call(amount)).status, amount).toBe(200);
       // never stricter than the ledger: trailing zeros are the same number
       for (const amount of ['1.00000000', '0.0001', '12345678.1234']) {
         const ok = await call(amount);

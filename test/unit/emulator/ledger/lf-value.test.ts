@@ -107,8 +107,11 @@ describe('normalizeValue: builtins', () => {
     expect(norm(num(10), 10.25)).toBe('10.2500000000');
     expect(norm(num(10), '-0.000')).toBe('0.0000000000');
     expect(norm(num(10), '0012.50000000000000')).toBe('12.5000000000'); // trailing zeros beyond the scale are harmless
-    expect(norm(num(10), 1e-7)).toBe('0.0000001000');
-    expect(norm(num(10), 1e21)).toBe('1000000000000000000000.0000000000');
+    expect(norm(num(10), 0.001)).toBe('0.0010000000');
+    expect(norm(num(10), 9999999.5)).toBe('9999999.5000000000');
+    // the Ledger API's syntax: a sign, digits, an optional point with or without decimals
+    expect(norm(num(10), '+1')).toBe('1.0000000000');
+    expect(norm(num(10), '1.')).toBe('1.0000000000');
     expect(norm(num(2), '-3.1')).toBe('-3.10');
     expect(norm(num(0), '7')).toBe('7.'); // Numeric.toString: scale 0 keeps the point
     expect(norm(num(37), '0.5')).toBe(`0.5${'0'.repeat(36)}`);
@@ -120,7 +123,8 @@ describe('normalizeValue: builtins', () => {
     const lossy = failure(num(2), '1.234');
     expect([lossy.code, lossy.kind]).toEqual(['COMMAND_PREPROCESSING_FAILED', 'numeric-scale']);
     expect(lossy.causeText).toContain('Cannot represent 1.234 as (Numeric 2) without loss of precision');
-    for (const v of ['abc', '1e5', '+1', '.5', '', true, null, `1.${'0'.repeat(40)}`]) {
+    // a JSON number outside [1e-3, 1e7) reaches Canton in scientific notation (Double.toString: "1.0E-7")
+    for (const v of ['abc', '1e5', ' 1', '1 ', '.5', '', true, null, `1.${'0'.repeat(40)}`, 1e-7, 1e21, 1e7]) {
       expect(failure(num(10), v).code).toBe('INVALID_ARGUMENT');
     }
   });

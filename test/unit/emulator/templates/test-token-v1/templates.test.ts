@@ -88,7 +88,6 @@ describe('TestTokenV1 payloads over the JSON API', () => {
     const w = await setupWorld(client, engine);
     const end = engine.ledgerEnd();
     const bad = [
-      { holding: { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: 'ten', lock: null, meta: { values: {} } } },
       { holding: { owner: w.alice, instrumentId: { admin: w.admin }, amount: '1', lock: null, meta: { values: {} } } },
       { holding: { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: '1', lock: null } },
       { holding: { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: '0.00000000001', lock: null, meta: { values: {} } } },
@@ -99,6 +98,10 @@ describe('TestTokenV1 payloads over the JSON API', () => {
       expect(r.status, JSON.stringify(createArguments)).toBe(400);
       expect(r.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     }
+    // a Numeric text the Ledger API's validation cannot read is rejected before the template sees it
+    const unreadable = { holding: { owner: w.alice, instrumentId: { admin: w.admin, id: 'X1' }, amount: 'ten', lock: null, meta: { values: {} } } };
+    const ten = await client.submit([w.alice, w.admin], [{ CreateCommand: { templateId: TOKEN, createArguments: unreadable } }]);
+    expect([ten.status, ten.error.code, ten.error.cause]).toEqual([400, 'INVALID_ARGUMENT', 'The submitted request has invalid arguments: Could not read Numeric string "ten"']);
     const missing = await client.submit([w.admin], [{ CreateCommand: { templateId: TOKEN_RULES, createArguments: {} } }]);
     expect(missing.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     expect(missing.error.cause).toContain('Missing non-optional field: admin');

@@ -198,10 +198,12 @@ describe('TransferFactory_Transfer', () => {
     expect(notSender.error.code).toBe('DAML_AUTHORIZATION_ERROR');
   });
 
-  it('rejects a malformed choice argument with COMMAND_PREPROCESSING_FAILED', async () => {
+  it('rejects a malformed choice argument with COMMAND_PREPROCESSING_FAILED (INVALID_ARGUMENT for an unreadable Numeric)', async () => {
     const arg = transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: 'lots', inputs: [] });
     const r = await transfer(arg);
-    expect(r.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect(r.error.code).toBe('INVALID_ARGUMENT');
+    const lossy = await transfer(transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '1.00000000001', inputs: [] }));
+    expect(lossy.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     const noExtra = await transfer({ ...transferArg(clock, w, { sender: w.alice, receiver: w.bob, amount: '1', inputs: [] }), extraArgs: undefined });
     expect(noExtra.error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     expect(noExtra.error.cause).toContain('extraArgs');

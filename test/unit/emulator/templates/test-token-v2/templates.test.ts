@@ -42,7 +42,8 @@ describe('TestTokenV2 templates', () => {
     const end = await l.client.ledgerEnd();
     expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('0'))])).error.code).toBe('DAML_FAILURE');
     expect((await l.client.submit([l.admin], [create(TT2.Token, holding('5', null))])).error.code).toBe('DAML_FAILURE');
-    expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('abc'))])).error.code).toBe('COMMAND_PREPROCESSING_FAILED');
+    expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('abc'))])).error.code).toBe('INVALID_ARGUMENT');
+    expect((await l.client.submit([l.admin, l.alice], [create(TT2.Token, holding('0.00000000001'))])).error.code).toBe('COMMAND_PREPROCESSING_FAILED');
     const extra = await l.client.submit([l.admin, l.alice], [create(TT2.Token, { ...holding('1'), foo: 1 })]);
     expect(extra.error.code).toBe('INVALID_ARGUMENT');
     expect(extra.error.cause).toBe('The submitted request has invalid arguments: Unexpected fields: foo');
