@@ -10,7 +10,6 @@
  * TEMPLATE_ENGINE=daml the token ones too) run by the Daml-LF evaluator (./daml-lf, whose
  * modules state their own limits).
  */
-import { applyServerLimits } from '../http/server-limits.js';
 import pino, { type Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
@@ -208,10 +207,9 @@ export async function serveLedger(
     metrics,
     logger: opts.logger,
     contexts: opts.contexts,
-    onServer: (server) => {
-      applyServerLimits(server, {}, 'text');
-      node.streams.attach(server);
-    },
+    // pekko-http words the errors of its parser in text/plain
+    errorShape: 'text',
+    onServer: (server) => node.streams.attach(server),
   });
   return { listening, metrics };
 }

@@ -6,8 +6,12 @@
  *   upgraded websocket connections are outside it;
  * - keepAliveTimeout: an idle keep-alive connection is closed after this; above the 60 s idle
  *   timeout of common load balancers, so they never reuse a connection we just closed;
- * - maxConnections: sockets beyond this are refused at accept;
- * - maxHeadersCount / maxRequestsPerSocket: bounded header lists and pipelining per connection.
+ * - maxConnections, maxConnectionsPerAddress: the connection slots and one address's share of
+ *   them, idle sockets evicted for newcomers, silent sockets closed after headersTimeout
+ *   (connections.ts);
+ * - maxHeadersCount / maxRequestsPerSocket: bounded header lists and pipelining per connection;
+ * - how often Node checks the two timeouts (`connectionsCheckingInterval`, 30 s by default, which
+ *   let a slow head live up to 30 s past its timeout): at most 1 s.
  *
  * Requests Node's parser refuses before any app sees them (an unknown method, a malformed request
  * line, headers over 16 KiB, a head or body that timed out) are answered in the API's own error
@@ -16,6 +20,7 @@
  */
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ConnectionGuard } from './connections.js';
 
 /** How an API words an error Node's parser raised: `json` is `{"error": ...}`, `text` text/plain. */
 export type ClientErrorShape = 'json' | 'text';
@@ -25,6 +30,8 @@ export interface ServerLimits {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  /** One client address's share of `maxConnections` (default: a quarter of it). */
+  maxConnectionsPerAddress?: number;
   maxHeadersCount: number;
   maxRequestsPerSocket: number;
 }
@@ -38,16 +45,41 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxRequestsPerSocket: 10_000,
 });
 
-export function applyServerLimits(server: Server, limits: Partial<ServerLimits> = {}, shape: ClientErrorShape = 'json'): void {
+/** The share of the connection slots one address gets unless configured: a quarter. */
+export function defaultConnectionsPerAddress(maxConnections: number): number {
+  return Math.max(1, Math.ceil(maxConnections / 4));
+}
+
+/**
+ * How often Node checks headersTimeout/requestTimeout: a createServer option only (read when the
+ * server starts listening), so listen() passes it in.
+ */
+export function connectionsCheckingIntervalMs(limits: Partial<ServerLimits> = {}): number {
+  const headersTimeoutMs = limits.headersTimeoutMs ?? DEFAULT_SERVER_LIMITS.headersTimeoutMs;
+  return Math.max(10, Math.min(1_000, Math.floor(headersTimeoutMs / 2)));
+}
+
+/** Applies the limits to `server`; the returned guard wants to hear of each request (`requestStarted`). */
+export function applyServerLimits(server: Server, limits: Partial<ServerLimits> = {}, shape: ClientErrorShape = 'json'): ConnectionGuard {
   const l = { ...DEFAULT_SERVER_LIMITS, ...limits };
   // Node requires headersTimeout <= requestTimeout (when the latter is set).
   server.requestTimeout = l.requestTimeoutMs;
   server.headersTimeout = Math.min(l.headersTimeoutMs, l.requestTimeoutMs);
   server.keepAliveTimeout = l.keepAliveTimeoutMs;
-  server.maxConnections = l.maxConnections;
   server.maxHeadersCount = l.maxHeadersCount;
   server.maxRequestsPerSocket = l.maxRequestsPerSocket;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, shape));
+  const guard = new ConnectionGuard({
+    maxConnections: l.maxConnections,
+    maxConnectionsPerAddress: Math.min(l.maxConnections, l.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(l.maxConnections)),
+    firstByteTimeoutMs: server.headersTimeout,
+  });
+  guard.attach(server);
+  return guard;
+}
+
+function errorBody(text: string, shape: ClientErrorShape): [type: string, body: string] {
+  return shape === 'json' ? ['application/json', JSON.stringify({ error: text })] : ['text/plain; charset=UTF-8', text];
 }
 
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, shape: ClientErrorShape): void {
@@ -61,6 +93,6 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, shape: Cl
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', 'The server was not able to produce a timely response to your request.']
         : [400, 'Bad Request', `The request could not be parsed: ${err.code === 'HPE_INVALID_METHOD' ? 'unsupported HTTP method' : 'malformed HTTP request'}`];
-  const [type, body] = shape === 'json' ? ['application/json', JSON.stringify({ error: text })] : ['text/plain; charset=UTF-8', text];
+  const [type, body] = errorBody(text, shape);
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

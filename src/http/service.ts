@@ -60,5 +60,5 @@ export function startService(opts: ServiceOptions): Promise<Listening> {
     contexts: opts.contexts,
     cors: opts.cors,
   });
-  return listen(listener, { port: opts.port, host: opts.host, onServer: opts.onServer });
+  return listen(listener, { port: opts.port, host: opts.host, limits: opts.limits, errorShape: opts.errorShape, onServer: opts.onServer });
 }
