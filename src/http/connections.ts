@@ -96,9 +96,13 @@ export class ConnectionGuard {
 
   private firstByteDue(conn: Conn): void {
     conn.timer = undefined;
-    if (conn.last !== undefined || conn.socket.bytesRead > 0) return;
-    this.silent++;
-    this.drop(conn);
+    // After the event loop's next I/O phase: when the loop was stalled past the timeout, bytes
+    // already waiting in the kernel are read before this verdict (timers run before I/O polling).
+    setImmediate(() => {
+      if (this.conns.get(conn.socket) !== conn || conn.last !== undefined || conn.socket.bytesRead > 0) return;
+      this.silent++;
+      this.drop(conn);
+    });
   }
 
   /** Room at the global cap: an idle socket of the heaviest address, else the oldest idle one. */

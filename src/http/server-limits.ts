@@ -82,6 +82,9 @@ function errorBody(text: string, shape: ClientErrorShape): [type: string, body: 
   return shape === 'json' ? ['application/json', JSON.stringify({ error: text })] : ['text/plain; charset=UTF-8', text];
 }
 
+/** How long a socket answered with a parser error may stay half-open for its peer to read the answer. */
+const ERROR_LINGER_MS = 1_000;
+
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, shape: ClientErrorShape): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
@@ -95,4 +98,10 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, shape: Cl
         : [400, 'Bad Request', `The request could not be parsed: ${err.code === 'HPE_INVALID_METHOD' ? 'unsupported HTTP method' : 'malformed HTTP request'}`];
   const [type, body] = errorBody(text, shape);
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // end() only closes our half: an HTTP server's sockets allow half-open connections (Node's
+  // http.Server sets allowHalfOpen), so a peer that never closes its own would keep the socket,
+  // and its slot, forever. It gets a moment to read the answer, then the socket is destroyed.
+  const linger = setTimeout(() => socket.destroy(), ERROR_LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
 }

@@ -87,8 +87,9 @@ describe('connection slots (listen)', () => {
     const partial = exchange(l.url, 'GET / HTTP/1.1\r\nHost: x\r\n', 10_000);
     await until(() => silent!.closed, 10_000, 'the silent socket to be closed');
     expect(silent!.closedAfterMs).toBeGreaterThanOrEqual(250);
-    expect(silent!.received()).toBe('');
-    expect(l.connections().silent).toBe(1);
+    // closed by the guard (nothing written), or by Node's own check of the header timeout, which
+    // listen() runs often enough to get there first at times (a 408)
+    expect(silent!.received()).toMatch(/^$|^HTTP\/1\.1 408 /);
     expect(await partial).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*\{"error":"The server was not able to produce a timely response to your request\."\}$/);
     // a socket that sends its request in time is served as usual
     expect(await exchange(l.url, 'GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*ok \/x$/);
@@ -104,7 +105,7 @@ describe('connection slots (listen)', () => {
     await until(() => p!.closed, 10_000, 'the idle keep-alive socket to be closed');
     // Node closes it at keepAliveTimeout (Node 20 adds up to a second of margin)
     expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(250);
-    expect(l.connections().open).toBe(0);
+    await until(() => l.connections().open === 0, 2_000, 'the server to forget it');
   });
 });
 

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { addressKey } from '../../../src/http/connections.js';
 import { applyServerLimits, connectionsCheckingIntervalMs, DEFAULT_SERVER_LIMITS, defaultConnectionsPerAddress } from '../../../src/http/server-limits.js';
@@ -37,6 +38,50 @@ describe('applyServerLimits', () => {
     expect(addressKey('::1')).toBe('0:0:0:0::/64');
     expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
     expect(addressKey(undefined)).toBe('unknown');
+  });
+
+  it('closes a socket that sends nothing after headersTimeout, which Node (checking every 30 s by default) would keep', async () => {
+    const s = createServer((_req, res) => res.end('ok'));
+    const guard = applyServerLimits(s, { headersTimeoutMs: 200 });
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+    const { port } = s.address() as { port: number };
+    const net = await import('node:net');
+    const silent = net.connect(port, '127.0.0.1');
+    silent.on('error', () => {});
+    const t0 = Date.now();
+    let received = '';
+    silent.on('data', (d: Buffer) => (received += d.toString()));
+    await new Promise((r) => silent.once('close', r));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+    expect(received).toBe('');
+    expect(guard.stats()).toMatchObject({ open: 0, silent: 1 });
+    await new Promise<void>((r) => s.close(() => r()));
+  });
+
+  it('a peer that never closes its half after a parser error is cut after a moment', async () => {
+    const s = createServer((_req, res) => res.end('ok'));
+    const guard = applyServerLimits(s);
+    const serverSide = new Promise<Socket>((r) => s.once('connection', r));
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+    const { port } = s.address() as { port: number };
+    const net = await import('node:net');
+    // allowHalfOpen: the client keeps its side open after the server's FIN
+    const c = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    c.on('error', () => {});
+    let received = '';
+    c.on('data', (d: Buffer) => (received += d.toString()));
+    await new Promise((r) => c.once('connect', r));
+    c.write('NOT-HTTP\r\n\r\n');
+    await new Promise((r) => c.once('end', r));
+    expect(received).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*"error"/);
+    // the server's side is closed although the client keeps its own open
+    const t0 = Date.now();
+    const socket = await serverSide;
+    if (!socket.destroyed) await new Promise((r) => socket.once('close', r));
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(guard.stats().open).toBe(0);
+    c.destroy();
+    await new Promise<void>((r) => s.close(() => r()));
   });
 
   it('a server past its connection cap refuses further sockets while the ones it has are busy', async () => {
