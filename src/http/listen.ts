@@ -1,8 +1,8 @@
 /**
  * The one place where this project creates and binds an HTTP server (registry, ledger, scan,
  * validator, in `serve` and in the emulated stack), so that server-wide settings are applied to
- * every one of them: the limits and connection slots (server-limits.ts, connections.ts); and
- * every one shuts down the same way:
+ * every one of them: the limits and connection slots (server-limits.ts, connections.ts) and
+ * `Expect: 100-continue` (expect-continue.ts); and every one shuts down the same way:
  *
  *   close(): stop accepting (the listening socket is closed, idle keep-alive connections too),
  *   let the requests in flight finish (answers written during the drain carry
@@ -12,7 +12,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConnectionStats } from './connections.js';
-import { applyServerLimits, connectionsCheckingIntervalMs, type ClientErrorShape, type ServerLimits } from './server-limits.js';
+import { continueWhenRead } from './expect-continue.js';
+import { applyServerLimits, connectionsCheckingIntervalMs, refusedForMissingHost, type ClientErrorShape, type ServerLimits } from './server-limits.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -67,6 +68,7 @@ export async function listen(handler: RequestListener | ClosingRequestListener, 
   };
   const errorShape = opts.errorShape ?? 'json';
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (refusedForMissingHost(req, res, errorShape)) return;
     inFlight++;
     guard.requestStarted(req.socket, res);
     if (draining) res.shouldKeepAlive = false;
@@ -77,8 +79,12 @@ export async function listen(handler: RequestListener | ClosingRequestListener, 
       handler(req, res);
     }
   };
-  const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs(opts.limits) }, onRequest);
+  const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs(opts.limits), requireHostHeader: false }, onRequest);
   const guard = applyServerLimits(server, opts.limits, errorShape);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    continueWhenRead(req, res, () => !draining);
+    onRequest(req, res);
+  });
   opts.onServer?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

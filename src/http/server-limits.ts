@@ -16,9 +16,10 @@
  * Requests Node's parser refuses before any app sees them (an unknown method, a malformed request
  * line, headers over 16 KiB, a head or body that timed out) are answered in the API's own error
  * shape too: `{"error": ...}` (registry, scan, validator) or text/plain (the ledger, as pekko-http
- * answers them), and the connection is closed.
+ * answers them), and the connection is closed. So is an `Expect` other than `100-continue`, which
+ * Node answers 417 with an empty body unless the server handles 'checkExpectation'.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ConnectionGuard } from './connections.js';
 
@@ -69,6 +70,7 @@ export function applyServerLimits(server: Server, limits: Partial<ServerLimits> 
   server.maxHeadersCount = l.maxHeadersCount;
   server.maxRequestsPerSocket = l.maxRequestsPerSocket;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, shape));
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerExpectation(req, res, shape));
   const guard = new ConnectionGuard({
     maxConnections: l.maxConnections,
     maxConnectionsPerAddress: Math.min(l.maxConnections, l.maxConnectionsPerAddress ?? defaultConnectionsPerAddress(l.maxConnections)),
@@ -80,6 +82,30 @@ export function applyServerLimits(server: Server, limits: Partial<ServerLimits> 
 
 function errorBody(text: string, shape: ClientErrorShape): [type: string, body: string] {
   return shape === 'json' ? ['application/json', JSON.stringify({ error: text })] : ['text/plain; charset=UTF-8', text];
+}
+
+/** An error answer in the API's shape, for the few answered outside the APIs' own handlers. */
+export function clientErrorAnswer(status: number, text: string, shape: ClientErrorShape): { status: number; contentType: string; body: string } {
+  const [contentType, body] = errorBody(text, shape);
+  return { status, contentType, body };
+}
+
+/**
+ * An HTTP/1.1 request without Host, which RFC 9112 (section 3.2) says to answer 400. Node does so
+ * itself with an empty body unless `requireHostHeader` is off (Node's http docs); listen() turns
+ * it off and calls this instead. True when it answered.
+ */
+export function refusedForMissingHost(req: IncomingMessage, res: ServerResponse, shape: ClientErrorShape): boolean {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  const [type, body] = errorBody('The request could not be parsed: an HTTP/1.1 request needs a Host header', shape);
+  res.writeHead(400, { 'content-type': type, 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
+  req.resume();
+  return true;
+}
+
+function answerExpectation(req: IncomingMessage, res: ServerResponse, shape: ClientErrorShape): void {
+  const [type, body] = errorBody(`Expectation '${String(req.headers.expect).slice(0, 100)}' is not supported; only 100-continue is`, shape);
+  res.writeHead(417, { 'content-type': type, 'content-length': Buffer.byteLength(body), connection: 'close' }).end(body);
 }
 
 /** How long a socket answered with a parser error may stay half-open for its peer to read the answer. */
