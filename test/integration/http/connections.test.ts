@@ -5,7 +5,7 @@
  * newcomer while busy ones are kept. First on the listen helper with small limits, then on `serve`
  * configured through its environment (MAX_CONNECTIONS), with the registry's own answers.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -41,6 +41,16 @@ async function flood(url: string, n: number): Promise<Probe[]> {
 }
 
 const open = (ps: Probe[]) => ps.filter((p) => !p.closed).length;
+
+/** This process's soft limit of open files (Linux /proc), 0 when unknown. */
+function openFilesLimit(): number {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
 
 describe('connection slots (listen)', () => {
   it('one address gets its share (a quarter by default), not every slot: another address is answered at once', async () => {
@@ -165,5 +175,12 @@ describe('connection slots (serve, MAX_CONNECTIONS from the environment)', () =>
     expect(ready).toMatchObject({ status: 200, body: 'ready\n' });
     expect(ready.ms).toBeLessThan(1_000);
     await until(() => kept.every((p) => p.closed), 10_000, 'the idle keep-alive sockets to be closed');
+  });
+
+  // 1,200 descriptors (both ends in this process): only where the limit allows it
+  it.skipIf(openFilesLimit() < 4_096)('the emulated ledger has no per-address share (websocket subscribers come by the hundreds from one client)', async () => {
+    const many = await flood(emu.ledgerUrl, 600); // more than a quarter of the default 2,000
+    await new Promise((r) => setTimeout(r, 300));
+    expect(open(many)).toBe(600);
   });
 });
