@@ -48,9 +48,13 @@ export function honoRequestListener(app: Pick<HonoHandler, 'fetch'>, errorShape:
   const contexts = new WeakMap<object, RequestContext>();
   const listener = getRequestListener((request, env) => app.fetch(request, { ...env, requestContext: contexts.get(env.incoming) }), {
     errorHandler: (err) => {
-      // node-server's RequestError: the request itself is unusable; anything else escaped the app.
-      const bad = err instanceof Error && err.name === 'RequestError';
-      const a = bad ? clientErrorAnswer(400, `The request could not be parsed: ${err.message}`, errorShape) : clientErrorAnswer(500, 'An unexpected error occurred.', errorShape);
+      // node-server's RequestError: the request itself is unusable; anything else escaped the app
+      // (node-server's own statuses for those kept: 504 for a timeout, else 500).
+      const name = err instanceof Error ? err.name : '';
+      const a =
+        name === 'RequestError'
+          ? clientErrorAnswer(400, `The request could not be parsed: ${err instanceof Error ? err.message : ''}`, errorShape)
+          : clientErrorAnswer(name === 'TimeoutError' ? 504 : 500, name === 'TimeoutError' ? 'The request timed out.' : 'An unexpected error occurred.', errorShape);
       return new Response(a.body, { status: a.status, headers: { 'content-type': a.contentType } });
     },
   });
