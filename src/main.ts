@@ -29,7 +29,8 @@ commands:
                      with STATE_DIR the world is kept there across restarts (--reset starts it over)
   serve              run the registry for an instrument admin against its participant
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT,
-                     RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES override it)
+                     RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES, MAX_CONNECTIONS,
+                     MAX_CONNECTIONS_PER_ADDRESS override it)
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
   config schema [serve|emulate]
                      print the configuration's JSON Schema of both modes (or of one)

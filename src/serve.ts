@@ -26,7 +26,6 @@ import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { applyServerLimits } from './http/server-limits.js';
 import { registryHostApp } from './registry/health.js';
 import { registryRequestListener, registryRouteOf } from './registry/server.js';
 import { corsPolicy } from './http/cors.js';
@@ -67,13 +66,15 @@ export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryCon
   return parsedConfig(parsed.data);
 }
 
-/** RATE_LIMIT_RPS (0 = off), RATE_LIMIT_BURST and MAX_BODY_BYTES override `limits` of the file. */
+/** RATE_LIMIT_RPS (0 = off), RATE_LIMIT_BURST, MAX_BODY_BYTES, MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS override `limits` of the file. */
 function limitsFromEnv(fromFile: unknown, env: Env): Record<string, unknown> {
   const limits: Record<string, unknown> = { ...((fromFile as Record<string, unknown> | undefined) ?? {}) };
   const rateLimit: Record<string, unknown> = { ...((limits.rateLimit as Record<string, unknown> | undefined) ?? {}) };
   if (env.RATE_LIMIT_RPS) rateLimit.requestsPerSecond = Number(env.RATE_LIMIT_RPS);
   if (env.RATE_LIMIT_BURST) rateLimit.burst = Number(env.RATE_LIMIT_BURST);
   if (env.MAX_BODY_BYTES) limits.maxBodyBytes = Number(env.MAX_BODY_BYTES);
+  if (env.MAX_CONNECTIONS) limits.maxConnections = Number(env.MAX_CONNECTIONS);
+  if (env.MAX_CONNECTIONS_PER_ADDRESS) limits.maxConnectionsPerAddress = Number(env.MAX_CONNECTIONS_PER_ADDRESS);
   limits.rateLimit = rateLimit;
   return limits;
 }
@@ -188,7 +189,7 @@ export async function startRegistry(
   if (ledgerMode?.mode === 'proxy') mounted.push(['/v2', createProxyApp({ upstream: ledgerMode, api: 'ledger', mountPath: '', logger })]);
   const host = registryHostApp(registry.index, registry.app, mounted);
   // Listen first (liveness), then load the index; until then /readyz says 503.
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, rateLimit } = config.limits;
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, maxConnectionsPerAddress, rateLimit } = config.limits;
   const listening = await startService({
     port: config.port,
     host: config.host,
@@ -196,7 +197,7 @@ export async function startRegistry(
     metrics,
     logger,
     cors: corsPolicy({ origins: config.corsOrigins }),
-    onServer: (server) => applyServerLimits(server, { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections }),
+    limits: { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections, maxConnectionsPerAddress },
   });
   let closed = false;
   close = async () => {

@@ -19,7 +19,6 @@ import { createScanApp, ScanService } from './emulator/scan/index.js';
 import { createValidatorApp } from './emulator/validator/index.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { answerWhenDurable, type DurableState } from './emulator/ledger/durability/durable-state.js';
-import { applyServerLimits } from './http/server-limits.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
 import { LedgerClient } from './ledger/client.js';
 import { inProcessFetch } from './ledger/in-process.js';
@@ -109,9 +108,8 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const servers: Array<{ listening: Listening; beforeCut?: () => void }> = [];
   const registries: Registry[] = [];
   const caches: Cache[] = [];
-  // Every server bounds what it reads (src/http/server-limits.ts); their APIs answer JSON errors.
-  const serve = (o: Omit<ServiceOptions, 'logger' | 'contexts' | 'host'>) =>
-    startService({ onServer: (server) => applyServerLimits(server), ...o, host: config.host, logger });
+  // Every server bounds what it reads (listen applies src/http/server-limits.ts); their APIs answer JSON errors.
+  const serve = (o: Omit<ServiceOptions, 'logger' | 'contexts' | 'host'>) => startService({ ...o, host: config.host, logger });
   const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[], metrics: ServiceMetrics) => {
     const cache = createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) });
     caches.push(cache);

@@ -10,7 +10,6 @@
  * TEMPLATE_ENGINE=daml the token ones too) run by the Daml-LF evaluator (./daml-lf, whose
  * modules state their own limits).
  */
-import { applyServerLimits } from '../http/server-limits.js';
 import pino, { type Logger } from 'pino';
 import { createHash } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
@@ -28,6 +27,7 @@ import type { Clock } from '../canton/clock.js';
 import type { Listening } from '../http/listen.js';
 import { gaugeOf, ServiceMetrics } from '../http/metrics.js';
 import type { RequestContexts } from '../http/request-context.js';
+import { DEFAULT_SERVER_LIMITS } from '../http/server-limits.js';
 import { startService } from '../http/service.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -208,10 +208,13 @@ export async function serveLedger(
     metrics,
     logger: opts.logger,
     contexts: opts.contexts,
-    onServer: (server) => {
-      applyServerLimits(server, {}, 'text');
-      node.streams.attach(server);
-    },
+    // pekko-http words the errors of its parser in text/plain
+    errorShape: 'text',
+    // No per-address share: a client opens websocket subscriptions by the hundreds from one
+    // address (the websocket bench: 1,000), and they are busy for as long as they live. Silent
+    // and idle sockets are still closed or evicted for newcomers at the cap (connections.ts).
+    limits: { maxConnectionsPerAddress: DEFAULT_SERVER_LIMITS.maxConnections },
+    onServer: (server) => node.streams.attach(server),
   });
   return { listening, metrics };
 }

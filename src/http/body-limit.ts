@@ -37,14 +37,19 @@ export interface HonoBodyLimitOptions<E extends Env> {
  */
 export function honoBodyLimit<E extends Env>(opts: HonoBodyLimitOptions<E>): MiddlewareHandler<E> {
   return async (c, next) => {
-    const raw = c.req.raw;
-    if (raw.body === null || raw.method === 'GET' || raw.method === 'HEAD') return next();
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    // Method and headers first: @hono/node-server builds the body stream (which starts reading the
+    // Node request, and so sends an awaited `100 Continue`, expect-continue.ts) only when `body`
+    // is touched, and a declared length over the limit must be refused before that.
     const limit = opts.maxBytes(c);
     const declared = declaredLength(c.req.header('content-length'), c.req.header('transfer-encoding'));
     if (declared !== undefined) {
       if (declared > limit) return close(opts.tooLarge(c, limit, declared));
       return next();
     }
+    const raw = c.req.raw;
+    if (raw.body === null) return next();
     const reader = raw.body.getReader();
     let size = 0;
     let over = false;

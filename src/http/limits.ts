@@ -50,6 +50,8 @@ export const RegistryLimitsSchema = z
     requestTimeoutMs: z.number().int().positive().default(60_000),
     keepAliveTimeoutMs: z.number().int().positive().default(65_000),
     maxConnections: z.number().int().positive().default(2_000),
+    /** One client address's share of maxConnections; a quarter of it when absent. Behind a load balancer, every client shares its address: raise it up to maxConnections. */
+    maxConnectionsPerAddress: z.number().int().positive().optional(),
     rateLimit: RateLimitSchema.prefault({}),
   })
   .strict();

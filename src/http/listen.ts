@@ -1,7 +1,8 @@
 /**
  * The one place where this project creates and binds an HTTP server (registry, ledger, scan,
  * validator, in `serve` and in the emulated stack), so that server-wide settings are applied to
- * every one of them in one function (`configureServer`), and every one shuts down the same way:
+ * every one of them: the limits and connection slots (server-limits.ts, connections.ts) and
+ * `Expect: 100-continue` (expect-continue.ts); and every one shuts down the same way:
  *
  *   close(): stop accepting (the listening socket is closed, idle keep-alive connections too),
  *   let the requests in flight finish (answers written during the drain carry
@@ -10,6 +11,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConnectionStats } from './connections.js';
+import { continueWhenRead } from './expect-continue.js';
+import { applyServerLimits, connectionsCheckingIntervalMs, refusedForMissingHost, type ClientErrorShape, type ServerLimits } from './server-limits.js';
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -23,6 +27,10 @@ export type ClosingRequestListener = ((req: IncomingMessage, res: ServerResponse
 export interface ListenOptions {
   port: number;
   host: string;
+  /** Timeouts and connection slots (DEFAULT_SERVER_LIMITS for what is not given). */
+  limits?: Partial<ServerLimits>;
+  /** How the API words errors Node raises before the handler sees the request (default `json`). */
+  errorShape?: ClientErrorShape;
   /** Called with the server before it listens (e.g. attaching websocket upgrades). */
   onServer?: (server: Server) => void;
 }
@@ -40,16 +48,12 @@ export interface Listening {
   url: string;
   /** Requests being answered right now. */
   readonly inFlight: number;
+  /** Open connections, and those refused, evicted or closed for silence so far. */
+  connections(): ConnectionStats;
   close(opts?: CloseOptions): Promise<void>;
 }
 
 export const DEFAULT_DRAIN_MS = 10_000;
-
-/** Server-wide settings, applied to every server this project creates. */
-export function configureServer(server: Server): void {
-  // Longer than the usual load balancer idle timeout (60 s), so the balancer closes first.
-  server.keepAliveTimeout = 65_000;
-}
 
 export async function listen(handler: RequestListener, opts: ListenOptions): Promise<Listening>;
 export async function listen(handler: ClosingRequestListener, opts: ListenOptions): Promise<Listening>;
@@ -62,8 +66,11 @@ export async function listen(handler: RequestListener | ClosingRequestListener, 
     inFlight--;
     if (inFlight === 0) drained?.();
   };
-  const server = createServer((req, res) => {
+  const errorShape = opts.errorShape ?? 'json';
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (refusedForMissingHost(req, res, errorShape)) return;
     inFlight++;
+    guard.requestStarted(req.socket, res);
     if (draining) res.shouldKeepAlive = false;
     if (reportsClosed(handler)) {
       handler(req, res, closed);
@@ -71,8 +78,13 @@ export async function listen(handler: RequestListener | ClosingRequestListener, 
       res.on('close', closed);
       handler(req, res);
     }
+  };
+  const server = createServer({ connectionsCheckingInterval: connectionsCheckingIntervalMs(opts.limits), requireHostHeader: false }, onRequest);
+  const guard = applyServerLimits(server, opts.limits, errorShape);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    continueWhenRead(req, res, () => !draining);
+    onRequest(req, res);
   });
-  configureServer(server);
   opts.onServer?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -90,6 +102,7 @@ export async function listen(handler: RequestListener | ClosingRequestListener, 
     get inFlight() {
       return inFlight;
     },
+    connections: () => guard.stats(),
     close: (c: CloseOptions = {}) =>
       (closing ??= (async () => {
         draining = true;

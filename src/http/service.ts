@@ -7,6 +7,7 @@ import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { CorsPolicy } from './cors.js';
+import { clientErrorAnswer, type ClientErrorShape } from './server-limits.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 import type { ServiceMetrics } from './metrics.js';
 import { honoRouteOf, pipeline, type ContextualListener, type RouteOf } from './pipeline.js';
@@ -39,11 +40,24 @@ export interface RequestContextBindings {
 
 /**
  * A Hono app as a pipeline handler: @hono/node-server's listener, with the request's context
- * added to the app's `env` (`RequestContextBindings`).
+ * added to the app's `env` (`RequestContextBindings`). A request node-server cannot turn into a
+ * Web Request (an HTTP/1.0 request without Host, an invalid Host, a backslash in the path), which
+ * it would answer with an empty 400, gets a 400 in the API's error shape.
  */
-export function honoRequestListener(app: Pick<HonoHandler, 'fetch'>): (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void {
+export function honoRequestListener(app: Pick<HonoHandler, 'fetch'>, errorShape: ClientErrorShape = 'json'): (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => void {
   const contexts = new WeakMap<object, RequestContext>();
-  const listener = getRequestListener((request, env) => app.fetch(request, { ...env, requestContext: contexts.get(env.incoming) }));
+  const listener = getRequestListener((request, env) => app.fetch(request, { ...env, requestContext: contexts.get(env.incoming) }), {
+    errorHandler: (err) => {
+      // node-server's RequestError: the request itself is unusable; anything else escaped the app
+      // (node-server's own statuses for those kept: 504 for a timeout, else 500).
+      const name = err instanceof Error ? err.name : '';
+      const a =
+        name === 'RequestError'
+          ? clientErrorAnswer(400, `The request could not be parsed: ${err instanceof Error ? err.message : ''}`, errorShape)
+          : clientErrorAnswer(name === 'TimeoutError' ? 504 : 500, name === 'TimeoutError' ? 'The request timed out.' : 'An unexpected error occurred.', errorShape);
+      return new Response(a.body, { status: a.status, headers: { 'content-type': a.contentType } });
+    },
+  });
   return (req: IncomingMessage, res: ServerResponse, ctx?: RequestContext) => {
     if (ctx) contexts.set(req, ctx);
     void listener(req, res);
@@ -51,7 +65,7 @@ export function honoRequestListener(app: Pick<HonoHandler, 'fetch'>): (req: Inco
 }
 
 export function startService(opts: ServiceOptions): Promise<Listening> {
-  const h = 'listener' in opts.handler ? opts.handler : { listener: honoRequestListener(opts.handler), routeOf: honoRouteOf(opts.handler) };
+  const h = 'listener' in opts.handler ? opts.handler : { listener: honoRequestListener(opts.handler, opts.errorShape), routeOf: honoRouteOf(opts.handler) };
   const listener = pipeline({
     handler: h.listener,
     routeOf: h.routeOf,
@@ -60,5 +74,5 @@ export function startService(opts: ServiceOptions): Promise<Listening> {
     contexts: opts.contexts,
     cors: opts.cors,
   });
-  return listen(listener, { port: opts.port, host: opts.host, onServer: opts.onServer });
+  return listen(listener, { port: opts.port, host: opts.host, limits: opts.limits, errorShape: opts.errorShape, onServer: opts.onServer });
 }

@@ -86,8 +86,8 @@ const ledgerShape: Check = (_r, a) => {
 };
 
 /**
- * `{"error": "..."}`; the validator answers as pekko-http's default rejection handler does for a
- * wrong method (405 text) and missing or invalid credentials (401 text), as the real validator does.
+ * `{"error": "..."}`; the validator answers as pekko-http's default rejection handler does for
+ * missing or invalid credentials (401 text), as the real validator does.
  */
 const errorShape =
   (pekkoRejections: boolean): Check =>
@@ -95,7 +95,6 @@ const errorShape =
     if (a.status < 400) return undefined;
     const body = parse(a) as { error?: unknown } | undefined;
     if (a.contentType.startsWith('application/json') && typeof body?.error === 'string' && Object.keys(body).length === 1) return undefined;
-    if (pekkoRejections && a.status === 405 && a.body.startsWith('HTTP method not allowed')) return undefined;
     if (pekkoRejections && a.status === 401 && /^The (resource requires authentication|supplied authentication is invalid)/.test(a.body)) return undefined;
     return `not {"error": string} (${a.contentType}: ${a.body.slice(0, 80)})`;
   };

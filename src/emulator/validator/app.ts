@@ -301,11 +301,13 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono<ValidatorEnv
   };
   api.all('/v0/scan-proxy/registry/*', registry);
 
-  // pekko's MethodRejection (RejectionHandler.default): 405 text with the Allow header
+  // A known path with another method: pekko's MethodRejection message and Allow header, in the
+  // API's own error shape (`{"error": ...}`, as scan answers it), so a client parses every error
+  // of the validator one way.
   const methodsByPath = new Map<string, string[]>();
   for (const r of routes) methodsByPath.set(r.path, [...(methodsByPath.get(r.path) ?? []), r.method]);
   for (const [path, methods] of methodsByPath) {
-    api.all(path, (c) => c.text(`HTTP method not allowed, supported methods: ${methods.join(', ')}`, 405, { allow: methods.join(', ') }));
+    api.all(path, (c) => c.json({ error: `HTTP method not allowed, supported methods: ${methods.join(', ')}` }, 405, { allow: methods.join(', ') }));
   }
 
   const onError = (err: Error, c: Context) => {

@@ -9,7 +9,7 @@
  *  - missing or invalid token: 401, pekko's plain-text rejection with `WWW-Authenticate`
  *    (`authenticateOAuth2`, not the JSON error body);
  *  - unknown path: 404 JSON `The requested resource could not be found: <uri>`; a known path with
- *    another method: pekko's default 405 text.
+ *    another method: 405 JSON with pekko's MethodRejection message and the Allow header.
  */
 import { createHash } from 'node:crypto';
 import type { LedgerApiError } from '../../canton/errors.js';

@@ -139,13 +139,14 @@ describe('health, unknown routes, methods, CORS', () => {
     expect((await w.json('GET', '/version')).body).toEqual({ version: '0.7.5', commit_ts: expect.any(String) });
   });
 
-  it('unknown path: 404 JSON with the URI; known path, other method: pekko 405 text', async () => {
+  it('unknown path: 404 JSON with the URI; known path, other method: 405 JSON with pekko’s message and Allow', async () => {
     const r = await w.json('GET', '/v0/nope?x=1', { user: 'alice' });
     expect(r).toMatchObject({ status: 404, body: { error: 'The requested resource could not be found: http://validator.local/api/validator/v0/nope?x=1' } });
     expect((await w.app.request('http://validator.local/elsewhere')).status).toBe(404);
     const m = await w.json('PUT', '/v0/wallet/transfer-offers', { user: 'alice' });
-    expect(m).toMatchObject({ status: 405, body: 'HTTP method not allowed, supported methods: GET, POST' });
+    expect(m).toMatchObject({ status: 405, body: { error: 'HTTP method not allowed, supported methods: GET, POST' } });
     expect(m.headers.get('allow')).toBe('GET, POST');
+    expect(m.headers.get('content-type')).toMatch(/^application\/json/);
     expect((await w.json('GET', '/v0/wallet/tap', { user: 'alice' })).status).toBe(405);
   });
 
