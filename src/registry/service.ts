@@ -105,7 +105,9 @@ export class RegistryService implements RegistryApi {
     let start = 0;
     if (pageToken !== undefined) {
       const after = decodePageToken(pageToken);
-      if (after === undefined) throw badRequest(`Invalid pageToken "${pageToken}": use the nextPageToken of a previous page`);
+      // token-metadata-v1.yaml lists 200, 404 and 500 for listInstruments (no 400); Splice's Scan
+      // ignores pageToken altogether. A token we never issued names no page: 404, saying so.
+      if (after === undefined) throw notFound(`No page for pageToken "${pageToken}": use the nextPageToken of a previous page, or no pageToken for the first page`);
       start = this.instruments.findIndex((i) => i.id > after);
       if (start < 0) start = this.instruments.length;
     }
