@@ -251,25 +251,30 @@ export class RegistryService implements RegistryApi {
   // ---- per-contract contexts -----------------------------------------------------------------
 
   async getTransferInstructionContext(version: ApiVersion, cid: string, action: TransferInstructionAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
-    const { recipe, contract } = await this.perContract(cid, 'transfer-instruction', 'Transfer instruction', ctx);
-    const parts = await this.guard(() => recipe.transferInstructionContext({ version, action, contract }, this.envFor(ctx)));
+    const { recipe, contract, supportedApis } = await this.perContract(cid, 'transfer-instruction', 'Transfer instruction', ctx);
+    const parts = await this.guard(() => recipe.transferInstructionContext({ version, action, contract, supportedApis }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
   async getAllocationInstructionContext(cid: string, action: AllocationInstructionAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
-    const { recipe, contract } = await this.perContract(cid, 'allocation-instruction', 'Allocation instruction', ctx);
-    const parts = await this.guard(() => recipe.allocationInstructionContext({ version: 2, action, contract }, this.envFor(ctx)));
+    const { recipe, contract, supportedApis } = await this.perContract(cid, 'allocation-instruction', 'Allocation instruction', ctx);
+    const parts = await this.guard(() => recipe.allocationInstructionContext({ version: 2, action, contract, supportedApis }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
   async getAllocationContext(version: ApiVersion, cid: string, action: AllocationAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
-    const { recipe, contract } = await this.perContract(cid, 'allocation', 'Allocation', ctx);
-    const parts = await this.guard(() => recipe.allocationContext({ version, action, contract }, this.envFor(ctx)));
+    const { recipe, contract, supportedApis } = await this.perContract(cid, 'allocation', 'Allocation', ctx);
+    const parts = await this.guard(() => recipe.allocationContext({ version, action, contract, supportedApis }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
   /** Looks a contract up by id (index, then ledger) and checks it is one of this admin's. */
-  private async perContract(cid: string, kind: ContractKind, what: string, ctx: RequestContext | undefined): Promise<{ recipe: Recipe; contract: IndexedContract }> {
+  private async perContract(
+    cid: string,
+    kind: ContractKind,
+    what: string,
+    ctx: RequestContext | undefined,
+  ): Promise<{ recipe: Recipe; contract: IndexedContract; supportedApis: Readonly<Record<string, number>> }> {
     if (!/^[0-9a-f]{2,}$/.test(cid)) throw badRequest(`${what} id "${cid}" is not a contract id`);
     const contract = await this.guard(() => this.opts.index.getById(cid, ctx), `${what} id "${cid}"`);
     if (!contract) throw notFound(`${what} ${cid} not found: it does not exist, is archived, or is not visible to the registry admin`);
@@ -278,10 +283,11 @@ export class RegistryService implements RegistryApi {
       if (k === undefined) continue;
       if (k !== kind) throw notFound(`${what} ${cid} not found: contract ${cid} is a ${k} (${contract.templateId})`);
       const inst = recipe.instrumentOf(contract);
-      if (!inst || inst.admin !== this.opts.admin || !this.instruments.some((i) => i.id === inst.id)) {
+      const cfg = inst && inst.admin === this.opts.admin ? this.instruments.find((i) => i.id === inst.id) : undefined;
+      if (!cfg) {
         throw notFound(`${what} ${cid} not found: it is for instrument ${inst ? `${inst.id} of ${inst.admin}` : '(unknown)'}, not one of this registry's`);
       }
-      return { recipe, contract };
+      return { recipe, contract, supportedApis: cfg.supportedApis ?? recipe.supportedApis };
     }
     throw notFound(`${what} ${cid} not found: contract ${cid} (${contract.templateId}) is not a ${kind} of a token this registry serves`);
   }

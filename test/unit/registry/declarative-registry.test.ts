@@ -290,7 +290,10 @@ describe('declarative recipe over the emulated ledger', () => {
     };
     const r = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: a });
     expect(r.status).toBe(400);
-    expect(errorOf(r.body)).toBe('Token implementation "acme-token" has no transferFactory.v2: its recipe configures transferFactory.v1, allocationFactory.v1');
+    // the built-in TestTokenV1 recipe's words, naming the token by its templates' package
+    expect(errorOf(r.body)).toBe('acme-token implements only the V1 transfer instruction API; use /v1');
+    const s = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: { settlement: {}, transferLegs: [], allocations: [], actors: [], extraArgs: {} } });
+    expect(s.status, JSON.stringify(s.body)).toBe(400);
   });
 
   it('finds a factory by interface (allocation factory v1)', async () => {
@@ -343,6 +346,12 @@ describe('declarative recipe over the emulated ledger', () => {
     const reject = await post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/reject`, { excludeDebugFields: true });
     expect(reject.status).toBe(200);
     expect(Object.keys(contextValues(contextOf(reject.body).choiceContextData))).toEqual([K.config]);
+    // the token implements only the V1 transfer-instruction API (supportedApis): no v2 context
+    for (const action of ['accept', 'reject', 'withdraw']) {
+      const v2 = await post(`/registry/transfer-instruction/v2/${offer}/choice-contexts/${action}`, {});
+      expect(v2.status, action).toBe(400);
+      expect(errorOf(v2.body)).toBe('acme-token implements only the V1 transfer instruction API; use /v1');
+    }
     // an optional by-id entry whose contract is gone is left out
     await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
       method: 'POST',
