@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
 import { RegistryConfigSchema } from './config/registry.js';
+import { recipeJsonSchemaOverride } from './config/recipe-schema.js';
 import { startStack } from './stack.js';
 import { DurableState } from './emulator/ledger/durability/durable-state.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
@@ -140,11 +141,12 @@ async function serveRegistry(): Promise<number> {
     upstreams,
     logger: processLogger(config.logLevel),
     onFatal: (err) => {
-      console.error(`configuration error: ${err.message}`);
+      printConfigError(err);
       process.exit(1);
     },
   }).catch((err: unknown) => {
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    if (err instanceof ConfigError) printConfigError(err);
+    else console.error(err);
     process.exit(1);
   });
   process.stdout.write(
@@ -259,7 +261,7 @@ function config(args: string[]): number {
   if (args[0] === 'schema') {
     // One schema per mode: `serve` reads REGISTRY_CONFIG_FILE (+ env overrides), `emulate` the environment.
     const schemas = {
-      serve: z.toJSONSchema(RegistryConfigSchema, { io: 'input' }),
+      serve: z.toJSONSchema(RegistryConfigSchema, { io: 'input', override: recipeJsonSchemaOverride }),
       emulate: z.toJSONSchema(EmulatorConfigSchema, { io: 'input' }),
     };
     console.log(JSON.stringify(mode ? schemas[mode] : schemas, null, 2));
@@ -282,6 +284,11 @@ function redactSecrets(key: string, value: unknown): unknown {
   return value;
 }
 
+/** One `configuration error: <path>: <what>` line per problem, no stack trace. */
+function printConfigError(err: ConfigError): void {
+  for (const p of err.problems) console.error(`configuration error: ${p}`);
+}
+
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
@@ -292,7 +299,7 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof ConfigError) console.error(`configuration error: ${err.message}`);
+    if (err instanceof ConfigError) printConfigError(err);
     else console.error(err);
     process.exitCode = 1;
   },

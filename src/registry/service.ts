@@ -43,6 +43,7 @@ import {
 import { badRequest, conflict, notFound, RegistryError } from './errors.js';
 import type { ContextParts, ContractKind, Recipe, RecipeEnv, RecipeIndex } from './recipes/recipe.js';
 import { UnsupportedOperation } from './recipes/recipe.js';
+import { checkInstrumentRecipes } from './recipes/index.js';
 import type { DisclosedContract, Instrument } from './schemas.js';
 import { isPromise, thenMaybe, type MaybePromise } from './maybe-promise.js';
 import { inPlace, type InPlaceSchema } from './in-place.js';
@@ -87,9 +88,7 @@ export class RegistryService implements RegistryApi {
 
   constructor(private readonly opts: RegistryServiceOptions) {
     for (const r of opts.recipes) this.recipes.set(r.name, r);
-    for (const i of opts.instruments) {
-      if (!this.recipes.has(i.recipe)) throw new Error(`instrument ${i.id}: unknown recipe "${i.recipe}"`);
-    }
+    checkInstrumentRecipes(opts.instruments, [...this.recipes.keys()]);
     // A stable order: instruments sorted by id, so page tokens stay valid across restarts.
     this.instruments = [...opts.instruments].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.env = { admin: opts.admin, index: opts.index, nowMicros: () => opts.clock.nowMicros() };
