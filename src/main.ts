@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * CLI entry: `token-registry emulate | serve | token | config`.
+ * CLI entry: `token-registry emulate | serve | check-config | token | config`.
  *  - emulate: starts the emulated stack with the demo world and prints its URLs.
  *  - token:   mints an HS256 dev token (`token --sub alice --secret unsafe [--aud ...]`).
  *  - serve:   the registry for an instrument admin against its participant.
+ *  - check-config: loads the registry configuration and reports what the registry will answer.
  *  - config:  prints the configuration schemas (JSON Schema, one per mode) or the effective config.
  */
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import { startStack } from './stack.js';
 import { DurableState } from './emulator/ledger/durability/durable-state.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
 import { loadRegistryConfig, startRegistry } from './serve.js';
+import { checkRegistryConfig, formatCheckLine } from './check-config.js';
 import { mintDevToken } from './emulator/ledger-api/auth.js';
 import { redactRedisUrl } from './cache/redis-cache.js';
 
@@ -29,6 +31,10 @@ commands:
   serve              run the registry for an instrument admin against its participant
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT,
                      RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES override it)
+  check-config [FILE] (also: serve --check [FILE])
+                     load the registry configuration (FILE or REGISTRY_CONFIG_FILE), connect to the
+                     ledger and report, per instrument, endpoint and version, whether the registry
+                     will answer (docs/recipes.md); exit 0 when all is well, 1 otherwise
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
   config schema [serve|emulate]
                      print the configuration's JSON Schema of both modes (or of one)
@@ -51,7 +57,9 @@ async function main(argv: string[]): Promise<number> {
     case 'emulate':
       return emulate(rest);
     case 'serve':
-      return serveRegistry();
+      return rest[0] === '--check' ? checkConfig(rest.slice(1)) : serveRegistry();
+    case 'check-config':
+      return checkConfig(rest);
     case 'token':
       return token(rest);
     case 'config':
@@ -161,6 +169,17 @@ async function serveRegistry(): Promise<number> {
     ])}\n`,
   );
   return untilSignal(() => running.close(), config.shutdownDrainMs);
+}
+
+/** `check-config [FILE]`: one line per check on stdout; configuration errors as `serve` reports them. */
+async function checkConfig(args: string[]): Promise<number> {
+  const env = args[0] !== undefined ? { ...process.env, REGISTRY_CONFIG_FILE: args[0] } : process.env;
+  const config = loadRegistryConfig(env);
+  const result = await checkRegistryConfig(config);
+  for (const line of result.lines) process.stdout.write(`${formatCheckLine(line)}\n`);
+  const errors = result.lines.filter((l) => l.status === 'error').length;
+  process.stdout.write(errors === 0 ? `configuration ok: ${config.instruments.length} instrument(s) checked against ${config.ledger.url}\n` : `${errors} problem(s)\n`);
+  return errors === 0 ? 0 : 1;
 }
 
 /**

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { DeclarativeRecipe, DeclarativeRecipeSchema, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import type { DeclarativeRecipeInput } from '../../../src/config/recipe-schema.js';
 
-import README_EXAMPLE from './declarative-example.json' with { type: 'json' };
+import ACME_EXAMPLE from '../../../docs/examples/acme-token.registry.json' with { type: 'json' };
+
+const README_EXAMPLE = ACME_EXAMPLE.recipes[0]!;
 
 const RULES = '#acme-token:Acme.Rules:TransferRules';
 const CONFIG = '#acme-token:Acme.Config:InstrumentConfig';
