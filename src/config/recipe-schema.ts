@@ -161,18 +161,29 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E) {
     key: z
       .string()
       .min(1, 'a context key must not be empty')
-      .describe('The key of the entry in `choiceContextData.values`; DNS-prefixed like metadata keys (e.g. `acme.example.com/instrument-configuration`), as the Daml code reads it.'),
+      .optional()
+      .describe(
+        'The key of the entry in `choiceContextData.values`; DNS-prefixed like metadata keys (e.g. `acme.example.com/instrument-configuration`), as the Daml code reads it. Required unless `as` is `disclose`. `list` entries of one endpoint may share a key: their matches form one list.',
+      ),
     required: z.boolean().default(true).describe('`true`: no matching contract is a 404 naming the entry. `false`: the entry is left out (or an empty list).'),
     as: z
-      .enum(['contractId', 'list'])
+      .enum(['contractId', 'list', 'disclose'])
       .default('contractId')
-      .describe('`contractId`: the value is `AV_ContractId` of the one match. `list`: `AV_List` of `AV_ContractId` of every match (possibly empty).'),
+      .describe(
+        '`contractId`: the value is `AV_ContractId` of the one match. `list`: `AV_List` of `AV_ContractId` of every match (possibly empty; entries sharing the key add to one list, each contract once). `disclose`: every match is disclosed but not put into the context (e.g. locked holdings a choice archives on behalf of a party that is not their stakeholder).',
+      ),
     endpoints: z
       .array(z.enum(endpoints))
       .min(1, 'omit "endpoints" to apply the entry everywhere')
       .optional()
       .describe('The endpoints (factories) or choices (per-contract contexts) whose context gets this entry. Omitted: all of them.'),
-  }).superRefine(checkTemplateOrInterface).describe('One context entry: a contract (or list of contracts) put into the choice context under `key`, and disclosed.');
+  })
+    .superRefine(checkTemplateOrInterface)
+    .superRefine((e, ctx) => {
+      if (e.key === undefined && e.as !== 'disclose') ctx.addIssue({ code: 'custom', path: ['key'], message: 'a context entry needs a "key" (unless "as" is "disclose")' });
+      if (e.key !== undefined && e.as === 'disclose') ctx.addIssue({ code: 'custom', path: ['key'], message: '"as": "disclose" puts nothing into the context: remove "key"' });
+    })
+    .describe('One context entry: a contract (or list of contracts) put into the choice context under `key`, and disclosed.');
 }
 
 export type DirectRule = z.output<typeof DirectRuleSchema>;
@@ -374,16 +385,19 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
 
   // Factory context entries: endpoints must be configured; keys unique per endpoint.
   const keysByEndpoint = new Map<string, Map<string, string>>();
-  const claimKey = (endpoint: string, key: string, at: string) => {
+  const claimKey = (endpoint: string, key: string | undefined, at: string, list = false) => {
+    if (key === undefined) return;
     let m = keysByEndpoint.get(endpoint);
     if (!m) keysByEndpoint.set(endpoint, (m = new Map()));
     const prev = m.get(key);
-    if (prev) problems.push(`${at}.key: duplicate key "${key}" for ${endpoint} (also ${prev}); give each entry of an endpoint its own key, or split them with "endpoints"`);
-    else m.set(key, at);
+    // `list` entries may share a key (one list); the prefix marks them.
+    if (list && prev?.startsWith('list:')) return;
+    if (prev) problems.push(`${at}.key: duplicate key "${key}" for ${endpoint} (also ${prev.replace(/^list:/, '')}); give each entry of an endpoint its own key, or split them with "endpoints"`);
+    else m.set(key, list ? `list:${at}` : at);
   };
   config.contextEntries.forEach((entry, i) => {
     const at = `contextEntries[${i}]`;
-    checkKey(entry.key, `${at}.key`);
+    if (entry.key !== undefined) checkKey(entry.key, `${at}.key`);
     const unknown = (entry.endpoints ?? []).filter((e) => !configured.includes(e));
     if (unknown.length > 0) {
       problems.push(
@@ -392,7 +406,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     }
     const endpoints = (entry.endpoints ?? configured).filter((e) => configured.includes(e));
     checkMatch(entry.match, at, { endpoints, restrictable: entry.endpoints === undefined });
-    for (const ep of endpoints) claimKey(ep, entry.key, at);
+    for (const ep of endpoints) claimKey(ep, entry.key, at, entry.as === 'list');
     checkIdMatch(entry, at, problems);
   });
 
@@ -428,13 +442,15 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     const seen = new Map<string, string>();
     pc.contextEntries.forEach((entry, i) => {
       const at = `${kind}.contextEntries[${i}]`;
-      checkKey(entry.key, `${at}.key`);
+      if (entry.key !== undefined) checkKey(entry.key, `${at}.key`);
       checkMatch(entry.match, at, { perContract: true });
       checkIdMatch(entry, at, problems);
       for (const action of entry.endpoints ?? actions) {
+        if (entry.key === undefined) continue;
         const prev = seen.get(`${action}|${entry.key}`);
-        if (prev) problems.push(`${at}.key: duplicate key "${entry.key}" for ${action} (also ${prev}); split the entries with "endpoints"`);
-        else seen.set(`${action}|${entry.key}`, at);
+        if (prev && !(entry.as === 'list' && prev.startsWith('list:'))) {
+          problems.push(`${at}.key: duplicate key "${entry.key}" for ${action} (also ${prev.replace(/^list:/, '')}); split the entries with "endpoints"`);
+        } else if (!prev) seen.set(`${action}|${entry.key}`, entry.as === 'list' ? `list:${at}` : at);
       }
     });
   }

@@ -80,9 +80,10 @@ interface CompiledSelector {
 }
 
 interface CompiledEntry extends CompiledSelector {
-  contextKey: string;
+  /** Absent for `as: "disclose"`. */
+  contextKey?: string;
   required: boolean;
-  as: 'contractId' | 'list';
+  as: 'contractId' | 'list' | 'disclose';
   endpoints: readonly string[];
 }
 
@@ -304,14 +305,26 @@ const OTHER_VERSION: Partial<Record<FactoryEndpoint, { endpoint: FactoryEndpoint
 async function resolveEntries(entries: readonly CompiledEntry[], scope: Scope, env: RecipeEnv): Promise<ContextParts> {
   const values: Record<string, AnyValue> = {};
   const disclose: IndexedContract[] = [];
+  const lists = new Map<string, { ids: Set<string>; items: AnyValue[] }>();
   for (const e of entries) {
     const found = await select(e, scope, env);
+    const what = e.contextKey !== undefined ? `context entry "${e.contextKey}"` : 'disclosed contracts';
     if (found.length === 0 && e.required) {
-      throw notFound(`No contract found for the required context entry "${e.contextKey}": ${missing(e, scope)}`);
+      throw notFound(`No contract found for the required ${what}: ${missing(e, scope)}`);
     }
-    if (e.as === 'list') {
-      values[e.contextKey] = { tag: 'AV_List', value: found.map((c) => contractIdValue(c.contractId)) };
+    if (e.as === 'disclose' || e.contextKey === undefined) {
       disclose.push(...found);
+    } else if (e.as === 'list') {
+      // entries sharing a list key add to one list, each contract once
+      let list = lists.get(e.contextKey);
+      if (!list) lists.set(e.contextKey, (list = { ids: new Set(), items: [] }));
+      for (const c of found) {
+        if (list.ids.has(c.contractId)) continue;
+        list.ids.add(c.contractId);
+        list.items.push(contractIdValue(c.contractId));
+        disclose.push(c);
+      }
+      values[e.contextKey] = { tag: 'AV_List', value: list.items };
     } else if (found.length > 0) {
       const one = pickOne(e, found, scope, `Context entry "${e.contextKey}"`);
       values[e.contextKey] = contractIdValue(one.contractId);
@@ -418,7 +431,7 @@ function compileSelector(s: ContractSelector | DirectRule | FactoryContextEntry 
 }
 
 function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoints: readonly string[]): CompiledEntry {
-  return { ...compileSelector(e), contextKey: e.key, required: e.required, as: e.as, endpoints };
+  return { ...compileSelector(e), ...(e.key !== undefined ? { contextKey: e.key } : {}), required: e.required, as: e.as, endpoints };
 }
 
 function unique(xs: string[]): string[] {
