@@ -20,10 +20,12 @@ import { LedgerClient } from '../../../src/ledger/client.js';
 import { noAuth } from '../../../src/ledger/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV1Recipe } from '../../../src/registry/recipes/test-token-v1.js';
+import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
+import { createTestTokenV2Account, createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
 import { declarativeRecipes } from '../../../src/registry/recipes/index.js';
 import { inProcessFetch } from '../../../src/ledger/in-process.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
-import { contextOf, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
+import { contextOf, contextValues, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
@@ -241,6 +243,145 @@ describe('TestTokenV1 as a declarative recipe (docs/examples/test-token-v1.regis
   it("the accept context built from the declarative recipe's answer commits: bob gets the tokens", async () => {
     const ctx = contextOf((await call(declarative, 'POST', `/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {})).body);
     const result = await exercise([bob], TRANSFER_INSTRUCTION, offer, 'TransferInstruction_Accept', { extraArgs: { context: ctx.choiceContextData, meta } }, ctx.disclosedContracts);
+    expect(outputTag(result)).toBe('TransferInstructionResult_Completed');
+  });
+});
+
+// ---- TestTokenV2: built-in vs declarative ----------------------------------------------------------
+
+describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.registry.json)', () => {
+  const clock2 = new ManualClock('2026-05-01T10:00:00Z');
+  const emu2 = buildEmulator({ config: { demoWorld: false, logLevel: 'silent' }, clock: clock2 });
+  registerTestTokenV2(emu2.engine.templates);
+  const admin2 = emu2.engine.parties.allocate('admin').party;
+  const alice2 = emu2.engine.parties.allocate('alice').party;
+  const bob2 = emu2.engine.parties.allocate('bob').party;
+  const carol2 = emu2.engine.parties.allocate('carol').party;
+  const bank2 = emu2.engine.parties.allocate('bank').party;
+  const exercise2 = walletExercise(emu2.app, 'recipe-examples-tt2');
+  const TT2 = parseRegistryConfig(example('test-token-v2.registry.json'));
+  const registry2 = (which: 'builtin' | 'declarative') => {
+    const instrument = TT2.instruments[0]!;
+    return createRegistry({
+      admin: admin2,
+      instruments: [{ ...instrument, recipe: which === 'builtin' ? 'splice-test-token-v2' : instrument.recipe }],
+      recipes: which === 'builtin' ? [new TestTokenV2Recipe()] : declarativeRecipes(TT2.recipes),
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu2.app) }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock: clock2,
+      logger,
+      pollIdleMs: 20,
+    });
+  };
+  const builtin2 = registry2('builtin');
+  const declarative2 = registry2('declarative');
+  const basicAccount = (p: string) => ({ owner: p, provider: null, id: '' });
+  const carolAccount = { owner: carol2, provider: bank2, id: 'c-1' };
+  const ID = { admin: admin2, id: 'TT2-USD' };
+  const v1Args = (sender: string, receiver: string, amount: string, inputs: string[]) => ({
+    expectedAdmin: admin2,
+    transfer: { sender, receiver, amount, instrumentId: ID, requestedAt: '2026-05-01T09:59:00Z', executeBefore: '2026-05-02T10:00:00Z', inputHoldingCids: inputs, meta },
+    extraArgs: { context: { values: {} }, meta },
+  });
+  const v2Args = (sender: object, receiver: object, amount: string, inputs: string[], actors: string[]) => {
+    const { expectedAdmin: _v1Only, ...v1 } = v1Args(alice2, bob2, amount, inputs);
+    return { ...v1, transfer: { ...v1.transfer, sender, receiver }, actors };
+  };
+  let aliceHolding = '';
+  let offer2 = '';
+
+  beforeAll(async () => {
+    createTestTokenV2Rules(emu2.engine, admin2);
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'c-1' });
+    aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
+    mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
+    await Promise.all([builtin2.start(), declarative2.start()]);
+    // an offer alice -> bob, made from the declarative registry's answer
+    const args = v1Args(alice2, bob2, '10', [aliceHolding]);
+    const f = await call(declarative2, 'POST', '/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    const factory = factoryOf(f.body);
+    args.extraArgs.context = factory.choiceContext.choiceContextData as { values: Record<string, never> };
+    const result = await exercise2([alice2], TRANSFER_FACTORY, factory.factoryId, 'TransferFactory_Transfer', args, factory.choiceContext.disclosedContracts);
+    expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+    offer2 = outputCid(result, 'transferInstructionCid');
+  });
+  afterAll(async () => {
+    await Promise.all([builtin2.stop(), declarative2.stop()]);
+  });
+
+  it('answers the transfer and allocation factories and the transfer-instruction contexts, both versions, as the built-in recipe (accounts with and without an AccountConfig)', async () => {
+    const all: Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> = [
+      { method: 'GET', path: '/registry/metadata/v1/instruments/TT2-USD' },
+      { method: 'GET', path: '/registry/metadata/v1/instruments' },
+    ];
+    for (const body of [
+      { choiceArguments: v1Args(alice2, alice2, '1', [aliceHolding]) },
+      { choiceArguments: v1Args(alice2, bob2, '1', [aliceHolding]) },
+      { choiceArguments: v1Args(alice2, bob2, '1', [aliceHolding]), excludeDebugFields: true },
+      { choiceArguments: v1Args(alice2, bob2, '-1', []) },
+      { choiceArguments: { ...v1Args(alice2, bob2, '1', []), expectedAdmin: bob2 } },
+      { choiceArguments: {} },
+    ]) {
+      all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body });
+    }
+    for (const body of [
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), carolAccount, '1', [aliceHolding], [alice2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1.001', [], [alice2]) },
+      { choiceArguments: {} },
+    ]) {
+      all.push({ method: 'POST', path: '/registry/transfer-instruction/v2/transfer-factory', body });
+    }
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: carolAccount,
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [carol2, bank2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    const unknownCid = `00${'cd'.repeat(33)}`;
+    for (const v of [1, 2]) {
+      for (const action of ['accept', 'reject', 'withdraw']) {
+        for (const id of [offer2, unknownCid, 'nope']) all.push({ method: 'POST', path: `/registry/transfer-instruction/v${v}/${id}/choice-contexts/${action}`, body: {} });
+      }
+    }
+    const statuses = new Set<number>();
+    for (const r of all) {
+      const [a, b] = [await call(builtin2, r.method, r.path, r.body), await call(declarative2, r.method, r.path, r.body)];
+      expect(b, `${r.method} ${r.path} ${JSON.stringify(r.body)?.slice(0, 300)}`).toEqual(a);
+      statuses.add(a.status);
+    }
+    expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the comparison included a context with an AccountConfig (carol's provider account)
+    const withConfig = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
+      choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]),
+    });
+    expect(withConfig.status, JSON.stringify(withConfig.body)).toBe(200);
+    expect(contextValues(factoryOf(withConfig.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
+  });
+
+  it("bob accepts with the declarative recipe's accept context (the locked Token disclosed): it commits", async () => {
+    const a = await call(declarative2, 'POST', `/registry/transfer-instruction/v1/${offer2}/choice-contexts/accept`, {});
+    const ctx = contextOf(a.body);
+    expect(ctx.disclosedContracts.map((d) => d.templateId.split(':').slice(1).join(':'))).toEqual([
+      'Splice.Testing.Tokens.TestTokenV2:TokenRules',
+      'Splice.Testing.Tokens.TestTokenV2.Holding:Token',
+    ]);
+    const result = await exercise2([bob2], TRANSFER_INSTRUCTION, offer2, 'TransferInstruction_Accept', { extraArgs: { context: ctx.choiceContextData, meta } }, ctx.disclosedContracts);
     expect(outputTag(result)).toBe('TransferInstructionResult_Completed');
   });
 });
