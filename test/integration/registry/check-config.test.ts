@@ -43,6 +43,22 @@ async function checkConfig(file: string): Promise<{ code: number | null; lines: 
   return { code, lines: p.output().split('\n').filter((l) => l !== '') };
 }
 
+describe('token-registry config schema serve', () => {
+  it('prints the full recipe schema (not `items: {}`), field descriptions included', async () => {
+    const p = startMain(['config', 'schema', 'serve'], {});
+    expect(await p.exited(60_000)).toBe(0);
+    const schema: unknown = JSON.parse(p.output());
+    const recipes = isObject(schema) && isObject(schema.properties) ? schema.properties.recipes : undefined;
+    const items = isObject(recipes) ? recipes.items : undefined;
+    const props = isObject(items) && isObject(items.properties) ? items.properties : {};
+    expect(Object.keys(props)).toEqual(['name', 'description', 'supportedApis', 'factories', 'contextEntries', 'transferKind', 'transferInstructions', 'allocationInstructions', 'allocations']);
+    expect(isObject(items) && Array.isArray(items.required) ? items.required : []).toEqual(['name', 'supportedApis']);
+    const direct = JSON.stringify(props.transferKind);
+    expect(direct).toContain('"anyOf"');
+    expect(direct).toContain('One rule or a list of rules');
+  }, 90_000);
+});
+
 describe('token-registry check-config', () => {
   it('a good configuration: every endpoint the token offers answers; the others are reported as not offered; exit 0', async () => {
     const { code, lines } = await checkConfig(config('good'));
