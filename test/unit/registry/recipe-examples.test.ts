@@ -240,6 +240,30 @@ describe('TestTokenV1 as a declarative recipe (docs/examples/test-token-v1.regis
     expect(w).toEqual({ status: 400, body: { error: 'splice-test-token-v1 implements only the V1 allocation API; use /v1' } });
   });
 
+  it("an instrument's own supportedApis decide the versions its per-contract contexts answer", async () => {
+    const instrument = TT1_EXAMPLE.instruments[0]!;
+    const withV2 = createRegistry({
+      admin,
+      instruments: [{ ...instrument, supportedApis: { ...TT1_EXAMPLE.recipes[0]!.supportedApis, 'splice-api-token-transfer-instruction-v2': 1 } }],
+      recipes: declarativeRecipes(TT1_EXAMPLE.recipes),
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu.app) }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock,
+      logger,
+    });
+    await withV2.start();
+    try {
+      expect(await call(withV2, 'POST', `/registry/transfer-instruction/v2/${offer}/choice-contexts/accept`, {})).toEqual({
+        status: 200,
+        body: { choiceContextData: { values: {} }, disclosedContracts: [] },
+      });
+      // allocation-v2 is still not listed
+      expect((await call(withV2, 'POST', `/registry/allocations/v2/${allocation}/choice-contexts/withdraw`, {})).status).toBe(400);
+    } finally {
+      await withV2.stop();
+    }
+  });
+
   it("the accept context built from the declarative recipe's answer commits: bob gets the tokens", async () => {
     const ctx = contextOf((await call(declarative, 'POST', `/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {})).body);
     const result = await exercise([bob], TRANSFER_INSTRUCTION, offer, 'TransferInstruction_Accept', { extraArgs: { context: ctx.choiceContextData, meta } }, ctx.disclosedContracts);
