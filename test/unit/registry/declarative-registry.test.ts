@@ -16,6 +16,9 @@ import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
 import { contextOf, contextValues, disclosedIds, errorOf, factoryOf } from '../../support/registry-wire.js';
+import { declarativeRecipes } from '../../../src/registry/recipes/index.js';
+import { parseRegistryConfig } from '../../../src/serve.js';
+import ACME_EXAMPLE from '../../../docs/examples/acme-token.registry.json' with { type: 'json' };
 import { createdEvent, jsonAt, transactionOf } from '../../support/ledger-wire.js';
 
 const logger = pino({ level: 'silent' });
@@ -46,6 +49,7 @@ const emu = buildEmulator({
       declared('Acme.Credential', 'Credential', ['issuer'], ['holder']),
       declared('Acme.Holding', 'LockedHolding', ['admin'], ['owner']),
       declared('Acme.Transfer', 'TransferOffer', ['admin'], ['transfer.sender', 'transfer.receiver']),
+      declared('Acme.Allocation', 'Allocation', ['admin']),
     ],
   },
   clock,
@@ -278,6 +282,46 @@ describe('declarative recipe over the emulated ledger', () => {
     expect(error).toContain(cids.dup1);
     expect(error).toContain(cids.dup2);
     expect(error).toMatch(/"pick": "newest"/);
+  });
+
+  it('the worked example of docs/recipes.md (docs/examples/acme-token.registry.json) answers its own context entries, v1 and v2', async () => {
+    const config = parseRegistryConfig({ ...ACME_EXAMPLE, adminParty: admin });
+    const example = createRegistry({
+      admin,
+      instruments: config.instruments,
+      recipes: declarativeRecipes(config.recipes),
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock,
+      logger,
+    });
+    await example.start();
+    try {
+      const ask = async (v: 1 | 2, args: unknown) => {
+        const r = await example.app.request(`/registry/transfer-instruction/v${v}/transfer-factory`, {
+          method: 'POST',
+          body: JSON.stringify({ choiceArguments: args, excludeDebugFields: true }),
+          headers: { 'content-type': 'application/json' },
+        });
+        const body: unknown = await r.json();
+        expect(r.status, JSON.stringify(body)).toBe(200);
+        return factoryOf(body);
+      };
+      const v1 = await ask(1, transferArgs(alice, bob));
+      expect(v1.transferKind).toBe('direct');
+      expect(contextValues(v1.choiceContext.choiceContextData)).toEqual({
+        [K.config]: { tag: 'AV_ContractId', value: cids.config },
+        [K.credentials]: { tag: 'AV_List', value: [cids.kyc1, cids.kyc2].map((c) => ({ tag: 'AV_ContractId', value: c })) },
+        [K.preapproval]: { tag: 'AV_ContractId', value: cids.bobPreapproval },
+      });
+      const { expectedAdmin: _v1Only, ...args } = transferArgs(alice, bob);
+      const account = (p: string) => ({ owner: p, provider: null, id: '' });
+      const v2 = await ask(2, { ...args, transfer: { ...args.transfer, sender: account(alice), receiver: account(bob) }, actors: [alice] });
+      expect(v2.transferKind).toBe('direct');
+      expect(Object.keys(contextValues(v2.choiceContext.choiceContextData)).sort()).toEqual([K.config, K.preapproval].sort());
+    } finally {
+      await example.stop();
+    }
   });
 
   it('400 for an endpoint the recipe does not configure', async () => {
