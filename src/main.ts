@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * CLI entry: `token-registry emulate | serve | token | config`.
+ * CLI entry: `token-registry emulate | serve | check-config | token | config`.
  *  - emulate: starts the emulated stack with the demo world and prints its URLs.
  *  - token:   mints an HS256 dev token (`token --sub alice --secret unsafe [--aud ...]`).
  *  - serve:   the registry for an instrument admin against its participant.
+ *  - check-config: loads the registry configuration and reports what the registry will answer.
  *  - config:  prints the configuration schemas (JSON Schema, one per mode) or the effective config.
  */
 import fs from 'node:fs';
@@ -15,10 +16,12 @@ import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
 import { RegistryConfigSchema } from './config/registry.js';
+import { recipeJsonSchemaOverride } from './config/recipe-schema.js';
 import { startStack } from './stack.js';
 import { DurableState } from './emulator/ledger/durability/durable-state.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
 import { loadRegistryConfig, startRegistry } from './serve.js';
+import { checkRegistryConfig, formatCheckLine } from './check-config.js';
 import { mintDevToken } from './emulator/ledger-api/auth.js';
 import { redactRedisUrl } from './cache/redis-cache.js';
 
@@ -29,8 +32,16 @@ commands:
                      with STATE_DIR the world is kept there across restarts (--reset starts it over)
   serve              run the registry for an instrument admin against its participant
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT,
+<<<<<<< HEAD
                      RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES, MAX_CONNECTIONS,
                      MAX_CONNECTIONS_PER_ADDRESS override it)
+=======
+                     RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES override it)
+  check-config [FILE] (also: serve --check [FILE])
+                     load the registry configuration (FILE or REGISTRY_CONFIG_FILE), connect to the
+                     ledger and report, per instrument, endpoint and version, whether the registry
+                     will answer (docs/recipes.md); exit 0 when all is well, 1 otherwise
+>>>>>>> recipes
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
   config schema [serve|emulate]
                      print the configuration's JSON Schema of both modes (or of one)
@@ -54,7 +65,9 @@ async function main(argv: string[]): Promise<number> {
     case 'emulate':
       return emulate(rest);
     case 'serve':
-      return serveRegistry();
+      return rest[0] === '--check' ? checkConfig(rest.slice(1)) : serveRegistry();
+    case 'check-config':
+      return checkConfig(rest);
     case 'token':
       return token(rest);
     case 'config':
@@ -146,11 +159,12 @@ async function serveRegistry(): Promise<number> {
     upstreams,
     logger: log.logger,
     onFatal: (err) => {
-      console.error(`configuration error: ${err.message}`);
+      printConfigError(err);
       process.exit(1);
     },
   }).catch((err: unknown) => {
-    console.error(err instanceof ConfigError ? `configuration error: ${err.message}` : err);
+    if (err instanceof ConfigError) printConfigError(err);
+    else console.error(err);
     process.exit(1);
   });
   process.stdout.write(
@@ -171,6 +185,17 @@ interface ProcessLog {
   logger: Logger;
   /** Resolves once the lines logged so far are written, or after `ms` (a stalled reader). */
   flushWithin(ms: number): Promise<void>;
+}
+
+/** `check-config [FILE]`: one line per check on stdout; configuration errors as `serve` reports them. */
+async function checkConfig(args: string[]): Promise<number> {
+  const env = args[0] !== undefined ? { ...process.env, REGISTRY_CONFIG_FILE: args[0] } : process.env;
+  const config = loadRegistryConfig(env);
+  const result = await checkRegistryConfig(config);
+  for (const line of result.lines) process.stdout.write(`${formatCheckLine(line)}\n`);
+  const errors = result.lines.filter((l) => l.status === 'error').length;
+  process.stdout.write(errors === 0 ? `configuration ok: ${config.instruments.length} instrument(s) checked against ${config.ledger.url}\n` : `${errors} problem(s)\n`);
+  return errors === 0 ? 0 : 1;
 }
 
 /**
@@ -300,7 +325,7 @@ function config(args: string[]): number {
   if (args[0] === 'schema') {
     // One schema per mode: `serve` reads REGISTRY_CONFIG_FILE (+ env overrides), `emulate` the environment.
     const schemas = {
-      serve: z.toJSONSchema(RegistryConfigSchema, { io: 'input' }),
+      serve: z.toJSONSchema(RegistryConfigSchema, { io: 'input', override: recipeJsonSchemaOverride }),
       emulate: z.toJSONSchema(EmulatorConfigSchema, { io: 'input' }),
     };
     console.log(JSON.stringify(mode ? schemas[mode] : schemas, null, 2));
@@ -323,6 +348,11 @@ function redactSecrets(key: string, value: unknown): unknown {
   return value;
 }
 
+/** One `configuration error: <path>: <what>` line per problem, no stack trace. */
+function printConfigError(err: ConfigError): void {
+  for (const p of err.problems) console.error(`configuration error: ${p}`);
+}
+
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
@@ -333,7 +363,7 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof ConfigError) console.error(`configuration error: ${err.message}`);
+    if (err instanceof ConfigError) printConfigError(err);
     else console.error(err);
     process.exitCode = 1;
   },

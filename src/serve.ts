@@ -12,10 +12,9 @@
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import pino, { type Logger } from 'pino';
-import { z } from 'zod';
 import { createCache } from './cache/index.js';
 import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from './config/registry.js';
-import { ConfigError } from './config/errors.js';
+import { ConfigError, formatConfigPath } from './config/errors.js';
 import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
@@ -24,7 +23,7 @@ import { pollingUpdates, preferWebSocket, webSocketUpdates } from './ledger/upda
 import { LedgerError, LedgerUnavailableError } from './ledger/errors.js';
 import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
-import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
+import { BUILT_IN_RECIPE_NAMES, builtInRecipes, checkInstrumentRecipes, declarativeRecipes, resolveDeclarativeRecipes } from './registry/recipes/index.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { registryHostApp } from './registry/health.js';
 import { registryRequestListener, registryRouteOf } from './registry/server.js';
@@ -61,9 +60,21 @@ export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryCon
   if (env.AMULET_REGISTRY_COMPAT) merged.amuletCompat = env.AMULET_REGISTRY_COMPAT;
   merged.limits = limitsFromEnv(raw.limits, env);
   Object.assign(merged, operationsFromEnv(env));
-  const parsed = RegistryConfigSchema.safeParse(merged);
-  if (!parsed.success) throw new ConfigError(`invalid registry configuration (${file}):\n${z.prettifyError(parsed.error)}`);
-  return parsedConfig(parsed.data);
+  return parseRegistryConfig(merged);
+}
+
+/**
+ * Validates a registry configuration document, its declarative recipes and the recipe each
+ * instrument names: every problem at once, each `<path>: <what>` (a ConfigError), so that no
+ * request is ever served from a half-valid configuration.
+ */
+export function parseRegistryConfig(doc: unknown): Readonly<RegistryConfig> {
+  const parsed = RegistryConfigSchema.safeParse(doc);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${formatConfigPath(i.path)}: ${i.message}`));
+  const config = parsedConfig(parsed.data);
+  const { recipes } = resolveDeclarativeRecipes(config.recipes);
+  checkInstrumentRecipes(config.instruments, [...BUILT_IN_RECIPE_NAMES, ...recipes.map((r) => r.name)]);
+  return config;
 }
 
 /** RATE_LIMIT_RPS (0 = off), RATE_LIMIT_BURST, MAX_BODY_BYTES, MAX_CONNECTIONS and MAX_CONNECTIONS_PER_ADDRESS override `limits` of the file. */
@@ -135,6 +146,8 @@ export async function startRegistry(
   const logger = deps.logger ?? pino({ level: config.logLevel });
   const metrics = new ServiceMetrics({ service: 'registry', processMetrics: true });
   const recipes = [...builtInRecipes({ amuletCompat: config.amuletCompat }), ...declarativeRecipes(config.recipes, logger)];
+  // Before anything is opened (cache, listener): a configuration built in code gets the same checks.
+  checkInstrumentRecipes(config.instruments, recipes.map((r) => r.name));
   const tokenProvider = tokenProviderOf(config.ledger.auth);
   const ledger = new LedgerClient({
     baseUrl: config.ledger.url,

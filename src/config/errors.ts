@@ -1,2 +1,19 @@
-/** A configuration that cannot be used; the CLI prints its message and exits. */
-export class ConfigError extends Error {}
+/**
+ * A configuration that cannot be used; the CLI prints one `configuration error: <problem>` line
+ * per problem (each `<path>: <what>` where a path applies) and exits 1, without a stack trace.
+ */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === 'string' ? [problems] : [...problems];
+    super(list.join('\n'));
+    this.problems = list;
+  }
+}
+
+/** `instruments[0].recipe`: a zod issue path as configuration errors write it. */
+export function formatConfigPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(root)';
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+}

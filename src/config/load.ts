@@ -3,10 +3,9 @@
  * name the variable and what is wrong with it, so a mistyped deployment fails at start.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { EmulatorConfigSchema, type EmulatorConfig } from './schema.js';
 
-import { ConfigError } from './errors.js';
+import { ConfigError, formatConfigPath } from './errors.js';
 import { operationsFromEnv, parsedConfig } from './operations.js';
 
 export { ConfigError };
@@ -81,7 +80,7 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
 
   Object.assign(raw, operationsFromEnv(env));
   const parsed = EmulatorConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${formatConfigPath(i.path)}: ${i.message}`));
   return parsedConfig(parsed.data);
 }
 

@@ -131,12 +131,20 @@ const MatchSchema = z.record(z.string().regex(MATCH_KEY), ValueExprSchema, {
 });
 
 const selectorShape = {
-  templateId: QualifiedIdSchema.optional(),
-  interfaceId: QualifiedIdSchema.optional(),
-  match: MatchSchema.default({}),
-  synchronizerId: z.string().min(1).optional(),
-  /** Several matches: `unique` (default) is an error (500), `newest`/`oldest` by createdAt. */
-  pick: z.enum(['unique', 'newest', 'oldest']).default('unique'),
+  templateId: QualifiedIdSchema.optional().describe(
+    'The template of the contracts to find, as `#<package-name>:<Module>:<Entity>` (the package name, not the package id, so that package upgrades keep matching). Give exactly one of `templateId` and `interfaceId`.',
+  ),
+  interfaceId: QualifiedIdSchema.optional().describe(
+    'Find the contracts of any template that implements this interface (`#<package-name>:<Module>:<Interface>`), e.g. a token-standard factory interface. Give exactly one of `templateId` and `interfaceId`.',
+  ),
+  match: MatchSchema.default({}).describe(
+    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal. The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). Empty: every active contract of the template that the admin sees.',
+  ),
+  synchronizerId: z.string().min(1).optional().describe('Only contracts on this synchronizer.'),
+  pick: z
+    .enum(['unique', 'newest', 'oldest'])
+    .default('unique')
+    .describe('When several contracts match where one is expected: `unique` answers 500 naming them (the ledger disagrees with the recipe); `newest` / `oldest` take one by creation time.'),
 };
 
 function checkTemplateOrInterface(v: { templateId?: string | undefined; interfaceId?: string | undefined }, ctx: z.RefinementCtx): void {
@@ -150,21 +158,42 @@ const SelectorSchema = strict(selectorShape).superRefine(checkTemplateOrInterfac
 function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E) {
   return strict({
     ...selectorShape,
-    key: z.string().min(1, 'a context key must not be empty'),
-    required: z.boolean().default(true),
-    /** `contractId`: AV_ContractId of the one match; `list`: AV_List of AV_ContractId of all matches. */
-    as: z.enum(['contractId', 'list']).default('contractId'),
-    endpoints: z.array(z.enum(endpoints)).min(1, 'omit "endpoints" to apply the entry everywhere').optional(),
-  }).superRefine(checkTemplateOrInterface);
+    key: z
+      .string()
+      .min(1, 'a context key must not be empty')
+      .optional()
+      .describe(
+        'The key of the entry in `choiceContextData.values`; DNS-prefixed like metadata keys (e.g. `acme.example.com/instrument-configuration`), as the Daml code reads it. Required unless `as` is `disclose`. `list` entries of one endpoint may share a key: their matches form one list.',
+      ),
+    required: z.boolean().default(true).describe('`true`: no matching contract is a 404 naming the entry. `false`: the entry is left out (or an empty list).'),
+    as: z
+      .enum(['contractId', 'list', 'disclose'])
+      .default('contractId')
+      .describe(
+        '`contractId`: the value is `AV_ContractId` of the one match. `list`: `AV_List` of `AV_ContractId` of every match (possibly empty; entries sharing the key add to one list, each contract once). `disclose`: every match is disclosed but not put into the context (e.g. locked holdings a choice archives on behalf of a party that is not their stakeholder).',
+      ),
+    endpoints: z
+      .array(z.enum(endpoints))
+      .min(1, 'omit "endpoints" to apply the entry everywhere')
+      .optional()
+      .describe('The endpoints (factories) or choices (per-contract contexts) whose context gets this entry. Omitted: all of them.'),
+  })
+    .superRefine(checkTemplateOrInterface)
+    .superRefine((e, ctx) => {
+      if (e.key === undefined && e.as !== 'disclose') ctx.addIssue({ code: 'custom', path: ['key'], message: 'a context entry needs a "key" (unless "as" is "disclose")' });
+      if (e.key !== undefined && e.as === 'disclose') ctx.addIssue({ code: 'custom', path: ['key'], message: '"as": "disclose" puts nothing into the context: remove "key"' });
+    })
+    .describe('One context entry: a contract (or list of contracts) put into the choice context under `key`, and disclosed.');
 }
 
 export type DirectRule = z.output<typeof DirectRuleSchema>;
 const DirectRuleSchema = strict({
   ...selectorShape,
-  /** Also put the pre-approval into the context under this key (and disclose it). */
-  key: z.string().min(1).optional(),
-  endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional(),
-}).superRefine(checkTemplateOrInterface);
+  key: z.string().min(1).optional().describe('Also put the matching contract (e.g. the receiver\'s pre-approval) into the context under this key, and disclose it.'),
+  endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
+})
+  .superRefine(checkTemplateOrInterface)
+  .describe('A transfer is `direct` when this selector finds a contract (e.g. a transfer pre-approval of the receiver).');
 
 const DirectRuleListSchema = z.array(DirectRuleSchema);
 /**
@@ -185,11 +214,15 @@ const DirectRulesSchema = z.unknown().transform((v, ctx): DirectRule | DirectRul
 
 function perContractSchema<E extends readonly [string, ...string[]]>(actions: E) {
   return strict({
-    templateIds: z.array(QualifiedIdSchema).min(1, 'list at least one template'),
-    /** Payload path to the `{admin, id}` InstrumentId, or to the id text (then `instrumentAdminPath`). */
-    instrumentIdPath: PathSchema,
-    instrumentAdminPath: PathSchema.optional(),
-    contextEntries: z.array(entrySchema(actions)).default([]),
+    templateIds: z
+      .array(QualifiedIdSchema)
+      .min(1, 'list at least one template')
+      .describe('The templates of these objects (`#<package-name>:<Module>:<Entity>`): a contract id the wallet names must be of one of them.'),
+    instrumentIdPath: PathSchema.describe(
+      'Payload path to the `{admin, id}` InstrumentId of the object (e.g. `transfer.instrumentId`), or to the instrument id text (then give `instrumentAdminPath`). The registry answers only for its own instruments.',
+    ),
+    instrumentAdminPath: PathSchema.optional().describe('Payload path to the admin party, when `instrumentIdPath` points to the id text alone.'),
+    contextEntries: z.array(entrySchema(actions)).default([]).describe(`Context entries, per choice (${actions.join(', ')}); value expressions read the object with \`$contract.<path>\`.`),
   });
 }
 
@@ -197,26 +230,47 @@ export const DeclarativeRecipeSchema = strict({
   name: z
     .string()
     .regex(NAME, 'a recipe name is lowercase letters, digits and . _ : -, starting with a letter or digit')
-    .refine((n) => !RESERVED_NAME.test(n), 'names starting with "splice-test-token-" are reserved for the built-in recipes'),
-  description: z.string().optional(),
-  /** Token-standard APIs of the token (API name → minor version), reported per instrument. */
-  supportedApis: z.record(z.string().min(1), z.number().int().min(0)),
+    .refine((n) => !RESERVED_NAME.test(n), 'names starting with "splice-test-token-" are reserved for the built-in recipes')
+    .describe('The recipe\'s name: what an instrument\'s `recipe` says to use it (the name alone, no prefix). Lowercase letters, digits and `. _ : -`.'),
+  description: z.string().optional().describe('Free text for the people who maintain the recipe.'),
+  supportedApis: z
+    .record(z.string().min(1), z.number().int().min(0))
+    .describe(
+      'The token-standard APIs the token implements (Daml package name of the API → minor version), reported per instrument (an instrument\'s own `supportedApis` overrides it). Per-contract contexts answer a version (`/v1`, `/v2`) only when the version\'s API is listed here (or in the instrument\'s).',
+    ),
   factories: strict({
-    'transferFactory.v1': SelectorSchema.optional(),
-    'transferFactory.v2': SelectorSchema.optional(),
-    'allocationFactory.v1': SelectorSchema.optional(),
-    'allocationFactory.v2': SelectorSchema.optional(),
-    settlementFactory: SelectorSchema.optional(),
-  }).default({}),
-  contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS)).default([]),
+    'transferFactory.v1': SelectorSchema.optional().describe('The factory of `POST /registry/transfer-instruction/v1/transfer-factory` (TransferFactory V1).'),
+    'transferFactory.v2': SelectorSchema.optional().describe('The factory of `POST /registry/transfer-instruction/v2/transfer-factory` (TransferFactory V2).'),
+    'allocationFactory.v1': SelectorSchema.optional().describe('The factory of `POST /registry/allocation-instruction/v1/allocation-factory`.'),
+    'allocationFactory.v2': SelectorSchema.optional().describe('The factory of `POST /registry/allocation-instruction/v2/allocation-factory`.'),
+    settlementFactory: SelectorSchema.optional().describe('The factory of `POST /registry/allocation/v2/settlement-factory`.'),
+  })
+    .default({})
+    .describe('Which contract is the factory of each endpoint (value expressions read the choice arguments with `$args.<path>`). An endpoint left out answers 400. The factory is always disclosed.'),
+  contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS)).default([]).describe('The choice-context entries of the factory endpoints.'),
   transferKind: strict({
-    /** Rules tried in order: the first with a match makes the transfer `direct`. */
-    direct: DirectRulesSchema.optional(),
-  }).optional(),
-  transferInstructions: perContractSchema(TRANSFER_INSTRUCTION_ACTIONS).optional(),
-  allocationInstructions: perContractSchema(ALLOCATION_INSTRUCTION_ACTIONS).optional(),
-  allocations: perContractSchema(ALLOCATION_ACTIONS).optional(),
-});
+    direct: DirectRulesSchema.optional().describe(
+      'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`; sender = receiver is always `self`.',
+    ),
+  })
+    .optional()
+    .describe('How the transfer factory reports `transferKind`.'),
+  transferInstructions: perContractSchema(TRANSFER_INSTRUCTION_ACTIONS).optional().describe('Transfer instructions (offers): the contexts of `/registry/transfer-instruction/{v1,v2}/{id}/choice-contexts/{accept,reject,withdraw}`.'),
+  allocationInstructions: perContractSchema(ALLOCATION_INSTRUCTION_ACTIONS).optional().describe('Allocation instructions: the contexts of `/registry/allocation-instruction/v2/{id}/choice-contexts/{accept,withdraw}`.'),
+  allocations: perContractSchema(ALLOCATION_ACTIONS).optional().describe('Allocations: the contexts of `/registry/allocations/{v1,v2}/{id}/choice-contexts/{execute-transfer,withdraw,cancel}` (execute-transfer is V1 only).'),
+}).describe('A declarative recipe: how a Daml token model maps registry requests to the admin\'s contracts.');
+
+/**
+ * The recipe's JSON Schema (input side: what an admin writes), for `config schema serve` and the
+ * generated reference of docs/recipes.md. `transferKind.direct` is dispatched by hand (see
+ * DirectRulesSchema), so its schema is stated here: one rule or a list of rules.
+ */
+export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  if (ctx.zodSchema !== DirectRulesSchema) return;
+  const rule = z.toJSONSchema(DirectRuleSchema, { io: 'input' });
+  delete rule.$schema;
+  Object.assign(ctx.jsonSchema, { anyOf: [rule, { type: 'array', items: rule }] });
+}
 
 export type DeclarativeRecipeConfig = z.output<typeof DeclarativeRecipeSchema>;
 export type DeclarativeRecipeInput = z.input<typeof DeclarativeRecipeSchema>;
@@ -331,16 +385,19 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
 
   // Factory context entries: endpoints must be configured; keys unique per endpoint.
   const keysByEndpoint = new Map<string, Map<string, string>>();
-  const claimKey = (endpoint: string, key: string, at: string) => {
+  const claimKey = (endpoint: string, key: string | undefined, at: string, list = false) => {
+    if (key === undefined) return;
     let m = keysByEndpoint.get(endpoint);
     if (!m) keysByEndpoint.set(endpoint, (m = new Map()));
     const prev = m.get(key);
-    if (prev) problems.push(`${at}.key: duplicate key "${key}" for ${endpoint} (also ${prev}); give each entry of an endpoint its own key, or split them with "endpoints"`);
-    else m.set(key, at);
+    // `list` entries may share a key (one list); the prefix marks them.
+    if (list && prev?.startsWith('list:')) return;
+    if (prev) problems.push(`${at}.key: duplicate key "${key}" for ${endpoint} (also ${prev.replace(/^list:/, '')}); give each entry of an endpoint its own key, or split them with "endpoints"`);
+    else m.set(key, list ? `list:${at}` : at);
   };
   config.contextEntries.forEach((entry, i) => {
     const at = `contextEntries[${i}]`;
-    checkKey(entry.key, `${at}.key`);
+    if (entry.key !== undefined) checkKey(entry.key, `${at}.key`);
     const unknown = (entry.endpoints ?? []).filter((e) => !configured.includes(e));
     if (unknown.length > 0) {
       problems.push(
@@ -349,7 +406,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     }
     const endpoints = (entry.endpoints ?? configured).filter((e) => configured.includes(e));
     checkMatch(entry.match, at, { endpoints, restrictable: entry.endpoints === undefined });
-    for (const ep of endpoints) claimKey(ep, entry.key, at);
+    for (const ep of endpoints) claimKey(ep, entry.key, at, entry.as === 'list');
     checkIdMatch(entry, at, problems);
   });
 
@@ -385,13 +442,15 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     const seen = new Map<string, string>();
     pc.contextEntries.forEach((entry, i) => {
       const at = `${kind}.contextEntries[${i}]`;
-      checkKey(entry.key, `${at}.key`);
+      if (entry.key !== undefined) checkKey(entry.key, `${at}.key`);
       checkMatch(entry.match, at, { perContract: true });
       checkIdMatch(entry, at, problems);
       for (const action of entry.endpoints ?? actions) {
+        if (entry.key === undefined) continue;
         const prev = seen.get(`${action}|${entry.key}`);
-        if (prev) problems.push(`${at}.key: duplicate key "${entry.key}" for ${action} (also ${prev}); split the entries with "endpoints"`);
-        else seen.set(`${action}|${entry.key}`, at);
+        if (prev && !(entry.as === 'list' && prev.startsWith('list:'))) {
+          problems.push(`${at}.key: duplicate key "${entry.key}" for ${action} (also ${prev.replace(/^list:/, '')}); split the entries with "endpoints"`);
+        } else if (!prev) seen.set(`${action}|${entry.key}`, entry.as === 'list' ? `list:${at}` : at);
       }
     });
   }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { parseRedisUrl } from '../cache/redis-cache.js';
 import { RegistryLimitsSchema } from '../http/limits.js';
 import { OperationsConfigShape } from './operations.js';
+import { DeclarativeRecipeSchema } from './recipe-schema.js';
 
 /**
  * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
@@ -21,8 +22,8 @@ export const InstrumentConfigSchema = z
     name: z.string().min(1),
     symbol: z.string().min(1),
     decimals: z.number().int().min(0).max(10).default(10),
-    /** `splice-test-token-v1`, `splice-test-token-v2`, or the name of a declarative recipe. */
-    recipe: z.string().min(1),
+    /** `splice-test-token-v1`, `splice-test-token-v2`, `splice-amulet`, or the `name` of a declarative recipe. */
+    recipe: z.string().min(1).describe('The token implementation: `splice-test-token-v1`, `splice-test-token-v2`, `splice-amulet`, or the `name` of one of `recipes`.'),
     supportedApis: z.record(z.string(), z.number().int().nonnegative()).optional(),
     paused: z.boolean().optional(),
     pauseInfo: z.object({ reason: z.string().optional(), until: z.iso.datetime().optional() }).strict().optional(),
@@ -63,8 +64,11 @@ export const RegistryConfigSchema = z
     /** The instrument admin party this registry serves. */
     adminParty: z.string().min(1),
     instruments: z.array(InstrumentConfigSchema).min(1),
-    /** Declarative recipes (validated separately, with their own messages). */
-    recipes: z.array(z.unknown()).default([]),
+    /**
+     * Declarative recipes (docs/recipes.md): structure checked here, how the parts fit together
+     * by validateDeclarativeRecipe when the configuration is loaded.
+     */
+    recipes: z.array(DeclarativeRecipeSchema).default([]).describe('Declarative recipes (docs/recipes.md); an instrument uses one by its `name`.'),
     ledger: z
       .object({
         url: z.url(),

@@ -10,6 +10,7 @@ import type { Clock } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger/client.js';
 import { createRegistryHttp } from './app.js';
 import type { Recipe } from './recipes/recipe.js';
+import { checkInstrumentRecipes } from './recipes/index.js';
 import { RegistryService, type InstrumentConfig } from './service.js';
 
 export interface RegistryOptions {
@@ -33,6 +34,8 @@ export interface RegistryOptions {
 }
 
 export function createRegistry(opts: RegistryOptions) {
+  // Checked against every recipe offered, so that the message lists them all.
+  checkInstrumentRecipes(opts.instruments, opts.recipes.map((r) => r.name));
   const used = new Set(opts.instruments.map((i) => i.recipe));
   const recipes = opts.recipes.filter((r) => used.has(r.name));
   const index = new ContractIndex({

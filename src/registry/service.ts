@@ -43,6 +43,7 @@ import {
 import { badRequest, conflict, notFound, RegistryError } from './errors.js';
 import type { ContextParts, ContractKind, Recipe, RecipeEnv, RecipeIndex } from './recipes/recipe.js';
 import { UnsupportedOperation } from './recipes/recipe.js';
+import { checkInstrumentRecipes } from './recipes/index.js';
 import type { DisclosedContract, Instrument } from './schemas.js';
 import { isPromise, thenMaybe, type MaybePromise } from './maybe-promise.js';
 import { inPlace, type InPlaceSchema } from './in-place.js';
@@ -87,9 +88,7 @@ export class RegistryService implements RegistryApi {
 
   constructor(private readonly opts: RegistryServiceOptions) {
     for (const r of opts.recipes) this.recipes.set(r.name, r);
-    for (const i of opts.instruments) {
-      if (!this.recipes.has(i.recipe)) throw new Error(`instrument ${i.id}: unknown recipe "${i.recipe}"`);
-    }
+    checkInstrumentRecipes(opts.instruments, [...this.recipes.keys()]);
     // A stable order: instruments sorted by id, so page tokens stay valid across restarts.
     this.instruments = [...opts.instruments].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.env = { admin: opts.admin, index: opts.index, nowMicros: () => opts.clock.nowMicros() };
@@ -105,7 +104,9 @@ export class RegistryService implements RegistryApi {
     let start = 0;
     if (pageToken !== undefined) {
       const after = decodePageToken(pageToken);
-      if (after === undefined) throw badRequest(`Invalid pageToken "${pageToken}": use the nextPageToken of a previous page`);
+      // token-metadata-v1.yaml lists 200, 404 and 500 for listInstruments (no 400); Splice's Scan
+      // ignores pageToken altogether. A token we never issued names no page: 404, saying so.
+      if (after === undefined) throw notFound(`No page for pageToken "${pageToken}": use the nextPageToken of a previous page, or no pageToken for the first page`);
       start = this.instruments.findIndex((i) => i.id > after);
       if (start < 0) start = this.instruments.length;
     }
@@ -249,25 +250,30 @@ export class RegistryService implements RegistryApi {
   // ---- per-contract contexts -----------------------------------------------------------------
 
   async getTransferInstructionContext(version: ApiVersion, cid: string, action: TransferInstructionAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
-    const { recipe, contract } = await this.perContract(cid, 'transfer-instruction', 'Transfer instruction', ctx);
-    const parts = await this.guard(() => recipe.transferInstructionContext({ version, action, contract }, this.envFor(ctx)));
+    const { recipe, contract, supportedApis } = await this.perContract(cid, 'transfer-instruction', 'Transfer instruction', ctx);
+    const parts = await this.guard(() => recipe.transferInstructionContext({ version, action, contract, supportedApis }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
   async getAllocationInstructionContext(cid: string, action: AllocationInstructionAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
-    const { recipe, contract } = await this.perContract(cid, 'allocation-instruction', 'Allocation instruction', ctx);
-    const parts = await this.guard(() => recipe.allocationInstructionContext({ version: 2, action, contract }, this.envFor(ctx)));
+    const { recipe, contract, supportedApis } = await this.perContract(cid, 'allocation-instruction', 'Allocation instruction', ctx);
+    const parts = await this.guard(() => recipe.allocationInstructionContext({ version: 2, action, contract, supportedApis }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
   async getAllocationContext(version: ApiVersion, cid: string, action: AllocationAction, req: GetChoiceContextRequest, ctx?: RequestContext) {
-    const { recipe, contract } = await this.perContract(cid, 'allocation', 'Allocation', ctx);
-    const parts = await this.guard(() => recipe.allocationContext({ version, action, contract }, this.envFor(ctx)));
+    const { recipe, contract, supportedApis } = await this.perContract(cid, 'allocation', 'Allocation', ctx);
+    const parts = await this.guard(() => recipe.allocationContext({ version, action, contract, supportedApis }, this.envFor(ctx)));
     return this.context(parts, req.excludeDebugFields);
   }
 
   /** Looks a contract up by id (index, then ledger) and checks it is one of this admin's. */
-  private async perContract(cid: string, kind: ContractKind, what: string, ctx: RequestContext | undefined): Promise<{ recipe: Recipe; contract: IndexedContract }> {
+  private async perContract(
+    cid: string,
+    kind: ContractKind,
+    what: string,
+    ctx: RequestContext | undefined,
+  ): Promise<{ recipe: Recipe; contract: IndexedContract; supportedApis: Readonly<Record<string, number>> }> {
     if (!/^[0-9a-f]{2,}$/.test(cid)) throw badRequest(`${what} id "${cid}" is not a contract id`);
     // An archive the ledger acknowledged before this request must be applied before the answer
     // (ContractIndex.syncToLedgerEnd): wallets ask for an instruction's context right after
@@ -280,10 +286,11 @@ export class RegistryService implements RegistryApi {
       if (k === undefined) continue;
       if (k !== kind) throw notFound(`${what} ${cid} not found: contract ${cid} is a ${k} (${contract.templateId})`);
       const inst = recipe.instrumentOf(contract);
-      if (!inst || inst.admin !== this.opts.admin || !this.instruments.some((i) => i.id === inst.id)) {
+      const cfg = inst && inst.admin === this.opts.admin ? this.instruments.find((i) => i.id === inst.id) : undefined;
+      if (!cfg) {
         throw notFound(`${what} ${cid} not found: it is for instrument ${inst ? `${inst.id} of ${inst.admin}` : '(unknown)'}, not one of this registry's`);
       }
-      return { recipe, contract };
+      return { recipe, contract, supportedApis: cfg.supportedApis ?? recipe.supportedApis };
     }
     throw notFound(`${what} ${cid} not found: contract ${cid} (${contract.templateId}) is not a ${kind} of a token this registry serves`);
   }

@@ -80,9 +80,10 @@ interface CompiledSelector {
 }
 
 interface CompiledEntry extends CompiledSelector {
-  contextKey: string;
+  /** Absent for `as: "disclose"`. */
+  contextKey?: string;
   required: boolean;
-  as: 'contractId' | 'list';
+  as: 'contractId' | 'list' | 'disclose';
   endpoints: readonly string[];
 }
 
@@ -117,6 +118,12 @@ export class DeclarativeRecipe implements Recipe {
   private readonly entries: CompiledEntry[];
   private readonly direct: CompiledDirect[];
   private readonly perContract = new Map<ContractKind, CompiledPerContract>();
+  /**
+   * How errors name the token: the package of its templates (the first factory `templateId`, else
+   * the first per-contract template), else the recipe's name. A recipe of Splice's TestTokenV1
+   * thus says "splice-test-token-v1 implements only the V1 ...", word for word as the built-in.
+   */
+  readonly tokenName: string;
 
   /** Validates a recipe document (throws `RecipeConfigError` listing every problem). */
   static fromJson(json: unknown): { recipe: DeclarativeRecipe; warnings: string[] } {
@@ -151,6 +158,11 @@ export class DeclarativeRecipe implements Recipe {
         entries: pc.contextEntries.map((e: PerContractContextEntry) => compileEntry(e, e.endpoints ?? meta.actions)),
       });
     }
+
+    const firstTemplate =
+      FACTORY_ENDPOINTS.map((e) => config.factories[e]?.templateId).find((t) => t !== undefined) ??
+      (['transferInstructions', 'allocationInstructions', 'allocations'] as const).map((k) => config[k]?.templateIds[0]).find((t) => t !== undefined);
+    this.tokenName = firstTemplate !== undefined ? firstTemplate.slice(1, firstTemplate.indexOf(':')) : config.name;
 
     // Contracts found by field are held in memory; those found by id (and the per-contract
     // objects) only need the shared cache.
@@ -229,6 +241,14 @@ export class DeclarativeRecipe implements Recipe {
     const sel = this.factories.get(endpoint);
     if (!sel) {
       const configured = [...this.factories.keys()];
+      // The built-in recipes' words for a token of one standard version (e.g. TestTokenV1).
+      const other = OTHER_VERSION[endpoint];
+      if (other && this.factories.has(other.endpoint)) {
+        throw new UnsupportedOperation(`${this.tokenName} implements only the V${other.version} ${other.api} API; use /v${other.version}`);
+      }
+      if (endpoint === 'settlementFactory' && !Object.keys(this.supportedApis).some((api) => api.endsWith('-v2'))) {
+        throw new UnsupportedOperation(`${this.tokenName} implements only the V1 token standard: it has no settlement factory`);
+      }
       throw new UnsupportedOperation(
         `Token implementation "${this.name}" has no ${endpoint}: its recipe configures ${configured.length > 0 ? configured.join(', ') : 'no factory'}`,
       );
@@ -243,25 +263,68 @@ export class DeclarativeRecipe implements Recipe {
   private async contractParts(kind: ContractKind, req: ContractRequest<string>, env: RecipeEnv): Promise<ContextParts> {
     const p = this.perContract.get(kind);
     if (!p) throw new UnsupportedOperation(`Token implementation "${this.name}" has no ${kind}s: its recipe does not configure them`);
+    // Allocation-instruction contexts exist only under /v2 (allocation-instruction-v1.yaml has the
+    // factory alone), so there is no version to choose between.
+    if (kind !== 'allocation-instruction') this.checkVersion(kind, req.version, req.supportedApis ?? this.supportedApis);
     return resolveEntries(
       p.entries.filter((e) => e.endpoints.includes(req.action)),
       { admin: env.admin, contract: req.contract },
       env,
     );
   }
+
+  /**
+   * A per-contract context is answered for a version only when the token implements that version
+   * of the API (its instrument's `supportedApis`, else the recipe's): a V1-only token answers its
+   * v2 contexts with the 400 the built-in TestTokenV1 recipe gives, not an empty context.
+   */
+  private checkVersion(kind: Exclude<ContractKind, 'allocation-instruction'>, version: ApiVersion, supported: Readonly<Record<string, number>>): void {
+    const { api, label } = API_OF_KIND[kind];
+    const has = (v: number) => supported[`${api}-v${v}`] !== undefined;
+    if (has(version)) return;
+    const other = version === 1 ? 2 : 1;
+    if (has(other)) throw new UnsupportedOperation(`${this.tokenName} implements only the V${other} ${label} API; use /v${other}`);
+    throw new UnsupportedOperation(`${this.tokenName} does not implement the ${label} API: neither ${api}-v1 nor ${api}-v2 is in its supportedApis`);
+  }
 }
+
+/** The API (without its `-v1`/`-v2` suffix) a per-contract context belongs to, and how errors name it. */
+const API_OF_KIND: Record<Exclude<ContractKind, 'allocation-instruction'>, { api: string; label: string }> = {
+  'transfer-instruction': { api: 'splice-api-token-transfer-instruction', label: 'transfer instruction' },
+  allocation: { api: 'splice-api-token-allocation', label: 'allocation' },
+};
+
+/** The same factory in the other standard version. */
+const OTHER_VERSION: Partial<Record<FactoryEndpoint, { endpoint: FactoryEndpoint; version: ApiVersion; api: string }>> = {
+  'transferFactory.v1': { endpoint: 'transferFactory.v2', version: 2, api: 'transfer instruction' },
+  'transferFactory.v2': { endpoint: 'transferFactory.v1', version: 1, api: 'transfer instruction' },
+  'allocationFactory.v1': { endpoint: 'allocationFactory.v2', version: 2, api: 'allocation instruction' },
+  'allocationFactory.v2': { endpoint: 'allocationFactory.v1', version: 1, api: 'allocation instruction' },
+};
 
 async function resolveEntries(entries: readonly CompiledEntry[], scope: Scope, env: RecipeEnv): Promise<ContextParts> {
   const values: Record<string, AnyValue> = {};
   const disclose: IndexedContract[] = [];
+  const lists = new Map<string, { ids: Set<string>; items: AnyValue[] }>();
   for (const e of entries) {
     const found = await select(e, scope, env);
+    const what = e.contextKey !== undefined ? `context entry "${e.contextKey}"` : 'disclosed contracts';
     if (found.length === 0 && e.required) {
-      throw notFound(`No contract found for the required context entry "${e.contextKey}": ${missing(e, scope)}`);
+      throw notFound(`No contract found for the required ${what}: ${missing(e, scope)}`);
     }
-    if (e.as === 'list') {
-      values[e.contextKey] = { tag: 'AV_List', value: found.map((c) => contractIdValue(c.contractId)) };
+    if (e.as === 'disclose' || e.contextKey === undefined) {
       disclose.push(...found);
+    } else if (e.as === 'list') {
+      // entries sharing a list key add to one list, each contract once
+      let list = lists.get(e.contextKey);
+      if (!list) lists.set(e.contextKey, (list = { ids: new Set(), items: [] }));
+      for (const c of found) {
+        if (list.ids.has(c.contractId)) continue;
+        list.ids.add(c.contractId);
+        list.items.push(contractIdValue(c.contractId));
+        disclose.push(c);
+      }
+      values[e.contextKey] = { tag: 'AV_List', value: list.items };
     } else if (found.length > 0) {
       const one = pickOne(e, found, scope, `Context entry "${e.contextKey}"`);
       values[e.contextKey] = contractIdValue(one.contractId);
@@ -368,7 +431,7 @@ function compileSelector(s: ContractSelector | DirectRule | FactoryContextEntry 
 }
 
 function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoints: readonly string[]): CompiledEntry {
-  return { ...compileSelector(e), contextKey: e.key, required: e.required, as: e.as, endpoints };
+  return { ...compileSelector(e), ...(e.key !== undefined ? { contextKey: e.key } : {}), required: e.required, as: e.as, endpoints };
 }
 
 function unique(xs: string[]): string[] {

@@ -42,12 +42,17 @@ export interface ContractRequest<A> {
   version: ApiVersion;
   action: A;
   contract: IndexedContract;
+  /**
+   * The token-standard APIs the contract's instrument supports (its configured `supportedApis`,
+   * else the recipe's): a recipe answers only the versions listed. Absent: the recipe's own.
+   */
+  supportedApis?: Readonly<Record<string, number>>;
 }
 
 export type ContractKind = 'transfer-instruction' | 'allocation-instruction' | 'allocation';
 
 export interface Recipe {
-  /** e.g. `splice-test-token-v1`, `declarative:<name>` */
+  /** What an instrument's `recipe` names: `splice-test-token-v1`, `splice-test-token-v2`, `amulet`, or a declarative recipe's `name`. */
   readonly name: string;
   /** Token-standard APIs this token supports (name → minor version), reported per instrument. */
   readonly supportedApis: Readonly<Record<string, number>>;

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { loadRegistryConfig, startRegistry, type RunningRegistry } from '../../../src/serve.js';
+import { ConfigError } from '../../../src/config/errors.js';
 
 const SECRET = 'serve-test-secret';
 const AUDIENCE = 'https://canton.network.global';
@@ -62,7 +63,7 @@ describe('serve', () => {
   it('refuses a broken configuration with a message that says what is wrong', () => {
     expect(() => loadRegistryConfig({})).toThrow(/REGISTRY_CONFIG_FILE is not set/);
     const bad = configFile('bad.json', { adminParty: 'a', ledger: { url: 'not a url' }, instruments: [] });
-    expect(() => loadRegistryConfig({ REGISTRY_CONFIG_FILE: bad })).toThrow(/instruments[\s\S]*Invalid URL[\s\S]*ledger\.url/);
+    expect(() => loadRegistryConfig({ REGISTRY_CONFIG_FILE: bad })).toThrow(/instruments: [\s\S]*ledger\.url: Invalid URL/);
     const dup = configFile('dup.json', {
       adminParty: 'a',
       ledger: { url: 'http://x' },
@@ -74,13 +75,31 @@ describe('serve', () => {
     expect(() => loadRegistryConfig({ REGISTRY_CONFIG_FILE: dup })).toThrow(/duplicate instrument id "A"/);
   });
 
-  it('refuses an instrument whose recipe does not exist, and a broken declarative recipe', async () => {
+  it('refuses an instrument whose recipe does not exist, and a broken declarative recipe, when the configuration is loaded', async () => {
     const base = { adminParty: 'a', ledger: { url: emu.ledgerUrl }, port: 0, host: '127.0.0.1', logLevel: 'silent' as const };
-    const unknown = loadRegistryConfig({ REGISTRY_CONFIG_FILE: configFile('u.json', { ...base, instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'nope' }] }) });
-    await expect(startRegistry(unknown, { logger: pino({ level: 'silent' }) })).rejects.toThrow(/unknown recipe "nope"/);
-    const broken = loadRegistryConfig({
-      REGISTRY_CONFIG_FILE: configFile('b.json', { ...base, instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'acme' }], recipes: [{ name: 'acme', factories: { 'transferFactory.v1': { templateId: 'Acme.Rules:TransferRules' } } }] }),
-    });
-    await expect(startRegistry(broken, { logger: pino({ level: 'silent' }) })).rejects.toThrow(/templateId/);
+    const load = (doc: Record<string, unknown>) => () => loadRegistryConfig({ REGISTRY_CONFIG_FILE: configFile('u.json', { ...base, ...doc }) });
+    const problemsOf = (f: () => unknown): readonly string[] => {
+      try {
+        f();
+      } catch (e) {
+        if (e instanceof ConfigError) return e.problems;
+        throw e;
+      }
+      throw new Error('no ConfigError');
+    };
+    expect(problemsOf(load({ instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'nope' }] }))).toEqual([
+      'instruments[0].recipe: unknown recipe "nope" for instrument A; known recipes: splice-test-token-v1, splice-test-token-v2, splice-amulet',
+    ]);
+    const acme = { name: 'acme', supportedApis: {}, factories: { 'transferFactory.v1': { templateId: '#acme:Acme.Rules:TransferRules' } } };
+    expect(problemsOf(load({ instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'declarative:acme' }], recipes: [acme] }))).toEqual([
+      'instruments[0].recipe: unknown recipe "declarative:acme" for instrument A (did you mean "acme"? a recipe is named by its "name" alone); known recipes: splice-test-token-v1, splice-test-token-v2, splice-amulet, acme',
+    ]);
+    const broken = { ...acme, factories: { 'transferFactory.v1': { templateId: 'Acme.Rules:TransferRules' } } };
+    expect(problemsOf(load({ instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'acme' }], recipes: [broken] }))).toEqual([
+      'recipes[0].factories.transferFactory.v1.templateId: "Acme.Rules:TransferRules" is not of the form "#<package-name>:<Module>:<Entity>" (e.g. "#acme-token:Acme.Rules:TransferRules")',
+    ]);
+    // a configuration built in code is checked as well when the registry starts
+    const config = loadRegistryConfig({ REGISTRY_CONFIG_FILE: configFile('ok.json', { ...base, instruments: [{ id: 'A', name: 'a', symbol: 'A', recipe: 'splice-test-token-v1' }] }) });
+    await expect(startRegistry({ ...config, instruments: [{ ...config.instruments[0]!, recipe: 'nope' }] }, { logger: pino({ level: 'silent' }) })).rejects.toThrow(ConfigError);
   });
 });

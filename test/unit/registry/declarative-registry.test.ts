@@ -16,6 +16,9 @@ import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
 import { contextOf, contextValues, disclosedIds, errorOf, factoryOf } from '../../support/registry-wire.js';
+import { declarativeRecipes } from '../../../src/registry/recipes/index.js';
+import { parseRegistryConfig } from '../../../src/serve.js';
+import ACME_EXAMPLE from '../../../docs/examples/acme-token.registry.json' with { type: 'json' };
 import { createdEvent, jsonAt, transactionOf } from '../../support/ledger-wire.js';
 
 const logger = pino({ level: 'silent' });
@@ -46,6 +49,7 @@ const emu = buildEmulator({
       declared('Acme.Credential', 'Credential', ['issuer'], ['holder']),
       declared('Acme.Holding', 'LockedHolding', ['admin'], ['owner']),
       declared('Acme.Transfer', 'TransferOffer', ['admin'], ['transfer.sender', 'transfer.receiver']),
+      declared('Acme.Allocation', 'Allocation', ['admin']),
     ],
   },
   clock,
@@ -280,6 +284,46 @@ describe('declarative recipe over the emulated ledger', () => {
     expect(error).toMatch(/"pick": "newest"/);
   });
 
+  it('the worked example of docs/recipes.md (docs/examples/acme-token.registry.json) answers its own context entries, v1 and v2', async () => {
+    const config = parseRegistryConfig({ ...ACME_EXAMPLE, adminParty: admin });
+    const example = createRegistry({
+      admin,
+      instruments: config.instruments,
+      recipes: declarativeRecipes(config.recipes),
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock,
+      logger,
+    });
+    await example.start();
+    try {
+      const ask = async (v: 1 | 2, args: unknown) => {
+        const r = await example.app.request(`/registry/transfer-instruction/v${v}/transfer-factory`, {
+          method: 'POST',
+          body: JSON.stringify({ choiceArguments: args, excludeDebugFields: true }),
+          headers: { 'content-type': 'application/json' },
+        });
+        const body: unknown = await r.json();
+        expect(r.status, JSON.stringify(body)).toBe(200);
+        return factoryOf(body);
+      };
+      const v1 = await ask(1, transferArgs(alice, bob));
+      expect(v1.transferKind).toBe('direct');
+      expect(contextValues(v1.choiceContext.choiceContextData)).toEqual({
+        [K.config]: { tag: 'AV_ContractId', value: cids.config },
+        [K.credentials]: { tag: 'AV_List', value: [cids.kyc1, cids.kyc2].map((c) => ({ tag: 'AV_ContractId', value: c })) },
+        [K.preapproval]: { tag: 'AV_ContractId', value: cids.bobPreapproval },
+      });
+      const { expectedAdmin: _v1Only, ...args } = transferArgs(alice, bob);
+      const account = (p: string) => ({ owner: p, provider: null, id: '' });
+      const v2 = await ask(2, { ...args, transfer: { ...args.transfer, sender: account(alice), receiver: account(bob) }, actors: [alice] });
+      expect(v2.transferKind).toBe('direct');
+      expect(Object.keys(contextValues(v2.choiceContext.choiceContextData)).sort()).toEqual([K.config, K.preapproval].sort());
+    } finally {
+      await example.stop();
+    }
+  });
+
   it('400 for an endpoint the recipe does not configure', async () => {
     // the V1 arguments made V2: no expectedAdmin, accounts for parties, and the actors
     const { expectedAdmin: _v1Only, ...v1 } = transferArgs(alice, carol);
@@ -290,7 +334,10 @@ describe('declarative recipe over the emulated ledger', () => {
     };
     const r = await post('/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: a });
     expect(r.status).toBe(400);
-    expect(errorOf(r.body)).toBe('Token implementation "acme-token" has no transferFactory.v2: its recipe configures transferFactory.v1, allocationFactory.v1');
+    // the built-in TestTokenV1 recipe's words, naming the token by its templates' package
+    expect(errorOf(r.body)).toBe('acme-token implements only the V1 transfer instruction API; use /v1');
+    const s = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: { settlement: {}, transferLegs: [], allocations: [], actors: [], extraArgs: {} } });
+    expect(s.status, JSON.stringify(s.body)).toBe(400);
   });
 
   it('finds a factory by interface (allocation factory v1)', async () => {
@@ -343,6 +390,12 @@ describe('declarative recipe over the emulated ledger', () => {
     const reject = await post(`/registry/transfer-instruction/v1/${offer}/choice-contexts/reject`, { excludeDebugFields: true });
     expect(reject.status).toBe(200);
     expect(Object.keys(contextValues(contextOf(reject.body).choiceContextData))).toEqual([K.config]);
+    // the token implements only the V1 transfer-instruction API (supportedApis): no v2 context
+    for (const action of ['accept', 'reject', 'withdraw']) {
+      const v2 = await post(`/registry/transfer-instruction/v2/${offer}/choice-contexts/${action}`, {});
+      expect(v2.status, action).toBe(400);
+      expect(errorOf(v2.body)).toBe('acme-token implements only the V1 transfer instruction API; use /v1');
+    }
     // an optional by-id entry whose contract is gone is left out
     await emu.app.request('/v2/commands/submit-and-wait-for-transaction', {
       method: 'POST',

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { DeclarativeRecipe, DeclarativeRecipeSchema, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import type { DeclarativeRecipeInput } from '../../../src/config/recipe-schema.js';
 
-import README_EXAMPLE from './declarative-example.json' with { type: 'json' };
+import ACME_EXAMPLE from '../../../docs/examples/acme-token.registry.json' with { type: 'json' };
+
+const README_EXAMPLE = ACME_EXAMPLE.recipes[0]!;
 
 const RULES = '#acme-token:Acme.Rules:TransferRules';
 const CONFIG = '#acme-token:Acme.Config:InstrumentConfig';
@@ -169,6 +171,27 @@ describe('validateDeclarativeRecipe', () => {
     ).toEqual([
       'transferKind.direct.key: duplicate key "acme.example.com/instrument-configuration" for transferFactory.v1 (also contextEntries[0]); give each entry of an endpoint its own key, or split them with "endpoints"',
     ]);
+  });
+
+  it('list entries may share a key (one list); "disclose" entries have no key; other entries need one', () => {
+    const list = (holder: string): Entry => ({
+      key: 'acme.example.com/credentials',
+      templateId: '#acme-token:Acme.Credential:Credential',
+      match: { holder },
+      as: 'list',
+      required: false,
+    });
+    const shared = base();
+    shared.contextEntries.push(list('$args.transfer.sender'), list('$args.transfer.receiver'));
+    expect(validateDeclarativeRecipe(shared).warnings).toEqual([]);
+    expect(problems((c) => c.contextEntries.push({ ...list('$args.transfer.sender'), key: c.contextEntries[0].key }))).toEqual([
+      'contextEntries[1].key: duplicate key "acme.example.com/instrument-configuration" for transferFactory.v1 (also contextEntries[0]); give each entry of an endpoint its own key, or split them with "endpoints"',
+    ]);
+    const disclose = base();
+    disclose.contextEntries.push({ templateId: '#acme-token:Acme.Holding:LockedHolding', match: { owner: '$args.transfer.sender' }, as: 'disclose' });
+    expect(validateDeclarativeRecipe(disclose).warnings).toEqual([]);
+    expect(problems((c) => delete c.contextEntries[0].key)).toEqual(['contextEntries[0].key: a context entry needs a "key" (unless "as" is "disclose")']);
+    expect(problems((c) => (c.contextEntries[0].as = 'disclose'))).toEqual(['contextEntries[0].key: "as": "disclose" puts nothing into the context: remove "key"']);
   });
 
   it('accepts keys that are not DNS-prefixed, with a warning', () => {

@@ -1,0 +1,411 @@
+/**
+ * The worked examples of docs/recipes.md (docs/examples/*.registry.json), loaded as `serve` loads
+ * them and run over the emulated ledger:
+ *  - every example is a valid registry configuration (recipes included);
+ *  - TestTokenV1 written as a declarative recipe answers every registry endpoint, both versions,
+ *    exactly as the built-in `splice-test-token-v1` recipe does over the same ledger (status and
+ *    body), bad input included; and what it answers commits when a wallet submits it;
+ *  - the Acme example (a model with its own context entries) answers its extra entries.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { buildEmulator } from '../../../src/emulator/index.js';
+import { ManualClock } from '../../../src/canton/clock.js';
+import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../../../src/emulator/templates/test-token-v1/index.js';
+import { MemoryCache } from '../../../src/cache/memory-cache.js';
+import { LedgerClient } from '../../../src/ledger/client.js';
+import { noAuth } from '../../../src/ledger/auth.js';
+import { createRegistry, type Registry } from '../../../src/registry/index.js';
+import { TestTokenV1Recipe } from '../../../src/registry/recipes/test-token-v1.js';
+import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
+import { createTestTokenV2Account, createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
+import { declarativeRecipes } from '../../../src/registry/recipes/index.js';
+import { inProcessFetch } from '../../../src/ledger/in-process.js';
+import { parseRegistryConfig } from '../../../src/serve.js';
+import { contextOf, contextValues, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
+import { walletExercise } from '../../support/wallet-submit.js';
+
+const EXAMPLES = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
+const example = (file: string): unknown => JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8'));
+
+describe('docs/examples', () => {
+  it('every example is a registry configuration that serve accepts, recipes included', () => {
+    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const f of files) {
+      const config = parseRegistryConfig(example(f));
+      expect(config.recipes.length, f).toBeGreaterThan(0);
+    }
+  });
+});
+
+// ---- TestTokenV1: built-in vs declarative ----------------------------------------------------------
+
+const logger = pino({ level: 'silent' });
+const clock = new ManualClock('2026-05-01T10:00:00Z');
+const emu = buildEmulator({ config: { demoWorld: false, logLevel: 'silent' }, clock });
+registerTestTokenV1(emu.engine.templates);
+const admin = emu.engine.parties.allocate('admin').party;
+const alice = emu.engine.parties.allocate('alice').party;
+const bob = emu.engine.parties.allocate('bob').party;
+const stranger = emu.engine.parties.allocate('stranger').party;
+const exercise = walletExercise(emu.app, 'recipe-examples');
+
+const TT1_EXAMPLE = parseRegistryConfig(example('test-token-v1.registry.json'));
+
+function registryWith(recipe: 'builtin' | 'declarative'): Registry {
+  const instrument = TT1_EXAMPLE.instruments[0]!;
+  return createRegistry({
+    admin,
+    instruments: [{ ...instrument, recipe: recipe === 'builtin' ? 'splice-test-token-v1' : instrument.recipe }],
+    recipes: recipe === 'builtin' ? [new TestTokenV1Recipe()] : declarativeRecipes(TT1_EXAMPLE.recipes),
+    ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu.app) }),
+    cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+    clock,
+    logger,
+    pollIdleMs: 20,
+  });
+}
+
+const builtin = registryWith('builtin');
+const declarative = registryWith('declarative');
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+async function call(registry: Registry, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  const r = await registry.app.request(path, {
+    method,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
+  return { status: r.status, body: await r.json() };
+}
+
+const I = (id = 'TT1') => ({ admin, id });
+const meta = { values: {} };
+function transferV1(sender: string, receiver: string, amount: string, inputs: string[], instrumentId = I()) {
+  return {
+    expectedAdmin: admin,
+    transfer: { sender, receiver, amount, instrumentId, requestedAt: '2026-05-01T09:59:00Z', executeBefore: '2026-05-02T10:00:00Z', inputHoldingCids: inputs, meta },
+    extraArgs: { context: { values: {} }, meta },
+  };
+}
+function transferV2(sender: string, receiver: string, amount: string, inputs: string[]) {
+  const { expectedAdmin: _v1Only, ...v1 } = transferV1(sender, receiver, amount, inputs);
+  const account = (p: string) => ({ owner: p, provider: null, id: '' });
+  return { ...v1, transfer: { ...v1.transfer, sender: account(sender), receiver: account(receiver) }, actors: [sender] };
+}
+function allocateV1(sender: string, receiver: string, amount: string, inputs: string[]) {
+  return {
+    expectedAdmin: admin,
+    allocation: {
+      settlement: {
+        executor: admin,
+        settlementRef: { id: 'trade-1', cid: null },
+        requestedAt: '2026-05-01T09:59:00Z',
+        allocateBefore: '2026-05-02T10:00:00Z',
+        settleBefore: '2026-05-03T10:00:00Z',
+        meta,
+      },
+      transferLegId: 'leg-1',
+      transferLeg: { sender, receiver, amount, instrumentId: I(), meta },
+    },
+    requestedAt: '2026-05-01T09:59:00Z',
+    inputHoldingCids: inputs,
+    extraArgs: { context: { values: {} }, meta },
+  };
+}
+
+const TRANSFER_FACTORY = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
+const TRANSFER_INSTRUCTION = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
+const ALLOCATION_FACTORY = '#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory';
+
+let offer = '';
+let allocation = '';
+let holding = '';
+
+beforeAll(async () => {
+  createTestTokenV1Rules(emu.engine, admin);
+  holding = mintTestTokenV1(emu.engine, { admin, owner: alice, instrumentId: 'TT1', amount: '100' });
+  await Promise.all([builtin.start(), declarative.start()]);
+  // An offer alice -> bob and an allocation, made from the declarative registry's answers.
+  const args = transferV1(alice, bob, '10', [holding]);
+  const f = await call(declarative, 'POST', '/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args });
+  expect(f.status, JSON.stringify(f.body)).toBe(200);
+  const factory = factoryOf(f.body);
+  args.extraArgs.context = factory.choiceContext.choiceContextData as { values: Record<string, never> };
+  const result = await exercise([alice], TRANSFER_FACTORY, factory.factoryId, 'TransferFactory_Transfer', args, factory.choiceContext.disclosedContracts);
+  expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+  offer = outputCid(result, 'transferInstructionCid');
+
+  const more = mintTestTokenV1(emu.engine, { admin, owner: alice, instrumentId: 'TT1', amount: '20' });
+  const allocArgs = allocateV1(alice, bob, '5', [more]);
+  const af = await call(declarative, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocArgs });
+  expect(af.status, JSON.stringify(af.body)).toBe(200);
+  const afactory = factoryOf(af.body);
+  allocArgs.extraArgs.context = afactory.choiceContext.choiceContextData as { values: Record<string, never> };
+  const aresult = await exercise([alice], ALLOCATION_FACTORY, afactory.factoryId, 'AllocationFactory_Allocate', allocArgs, afactory.choiceContext.disclosedContracts);
+  expect(outputTag(aresult)).toBe('AllocationInstructionResult_Completed');
+  allocation = outputCid(aresult, 'allocationCid');
+});
+afterAll(async () => {
+  await Promise.all([builtin.stop(), declarative.stop()]);
+});
+
+/** Every registry endpoint, both versions, with good and bad input. */
+function requests(): Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> {
+  const out: Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> = [];
+  for (const path of [
+    '/registry/metadata/v1/info',
+    '/registry/metadata/v1/instruments',
+    '/registry/metadata/v1/instruments?pageSize=1',
+    '/registry/metadata/v1/instruments?pageToken=bogus',
+    '/registry/metadata/v1/instruments/TT1',
+    '/registry/metadata/v1/instruments/NOPE',
+  ]) {
+    out.push({ method: 'GET', path });
+  }
+  const factoryBodies = (v: 1 | 2) => {
+    const t = v === 1 ? transferV1 : transferV2;
+    return [
+      { choiceArguments: t(alice, alice, '1', [holding]) },
+      { choiceArguments: t(alice, bob, '1', [holding]), excludeDebugFields: true },
+      { choiceArguments: t(alice, bob, '-1', [holding]) },
+      { choiceArguments: t(alice, bob, '0.00000000001', [holding]) },
+      { choiceArguments: { ...t(alice, bob, '1', []), expectedAdmin: stranger } },
+      { choiceArguments: transferV1(alice, bob, '1', [], { admin, id: 'NOPE' }) },
+      { choiceArguments: transferV1(alice, bob, '1', [], { admin: stranger, id: 'TT1' }) },
+      { choiceArguments: {} },
+      {},
+      '{"choiceArguments":',
+    ];
+  };
+  for (const v of [1, 2] as const) {
+    for (const body of factoryBodies(v)) out.push({ method: 'POST', path: `/registry/transfer-instruction/v${v}/transfer-factory`, body });
+    for (const body of [{ choiceArguments: allocateV1(alice, bob, '1', [holding]) }, { choiceArguments: allocateV1(alice, bob, 'x', []) }, { choiceArguments: {} }]) {
+      out.push({ method: 'POST', path: `/registry/allocation-instruction/v${v}/allocation-factory`, body });
+    }
+  }
+  out.push({
+    method: 'POST',
+    path: '/registry/allocation/v2/settlement-factory',
+    body: {
+      choiceArguments: {
+        settlement: { executors: [admin], id: 's' },
+        transferLegs: [{ transferLegId: 'l', sender: { owner: alice, provider: null, id: '' }, receiver: { owner: bob, provider: null, id: '' }, amount: '1', instrumentId: 'TT1' }],
+        allocations: [],
+        actors: [admin],
+      },
+    },
+  });
+  const unknownCid = `00${'ab'.repeat(33)}`;
+  for (const v of [1, 2]) {
+    for (const action of ['accept', 'reject', 'withdraw']) {
+      for (const id of [offer, allocation, unknownCid, 'not-a-cid']) {
+        out.push({ method: 'POST', path: `/registry/transfer-instruction/v${v}/${id}/choice-contexts/${action}`, body: {} });
+      }
+    }
+    for (const action of ['execute-transfer', 'withdraw', 'cancel']) {
+      for (const id of [allocation, offer, unknownCid]) out.push({ method: 'POST', path: `/registry/allocations/v${v}/${id}/choice-contexts/${action}`, body: { excludeDebugFields: true } });
+    }
+  }
+  for (const action of ['accept', 'withdraw']) {
+    for (const id of [offer, allocation, unknownCid]) out.push({ method: 'POST', path: `/registry/allocation-instruction/v2/${id}/choice-contexts/${action}`, body: {} });
+  }
+  return out;
+}
+
+describe('TestTokenV1 as a declarative recipe (docs/examples/test-token-v1.registry.json)', () => {
+  it('answers every endpoint, both versions, bad input included, exactly as the built-in recipe', async () => {
+    const all = requests();
+    expect(all.length).toBeGreaterThan(80);
+    const statuses = new Set<number>();
+    for (const r of all) {
+      const [a, b] = [await call(builtin, r.method, r.path, r.body), await call(declarative, r.method, r.path, r.body)];
+      expect(b, `${r.method} ${r.path} ${JSON.stringify(r.body)?.slice(0, 200)}`).toEqual(a);
+      statuses.add(a.status);
+    }
+    // the comparison covered answers and refusals alike
+    expect([...statuses].sort()).toEqual([200, 400, 404]);
+  });
+
+  it('v2 per-contract contexts of the V1-only token: the built-in 400, word for word', async () => {
+    const a = await call(declarative, 'POST', `/registry/transfer-instruction/v2/${offer}/choice-contexts/accept`, {});
+    expect(a).toEqual({ status: 400, body: { error: 'splice-test-token-v1 implements only the V1 transfer instruction API; use /v1' } });
+    const w = await call(declarative, 'POST', `/registry/allocations/v2/${allocation}/choice-contexts/withdraw`, {});
+    expect(w).toEqual({ status: 400, body: { error: 'splice-test-token-v1 implements only the V1 allocation API; use /v1' } });
+  });
+
+  it("an instrument's own supportedApis decide the versions its per-contract contexts answer", async () => {
+    const instrument = TT1_EXAMPLE.instruments[0]!;
+    const withV2 = createRegistry({
+      admin,
+      instruments: [{ ...instrument, supportedApis: { ...TT1_EXAMPLE.recipes[0]!.supportedApis, 'splice-api-token-transfer-instruction-v2': 1 } }],
+      recipes: declarativeRecipes(TT1_EXAMPLE.recipes),
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu.app) }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock,
+      logger,
+    });
+    await withV2.start();
+    try {
+      expect(await call(withV2, 'POST', `/registry/transfer-instruction/v2/${offer}/choice-contexts/accept`, {})).toEqual({
+        status: 200,
+        body: { choiceContextData: { values: {} }, disclosedContracts: [] },
+      });
+      // allocation-v2 is still not listed
+      expect((await call(withV2, 'POST', `/registry/allocations/v2/${allocation}/choice-contexts/withdraw`, {})).status).toBe(400);
+    } finally {
+      await withV2.stop();
+    }
+  });
+
+  it("the accept context built from the declarative recipe's answer commits: bob gets the tokens", async () => {
+    const ctx = contextOf((await call(declarative, 'POST', `/registry/transfer-instruction/v1/${offer}/choice-contexts/accept`, {})).body);
+    const result = await exercise([bob], TRANSFER_INSTRUCTION, offer, 'TransferInstruction_Accept', { extraArgs: { context: ctx.choiceContextData, meta } }, ctx.disclosedContracts);
+    expect(outputTag(result)).toBe('TransferInstructionResult_Completed');
+  });
+});
+
+// ---- TestTokenV2: built-in vs declarative ----------------------------------------------------------
+
+describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.registry.json)', () => {
+  const clock2 = new ManualClock('2026-05-01T10:00:00Z');
+  const emu2 = buildEmulator({ config: { demoWorld: false, logLevel: 'silent' }, clock: clock2 });
+  registerTestTokenV2(emu2.engine.templates);
+  const admin2 = emu2.engine.parties.allocate('admin').party;
+  const alice2 = emu2.engine.parties.allocate('alice').party;
+  const bob2 = emu2.engine.parties.allocate('bob').party;
+  const carol2 = emu2.engine.parties.allocate('carol').party;
+  const bank2 = emu2.engine.parties.allocate('bank').party;
+  const exercise2 = walletExercise(emu2.app, 'recipe-examples-tt2');
+  const TT2 = parseRegistryConfig(example('test-token-v2.registry.json'));
+  const registry2 = (which: 'builtin' | 'declarative') => {
+    const instrument = TT2.instruments[0]!;
+    return createRegistry({
+      admin: admin2,
+      instruments: [{ ...instrument, recipe: which === 'builtin' ? 'splice-test-token-v2' : instrument.recipe }],
+      recipes: which === 'builtin' ? [new TestTokenV2Recipe()] : declarativeRecipes(TT2.recipes),
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu2.app) }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock: clock2,
+      logger,
+      pollIdleMs: 20,
+    });
+  };
+  const builtin2 = registry2('builtin');
+  const declarative2 = registry2('declarative');
+  const basicAccount = (p: string) => ({ owner: p, provider: null, id: '' });
+  const carolAccount = { owner: carol2, provider: bank2, id: 'c-1' };
+  const ID = { admin: admin2, id: 'TT2-USD' };
+  const v1Args = (sender: string, receiver: string, amount: string, inputs: string[]) => ({
+    expectedAdmin: admin2,
+    transfer: { sender, receiver, amount, instrumentId: ID, requestedAt: '2026-05-01T09:59:00Z', executeBefore: '2026-05-02T10:00:00Z', inputHoldingCids: inputs, meta },
+    extraArgs: { context: { values: {} }, meta },
+  });
+  const v2Args = (sender: object, receiver: object, amount: string, inputs: string[], actors: string[]) => {
+    const { expectedAdmin: _v1Only, ...v1 } = v1Args(alice2, bob2, amount, inputs);
+    return { ...v1, transfer: { ...v1.transfer, sender, receiver }, actors };
+  };
+  let aliceHolding = '';
+  let offer2 = '';
+
+  beforeAll(async () => {
+    createTestTokenV2Rules(emu2.engine, admin2);
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'c-1' });
+    aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
+    mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
+    await Promise.all([builtin2.start(), declarative2.start()]);
+    // an offer alice -> bob, made from the declarative registry's answer
+    const args = v1Args(alice2, bob2, '10', [aliceHolding]);
+    const f = await call(declarative2, 'POST', '/registry/transfer-instruction/v1/transfer-factory', { choiceArguments: args });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    const factory = factoryOf(f.body);
+    args.extraArgs.context = factory.choiceContext.choiceContextData as { values: Record<string, never> };
+    const result = await exercise2([alice2], TRANSFER_FACTORY, factory.factoryId, 'TransferFactory_Transfer', args, factory.choiceContext.disclosedContracts);
+    expect(outputTag(result)).toBe('TransferInstructionResult_Pending');
+    offer2 = outputCid(result, 'transferInstructionCid');
+  });
+  afterAll(async () => {
+    await Promise.all([builtin2.stop(), declarative2.stop()]);
+  });
+
+  it('answers the transfer and allocation factories and the transfer-instruction contexts, both versions, as the built-in recipe (accounts with and without an AccountConfig)', async () => {
+    const all: Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> = [
+      { method: 'GET', path: '/registry/metadata/v1/instruments/TT2-USD' },
+      { method: 'GET', path: '/registry/metadata/v1/instruments' },
+    ];
+    for (const body of [
+      { choiceArguments: v1Args(alice2, alice2, '1', [aliceHolding]) },
+      { choiceArguments: v1Args(alice2, bob2, '1', [aliceHolding]) },
+      { choiceArguments: v1Args(alice2, bob2, '1', [aliceHolding]), excludeDebugFields: true },
+      { choiceArguments: v1Args(alice2, bob2, '-1', []) },
+      { choiceArguments: { ...v1Args(alice2, bob2, '1', []), expectedAdmin: bob2 } },
+      { choiceArguments: {} },
+    ]) {
+      all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body });
+    }
+    for (const body of [
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), carolAccount, '1', [aliceHolding], [alice2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1.001', [], [alice2]) },
+      { choiceArguments: {} },
+    ]) {
+      all.push({ method: 'POST', path: '/registry/transfer-instruction/v2/transfer-factory', body });
+    }
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: carolAccount,
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [carol2, bank2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    const unknownCid = `00${'cd'.repeat(33)}`;
+    for (const v of [1, 2]) {
+      for (const action of ['accept', 'reject', 'withdraw']) {
+        for (const id of [offer2, unknownCid, 'nope']) all.push({ method: 'POST', path: `/registry/transfer-instruction/v${v}/${id}/choice-contexts/${action}`, body: {} });
+      }
+    }
+    const statuses = new Set<number>();
+    for (const r of all) {
+      const [a, b] = [await call(builtin2, r.method, r.path, r.body), await call(declarative2, r.method, r.path, r.body)];
+      expect(b, `${r.method} ${r.path} ${JSON.stringify(r.body)?.slice(0, 300)}`).toEqual(a);
+      statuses.add(a.status);
+    }
+    expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the comparison included a context with an AccountConfig (carol's provider account)
+    const withConfig = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
+      choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]),
+    });
+    expect(withConfig.status, JSON.stringify(withConfig.body)).toBe(200);
+    expect(contextValues(factoryOf(withConfig.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
+  });
+
+  it("bob accepts with the declarative recipe's accept context (the locked Token disclosed): it commits", async () => {
+    const a = await call(declarative2, 'POST', `/registry/transfer-instruction/v1/${offer2}/choice-contexts/accept`, {});
+    const ctx = contextOf(a.body);
+    expect(ctx.disclosedContracts.map((d) => d.templateId.split(':').slice(1).join(':'))).toEqual([
+      'Splice.Testing.Tokens.TestTokenV2:TokenRules',
+      'Splice.Testing.Tokens.TestTokenV2.Holding:Token',
+    ]);
+    const result = await exercise2([bob2], TRANSFER_INSTRUCTION, offer2, 'TransferInstruction_Accept', { extraArgs: { context: ctx.choiceContextData, meta } }, ctx.disclosedContracts);
+    expect(outputTag(result)).toBe('TransferInstructionResult_Completed');
+  });
+});
