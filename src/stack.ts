@@ -125,7 +125,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       clock: engine.clock,
       logger,
       pollIdleMs: 50,
-      ledgerEndHint: () => engine.ledgerEnd(),
+      ledgerEndHint: () => engine.readableEnd(),
     });
     indexMetrics(metrics.registry, r.index);
     await r.start();
