@@ -132,6 +132,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
         synchronizer: engine.synchronizer,
         participants: engines,
         snapshotEvery: config.snapshotEvery,
+        probeEveryMs: config.stateProbeEveryMs,
         logger: logger.child({ module: 'state-dir' }),
         identity: {
           seed: config.seed,

@@ -163,6 +163,10 @@ export class DurableState implements StateJournal {
     this.compactAt = opts.snapshotEvery ?? 10_000;
     try {
       mkdirSync(opts.dir, { recursive: true });
+    } catch (e) {
+      throw new StateDirError(`STATE_DIR ${opts.dir}: cannot be created (${errnoText(mkdirFailure(opts.dir, asError(e)))})`);
+    }
+    try {
       // A directory the node cannot write would only fail the first command: say so at start.
       writeProbe(opts.dir, 1);
     } catch (e) {
@@ -547,6 +551,20 @@ function writeProbe(dir: string, bytes: number): void {
   } finally {
     closeSync(fd);
     rmSync(file, { force: true });
+  }
+}
+
+/**
+ * The precise reason a recursive mkdir failed: Node reports ENOENT for a directory whose parent
+ * exists but cannot be written (a read-only file system); the plain mkdir of the last level says EROFS.
+ */
+function mkdirFailure(dir: string, e: Error): Error {
+  if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return e;
+  try {
+    mkdirSync(dir);
+    return e;
+  } catch (again) {
+    return asError(again);
   }
 }
 
