@@ -23,7 +23,7 @@ import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.
 import { LedgerEngine } from './ledger/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
-import { answerWhenDurable, DurableState } from './ledger/durability/durable-state.js';
+import { answerWhenDurable, DurableState, type StateDirIo } from './ledger/durability/durable-state.js';
 import type { Clock } from '../canton/clock.js';
 import { renderJsCantonError, type LedgerApiError } from '../canton/errors.js';
 import type { Listening } from '../http/listen.js';
@@ -50,6 +50,8 @@ export interface StartEmulatorOptions {
   world?: DemoWorld;
   /** The Daml-LF decoder and evaluator (default: the emulator's own, ./daml-lf). */
   damlEngine?: DamlEngineParts;
+  /** How STATE_DIR's journal writes (default node:fs; tests inject a failing disk). */
+  stateDirIo?: StateDirIo;
 }
 
 /** One participant of the emulated synchronizer: its engine, ledger API and websocket channels. */
@@ -133,6 +135,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
         participants: engines,
         snapshotEvery: config.snapshotEvery,
         probeEveryMs: config.stateProbeEveryMs,
+        io: opts.stateDirIo,
         logger: logger.child({ module: 'state-dir' }),
         identity: {
           seed: config.seed,

@@ -101,8 +101,15 @@ export interface DurableStateOptions {
   /** How often a node whose writes failed tries a probe write to resume (default 1 s). */
   probeEveryMs?: number;
   logger?: Pick<Logger, 'error' | 'warn' | 'info'>;
-  /** The journal's file operations (default node:fs; tests inject failing ones). */
+  /** The journal's file operations and the probe write (default node:fs; tests inject failing ones). */
+  io?: StateDirIo;
+}
+
+/** What durable state writes through, besides snapshots: a seam for tests of failing disks. */
+export interface StateDirIo {
   logFile?: LogFile;
+  /** Writes and syncs `bytes` bytes in `dir`, then removes them; throws what the disk says. */
+  probeWrite?: (dir: string, bytes: number) => void;
 }
 
 /** What opening found. */
@@ -183,7 +190,7 @@ export class DurableState implements StateJournal {
   }
 
   private openIn(opts: DurableStateOptions): { opened: OpenedState; log: RecordLog } {
-    const logFile = opts.logFile ?? nodeLogFile;
+    const logFile = opts.io?.logFile ?? nodeLogFile;
     const snapshotFile = join(opts.dir, SNAPSHOT);
     let snapshot: Snapshot | undefined;
     try {
@@ -216,7 +223,10 @@ export class DurableState implements StateJournal {
   record(change: StateChange): void {
     if (this.closed) return;
     if (this.failure) {
-      if (change.kind !== 'commit') setImmediate(() => this.rollBack());
+      // Nothing waits to be written now (the failure discarded it, and everything since was
+      // refused), so the disk holds exactly the world to go back to; at once, before any other
+      // request can see the store's write.
+      if (change.kind !== 'commit') this.rollBack();
       throw this.refusal();
     }
     this.seq++;
@@ -281,7 +291,6 @@ export class DurableState implements StateJournal {
     try {
       this.writeSnapshot();
     } catch (e) {
-      rmSync(join(this.opts.dir, `${SNAPSHOT}.tmp`), { force: true });
       this.compactAt = this.log.count + (this.opts.snapshotEvery ?? 10_000);
       this.opts.logger?.error({ err: e, dir: this.opts.dir }, `snapshot not written (${errnoText(asError(e))}); the previous snapshot and the journal are kept`);
       return false;
@@ -337,7 +346,8 @@ export class DurableState implements StateJournal {
 
   /**
    * Replaces the world in memory with the one on disk (the snapshot and the journal's whole
-   * records), as a restart would load it. DARs stay loaded (uploading again is idempotent and slow).
+   * records), as a restart would load it. DARs stay loaded (uploading again is idempotent and
+   * slow; a package store cannot unload): a refused DAR upload stays usable until a restart.
    */
   private rollBack(): void {
     const sync = this.opts.synchronizer;
@@ -367,7 +377,7 @@ export class DurableState implements StateJournal {
   private probe(): void {
     if (!this.failure || this.failure.permanent) return;
     try {
-      writeProbe(this.opts.dir, this.failedBytes);
+      (this.opts.io?.probeWrite ?? writeProbe)(this.opts.dir, this.failedBytes);
     } catch {
       return;
     }
@@ -433,15 +443,21 @@ export class DurableState implements StateJournal {
     };
     const file = join(this.opts.dir, SNAPSHOT);
     const tmp = `${file}.tmp`;
-    // Blobs are half of a contract's bytes and a function of its other fields: left out, remade on load.
-    writeFileSync(tmp, withoutBlobs(this.opts.participants.flatMap((e) => [...e.contracts.all()]), () => serialize(snapshot)));
-    const fd = openSync(tmp, 'r');
     try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      // Blobs are half of a contract's bytes and a function of its other fields: left out, remade on load.
+      writeFileSync(tmp, withoutBlobs(this.opts.participants.flatMap((e) => [...e.contracts.all()]), () => serialize(snapshot)));
+      const fd = openSync(tmp, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, file);
+    } catch (e) {
+      // A partial snapshot must not stay behind to fill the disk (the previous one is intact).
+      rmSync(tmp, { force: true });
+      throw e;
     }
-    renameSync(tmp, file);
     const dirFd = openSync(this.opts.dir, 'r');
     try {
       fsyncSync(dirFd);
