@@ -146,8 +146,7 @@ export class DurableState implements StateJournal {
   private prober: NodeJS.Timeout | undefined;
   /** Bytes of the batch that failed: a probe writes at least as much. */
   private failedBytes = 0;
-  /** Failed writes so far: a request that saw this change while it ran may have read or made what was rolled back. */
-  failures = 0;
+  private failedWrites = 0;
   readonly opened: OpenedState;
 
   /** Deletes what a state directory holds (`emulate --reset`). */
@@ -200,6 +199,8 @@ export class DurableState implements StateJournal {
         throw new StateDirError(`STATE_DIR ${opts.dir}: ${SNAPSHOT} cannot be read (${(e as Error).message}); \`emulate --reset\` starts over`);
       }
     }
+    // A snapshot a crash or a full disk interrupted: never read, only in the way.
+    rmSync(`${snapshotFile}.tmp`, { force: true });
     const journalFile = join(opts.dir, JOURNAL);
     if (snapshot === undefined) {
       // A new directory: what was built is the first snapshot; an old journal without it is stale.
@@ -240,6 +241,11 @@ export class DurableState implements StateJournal {
         if (!this.closed && !this.failure) this.compact();
       });
     }
+  }
+
+  /** Failed writes so far: a request that saw this change while it ran may have read or made what was rolled back. */
+  get failures(): number {
+    return this.failedWrites;
   }
 
   /** Why the node cannot write now, undefined when it can (`/readyz`). */
@@ -328,7 +334,7 @@ export class DurableState implements StateJournal {
   /** A batch could not be written: refuse it, roll the world back to the disk's, and probe until writes work again. */
   private writeFailed(e: unknown): LedgerApiError {
     const err = asError(e);
-    this.failures++;
+    this.failedWrites++;
     this.failedBytes = Math.max(this.failedBytes, err instanceof LogWriteError ? err.bytes : 0, PROBE_BYTES);
     const reason = errnoText(err instanceof LogWriteError ? err.failure : err);
     const firstFailure = this.failure === undefined;
