@@ -17,6 +17,7 @@ import type { LedgerApp } from './emulator/ledger-api/app.js';
 import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
 import { createScanApp, ScanService } from './emulator/scan/index.js';
 import { createValidatorApp } from './emulator/validator/index.js';
+import { fromLedgerError } from './emulator/validator/errors.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { answerWhenDurable, type DurableState } from './emulator/ledger/durability/durable-state.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger/auth.js';
@@ -123,7 +124,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       clock: engine.clock,
       logger,
       pollIdleMs: 50,
-      ledgerEndHint: () => engine.ledgerEnd(),
+      ledgerEndHint: () => engine.readableEnd(),
     });
     indexMetrics(metrics.registry, r.index);
     await r.start();
@@ -237,7 +238,14 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       });
       const s = await serve({
         port: validatorPort,
-        handler: { fetch: answerWhenDurable(built.durable, validatorApp.fetch), router: validatorApp.router },
+        // A refusal of the ledger (STATE_DIR cannot be written) as the validator answers ledger errors.
+        handler: {
+          fetch: answerWhenDurable(built.durable, validatorApp.fetch, (err) => {
+            const e = fromLedgerError(err);
+            return Response.json({ error: e.message }, { status: e.status, headers: { 'retry-after': '1' } });
+          }),
+          router: validatorApp.router,
+        },
         metrics: new ServiceMetrics({ service: 'validator' }),
       });
       servers.push({ listening: s });

@@ -140,6 +140,8 @@ export const ERROR_CODES = {
   JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED: 2,
   PARTICIPANT_BACKPRESSURE: 2,
   SERVICE_NOT_RUNNING: 1,
+  // IndexErrors.DatabaseErrors.SqlTransientError: the participant cannot write its store
+  INDEX_DB_SQL_TRANSIENT_ERROR: 1,
   REQUEST_TIME_OUT: 3,
   LEDGER_API_INTERNAL_ERROR: 4,
   UNSUPPORTED_OPERATION: 14,
@@ -312,4 +314,12 @@ export const errors = {
       resources: [['USER', userId]],
     }),
   internal: (what: string) => new LedgerApiError('LEDGER_API_INTERNAL_ERROR', what),
+  /**
+   * The participant's store refused a write (Canton: `INDEX_DB_SQL_TRANSIENT_ERROR`, category
+   * TransientServerFailure, 503, retryable); nothing of the request was kept.
+   */
+  cannotPersist: (why: string) =>
+    new LedgerApiError('INDEX_DB_SQL_TRANSIENT_ERROR', `Processing the request failed due to a transient database error: ${why}`, {
+      definiteAnswer: true,
+    }),
 };

@@ -39,6 +39,7 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   raw.participant2Port = num('PARTICIPANT2_PORT');
   raw.stateDir = env.STATE_DIR || undefined;
   raw.snapshotEvery = num('STATE_SNAPSHOT_EVERY');
+  raw.stateProbeEveryMs = num('STATE_PROBE_EVERY_MS');
   if (env.LEDGER_ADMIN_USERS !== undefined) raw.adminUsers = env.LEDGER_ADMIN_USERS.split(',').map((s) => s.trim()).filter(Boolean);
   if (env.DEMO_WORLD !== undefined) raw.demoWorld = !['false', '0', 'no', 'off'].includes(env.DEMO_WORLD.toLowerCase());
   raw.listMaxElements = num('LEDGER_LIST_MAX_ELEMENTS');

@@ -91,6 +91,8 @@ export const EmulatorConfigSchema = z.object({
   stateDir: z.string().min(1).optional().describe('STATE_DIR'),
   /** Journaled changes between two snapshots of STATE_DIR. */
   snapshotEvery: z.number().int().positive().default(10_000).describe('STATE_SNAPSHOT_EVERY'),
+  /** While STATE_DIR cannot be written (a full disk), how often a probe write checks whether it can again. */
+  stateProbeEveryMs: z.number().int().positive().default(1000).describe('STATE_PROBE_EVERY_MS'),
   /** Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`). */
   adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('LEDGER_ADMIN_USERS (comma separated)'),
   auth: EmulatorAuthConfigSchema.default({ mode: 'none' }).describe(

@@ -22,8 +22,9 @@ import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.
 import { LedgerEngine } from './ledger/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
-import { answerWhenDurable, DurableState } from './ledger/durability/durable-state.js';
+import { answerWhenDurable, DurableState, type StateDirIo } from './ledger/durability/durable-state.js';
 import type { Clock } from '../canton/clock.js';
+import { renderJsCantonError, type LedgerApiError } from '../canton/errors.js';
 import type { Listening } from '../http/listen.js';
 import { gaugeOf, ServiceMetrics } from '../http/metrics.js';
 import type { RequestContexts } from '../http/request-context.js';
@@ -49,6 +50,8 @@ export interface StartEmulatorOptions {
   world?: DemoWorld;
   /** The Daml-LF decoder and evaluator (default: the emulator's own, ./daml-lf). */
   damlEngine?: DamlEngineParts;
+  /** How STATE_DIR's journal writes (default node:fs; tests inject a failing disk). */
+  stateDirIo?: StateDirIo;
 }
 
 /** One participant of the emulated synchronizer: its engine, ledger API and websocket channels. */
@@ -131,6 +134,9 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
         synchronizer: engine.synchronizer,
         participants: engines,
         snapshotEvery: config.snapshotEvery,
+        probeEveryMs: config.stateProbeEveryMs,
+        io: opts.stateDirIo,
+        logger: logger.child({ module: 'state-dir' }),
         identity: {
           seed: config.seed,
           participants: engines.map((e) => e.participantName).join(','),
@@ -195,7 +201,7 @@ function qualifiedId(d: DeclaredTemplateConfig['implements'][number]['interface'
 
 /** Serves the emulated ledger's JSON API and its websocket channels on one port, as a participant does. */
 export async function serveLedger(
-  node: Pick<ParticipantNode, 'app' | 'streams'>,
+  node: Pick<ParticipantNode, 'app' | 'streams' | 'engine'>,
   opts: { port: number; host: string; logger: Logger; contexts?: RequestContexts; durable?: DurableState },
 ): Promise<{ listening: Listening; metrics: ServiceMetrics }> {
   const metrics = new ServiceMetrics({ service: 'ledger', processMetrics: true });
@@ -204,7 +210,7 @@ export async function serveLedger(
     port: opts.port,
     host: opts.host,
     // With durable state, an answer waits until the changes it made are on disk.
-    handler: { fetch: answerWhenDurable(opts.durable, node.app.fetch), router: node.app.router },
+    handler: { fetch: answerWhenDurable(opts.durable, node.app.fetch, (err, req) => cantonRefusal(node.engine, err, req)), router: node.app.router },
     metrics,
     logger: opts.logger,
     contexts: opts.contexts,
@@ -217,6 +223,13 @@ export async function serveLedger(
     onServer: (server) => node.streams.attach(server),
   });
   return { listening, metrics };
+}
+
+/** A request refused because the node cannot persist: the JsCantonError the ledger API answers, 503 with Retry-After. */
+function cantonRefusal(engine: LedgerEngine, err: LedgerApiError, req: Request): Response {
+  const traceId = (req.headers.get('traceparent')?.split('-')[1] ?? engine.ids.hex(16)).toLowerCase();
+  const body = renderJsCantonError(err, { participant: engine.participantName, traceId, correlationId: null });
+  return Response.json(body, { status: err.httpStatus, headers: { 'retry-after': '1' } });
 }
 
 export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningEmulator> {

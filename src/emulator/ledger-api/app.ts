@@ -113,6 +113,8 @@ export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): 
       correlationId: c.get('correlationId') ?? null,
       tokenFailure: c.get('tokenFailure'),
     });
+    // A transient failure tells the client when to come back (the category's retry delay).
+    if (ledgerErr.httpStatus === 503) c.header('Retry-After', '1');
     return c.json(body, ledgerErr.httpStatus as 400);
   });
 

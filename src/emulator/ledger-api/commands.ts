@@ -93,7 +93,7 @@ function completionStream(engine: LedgerEngine, q: { userId?: string; parties?: 
   if (q.beginExclusive < 0) {
     throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${q.beginExclusive} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
   }
-  const end = engine.ledgerEnd();
+  const end = engine.readableEnd();
   if (q.beginExclusive > end) throw errors.offsetAfterLedgerEnd('Begin', q.beginExclusive, end);
   const completionOf = (tx: TransactionRecord): unknown[] => {
     // Only the submitting participant reports a completion.

@@ -75,7 +75,7 @@ export async function collectOpenEnded<T>(
   next: (offset: number) => T[],
 ): Promise<T[]> {
   const cap = capOf(engine, p);
-  const out = initial(engine.ledgerEnd()).slice(0, cap);
+  const out = initial(engine.readableEnd()).slice(0, cap);
   if (out.length < cap && p.idleTimeoutMs > 0) {
     await new Promise<void>((resolve, reject) => {
       let timer = setTimeout(done, p.idleTimeoutMs);

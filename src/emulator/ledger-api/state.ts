@@ -38,7 +38,7 @@ export const stateRoutes: RouteModule = (app) => {
       offset = checkActiveAt(engine, t.offset);
       start = t.index;
     } else {
-      offset = checkActiveAt(engine, req.activeAtOffset ?? engine.ledgerEnd());
+      offset = checkActiveAt(engine, req.activeAtOffset ?? engine.readableEnd());
     }
     const size = req.maxPageSize && req.maxPageSize > 0 ? Math.min(req.maxPageSize, DEFAULT_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
     const all = acsAt(engine, filter, offset);
@@ -83,7 +83,7 @@ function checkActiveAt(engine: LedgerEngine, offset: number): number {
   if (offset < 0) {
     throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${offset} in active_at_offset is a negative integer: the offset has to be either a positive integer or zero`);
   }
-  const end = engine.ledgerEnd();
+  const end = engine.readableEnd();
   if (offset > end) throw errors.offsetAfterLedgerEnd('ACS', offset, end);
   return offset;
 }

@@ -25,9 +25,15 @@ export const systemRoutes: RouteModule = (app) => {
 
   // Canton answers /livez with an empty 200 and /readyz with its health-check text.
   app.get('/livez', (c) => c.body(null, 200));
-  app.get('/readyz', (c) => c.text('[+] ledger ok (SERVING)\nreadyz check passed\n', 200));
+  app.get('/readyz', (c) => {
+    // Not ready while the durable state (STATE_DIR) cannot be written: writes are refused then.
+    const down = c.get('engine').synchronizer.journal?.unavailableReason();
+    if (down === undefined) return c.text('[+] ledger ok (SERVING)\nreadyz check passed\n', 200);
+    c.header('Retry-After', '1');
+    return c.text(`[-] ledger not ok (NOT_SERVING): ${down}\nreadyz check failed\n`, 503);
+  });
 
-  app.get('/v2/state/ledger-end', (c) => c.json({ offset: c.get('engine').ledgerEnd() }));
+  app.get('/v2/state/ledger-end', (c) => c.json({ offset: c.get('engine').readableEnd() }));
 
   app.get('/v2/state/latest-pruned-offsets', (c) =>
     // the emulator never prunes

@@ -100,7 +100,7 @@ export const updateRoutes: RouteModule = (app) => {
     const view = viewOf(engine, format, 'updateFormat');
     if (view) authorize(c, view.filter);
     let begin = req.beginOffsetExclusive;
-    const end = Math.min(req.endOffsetInclusive ?? engine.ledgerEnd(), engine.ledgerEnd());
+    const end = Math.min(req.endOffsetInclusive ?? engine.readableEnd(), engine.readableEnd());
     if (req.pageToken) {
       const m = /^upd:(\d+)$/.exec(Buffer.from(req.pageToken, 'base64').toString('utf8'));
       if (!m) throw errors.invalidArgument('Invalid page token');
@@ -146,7 +146,7 @@ function openUpdateStream(engine: LedgerEngine, claims: Claims, body: unknown, t
   if (view) authorizeClaims(claims, view.filter);
   const begin = req.beginExclusive;
   if (begin < 0) throw new LedgerApiError('NEGATIVE_OFFSET', `Offset ${begin} in begin_exclusive is a negative integer: the offset has to be either a positive integer or zero`);
-  const end = engine.ledgerEnd();
+  const end = engine.readableEnd();
   if (begin > end) throw errors.offsetAfterLedgerEnd('Begin', begin, end);
   if (req.endInclusive !== undefined) {
     if (req.endInclusive > end) throw errors.offsetAfterLedgerEnd('End', req.endInclusive, end);

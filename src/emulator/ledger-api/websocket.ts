@@ -239,7 +239,7 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
             return;
           }
           if (next >= window.length) {
-            const end = stream.endInclusive ?? engine.ledgerEnd();
+            const end = stream.endInclusive ?? engine.readableEnd();
             if (cursor >= end) {
               if (stream.endInclusive !== undefined) ws.close(CLOSE_NORMAL);
               return;

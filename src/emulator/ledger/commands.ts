@@ -181,8 +181,10 @@ export class CommandService {
       changeKey: changeKeyOf(s.userId, s.actAs, s.commandId),
       eventCost,
     };
-    this.apply(committed);
+    // Journaled before it is applied: a journal that refuses it (the disk cannot be written)
+    // leaves nothing of it behind. Replay recomputes what applying adds to the records.
     engine.synchronizer.journal?.record({ kind: 'commit', participant: engine.participantName, commit: committed });
+    this.apply(committed);
     return tx;
   }
 

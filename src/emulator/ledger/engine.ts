@@ -161,8 +161,17 @@ export class LedgerEngine implements SynchronizerMember {
     this.updates.append(copy.tx);
   }
 
-  /** The ledger end: offset of the last update, 0 on an empty ledger. */
+  /**
+   * The ledger end as the engine's own logic sees it: offset of the last update committed in
+   * memory, 0 on an empty ledger. With durable state it can be ahead of `readableEnd()` until
+   * the journal's sync.
+   */
   ledgerEnd(): number {
     return this.updates.end();
+  }
+
+  /** The ledger end the API reports and streams run to: the last published (with STATE_DIR: synced) update. */
+  readableEnd(): number {
+    return this.updates.publishedEnd();
   }
 }

@@ -2,6 +2,11 @@
  * The participant's update log: committed transactions at consecutive offsets (1, 2, ...),
  * with indexes by update id and by witness party so that update streams for a few parties do
  * not scan the whole log.
+ *
+ * Appending and publishing are two steps when the world is durable (STATE_DIR): a transaction is
+ * appended when it is committed in memory, and published (subscribers called, `publishedEnd`
+ * moved) only once the journal has synced it, as a Canton participant's indexer makes an update
+ * readable only after it is persisted. Without durable state, appending publishes.
  */
 import type { ContractRecord, LfValue, QualifiedId } from './types.js';
 
@@ -69,10 +74,36 @@ export class UpdateLog {
   private readonly byUpdateId = new Map<string, TransactionRecord>();
   private readonly offsetsByParty = new Map<string, number[]>();
   private readonly listeners = new Set<(tx: TransactionRecord) => void>();
+  private published = 0;
+  private deferred = false;
 
   /** Offset of the last update; 0 on an empty ledger. */
   end(): number {
     return this.txs.length;
+  }
+
+  /** Offset of the last published update (what readers and subscribers see). */
+  publishedEnd(): number {
+    return this.deferred ? this.published : this.txs.length;
+  }
+
+  /** From now on, appended transactions wait for `publish()` (durable state calls it after each sync). */
+  deferPublication(): void {
+    this.deferred = true;
+    this.published = this.txs.length;
+  }
+
+  /** Publishes every appended transaction: subscribers are called for those not published yet. */
+  publish(): void {
+    while (this.published < this.txs.length) {
+      const tx = this.txs[this.published++]!;
+      for (const l of this.listeners) l(tx);
+    }
+  }
+
+  /** Counts every appended transaction as published without telling subscribers (a reload of what they already saw). */
+  markPublished(): void {
+    this.published = this.txs.length;
   }
 
   append(tx: TransactionRecord): void {
@@ -84,7 +115,7 @@ export class UpdateLog {
       if (!list) this.offsetsByParty.set(p, (list = []));
       list.push(tx.offset);
     }
-    for (const l of this.listeners) l(tx);
+    if (!this.deferred) this.publish();
   }
 
   /** Forgets every transaction (durable state's restore, before it loads the saved ones). */
@@ -92,6 +123,7 @@ export class UpdateLog {
     this.txs.length = 0;
     this.byUpdateId.clear();
     this.offsetsByParty.clear();
+    this.published = 0;
   }
 
   /** Every transaction, in offset order (durable state's snapshot). */
@@ -127,7 +159,7 @@ export class UpdateLog {
     return this.listeners.size;
   }
 
-  /** Calls `listener` for every transaction appended from now on; returns an unsubscribe. */
+  /** Calls `listener` for every transaction published from now on; returns an unsubscribe. */
   subscribe(listener: (tx: TransactionRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

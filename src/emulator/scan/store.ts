@@ -95,7 +95,7 @@ export class ScanStore {
    */
   catchUp(): void {
     this.engine.automations.run();
-    const end = this.engine.ledgerEnd();
+    const end = this.engine.readableEnd();
     if (end <= this.ingestedOffset) return;
     for (const tx of this.engine.updates.range(this.ingestedOffset, end, this.dsoSet)) {
       const floor = this.floorMicros;
@@ -133,8 +133,7 @@ export class ScanStore {
   /** Contracts the DSO is a stakeholder of that are active now, of one template (creation order). */
   activeNow(templateKey: string): ContractRecord[] {
     this.catchUp();
-    const end = this.engine.ledgerEnd();
-    return this.engine.contracts.activeAt(end, end, this.dsoSet, new Set([templateKey]));
+    return this.engine.contracts.activeAt(this.engine.readableEnd(), this.engine.ledgerEnd(), this.dsoSet, new Set([templateKey]));
   }
 
   // ---- snapshots -------------------------------------------------------------------------------

@@ -315,6 +315,8 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono<ValidatorEnv
     if (err instanceof ScanError) return c.json({ error: err.message }, err.status);
     if (err instanceof LedgerApiError) {
       const e = fromLedgerError(err);
+      // the ledger is unavailable for now (e.g. it cannot persist): the client may come back
+      if (e.status === 503) c.header('Retry-After', '1');
       return c.json({ error: e.message }, e.status);
     }
     logger?.error({ err }, 'unhandled error in validator API');

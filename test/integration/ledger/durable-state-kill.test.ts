@@ -2,7 +2,8 @@
  * Durable emulator state against a real crash: the CLI (`emulate`) runs as its own process with
  * STATE_DIR; concurrent clients stream acknowledged commands (party allocations and Ping creates)
  * at it; the process is killed with SIGKILL mid-stream; a new process on the same directory has
- * every acknowledged command (and may have some that were in flight, never answered).
+ * every acknowledged command (and may have some that were in flight, never answered), and every
+ * transaction a websocket subscriber was shown (updates are published only once synced).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GetLedgerEndResponseSchema } from '../../../src/ledger/schemas/events.js';
 import { AllocatePartyResponseSchema, ListKnownPartiesResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import { subscribe } from '../../support/ws-ledger.js';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 const PING = '#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping';
@@ -132,6 +134,87 @@ describe('STATE_DIR: kill -9 during a stream of acknowledged commands', () => {
         userId: 'alice',
       });
       expect(await ledgerEnd(second.ledgerUrl)).toBe(end + 1);
+    } finally {
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    }
+  });
+});
+
+/** The `/v2/updates` request of alice's transactions (ACS delta shape), from the ledger's start. */
+function aliceUpdates(alice: string, extra: Record<string, unknown> = {}) {
+  return {
+    beginExclusive: 0,
+    updateFormat: { includeTransactions: { eventFormat: { filtersByParty: { [alice]: { cumulative: [] } }, verbose: false }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } },
+    ...extra,
+  };
+}
+
+/** `offset updateId` of every transaction among `frames` (websocket frames or list elements). */
+function transactionsIn(frames: readonly unknown[]): string[] {
+  const out: string[] = [];
+  for (const f of frames) {
+    const tx = (f as { update?: { Transaction?: { value: { offset: number; updateId: string } } } }).update?.Transaction?.value;
+    if (tx) out.push(`${tx.offset} ${tx.updateId}`);
+  }
+  return out;
+}
+
+describe('STATE_DIR: kill -9 while a websocket subscriber reads the updates', () => {
+  it('every transaction the subscriber was shown is there after the restart', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'token-registry-kill-ws-'));
+    dirs.push(dir);
+    const first = await emulate(dir);
+    const parties = await partiesOf(`${first.ledgerUrl}/v2/parties`);
+    const alice = parties.find((p) => p.party.startsWith('alice::'))!.party;
+    const bob = parties.find((p) => p.party.startsWith('bob::'))!.party;
+    const sub = subscribe(first.ledgerUrl.replace(/^http/, 'ws'), '/v2/updates', aliceUpdates(alice));
+    const before = transactionsIn(await sub.waitFrames(1, 20_000)).length;
+
+    let stop = false;
+    let n = 0;
+    const worker = async (w: number) => {
+      while (!stop) {
+        const i = n++;
+        try {
+          await post(`${first.ledgerUrl}/v2/commands/submit-and-wait`, {
+            commands: [{ CreateCommand: { templateId: PING, createArguments: { id: `ws-${i}`, initiator: alice, responder: bob } } }],
+            commandId: `ws-${w}-${i}`,
+            actAs: [alice],
+            userId: 'alice',
+          });
+        } catch {
+          return; // the process is gone
+        }
+      }
+    };
+    const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+    // Killed the moment the subscriber has been shown enough (from its message handler, so the
+    // server has had the least time to do anything after sending): what it holds is what it saw.
+    let seen: string[] = [];
+    const killed = new Promise<void>((resolve) => {
+      const onFrame = () => {
+        if (transactionsIn(sub.frames).length < before + 30) return;
+        first.child.kill('SIGKILL');
+        seen = transactionsIn(sub.frames);
+        sub.ws.off('message', onFrame);
+        resolve();
+      };
+      sub.ws.on('message', onFrame);
+    });
+    await Promise.race([killed, new Promise((r) => setTimeout(r, 30_000))]);
+    if (seen.length === 0) first.child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(workers);
+    await sub.closed;
+    expect(seen.length).toBeGreaterThanOrEqual(before + 30);
+
+    const second = await emulate(dir);
+    try {
+      const end = await ledgerEnd(second.ledgerUrl);
+      const listed = new Set(transactionsIn((await post(`${second.ledgerUrl}/v2/updates`, aliceUpdates(alice, { endInclusive: end }))) as unknown[]));
+      console.log(`[kill -9 with a websocket subscriber] seen ${seen.length} transactions, ${listed.size} after restart`);
+      expect(seen.filter((t) => !listed.has(t)), 'shown to the subscriber, then lost').toEqual([]);
     } finally {
       second.child.kill('SIGTERM');
       await new Promise((r) => second.child.once('exit', r));

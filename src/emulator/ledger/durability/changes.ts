@@ -27,5 +27,8 @@ export type StateChange =
 
 /** Where the stores send their changes. */
 export interface StateJournal {
+  /** Journals a change; throws a LedgerApiError (503) when the node cannot persist it. */
   record(change: StateChange): void;
+  /** Why changes are refused now (the disk cannot be written), undefined when they are taken. */
+  unavailableReason(): string | undefined;
 }

@@ -2,7 +2,29 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { frame, readRecords, RecordLog } from '../../../../../src/emulator/ledger/durability/record-log.js';
+import { frame, LogWriteError, nodeLogFile, readRecords, RecordLog, type LogFile } from '../../../../../src/emulator/ledger/durability/record-log.js';
+
+/** node:fs, except that a write stops after `room` more bytes with ENOSPC (a full disk), or a sync fails once with EIO. */
+function failingFile(state: { room: number; failSync?: boolean }): LogFile {
+  const errno = (code: string, text: string) => Object.assign(new Error(`${code}: ${text}, write`), { code });
+  return {
+    ...nodeLogFile,
+    write(fd, data, offset) {
+      if (state.room <= 0) throw errno('ENOSPC', 'no space left on device');
+      // a short write first, as write(2) does when the disk fills mid-buffer
+      const n = nodeLogFile.write(fd, data.subarray(0, offset + Math.min(state.room, data.length - offset)), offset);
+      state.room -= n;
+      return n;
+    },
+    sync(fd) {
+      if (state.failSync) {
+        state.failSync = false;
+        throw errno('EIO', 'i/o error');
+      }
+      nodeLogFile.sync(fd);
+    },
+  };
+}
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,6 +59,74 @@ describe('RecordLog', () => {
     bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1);
     writeFileSync(f, bytes);
     expect(readRecords(f).records).toEqual([Buffer.from('a')]);
+  });
+
+  it('a write that fails midway refuses its batch whole and cuts the file back: later records follow the last whole one', async () => {
+    const f = file();
+    const state = { room: 1_000_000 };
+    const log = new RecordLog(f, failingFile(state));
+    log.append(Buffer.from('kept 1'));
+    log.append(Buffer.from('kept 2'));
+    await log.flush();
+    const good = statSync(f).size;
+    state.room = 20; // the next batch tears after 20 bytes
+    for (let i = 0; i < 5; i++) log.append(Buffer.alloc(100, i));
+    const failed = await log.flush().then(() => undefined, (e: unknown) => e);
+    expect(failed).toBeInstanceOf(LogWriteError);
+    expect((failed as LogWriteError).code).toBe('ENOSPC');
+    expect((failed as LogWriteError).records).toBe(5);
+    expect(statSync(f).size).toBe(good);
+    expect(log.dirty).toBe(false);
+    expect(log.count).toBe(2);
+    // space again: what is appended now is readable after the records before the failure
+    state.room = 1_000_000;
+    log.append(Buffer.from('kept 3'));
+    await log.flush();
+    log.close();
+    expect(readRecords(f)).toEqual({ records: ['kept 1', 'kept 2', 'kept 3'].map((x) => Buffer.from(x)), droppedBytes: 0 });
+  });
+
+  it('a failed sync refuses the written batch too (its pages may be lost): the file is cut back', async () => {
+    const f = file();
+    const state = { room: 1_000_000, failSync: false };
+    const log = new RecordLog(f, failingFile(state));
+    log.append(Buffer.from('kept'));
+    await log.flush();
+    state.failSync = true;
+    log.append(Buffer.from('refused'));
+    await expect(log.flush()).rejects.toThrow(/EIO: i\/o error/);
+    log.append(Buffer.from('after'));
+    log.flushSync();
+    log.close();
+    expect(readRecords(f).records.map((r) => r.toString())).toEqual(['kept', 'after']);
+  });
+
+  it('a failed cut-back is retried before the next write', async () => {
+    const f = file();
+    const state = { room: 1_000_000 };
+    let truncateFails = 0;
+    const io: LogFile = {
+      ...failingFile(state),
+      truncate(fd, length) {
+        if (truncateFails > 0) {
+          truncateFails--;
+          throw Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' });
+        }
+        nodeLogFile.truncate(fd, length);
+      },
+    };
+    const log = new RecordLog(f, io);
+    log.append(Buffer.from('kept'));
+    await log.flush();
+    state.room = 5;
+    truncateFails = 1;
+    log.append(Buffer.from('torn record'));
+    await expect(log.flush()).rejects.toBeInstanceOf(LogWriteError);
+    state.room = 1_000_000;
+    log.append(Buffer.from('after'));
+    await log.flush();
+    log.close();
+    expect(readRecords(f).records.map((r) => r.toString())).toEqual(['kept', 'after']);
   });
 
   it('a missing file has no records', () => {
