@@ -32,16 +32,12 @@ commands:
                      with STATE_DIR the world is kept there across restarts (--reset starts it over)
   serve              run the registry for an instrument admin against its participant
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT,
-<<<<<<< HEAD
                      RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES, MAX_CONNECTIONS,
                      MAX_CONNECTIONS_PER_ADDRESS override it)
-=======
-                     RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES override it)
   check-config [FILE] (also: serve --check [FILE])
                      load the registry configuration (FILE or REGISTRY_CONFIG_FILE), connect to the
                      ledger and report, per instrument, endpoint and version, whether the registry
                      will answer (docs/recipes.md); exit 0 when all is well, 1 otherwise
->>>>>>> recipes
   token              mint an HS256 dev JWT: --sub USER [--secret S] [--aud A] [--scope S] [--ttl SECONDS]
   config schema [serve|emulate]
                      print the configuration's JSON Schema of both modes (or of one)
