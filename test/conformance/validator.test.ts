@@ -123,7 +123,10 @@ async function call(method: string, path: string, opts: { user?: string; token?:
     expect(PEKKO_401.has(text), `${method} ${path}: 401 body ${text}`).toBe(true);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="splice (wallet|scan proxy) realm"$/);
   } else if (res.status === 405) {
-    expect(text).toMatch(/^HTTP method not allowed, supported methods: /);
+    // Pekko's rejection text, in the API's own {"error"} shape (as scan answers it), with Allow.
+    expect(isErrorBody(parsed), `${method} ${path}: 405 body ${text}`).toBe(true);
+    expect(jsonAt(parsed, 'error')).toMatch(/^HTTP method not allowed, supported methods: /);
+    expect(res.headers.get('allow')).toBeTruthy();
   } else if (res.status >= 400 && !(res.status === 409 && path === `${BASE}/v0/wallet/transfer-preapproval`)) {
     // (createTransferPreapproval's 409 carries the existing pre-approval's CreateTransferPreapprovalResponse)
     expect(isErrorBody(parsed), `${method} ${path}: error body ${text}`).toBe(true);

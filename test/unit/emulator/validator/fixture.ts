@@ -43,8 +43,8 @@ export interface ValidatorWorld {
   ghost: string;
   scan: ScanService;
   registry?: Registry;
-  /** The headers of each ledger request the registry made (with `registry: true`). */
-  ledgerRequestHeaders: Headers[];
+  /** Each ledger request the registry made (with `registry: true`): its path and headers. */
+  ledgerRequests: Array<{ path: string; headers: Headers }>;
   app: ReturnType<typeof createValidatorApp>;
   token(user: string, claims?: JWTPayload, opts?: { secret?: string; alg?: string }): Promise<string>;
   call(method: string, path: string, opts?: { user?: string; token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
@@ -73,13 +73,14 @@ export async function buildValidatorWorld(opts: { registry?: boolean; start?: st
   const scan = new ScanService({ engine, dsoParty: dso });
 
   let registry: Registry | undefined;
-  const ledgerRequestHeaders: Headers[] = [];
+  const ledgerRequests: Array<{ path: string; headers: Headers }> = [];
   if (opts.registry) {
     const ledger = new LedgerClient({
       baseUrl: 'http://emulated-ledger',
       tokenProvider: noAuth,
       fetch: (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-        ledgerRequestHeaders.push(new Headers(init?.headers));
+        const url = input instanceof Request ? input.url : String(input);
+        ledgerRequests.push({ path: new URL(url).pathname, headers: new Headers(init?.headers) });
         return emu.app.request(input instanceof Request ? input : String(input), init);
       }) as typeof fetch,
       logger,
@@ -132,7 +133,7 @@ export async function buildValidatorWorld(opts: { registry?: boolean; start?: st
     ghost,
     scan,
     registry,
-    ledgerRequestHeaders,
+    ledgerRequests,
     app,
     token,
     call,
