@@ -9,6 +9,12 @@
 import type { ContractRecord } from './types.js';
 import { nameKey, stakeholdersOf } from './types.js';
 
+/** A ContractStore's contents at one moment (ContractStore.saved). */
+export interface SavedContracts {
+  readonly records: readonly ContractRecord[];
+  readonly archivedOffsets: ReadonlyArray<number | undefined>;
+}
+
 export class ContractStore {
   private readonly byId = new Map<string, ContractRecord>();
   /** Active contract ids by stakeholder; Set iteration order = creation order. */
@@ -51,6 +57,25 @@ export class ContractStore {
     }
     archived.sort((a, b) => a.archivedOffset! - b.archivedOffset!);
     this.archivedInOrder.push(...archived);
+  }
+  /**
+   * The store as it is now, for an in-memory snapshot of the world (the admin API's snapshots):
+   * the records themselves (shared, not copied) and their archive offsets, which are the only
+   * field a record changes after its creation.
+   */
+  saved(): SavedContracts {
+    const records = [...this.byId.values()];
+    return { records, archivedOffsets: records.map((c) => c.archivedOffset) };
+  }
+  /** Puts a saved store back: the records' archive offsets as they were, the indexes rebuilt. */
+  restoreSaved(s: SavedContracts): void {
+    this.clear();
+    s.records.forEach((c, i) => {
+      const archived = s.archivedOffsets[i];
+      if (archived === undefined) delete c.archivedOffset;
+      else c.archivedOffset = archived;
+    });
+    this.load(s.records);
   }
   getActive(cid: string): ContractRecord | undefined {
     const c = this.byId.get(cid);

@@ -77,6 +77,11 @@ export class UpdateLog {
 
   append(tx: TransactionRecord): void {
     if (tx.offset !== this.txs.length + 1) throw new Error(`offset ${tx.offset} out of sequence`);
+    this.index(tx);
+    for (const l of this.listeners) l(tx);
+  }
+
+  private index(tx: TransactionRecord): void {
     this.txs.push(tx);
     this.byUpdateId.set(tx.updateId, tx);
     for (const p of tx.witnesses) {
@@ -84,7 +89,17 @@ export class UpdateLog {
       if (!list) this.offsetsByParty.set(p, (list = []));
       list.push(tx.offset);
     }
-    for (const l of this.listeners) l(tx);
+  }
+
+  /** The log as it is now, for an in-memory snapshot of the world (records are immutable: shared). */
+  saved(): readonly TransactionRecord[] {
+    return this.txs.slice();
+  }
+
+  /** Puts a saved log back; listeners are not called (the streams that had them were ended). */
+  restoreSaved(txs: readonly TransactionRecord[]): void {
+    this.clear();
+    for (const tx of txs) this.index(tx);
   }
 
   /** Forgets every transaction (durable state's restore, before it loads the saved ones). */
