@@ -1,4 +1,4 @@
-/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine|admin-restore]`. Exits non-zero when a target is missed. */
 import { runLedgerBench } from './ledger.js';
 import { report } from './report.js';
 import { runRegistryBench } from './registry.js';
@@ -6,6 +6,7 @@ import { runInteractiveSubmissionBench } from './interactive-submission.js';
 import { runWebsocketBench } from './websocket.js';
 import { runDurableStateBench } from './durable-state.js';
 import { runDamlEngineBench } from './daml-engine.js';
+import { runAdminRestoreBench } from './admin-restore.js';
 
 const benches = {
   ledger: runLedgerBench,
@@ -14,6 +15,7 @@ const benches = {
   websocket: runWebsocketBench,
   'durable-state': runDurableStateBench,
   'daml-engine': runDamlEngineBench,
+  'admin-restore': runAdminRestoreBench,
 } as const;
 const which = process.argv[2] ?? 'ledger';
 if (!(which in benches)) {

@@ -38,7 +38,7 @@ import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/service.js';
 import type { Clock } from './canton/clock.js';
 import { LedgerApiError } from './canton/errors.js';
-import { AdminService, createAdminApp, type Funded, type Holdings, type Minted } from './emulator/admin/index.js';
+import { AdminService, createAdminApp, type SkewedClock, type Funded, type Holdings, type Minted } from './emulator/admin/index.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
 
 export interface StackOptions extends StartEmulatorOptions {
@@ -89,6 +89,8 @@ export interface RunningStack {
   adminUrl: string;
   /** What the admin API serves, in process. */
   admin: AdminService;
+  /** The world's clock (the given clock, or wall time, plus what the admin API advanced it by). */
+  clock: SkewedClock;
   /** Saves the whole world in memory; returns the snapshot's id. */
   snapshot(): string;
   /** Puts the world back as it was at snapshot `id` (open ledger streams end; registries reload). */
@@ -314,6 +316,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       ledgerUrl: participants[0]!.ledgerUrl,
       adminUrl: adminServer.url,
       admin,
+      clock: built.clock,
       snapshot: () => admin.snapshot().id,
       restore: async (id) => {
         await admin.restore(id);

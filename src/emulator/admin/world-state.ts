@@ -2,10 +2,11 @@
  * Whole-world snapshots in memory: what a test suite restores before every test.
  *
  * A snapshot holds references, not copies: contract and transaction records are immutable once
- * committed (a contract's archive offset is the one field that changes later, so it is saved on
- * the side), so taking one copies arrays of pointers and the small stores (parties, users, rights,
- * topology, traffic, deduplication), and restoring one refills each store from those arrays and
- * rebuilds its indexes. Nothing is serialized (STATE_DIR's durable state, which writes the same
+ * committed (a contract's archive offset is the one field that changes later, so the archived
+ * ones are saved with it), so taking one copies the stores' indexes with native Map/Set copies
+ * and the small stores (parties, users, rights, topology, traffic, deduplication), and restoring
+ * one copies them back: JavaScript work proportional to the archived contracts and the small
+ * stores, native copying for the rest. Nothing is serialized (STATE_DIR's durable state, which writes the same
  * stores to disk, is the slow path this avoids); the bench (`bench/admin-restore.ts`) measures it.
  *
  * What a snapshot does not hold, and why:
@@ -22,7 +23,7 @@ import type { Completion } from '../ledger/commands.js';
 import type { HostingPermission, Synchronizer } from '../ledger/synchronizer.js';
 import type { State as TrafficState } from '../ledger/traffic.js';
 import type { PartyRecord } from '../ledger/types.js';
-import type { TransactionRecord } from '../ledger/updates.js';
+import type { SavedUpdateLog } from '../ledger/updates.js';
 import type { SavedUser } from '../ledger/users.js';
 import type { SavedScanStore, ScanStore } from '../scan/store.js';
 import type { SkewedClock } from './clock.js';
@@ -40,7 +41,7 @@ interface SavedParticipant {
   parties: PartyRecord[];
   users: Array<[string, SavedUser]>;
   contracts: SavedContracts;
-  transactions: readonly TransactionRecord[];
+  transactions: SavedUpdateLog;
   deduplication: Array<[string, Completion]>;
 }
 

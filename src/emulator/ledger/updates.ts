@@ -64,10 +64,17 @@ export interface TransactionRecord {
   submittingParticipant?: string;
 }
 
+/** An UpdateLog's contents at one moment (UpdateLog.saved). */
+export interface SavedUpdateLog {
+  readonly txs: readonly TransactionRecord[];
+  readonly byUpdateId: ReadonlyMap<string, TransactionRecord>;
+  readonly offsetsByParty: ReadonlyMap<string, readonly number[]>;
+}
+
 export class UpdateLog {
-  private readonly txs: TransactionRecord[] = [];
-  private readonly byUpdateId = new Map<string, TransactionRecord>();
-  private readonly offsetsByParty = new Map<string, number[]>();
+  private txs: TransactionRecord[] = [];
+  private byUpdateId = new Map<string, TransactionRecord>();
+  private offsetsByParty = new Map<string, number[]>();
   private readonly listeners = new Set<(tx: TransactionRecord) => void>();
 
   /** Offset of the last update; 0 on an empty ledger. */
@@ -91,15 +98,19 @@ export class UpdateLog {
     }
   }
 
-  /** The log as it is now, for an in-memory snapshot of the world (records are immutable: shared). */
-  saved(): readonly TransactionRecord[] {
-    return this.txs.slice();
+  /** The log as it is now, for an in-memory snapshot of the world (records are immutable: shared; indexes copied). */
+  saved(): SavedUpdateLog {
+    const offsetsByParty = new Map<string, number[]>();
+    for (const [p, list] of this.offsetsByParty) offsetsByParty.set(p, list.slice());
+    return { txs: this.txs.slice(), byUpdateId: new Map(this.byUpdateId), offsetsByParty };
   }
 
-  /** Puts a saved log back; listeners are not called (the streams that had them were ended). */
-  restoreSaved(txs: readonly TransactionRecord[]): void {
-    this.clear();
-    for (const tx of txs) this.index(tx);
+  /** Puts a saved log back (the saved one stays usable); listeners are not called (the streams that had them were ended). */
+  restoreSaved(s: SavedUpdateLog): void {
+    this.txs = s.txs.slice();
+    this.byUpdateId = new Map(s.byUpdateId);
+    this.offsetsByParty = new Map();
+    for (const [p, list] of s.offsetsByParty) this.offsetsByParty.set(p, list.slice());
   }
 
   /** Forgets every transaction (durable state's restore, before it loads the saved ones). */
