@@ -12,6 +12,7 @@ import { WebSocket } from 'ws';
 import { ManualClock } from '../../../src/canton/clock.js';
 import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/seed.js';
 import { startStack, type RunningStack } from '../../../src/stack.js';
+import { AdminClient } from '../../../src/testcontainers/admin-client.js';
 import { createSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, Tt1Client } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
 
@@ -279,5 +280,36 @@ describe('admin API: bad input answers {"error"} and changes nothing', () => {
 
   it('every operation of the OpenAPI document was answered and conformed', () => {
     expect(spec.uncovered().map((o) => `${o.method} ${o.pathTemplate}`)).toEqual([]);
+  });
+});
+
+describe('AdminClient (what EmulatedStackContainer calls) and the stack methods', () => {
+  it('snapshot, fund, restore, advance, reset over HTTP; errors carry the status', async () => {
+    const c = new AdminClient(stack.adminUrl);
+    const id = await c.snapshot();
+    const before = await c.holdings('alice');
+    const funded = await c.fund({ owner: 'alice', instrument: 'TT1', atLeast: '99999' });
+    expect(funded.balance).toBe('99999.0000000000');
+    await c.restore(id);
+    expect(await c.holdings('alice')).toEqual(before);
+    const t0 = Date.parse((await c.clock()).now);
+    expect(Date.parse((await c.advanceClock(30)).now)).toBe(t0 + 30_000);
+    await c.reset();
+    await expect(c.restore('snapshot-none')).rejects.toMatchObject({ status: 404 });
+    await expect(c.mint({ instrument: 'TT1', owner: 'alice', amount: '-1' })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('startStack exposes the same in process', async () => {
+    const id = stack.snapshot();
+    const end = stack.engine.ledgerEnd();
+    const minted = stack.mint({ instrument: 'Amulet', owner: 'bob', amount: '12' });
+    expect(stack.holdings('bob').holdings.map((h) => h.contractId)).toContain(minted.contractId);
+    expect(stack.fund({ owner: 'bob', instrument: 'TT2-EUR', atLeast: '10' }).balance).toBe('10.0000000000');
+    stack.advanceClock(1);
+    await stack.restore(id);
+    expect(stack.engine.ledgerEnd()).toBe(end);
+    expect(stack.holdings('bob').holdings.map((h) => h.contractId)).not.toContain(minted.contractId);
+    await stack.reset();
+    expect(await view()).toEqual(initial);
   });
 });
