@@ -14,7 +14,7 @@ import {
   ResetDoneSchema,
   RestoredSchema,
   SnapshotCreatedSchema,
-} from '../emulator/admin/schemas.js';
+} from '../http/admin-api-schemas.js';
 
 /** An admin API answer other than 200. */
 export class AdminApiError extends Error {

@@ -29,7 +29,7 @@ import {
   RestoredSchema,
   SnapshotCreatedSchema,
   SnapshotIdParamSchema,
-} from './schemas.js';
+} from '../../http/admin-api-schemas.js';
 import { AdminError, type AdminService } from './service.js';
 
 /** Admin requests are small JSON objects. */

@@ -1,4 +1,8 @@
-/** Wire types of the emulator's admin API (one zod schema each; the OpenAPI document is built from them). */
+/**
+ * Wire types of the emulator's admin API (src/emulator/admin), one zod schema each; the OpenAPI
+ * document is built from them. Here, not under src/emulator, because the testcontainers client
+ * (src/testcontainers/admin-client.ts) reads the same answers and must never load the emulator.
+ */
 import { z } from '@hono/zod-openapi';
 
 export const AdminErrorSchema = z.object({ error: z.string() }).openapi('AdminError');
