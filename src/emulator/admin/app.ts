@@ -151,7 +151,9 @@ export function createAdminApp(deps: AdminAppDeps): OpenAPIHono {
   app.notFound((c) => c.json({ error: `no such admin endpoint: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
     if (err instanceof AdminError) return c.json({ error: err.message }, err.status);
-    // Malformed JSON, a wrong content type: Hono's validator says so with a 4xx.
+    // A body that is not JSON, or not sent as JSON (curl's `-d` says form data): bad input, 400.
+    if (err instanceof HTTPException && err.status === 415) return c.json({ error: 'send the body as JSON, with content-type: application/json' }, 400);
+    // Malformed JSON, a body too large: Hono's validator and body limit say so with a 4xx.
     if (err instanceof HTTPException && err.status < 500) return c.json({ error: err.message || 'bad request' }, err.status);
     deps.logger?.error({ err, path: c.req.path }, 'unexpected error in the admin API');
     return c.json({ error: 'An unexpected error occurred.' }, 500);

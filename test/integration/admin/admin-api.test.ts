@@ -263,6 +263,7 @@ describe('admin API: bad input answers {"error"} and changes nothing', () => {
     { name: 'zero seconds', method: 'POST', path: '/admin/v1/clock/advance', body: { seconds: 0 }, status: 400 },
     { name: 'non-numeric seconds', method: 'POST', path: '/admin/v1/clock/advance', body: { seconds: 'ten' }, status: 400 },
     { name: 'malformed JSON', method: 'POST', path: '/admin/v1/mint', raw: { body: '{"instrument": "TT1",', contentType: 'application/json' }, status: 400 },
+    { name: 'a body not sent as JSON (curl -d)', method: 'POST', path: '/admin/v1/mint', raw: { body: '{"instrument":"TT1","owner":"alice","amount":"1"}', contentType: 'application/x-www-form-urlencoded' }, status: 400 },
     { name: 'JSON that is not an object', method: 'POST', path: '/admin/v1/clock/advance', raw: { body: '[1]', contentType: 'application/json' }, status: 400 },
   ];
 
