@@ -1,4 +1,4 @@
-/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine|index-lag]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine|index-lag|admin-restore]`. Exits non-zero when a target is missed. */
 import { runLedgerBench } from './ledger.js';
 import { report } from './report.js';
 import { runRegistryBench } from './registry.js';
@@ -7,6 +7,7 @@ import { runWebsocketBench } from './websocket.js';
 import { runDurableStateBench } from './durable-state.js';
 import { runDamlEngineBench } from './daml-engine.js';
 import { runIndexLagBench } from './index-lag.js';
+import { runAdminRestoreBench } from './admin-restore.js';
 
 const benches = {
   ledger: runLedgerBench,
@@ -16,6 +17,7 @@ const benches = {
   'durable-state': runDurableStateBench,
   'daml-engine': runDamlEngineBench,
   'index-lag': runIndexLagBench,
+  'admin-restore': runAdminRestoreBench,
 } as const;
 const which = process.argv[2] ?? 'ledger';
 if (!(which in benches)) {

@@ -44,7 +44,7 @@ commands:
   config show [serve|emulate]
                      print the effective configuration (emulate by default; secrets redacted)
 
-environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), HOST (127.0.0.1),
+environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), ADMIN_PORT (7580), HOST (127.0.0.1),
   PARTICIPANTS (1; 2 adds participant2 on PARTICIPANT2_PORT, 7579), STATE_DIR, STATE_SNAPSHOT_EVERY (10000),
   STATE_PROBE_EVERY_MS (1000),
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
@@ -113,6 +113,7 @@ async function emulate(args: string[]): Promise<number> {
     rows.push([`validator${how}`, `${stack.validatorUrl}/api/validator`]);
     if (upstreams.validator.mode === 'emulate') rows.push(['scan-proxy registry', `${stack.validatorUrl}/api/validator/v0/scan-proxy`]);
   }
+  rows.push(['admin API (snapshots, clock, mint)', `${stack.adminUrl}/admin/v1`], ['admin API document', `${stack.adminUrl}/admin/openapi.json`]);
   const ids = stack.participants.map((p) => p.participantId).join(', ');
   // The process's own clock from its start (Node's, before any module loaded) to every port
   // listening: what a deployment's start-up costs, without the container runtime's share.

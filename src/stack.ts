@@ -36,6 +36,10 @@ import type { Listening } from './http/listen.js';
 import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
 import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/service.js';
+import type { Clock } from './canton/clock.js';
+import { LedgerApiError } from './canton/errors.js';
+import { AdminService, createAdminApp, type SkewedClock, type Funded, type Holdings, type Minted } from './emulator/admin/index.js';
+import { createAuthenticator } from './emulator/ledger-api/auth.js';
 
 export interface StackOptions extends StartEmulatorOptions {
   /** Registry port (default 7576; 0 picks a free one). */
@@ -44,6 +48,12 @@ export interface StackOptions extends StartEmulatorOptions {
   validatorPort?: number;
   /** Redis for the registries' caches; in memory when absent. */
   redisUrl?: string;
+  /**
+   * Admin API port (0 picks a free one). Default: `config.adminPort` (ADMIN_PORT, 7580), or a free
+   * one when the ledger's port is 0 and `config.adminPort` was not given (a suite that asks for free
+   * ports gets one for the admin API too, without naming it).
+   */
+  adminPort?: number;
   /** Emulate (default) or proxy scan and validator. */
   upstreams?: { scan?: UpstreamMode; validator?: UpstreamMode };
 }
@@ -75,14 +85,44 @@ export interface RunningStack {
   /** Validator base URL: `/api/validator/...` lives under it. */
   validatorUrl?: string;
   seeded?: SeededWorld;
+  /** Admin API base URL: `/admin/v1/...` and `/admin/openapi.json` live under it. */
+  adminUrl: string;
+  /** What the admin API serves, in process. */
+  admin: AdminService;
+  /** The world's clock (the given clock, or wall time, plus what the admin API advanced it by). */
+  clock: SkewedClock;
+  /** Saves the whole world in memory; returns the snapshot's id. */
+  snapshot(): string;
+  /** Puts the world back as it was at snapshot `id` (open ledger streams end; registries reload). */
+  restore(id: string): Promise<void>;
+  /** Puts the world back as the stack started it. */
+  reset(): Promise<void>;
+  /** Moves ledger time forward by `seconds`; returns the new time. */
+  advanceClock(seconds: number): string;
+  /** Mints `amount` of a seeded instrument (`TT1`, `TT2-USD`, ..., `Amulet`) to `owner` (party id or seeded name). */
+  mint(req: { instrument: string; owner: string; amount: string }): Minted;
+  /** Tops `owner` up to at least `atLeast` of the instrument. */
+  fund(req: { owner: string; instrument: string; atLeast: string }): Funded;
+  /** A party's balances per instrument and the holdings behind them. */
+  holdings(party: string): Holdings;
   close(): Promise<void>;
 }
 
-/** The token a registry reads the emulated ledger with (the admin's own user). */
-function tokenFor(config: EmulatorConfig, user: string): TokenProvider {
+/**
+ * The token a registry reads the emulated ledger with (the admin's own user). Minted at the
+ * world's time, which the emulated ledger checks tokens against: after the admin API moves the
+ * clock ahead, the registries' tokens are still valid.
+ */
+function tokenFor(config: EmulatorConfig, user: string, clock: Clock): TokenProvider {
   if (config.auth.mode === 'none') return noAuth;
   if (config.auth.hs256Secret) {
-    return selfSignedHs256({ secret: config.auth.hs256Secret, userId: user, audience: config.auth.targetAudience, scope: config.auth.targetScope });
+    return selfSignedHs256({
+      secret: config.auth.hs256Secret,
+      userId: user,
+      audience: config.auth.targetAudience,
+      scope: config.auth.targetScope,
+      now: () => Number(clock.nowMicros() / 1000n),
+    });
   }
   throw new Error('the emulated registries need an HS256 secret to read a JWT-protected emulated ledger (set LEDGER_AUTH_HS256_SECRET)');
 }
@@ -119,7 +159,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       admin,
       instruments,
       recipes: builtInRecipes({ amuletCompat: config.amuletRegistryCompat }),
-      ledger: inProcessLedger(built.app, tokenFor(config, user), logger, metrics),
+      ledger: inProcessLedger(built.app, tokenFor(config, user, engine.clock), logger, metrics),
       cache,
       clock: engine.clock,
       logger,
@@ -252,9 +292,48 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       validatorUrl = s.url;
     }
 
+    // The admin API (emulate only): snapshots, restore, reset, clock, mint, fund, holdings.
+    const admin = new AdminService({
+      world: { synchronizer: engine.synchronizer, participants: built.participants.map((p) => p.engine), clock: built.clock, scan: scan?.store },
+      seeded,
+      afterRestore: async () => {
+        // The ledger a stream followed was replaced: end it as a participant that goes away does.
+        const replaced = new LedgerApiError('SERVICE_NOT_RUNNING', 'The emulated ledger was restored to a snapshot; subscribe again from the current ledger end');
+        for (const p of built.participants) p.streams.endAll(replaced);
+        await Promise.all(registries.map((r) => r.reload('the emulated world was restored to a snapshot')));
+        // With STATE_DIR, the journal describes the replaced world: save the restored one instead.
+        built.durable?.compact();
+      },
+    });
+    const adminApp = createAdminApp({
+      service: admin,
+      authenticate: config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine }),
+      logger: logger.child({ module: 'admin' }),
+    });
+    const adminServer = await serve({
+      port: opts.adminPort ?? (config.port === 0 && opts.config?.adminPort === undefined ? 0 : config.adminPort),
+      handler: { fetch: answerWhenDurable(built.durable, adminApp.fetch), router: adminApp.router },
+      metrics: new ServiceMetrics({ service: 'admin' }),
+    });
+    servers.push({ listening: adminServer });
+
     return {
       engine,
       ledgerUrl: participants[0]!.ledgerUrl,
+      adminUrl: adminServer.url,
+      admin,
+      clock: built.clock,
+      snapshot: () => admin.snapshot().id,
+      restore: async (id) => {
+        await admin.restore(id);
+      },
+      reset: async () => {
+        await admin.reset();
+      },
+      advanceClock: (seconds) => admin.advanceClock(seconds).now,
+      mint: (req) => admin.mint(req),
+      fund: (req) => admin.fund(req),
+      holdings: (party) => admin.holdings(party),
       participants,
       durable: built.durable,
       ledgerStreams: built.streams,

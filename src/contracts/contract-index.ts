@@ -237,6 +237,8 @@ export class ContractIndex {
   /** Waiters for the offset to reach a value (syncToLedgerEnd). */
   private offsetWaiters: Array<{ offset: number; resolve: () => void }> = [];
   private readonly appliedListeners: Array<(u: AppliedUpdate) => void> = [];
+  /** Callers of `reload` waiting for the next loaded snapshot. */
+  private reloadWaiters: Array<() => void> = [];
 
   constructor(private readonly opts: ContractIndexOptions) {
     this.indexedKeys = new Set(opts.indexedTemplates.map((t) => t.replace(/^#/, '')));
@@ -310,7 +312,24 @@ export class ContractIndex {
     this.wake?.();
     this.firstLoad?.reject(new Error('the contract index was stopped before its first load'));
     this.firstLoad = undefined;
+    this.releaseReloadWaiters();
     await this.loop?.catch(() => undefined);
+  }
+
+  /**
+   * Drops the index and loads a new snapshot now, for an owner that knows the ledger was replaced
+   * under the same identity (the emulator's admin API restoring a snapshot of its world, which the
+   * identity checks cannot tell from the ledger it replaced). Resolves once the new snapshot is
+   * loaded (or the index stopped).
+   */
+  reload(reason: string): Promise<void> {
+    if (this.isStopped()) return Promise.resolve();
+    const loaded = new Promise<void>((resolve) => this.reloadWaiters.push(resolve));
+    // The archives the index remembers belong to the timeline the owner discarded: a contract
+    // archived there may be active again in the replacing ledger (same identity, same ids).
+    this.archived.clear();
+    this.requestReload(reason);
+    return loaded;
   }
 
   /** Drops the index and loads a new snapshot (the ledger was reset or replaced). */
@@ -690,6 +709,7 @@ export class ContractIndex {
             reloading ? 'contract index reloaded' : 'contract index loaded',
           );
           this.reloadReason = undefined;
+          this.releaseReloadWaiters();
           this.firstLoad?.resolve();
           this.firstLoad = undefined;
         } else {
@@ -726,6 +746,12 @@ export class ContractIndex {
         backoff = Math.min(backoff * 2, this.stateNow === 'unreachable' ? Math.min(max, 1000) : max);
       }
     }
+  }
+
+  private releaseReloadWaiters(): void {
+    const waiters = this.reloadWaiters;
+    this.reloadWaiters = [];
+    for (const w of waiters) w();
   }
 
   private isStopped(): boolean {
@@ -813,6 +839,7 @@ export class ContractIndex {
 
   private fail(err: Error): void {
     this.stateNow = 'failed';
+    this.releaseReloadWaiters();
     this.opts.logger?.error({ err: describeError(err) }, 'the ledger rejected the registry\'s credentials; the contract index stopped');
     if (this.firstLoad) {
       this.firstLoad.reject(err);

@@ -23,8 +23,9 @@ import { LedgerEngine } from './ledger/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/index.js';
 import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
 import { answerWhenDurable, DurableState, type StateDirIo } from './ledger/durability/durable-state.js';
-import type { Clock } from '../canton/clock.js';
+import { systemClock, type Clock } from '../canton/clock.js';
 import { renderJsCantonError, type LedgerApiError } from '../canton/errors.js';
+import { SkewedClock } from './admin/clock.js';
 import type { Listening } from '../http/listen.js';
 import { gaugeOf, ServiceMetrics } from '../http/metrics.js';
 import type { RequestContexts } from '../http/request-context.js';
@@ -77,12 +78,14 @@ export interface RunningEmulator extends ParticipantNode {
 }
 
 /** Builds the engine and the ledger API app without listening (for in-process use). */
-export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmulator, 'ledgerUrl' | 'ledgerUrls' | 'close'> & { config: EmulatorConfig } {
+export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmulator, 'ledgerUrl' | 'ledgerUrls' | 'close'> & { config: EmulatorConfig; clock: SkewedClock } {
   // The CLI hands over the configuration it loaded (parsed once, frozen); library callers give input.
   const config = isParsedConfig<EmulatorConfig>(opts.config) ? opts.config : parsedConfig(EmulatorConfigSchema.parse(opts.config ?? {}));
   const logger = opts.logger ?? pino({ level: config.logLevel });
+  // The world's clock: the given one (wall time by default), which the admin API can move ahead.
+  const clock = new SkewedClock(opts.clock ?? systemClock);
   const engine = new LedgerEngine({
-    clock: opts.clock,
+    clock,
     seed: config.seed,
     participantName: config.participantName,
     listMaxElements: config.listMaxElements,
@@ -154,7 +157,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
     return { engine: e, app, streams };
   });
   const first = participants[0]!;
-  return { ...first, participants, seeded, config, durable };
+  return { ...first, participants, seeded, config, durable, clock };
 }
 
 /** The `*.dar` files of DARS_DIR, in file name order. */

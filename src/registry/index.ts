@@ -71,6 +71,8 @@ export function createRegistry(opts: RegistryOptions) {
     /** Reads the ACS snapshot and starts following the ledger. */
     start: () => index.start(),
     stop: () => index.stop(),
+    /** Reloads the index now (its ledger was replaced under the same identity); resolves when loaded. */
+    reload: (reason: string) => index.reload(reason),
   };
 }
 export type Registry = ReturnType<typeof createRegistry>;

@@ -3,8 +3,9 @@
  * modules, for test suites that want the emulated stack or the registry in a container rather than
  * in process (`startStack()`):
  *  - `EmulatedStackContainer`: `emulate` (ledger JSON API v2, the demo admin's registry, scan,
- *    validator); started, it gives the four URLs, the seeded parties and instruments (read from what
- *    `emulate` prints when ready) and `mint()`, which goes through the ledger's JSON API;
+ *    validator, admin API); started, it gives their URLs, the seeded parties and instruments (read
+ *    from what `emulate` prints when ready), `mint()`, which goes through the ledger's JSON API, and
+ *    the admin API's snapshot / restore / reset / advanceClock / fund / holdings (`adminApi`);
  *  - `RegistryContainer`: `serve`, the registry of one instrument admin, with its configuration file
  *    copied in and LEDGER_URL / REDIS_URL from the environment.
  * `testcontainers` is a peer dependency (11.14+ or 12.0.0/12.0.1 on Node 20: later 12.x need Node 22).
@@ -18,14 +19,16 @@ import { noAuth, type TokenProvider } from '../ledger/auth.js';
 import { LedgerClient } from '../ledger/client.js';
 import { z } from 'zod';
 import { mint, type MintRequest } from './mint.js';
+import { AdminClient, type AdminFunded, type AdminHoldings } from './admin-client.js';
 import { EMULATE_READY_LINE, parseStartOutput, type SeededInstrument, type SeededParty, type StartOutput } from './start-output.js';
 
 export type { MintRequest } from './mint.js';
+export { AdminApiError, AdminClient, type AdminClock, type AdminFunded, type AdminHoldings, type AdminMinted } from './admin-client.js';
 export { parseStartOutput, type SeededInstrument, type SeededParty, type StartOutput } from './start-output.js';
 
 export const DEFAULT_IMAGE = 'token-registry:latest';
 /** The ports `emulate` listens on inside the container (the CLI's defaults). */
-export const EMULATED_STACK_PORTS = { ledger: 7575, registry: 7576, scan: 7577, validator: 7578 } as const;
+export const EMULATED_STACK_PORTS = { ledger: 7575, registry: 7576, scan: 7577, validator: 7578, admin: 7580 } as const;
 /** The port `serve` listens on inside the container. */
 export const REGISTRY_PORT = 7576;
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
@@ -61,7 +64,7 @@ export class EmulatedStackContainer extends GenericContainer {
     const p = EMULATED_STACK_PORTS;
     this.withCommand(['emulate'])
       .withEnvironment({ HOST: '0.0.0.0' })
-      .withExposedPorts(p.ledger, p.registry, p.scan, p.validator)
+      .withExposedPorts(p.ledger, p.registry, p.scan, p.validator, p.admin)
       .withWaitStrategy(Wait.forAll([Wait.forLogMessage(EMULATE_READY_LINE), Wait.forHttp('/readyz', p.ledger).forStatusCode(200)]))
       .withStartupTimeout(DEFAULT_STARTUP_TIMEOUT_MS);
   }
@@ -108,6 +111,10 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
   readonly registryUrl: string;
   readonly scanUrl: string;
   readonly validatorUrl: string;
+  /** The admin API (ADMIN_PORT): snapshots, restore, reset, clock, mint, fund, holdings. */
+  readonly adminUrl: string;
+  /** A client of the admin API; the methods below call it. */
+  readonly adminApi: AdminClient;
   readonly participantId: string;
   /** From the emulator process's start to every service listening, by its own clock. */
   readonly readyInMs: number | undefined;
@@ -126,6 +133,8 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
     this.registryUrl = url(EMULATED_STACK_PORTS.registry);
     this.scanUrl = url(EMULATED_STACK_PORTS.scan);
     this.validatorUrl = url(EMULATED_STACK_PORTS.validator);
+    this.adminUrl = url(EMULATED_STACK_PORTS.admin);
+    this.adminApi = new AdminClient(this.adminUrl);
     this.participantId = out.participantId;
     this.readyInMs = out.readyInMs;
     this.parties = out.parties;
@@ -166,6 +175,36 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
       },
       req,
     );
+  }
+
+  /** Saves the whole world in the container (admin API); returns the snapshot's id. */
+  snapshot(): Promise<string> {
+    return this.adminApi.snapshot();
+  }
+
+  /** Puts the world back as it was at snapshot `id` (before every test, typically). */
+  restore(id: string): Promise<void> {
+    return this.adminApi.restore(id);
+  }
+
+  /** Puts the world back as the container started it (the seeded demo world). */
+  reset(): Promise<void> {
+    return this.adminApi.reset();
+  }
+
+  /** Moves ledger time forward by `seconds`; returns the new time (ISO). */
+  async advanceClock(seconds: number): Promise<string> {
+    return (await this.adminApi.advanceClock(seconds)).now;
+  }
+
+  /** Tops `owner` up to at least `atLeast` of an instrument (`TT1`, `TT2-USD`, ..., `Amulet`) through the admin API. */
+  fund(req: { owner: string; instrument: string; atLeast: string }): Promise<AdminFunded> {
+    return this.adminApi.fund(req);
+  }
+
+  /** A party's balances per instrument and the holdings behind them (admin API). */
+  holdings(party: string): Promise<AdminHoldings> {
+    return this.adminApi.holdings(party);
   }
 }
 

@@ -99,6 +99,8 @@ export interface LedgerStreams {
   readonly maxBufferedAmount: number;
   /** Terminates every open socket. */
   close(): void;
+  /** Ends every open stream with `err` (one JsCantonError frame, then close 1000); returns how many. */
+  endAll(err: LedgerApiError): number;
 }
 
 export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
@@ -304,6 +306,11 @@ export function createLedgerStreams(deps: LedgerStreamsDeps): LedgerStreams {
     close() {
       clearInterval(pinger);
       for (const ws of open) ws.terminate();
+    },
+    endAll(err) {
+      const sockets = [...open];
+      for (const ws of sockets) fail(ws, err);
+      return sockets.length;
     },
   };
 }

@@ -9,15 +9,32 @@
 import type { ContractRecord } from './types.js';
 import { nameKey, stakeholdersOf } from './types.js';
 
+/** A ContractStore's contents at one moment (ContractStore.saved). */
+export interface SavedContracts {
+  readonly byId: ReadonlyMap<string, ContractRecord>;
+  readonly activeByParty: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly activeByTemplate: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly activeAll: ReadonlySet<string>;
+  readonly activeByKey: ReadonlyMap<string, string>;
+  /** The archived contracts in archive order, with their archive offsets. */
+  readonly archived: ReadonlyArray<readonly [ContractRecord, number]>;
+}
+
+function copyIndex(index: ReadonlyMap<string, ReadonlySet<string>>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [k, v] of index) out.set(k, new Set(v));
+  return out;
+}
+
 export class ContractStore {
-  private readonly byId = new Map<string, ContractRecord>();
+  private byId = new Map<string, ContractRecord>();
   /** Active contract ids by stakeholder; Set iteration order = creation order. */
-  private readonly activeByParty = new Map<string, Set<string>>();
+  private activeByParty = new Map<string, Set<string>>();
   /** Active contract ids by template name key (`pkgName:Module:Entity`). */
-  private readonly activeByTemplate = new Map<string, Set<string>>();
-  private readonly activeAll = new Set<string>();
+  private activeByTemplate = new Map<string, Set<string>>();
+  private activeAll = new Set<string>();
   /** Active contract id by contract key hash. */
-  private readonly activeByKey = new Map<string, string>();
+  private activeByKey = new Map<string, string>();
   /** Archived contracts in archive order (ascending archivedOffset). */
   private readonly archivedInOrder: ContractRecord[] = [];
 
@@ -51,6 +68,39 @@ export class ContractStore {
     }
     archived.sort((a, b) => a.archivedOffset! - b.archivedOffset!);
     this.archivedInOrder.push(...archived);
+  }
+  /**
+   * The store as it is now, for an in-memory snapshot of the world (the admin API's snapshots):
+   * copies of the indexes (native Map/Set copies, no per-contract work in JavaScript) over the
+   * records themselves (shared: a record changes after its creation only by being archived, so
+   * the archived ones are listed with their offsets).
+   */
+  saved(): SavedContracts {
+    return {
+      byId: new Map(this.byId),
+      activeByParty: copyIndex(this.activeByParty),
+      activeByTemplate: copyIndex(this.activeByTemplate),
+      activeAll: new Set(this.activeAll),
+      activeByKey: new Map(this.activeByKey),
+      archived: this.archivedInOrder.map((c) => [c, c.archivedOffset!] as const),
+    };
+  }
+  /**
+   * Puts a saved store back (the saved one stays usable). The work in JavaScript is proportional
+   * to the archived contracts of both (their offsets are reset), the rest is native copying.
+   */
+  restoreSaved(s: SavedContracts): void {
+    for (const c of this.archivedInOrder) if (c.archivedOffset !== undefined) delete c.archivedOffset;
+    this.archivedInOrder.length = 0;
+    for (const [c, offset] of s.archived) {
+      c.archivedOffset = offset;
+      this.archivedInOrder.push(c);
+    }
+    this.byId = new Map(s.byId);
+    this.activeByParty = copyIndex(s.activeByParty);
+    this.activeByTemplate = copyIndex(s.activeByTemplate);
+    this.activeAll = new Set(s.activeAll);
+    this.activeByKey = new Map(s.activeByKey);
   }
   getActive(cid: string): ContractRecord | undefined {
     const c = this.byId.get(cid);

@@ -69,10 +69,17 @@ export interface TransactionRecord {
   submittingParticipant?: string;
 }
 
+/** An UpdateLog's contents at one moment (UpdateLog.saved). */
+export interface SavedUpdateLog {
+  readonly txs: readonly TransactionRecord[];
+  readonly byUpdateId: ReadonlyMap<string, TransactionRecord>;
+  readonly offsetsByParty: ReadonlyMap<string, readonly number[]>;
+}
+
 export class UpdateLog {
-  private readonly txs: TransactionRecord[] = [];
-  private readonly byUpdateId = new Map<string, TransactionRecord>();
-  private readonly offsetsByParty = new Map<string, number[]>();
+  private txs: TransactionRecord[] = [];
+  private byUpdateId = new Map<string, TransactionRecord>();
+  private offsetsByParty = new Map<string, number[]>();
   private readonly listeners = new Set<(tx: TransactionRecord) => void>();
   private published = 0;
   private deferred = false;
@@ -108,6 +115,11 @@ export class UpdateLog {
 
   append(tx: TransactionRecord): void {
     if (tx.offset !== this.txs.length + 1) throw new Error(`offset ${tx.offset} out of sequence`);
+    this.index(tx);
+    if (!this.deferred) this.publish();
+  }
+
+  private index(tx: TransactionRecord): void {
     this.txs.push(tx);
     this.byUpdateId.set(tx.updateId, tx);
     for (const p of tx.witnesses) {
@@ -115,7 +127,22 @@ export class UpdateLog {
       if (!list) this.offsetsByParty.set(p, (list = []));
       list.push(tx.offset);
     }
-    if (!this.deferred) this.publish();
+  }
+
+  /** The log as it is now, for an in-memory snapshot of the world (records are immutable: shared; indexes copied). */
+  saved(): SavedUpdateLog {
+    const offsetsByParty = new Map<string, number[]>();
+    for (const [p, list] of this.offsetsByParty) offsetsByParty.set(p, list.slice());
+    return { txs: this.txs.slice(), byUpdateId: new Map(this.byUpdateId), offsetsByParty };
+  }
+
+  /** Puts a saved log back (the saved one stays usable); listeners are not called (the streams that had them were ended). */
+  restoreSaved(s: SavedUpdateLog): void {
+    this.txs = s.txs.slice();
+    this.byUpdateId = new Map(s.byUpdateId);
+    this.offsetsByParty = new Map();
+    for (const [p, list] of s.offsetsByParty) this.offsetsByParty.set(p, list.slice());
+    this.published = this.txs.length;
   }
 
   /** Forgets every transaction (durable state's restore, before it loads the saved ones). */

@@ -60,6 +60,24 @@ export interface SnapshotPage {
 
 const ROWS_CACHE_SIZE = 16;
 
+function refill<K, V>(target: Map<K, V>, from: ReadonlyMap<K, V>): void {
+  target.clear();
+  for (const [k, v] of from) target.set(k, v);
+}
+
+/** A ScanStore's contents at one moment (ScanStore.saved). */
+export interface SavedScanStore {
+  readonly history: readonly HistoryEntry[];
+  readonly ingestedOffset: number;
+  readonly floorMicros: bigint | undefined;
+  readonly snapshots: readonly Snapshot[];
+  readonly nextGridMicros: bigint | undefined;
+  readonly nextRowId: number;
+  readonly rowsByOffset: ReadonlyMap<number, ContractRecord[]>;
+  readonly countByOffset: ReadonlyMap<number, number>;
+  readonly openRoundLog: ReadonlyMap<string, ContractRecord>;
+}
+
 export class ScanStore {
   private readonly dsoSet: ReadonlySet<string>;
   private readonly history: HistoryEntry[] = [];
@@ -84,6 +102,39 @@ export class ScanStore {
     private readonly openMiningRoundKey: string,
   ) {
     this.dsoSet = new Set([dsoParty]);
+  }
+
+  // ---- in-memory snapshots of the world (the emulator's admin API) -----------------------------
+
+  /** What the store holds now; restoreSaved puts it back (entries and snapshots are immutable: shared). */
+  saved(): SavedScanStore {
+    return {
+      history: this.history.slice(),
+      ingestedOffset: this.ingestedOffset,
+      floorMicros: this.floorMicros,
+      snapshots: this.snapshots.slice(),
+      nextGridMicros: this.nextGridMicros,
+      nextRowId: this.nextRowId,
+      rowsByOffset: new Map(this.rowsByOffset),
+      countByOffset: new Map(this.countByOffset),
+      openRoundLog: new Map(this.openRoundLog),
+    };
+  }
+
+  restoreSaved(s: SavedScanStore): void {
+    this.history.length = 0;
+    this.history.push(...s.history);
+    this.byUpdateId.clear();
+    for (const e of s.history) this.byUpdateId.set(e.tx.updateId, e);
+    this.ingestedOffset = s.ingestedOffset;
+    this.floorMicros = s.floorMicros;
+    this.snapshots.length = 0;
+    this.snapshots.push(...s.snapshots);
+    this.nextGridMicros = s.nextGridMicros;
+    this.nextRowId = s.nextRowId;
+    refill(this.rowsByOffset, s.rowsByOffset);
+    refill(this.countByOffset, s.countByOffset);
+    refill(this.openRoundLog, s.openRoundLog);
   }
 
   // ---- ingestion -------------------------------------------------------------------------------
