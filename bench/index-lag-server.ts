@@ -29,6 +29,9 @@ const registry = await startRegistry(
     port: 0,
     host: '127.0.0.1',
     logLevel: 'silent',
+    // Eight wallets on one loopback address would meet the per-client rate limit (50/s), and a
+    // 429 tells nothing about the index: the limiter is off here.
+    limits: { rateLimit: { requestsPerSecond: 0 } },
     ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}),
   }),
   {

@@ -92,6 +92,8 @@ export async function runIndexLagBench(): Promise<Result[]> {
   const txRate = Number(process.env.BENCH_TX_RATE ?? 500);
   const contextMs: number[] = [];
   let liveNot200 = 0;
+  /** Statuses of the live instructions' contexts that were not 200, with a sample body each. */
+  const liveNot200ByStatus: Record<string, { count: number; sample: string }> = {};
   let archivedAnswered200 = 0;
   let cycles = 0;
   let failures = 0;
@@ -133,6 +135,8 @@ export async function runIndexLagBench(): Promise<Result[]> {
         const live = await context(cid);
         if (live.status !== 200) {
           liveNot200++;
+          const seen = (liveNot200ByStatus[live.status] ??= { count: 0, sample: live.body.slice(0, 200) });
+          seen.count++;
           continue;
         }
         const ctx = JSON.parse(live.body) as { choiceContextData: unknown; disclosedContracts: unknown[] };
@@ -205,7 +209,7 @@ export async function runIndexLagBench(): Promise<Result[]> {
       unit: 'answers',
       target: '0',
       pass: archivedAnswered200 === 0,
-      detail: { checked: cycles, liveContextNot200: liveNot200, failures },
+      detail: { checked: cycles, liveContextNot200: liveNot200, liveNot200ByStatus, failures },
     },
     {
       name: 'ledger transactions per second (wallets paced together)',
