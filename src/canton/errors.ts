@@ -72,6 +72,10 @@ export const ERROR_CODES = {
   NON_POSITIVE_OFFSET: 8,
   // not found
   UPDATE_NOT_FOUND: 11,
+  // 3.6 look-ups (digital-asset/canton: community/ledger/ledger-api-core/.../error/groups/RequestValidationErrors.scala, NotFound)
+  COMPLETION_NOT_FOUND: 11,
+  SYNCHRONIZER_NOT_FOUND: 11,
+  PARTY_SIGNING_KEYS_NOT_FOUND: 11,
   CONTRACT_EVENTS_NOT_FOUND: 11,
   CONTRACT_PAYLOAD_NOT_FOUND: 11,
   TEMPLATES_OR_INTERFACES_NOT_FOUND: 11,

@@ -1,6 +1,6 @@
 /**
  * Command service: submit-and-wait (+ for-transaction, for-transaction-tree), async submit and
- * the completions list (research/ledger-api.md §2, §2.1).
+ * the completions list (research/ledger-api.md §2, §2.1), and 3.6's completion-by-hash.
  *
  * Interpretation errors are returned synchronously by every submit endpoint, as Canton's
  * submission service interprets before it returns; only committed commands have completions.
@@ -13,7 +13,7 @@ import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, invalidIdentifier, shapeOf, transactionEnvelope, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
 import { listOf, listParams } from './lists.js';
 import type { LogStream, StreamOpener } from './streams.js';
-import { requireActAs, requireReadAs, requireReadAsAnyParty, userIdOf, type Claims } from '../ledger/claims.js';
+import { canReadAs, requireActAs, requireReadAs, requireReadAsAnyParty, userIdOf, type Claims } from '../ledger/claims.js';
 import type { Deduplication, EngineCommand, Submission } from '../ledger/commands.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import { errors, LedgerApiError } from '../../canton/errors.js';
@@ -21,6 +21,7 @@ import { parseIdRef, type IdRef } from '../ledger/identifiers.js';
 import type { TransactionRecord } from '../ledger/updates.js';
 import {
   CompletionStreamRequestSchema,
+  GetCompletionByHashRequestSchema,
   GetCompletionsRequestSchema,
   JsCommandsSchema,
   JsSubmitAndWaitForTransactionRequestSchema,
@@ -66,6 +67,11 @@ export const commandRoutes: RouteModule = (app) => {
     return c.json(await listOf(c.get('engine'), c.get('claims'), openCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
   });
 
+  app.post('/v2/commands/completion-by-hash', async (c) => {
+    const req = await decodeBody(c, GetCompletionByHashRequestSchema);
+    return c.json(completionByHash(c.get('engine'), c.get('claims'), req.transactionHash));
+  });
+
   app.post('/v2/commands/command-completions', async (c) => {
     return c.json(await listOf(c.get('engine'), c.get('claims'), openCommandCompletions(c.get('engine'), c.get('claims'), await readJsonBody(c)), listParams(c)));
   });
@@ -101,29 +107,56 @@ function completionStream(engine: LedgerEngine, q: { userId?: string; parties?: 
     if (q.userId !== undefined && tx.userId !== q.userId) return [];
     const actAs = q.parties ? tx.actAs.filter((p) => q.parties!.has(p)) : tx.actAs;
     if (actAs.length === 0) return [];
-    return [
-      {
-        completionResponse: {
-          Completion: {
-            value: {
-              commandId: tx.commandId,
-              status: { code: 0, message: '', details: [] },
-              updateId: tx.updateId,
-              userId: tx.userId,
-              actAs,
-              submissionId: tx.submissionId,
-              deduplicationPeriod: { Empty: {} },
-              traceContext: null,
-              offset: tx.offset,
-              synchronizerTime: { synchronizerId: tx.synchronizerId, recordTime: formatInstant(tx.recordTimeMicros) },
-              paidTrafficCost: Number(tx.paidTrafficCost ?? 0n),
-            },
-          },
-        },
-      },
-    ];
+    return [{ completionResponse: { Completion: { value: completionJson(tx, actAs) } } }];
   };
   return { kind: 'log', beginExclusive: q.beginExclusive, descending: false, render: completionOf };
+}
+
+/** The (accepted) completion of a committed command, reported for `actAs`. */
+function completionJson(tx: TransactionRecord, actAs: string[]): Record<string, unknown> {
+  return {
+    commandId: tx.commandId,
+    status: { code: 0, message: '', details: [] },
+    updateId: tx.updateId,
+    userId: tx.userId,
+    actAs,
+    submissionId: tx.submissionId,
+    deduplicationPeriod: { Empty: {} },
+    traceContext: null,
+    offset: tx.offset,
+    synchronizerTime: { synchronizerId: tx.synchronizerId, recordTime: formatInstant(tx.recordTimeMicros) },
+    paidTrafficCost: Number(tx.paidTrafficCost ?? 0n),
+  };
+}
+
+/**
+ * 3.6 `completion-by-hash`: the completion of the interactive submission whose prepared-transaction
+ * hash is given. Canton's authorizer fills the parties in from the caller's read-as/act-as claims
+ * (a ReadAsAnyParty caller sees every completion; a caller with neither is PERMISSION_DENIED,
+ * AuthorizationError.NoReadableParties), and a completion is visible when one of its
+ * act-as parties is among them (digital-asset/canton: community/ledger/ledger-api-core/.../auth/services/
+ * CommandCompletionServiceAuthorization.scala, getCompletionByHash with RequiredClaim.MatchReadAsParties;
+ * .../apiserver/services/ApiCommandCompletionService.scala; .../platform/index/IndexServiceImpl.scala).
+ * An empty hash is INVALID_ARGUMENT "Missing field: transaction_hash" (CompletionServiceRequestValidator);
+ * none found is COMPLETION_NOT_FOUND with the hash in hex. The emulator keeps no rejected completions
+ * (a rejected submission is answered synchronously), so `lastRejectedCompletions` is always empty.
+ */
+function completionByHash(engine: LedgerEngine, claims: Claims, transactionHash: string): Record<string, unknown> {
+  // Authorizer.scala's MatchReadAsParties runs before the service validates the request.
+  if (claims.kind === 'user' && !claims.readAsAnyParty && claims.actAs.size === 0 && claims.readAs.size === 0) {
+    throw errors.permissionDenied('Claims do not authorize reading data: neither a read-as-any-party wildcard nor any party-specific read/act claim is present');
+  }
+  const hash = Buffer.from(transactionHash, 'base64');
+  if (hash.length === 0) throw errors.invalidArgument('Missing field: transaction_hash');
+  const tx = engine.updates.byExternalHash(hash.toString('base64'));
+  const visible = (p: string) => canReadAs(claims, p);
+  const actAs = tx && tx.submittingParticipant === undefined ? tx.actAs.filter(visible) : [];
+  if (!tx || actAs.length === 0) {
+    throw new LedgerApiError('COMPLETION_NOT_FOUND', 'Completion not found, or not visible.', {
+      resources: [['TRANSACTION_HASH', hash.toString('hex')]],
+    });
+  }
+  return { acceptedCompletion: completionJson(tx, actAs), lastRejectedCompletions: [] };
 }
 
 export function emptyTransaction(tx: TransactionRecord): Record<string, unknown> {

@@ -1,6 +1,7 @@
 /**
  * Update service: update streams (list form), point lookups by id and offset, the deprecated
- * flat/tree variants, and 3.5's paged updates (research/ledger-api.md §2, §2.1, §2.2).
+ * flat/tree variants, 3.5's paged updates (research/ledger-api.md §2, §2.1, §2.2) and 3.6's
+ * update-by-hash.
  */
 import type { Context } from 'hono';
 import type { RouteModule } from './app.js';
@@ -16,6 +17,7 @@ import { UpdateFormatSchema, type TransactionFormat, type UpdateFormat } from '.
 import {
   GetTransactionByIdRequestSchema,
   GetTransactionByOffsetRequestSchema,
+  GetUpdateByHashRequestSchema,
   GetUpdateByIdRequestSchema,
   GetUpdateByOffsetRequestSchema,
   GetUpdatesRequestSchema,
@@ -50,6 +52,20 @@ export const updateRoutes: RouteModule = (app) => {
     const req = await decodeBody(c, GetUpdateByIdRequestSchema);
     const view = viewOf(engine, req.updateFormat, 'updateFormat');
     return c.json({ update: { Transaction: { value: lookup(c, view, engine.updates.byId(req.updateId), ['UPDATE_ID', req.updateId]) } } });
+  });
+  // 3.6: the update of an interactive submission, by its prepared-transaction hash (base64 in the
+  // request, hex in the not-found resource), with update-by-id's format handling and visibility
+  // (digital-asset/canton: community/ledger/ledger-api-core/.../apiserver/services/ApiUpdateService.scala,
+  // getUpdateByHash; .../auth/services/UpdateServiceAuthorization.scala).
+  app.post('/v2/updates/update-by-hash', async (c) => {
+    const engine = c.get('engine');
+    const req = await decodeBody(c, GetUpdateByHashRequestSchema);
+    const view = viewOf(engine, req.updateFormat, 'updateFormat');
+    if (view) authorize(c, view.filter);
+    const hash = Buffer.from(req.transactionHash, 'base64');
+    if (hash.length === 0) throw errors.missingField('transaction_hash');
+    const tx = engine.updates.byExternalHash(hash.toString('base64'));
+    return c.json({ update: { Transaction: { value: lookup(c, view, tx, ['TRANSACTION_HASH', hash.toString('hex')]) } } });
   });
   app.post('/v2/updates/update-by-offset', async (c) => {
     const engine = c.get('engine');

@@ -161,6 +161,16 @@ export class UpdateLog {
   byId(updateId: string): TransactionRecord | undefined {
     return this.byUpdateId.get(updateId);
   }
+  /**
+   * The transaction of the interactive submission whose prepared-transaction hash is `hashBase64`
+   * (canonical padded base64, as recorded); a linear scan, newest first.
+   */
+  byExternalHash(hashBase64: string): TransactionRecord | undefined {
+    for (let i = this.txs.length - 1; i >= 0; i--) {
+      if (this.txs[i]!.externalTransactionHash === hashBase64) return this.txs[i];
+    }
+    return undefined;
+  }
   atOffset(offset: number): TransactionRecord | undefined {
     return this.txs[offset - 1];
   }

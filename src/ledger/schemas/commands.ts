@@ -1,6 +1,6 @@
 /** Wire schemas of the command service (JsCommands and friends, 3.5 spec). */
 import { z } from 'zod';
-import { DurationSchema, IdentifierSchema, Int64Schema, TransactionFormatSchema } from './common.js';
+import { DurationSchema, IdentifierSchema, Int64Schema, JsonBytesSchema, TransactionFormatSchema } from './common.js';
 
 export const CreateCommandSchema = z.object({
   CreateCommand: z.object({ templateId: IdentifierSchema, createArguments: z.unknown() }),
@@ -85,4 +85,13 @@ export const CompletionStreamRequestSchema = z.object({
 export const GetCompletionsRequestSchema = z.object({
   parties: z.array(z.string()).default([]),
   beginExclusive: Int64Schema.default(0),
+});
+
+/**
+ * 3.6 `GetCompletionByHashRequest`: the prepared transaction's hash as protobuf `bytes` (base64);
+ * missing decodes as empty, which the service rejects (digital-asset/canton:
+ * community/ledger/ledger-api-core/.../validation/CompletionServiceRequestValidator.scala).
+ */
+export const GetCompletionByHashRequestSchema = z.object({
+  transactionHash: JsonBytesSchema.default(''),
 });

@@ -126,3 +126,23 @@ export const DurationSchema = z.object({
   nanos: z.number().int().default(0),
   unknownFields: z.unknown().optional(),
 });
+
+/**
+ * A protobuf `bytes` field as the JSON Ledger API reads it: `java.util.Base64.getDecoder` (standard
+ * alphabet, padding optional but exact when present); anything else fails the body decode with
+ * "The string is not a valid Base64: <value>" (digital-asset/canton:
+ * community/ledger/ledger-json-api/src/main/scala/com/digitalasset/canton/http/json/v2/JsSchema.scala,
+ * `BYTE_STRING_PARSE_ERROR_TEMPLATE`).
+ */
+export const JsonBytesSchema = z.string().refine((s) => isJavaBase64(s), {
+  error: (iss) => `The string is not a valid Base64: ${String(iss.input)}`,
+});
+
+function isJavaBase64(s: string): boolean {
+  const m = /^([A-Za-z0-9+/]*)(={0,2})$/.exec(s);
+  if (!m) return false;
+  const body = m[1]!.length;
+  const pad = m[2]!.length;
+  if (pad === 0) return body % 4 !== 1;
+  return (body + pad) % 4 === 0 && body % 4 === 4 - pad;
+}

@@ -1,6 +1,6 @@
 /** Wire schemas of the state and update services (3.5 spec, legacy forms accepted). */
 import { z } from 'zod';
-import { EventFormatSchema, Int64Schema, TransactionFilterSchema, TransactionFormatSchema, UpdateFormatSchema } from './common.js';
+import { EventFormatSchema, Int64Schema, JsonBytesSchema, TransactionFilterSchema, TransactionFormatSchema, UpdateFormatSchema } from './common.js';
 
 export const GetActiveContractsRequestSchema = z.object({
   filter: TransactionFilterSchema.optional(),
@@ -27,6 +27,12 @@ export const GetUpdatesRequestSchema = z.object({
 });
 
 export const GetUpdateByIdRequestSchema = z.object({ updateId: z.string(), updateFormat: UpdateFormatSchema });
+/**
+ * 3.6 `GetUpdateByHashRequest`: `transactionHash` is protobuf `bytes` (base64 in JSON); a missing one
+ * decodes as empty, which the service rejects as MISSING_FIELD (digital-asset/canton:
+ * community/ledger/ledger-api-core/.../validation/UpdateServiceRequestValidator.scala, validateUpdateByHash).
+ */
+export const GetUpdateByHashRequestSchema = z.object({ transactionHash: JsonBytesSchema.default(''), updateFormat: UpdateFormatSchema });
 export const GetUpdateByOffsetRequestSchema = z.object({ offset: Int64Schema, updateFormat: UpdateFormatSchema });
 export const GetTransactionByIdRequestSchema = z.object({
   updateId: z.string(),
