@@ -51,6 +51,8 @@ export function specPath(relative: string): string {
 export const SPECS = {
   ledgerApi35: 'ledger-api/openapi-3.5.yaml',
   ledgerApi34: 'ledger-api/openapi-3.4.yaml',
+  /** Canton main-line snapshot (3.6.0-SNAPSHOT): the 3.6 additions are validated against it. */
+  ledgerApi36Snapshot: 'ledger-api/openapi-3.6-snapshot.yaml',
   tokenMetadataV1: 'token-standard/token-metadata-v1.yaml',
   transferInstructionV1: 'token-standard/transfer-instruction-v1.yaml',
   transferInstructionV2: 'token-standard/transfer-instruction-v2.yaml',
