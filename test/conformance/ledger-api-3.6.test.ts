@@ -2,7 +2,9 @@
  * Conformance of Canton 3.6's additions to the emulated JSON Ledger API, validated with ajv against
  * the official `../shared/specs/ledger-api/openapi-3.6-snapshot.yaml` (same harness and relaxations
  * as ledger-api.test.ts): the look-ups by the external transaction hash of an interactive submission
- * (`POST /v2/updates/update-by-hash`, `POST /v2/commands/completion-by-hash`).
+ * (`POST /v2/updates/update-by-hash`, `POST /v2/commands/completion-by-hash`) and a party's signing
+ * keys as a JWKS (`GET /v2/jose/jwks/synchronizer/{synchronizer}/party/{party}`; digital-asset/canton:
+ * .../apiserver/services/ApiJoseService.scala, community/base/.../crypto/provider/jce/JceJwks.scala).
  *
  * The hash comes from a real interactive submission (prepare, sign, executeAndWait over the JSON
  * API) and finds its update and its completion; unknown, empty and malformed hashes and missing
@@ -10,6 +12,7 @@
  * ApiUpdateService.scala getUpdateByHash, ApiCommandCompletionService.scala getCompletionByHash,
  * .../error/groups/RequestValidationErrors.scala NotFound.Update / NotFound.Completion).
  */
+import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, mintDevToken, type Authenticator } from '../../src/emulator/ledger-api/auth.js';
 import { WILDCARD } from '../../src/emulator/ledger/claims.js';
@@ -18,6 +21,8 @@ import { executeBody, prepareBody, registerExternal, type ExternalKey } from '..
 import { SPECS, createSpecValidator, expectConformant, type CoverageRequirement } from '../support/openapi-conformance.js';
 import { jsonArray, jsonAt, jsonText } from '../support/ledger-wire.js';
 import { BEYOND_35 } from '../support/ledger-api-3.6.js';
+import { normalizeSigningKey } from '../../src/emulator/ledger/topology/signing-keys.js';
+import { GetJwksResponseSchema } from '../../src/ledger/schemas/jose.js';
 
 const SECRET = 'conformance-36-secret';
 const v = createSpecValidator(SPECS.ledgerApi36Snapshot);
@@ -32,14 +37,17 @@ let aliceKey: ExternalKey;
 /** The executed interactive submission: its prepared-transaction hash (base64) and what executeAndWait answered. */
 let submitted: { hash: string; updateId: string; offset: number };
 
+/** POSTs `body` (GET when it is `GET`), checks the status and validates the answer against the 3.6 spec. */
 async function check(path: string, status: number, body: unknown, o: { token?: string; raw?: string } = {}): Promise<unknown> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (o.token !== undefined) headers.authorization = `Bearer ${tokens[o.token]}`;
-  const res = await l.app.request(path, { method: 'POST', headers, body: o.raw ?? JSON.stringify(body) });
+  const get = body === GET;
+  const headers: Record<string, string> = get ? {} : { 'content-type': 'application/json' };
+  if (o.token !== undefined) headers.authorization = o.token.startsWith('Bearer') ? o.token : `Bearer ${tokens[o.token]}`;
+  const res = await l.app.request(path, get ? { headers } : { method: 'POST', headers, body: o.raw ?? JSON.stringify(body) });
   const text = await res.clone().text();
   expect(res.status, `${path} -> ${res.status}: ${text.slice(0, 600)}`).toBe(status);
-  return expectConformant(v, res, 'POST', path);
+  return expectConformant(v, res, get ? 'GET' : 'POST', path);
 }
+const GET = Symbol('GET');
 
 async function checkError(path: string, status: number, expected: string | RegExp, body: unknown, o: { token?: string; raw?: string } = {}): Promise<unknown> {
   const answer = await check(path, status, body, o);
@@ -162,6 +170,59 @@ describe('POST /v2/commands/completion-by-hash', () => {
   });
 });
 
+describe('GET /v2/jose/jwks/synchronizer/{synchronizer}/party/{party}', () => {
+  const path = (synchronizer: string, party: string) => `/v2/jose/jwks/synchronizer/${encodeURIComponent(synchronizer)}/party/${encodeURIComponent(party)}`;
+  /** RFC 7638 thumbprint of the required members, computed independently of the server. */
+  const thumbprint = (members: Record<string, string>) =>
+    createHash('sha256').update(JSON.stringify(Object.fromEntries(Object.entries(members).sort(([a], [b]) => (a < b ? -1 : 1))))).digest('base64url');
+
+  it("holds an external party's Ed25519 key, usable to verify what the party signs", async () => {
+    const body = await check(path(l.engine.synchronizerId, alice), 200, GET);
+    const jwks = GetJwksResponseSchema.parse(body);
+    const x = aliceKey.rawPublicKey.toString('base64url');
+    expect(jwks.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', x, kid: thumbprint({ crv: 'Ed25519', kty: 'OKP', x }) }]);
+    // the JWK is the party's key: it verifies the party's signature
+    const jwk = jwks.keys[0]!;
+    const pub = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
+    const data = Buffer.from('party jwt');
+    expect(verify(null, data, pub, sign(null, data, aliceKey.privateKey))).toBe(true);
+    // RequiredClaim.Public: any authenticated user, even without rights
+    await check(path(l.engine.synchronizerId, alice), 200, GET, { token: 'nobody' });
+  });
+
+  it('holds an EC P-256 key as {kty: EC, crv: P-256, x, y}', async () => {
+    const dave = l.party('dave');
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const key = normalizeSigningKey('spki', publicKey.export({ format: 'der', type: 'spki' }), 'SIGNING_KEY_SPEC_EC_P256');
+    l.engine.externalParties.register({ party: dave, keys: [key], threshold: 1 });
+    const jwks = GetJwksResponseSchema.parse(await check(path(l.engine.synchronizerId, dave), 200, GET));
+    const expected = publicKey.export({ format: 'jwk' });
+    const members = { crv: 'P-256', kty: 'EC', x: expected.x!, y: expected.y! };
+    expect(jwks.keys).toEqual([{ ...members, alg: 'ES256', use: 'sig', kid: thumbprint(members) }]);
+    const data = Buffer.from('party jwt');
+    const jwk = jwks.keys[0]!;
+    const pub = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, format: 'jwk' });
+    expect(verify('sha256', data, pub, sign('sha256', data, privateKey))).toBe(true);
+  });
+
+  it("answers Canton's errors: malformed ids, unknown synchronizer, party without signing keys", async () => {
+    const sync = l.engine.synchronizerId;
+    const badSync = await checkError(path('no-namespace', alice), 400, 'INVALID_ARGUMENT', GET);
+    expect(jsonAt(badSync, 'cause')).toBe('The submitted request has invalid arguments: Unable to convert field `synchronizerId`: Invalid unique identifier `no-namespace` with missing namespace.');
+    const badParty = await checkError(path(sync, 'alice'), 400, 'INVALID_ARGUMENT', GET);
+    expect(jsonAt(badParty, 'cause')).toBe('The submitted request has invalid arguments: Unable to convert field `partyId`: Invalid unique identifier `alice` with missing namespace.');
+    const other = `other::1220${'ab'.repeat(32)}`;
+    const unknownSync = await checkError(path(other, alice), 404, 'SYNCHRONIZER_NOT_FOUND', GET);
+    expect(jsonAt(unknownSync, 'resources')).toEqual([['SYNCHRONIZER_ID', other]]);
+    // bob is a local party: his keys are the participant's, he has no party-to-key mapping
+    const local = await checkError(path(sync, bob), 404, 'PARTY_SIGNING_KEYS_NOT_FOUND', GET);
+    expect(jsonAt(local, 'cause')).toBe('Could not find signing keys for the requested party.');
+    expect(jsonAt(local, 'resources')).toEqual([['PARTY', bob]]);
+    await checkError(path(sync, `ghost::1220${'cd'.repeat(32)}`), 404, 'PARTY_SIGNING_KEYS_NOT_FOUND', GET);
+    await checkError(path(sync, alice), 401, 'NA', GET, { token: 'Bearer not-a-jwt' });
+  });
+});
+
 describe('coverage', () => {
   it('each 3.6 addition has conformant success and error responses', () => {
     const required: CoverageRequirement[] = BEYOND_35.flatMap(({ method, pathTemplate }) => [
@@ -169,6 +230,7 @@ describe('coverage', () => {
       { method, pathTemplate, status: 400 },
       { method, pathTemplate, status: 404 },
     ]);
+    expect(required).toHaveLength(9);
     expect(v.uncovered(required)).toEqual([]);
     expect(v.coverage().filter((e) => !e.ok)).toEqual([]);
   });

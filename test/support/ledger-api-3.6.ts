@@ -6,4 +6,5 @@
 export const BEYOND_35: ReadonlyArray<{ method: string; pathTemplate: string }> = [
   { method: 'post', pathTemplate: '/v2/updates/update-by-hash' },
   { method: 'post', pathTemplate: '/v2/commands/completion-by-hash' },
+  { method: 'get', pathTemplate: '/v2/jose/jwks/synchronizer/{synchronizer}/party/{party}' },
 ];

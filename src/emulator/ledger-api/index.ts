@@ -10,8 +10,9 @@ import { usersRoutes } from './users.js';
 import { stateRoutes } from './state.js';
 import { systemRoutes } from './system.js';
 import { updateRoutes } from './updates.js';
+import { joseRoutes } from './jose.js';
 
-export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, externalPartiesRoutes, usersRoutes, interactiveSubmissionRoutes];
+export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, externalPartiesRoutes, usersRoutes, interactiveSubmissionRoutes, joseRoutes];
 
 export { createLedgerApiApp } from './app.js';
 export type { LedgerApiDeps, LedgerApp, RouteModule } from './app.js';
