@@ -14,6 +14,8 @@
  *    transfer pre-approval;
  *  - an offline-signing flow recomputes the hash locally with two independent implementations
  *    (core-tx-visualizer and the SDK's own encoder) before signing;
+ *  - Canton 3.6's look-ups: an executed hash finds its update and completion, and the JWKS of an
+ *    external party holds its key;
  *  - the rejections: a signature by another key, a tampered prepared transaction, no signature,
  *    a second execute of the same prepared transaction; each is Canton's error and changes
  *    nothing (same ledger end).
@@ -220,6 +222,38 @@ describe('wallet SDK 1.4.0: external parties and interactive submission on the e
       const signature = signTransactionHash(local, ext1.privateKey);
       const done = await sdk.ledger.fromSignature(response, signature).execute({ partyId: ext1.partyId });
       expect(done.completionOffset).toBeGreaterThan(0);
+    });
+
+    it('Canton 3.6 look-ups: the executed hash finds its update and its completion; the JWKS of ext1 holds its key', async () => {
+      const response = await prepareSelfTransfer();
+      const hash = response.preparedTransactionHash!;
+      const done = await sdk.ledger.fromSignature(response, signTransactionHash(hash, ext1.privateKey)).execute({ partyId: ext1.partyId });
+      const post = async (path: string, body: unknown) => {
+        const r = await fetch(`${stack.ledgerUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${await adminToken()}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: r.status, body: (await r.json()) as unknown };
+      };
+      const updateFormat = {
+        includeTransactions: { eventFormat: { filtersByParty: { [ext1.partyId]: { cumulative: [] } }, verbose: false }, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' },
+      };
+      const update = await post('/v2/updates/update-by-hash', { transactionHash: hash, updateFormat });
+      expect(update.status, JSON.stringify(update.body)).toBe(200);
+      expect(update.body).toMatchObject({ update: { Transaction: { value: { updateId: done.updateId, offset: done.completionOffset, externalTransactionHash: hash } } } });
+      const completion = await post('/v2/commands/completion-by-hash', { transactionHash: hash });
+      expect(completion.status, JSON.stringify(completion.body)).toBe(200);
+      expect(completion.body).toMatchObject({ acceptedCompletion: { updateId: done.updateId, offset: done.completionOffset, actAs: [ext1.partyId] }, lastRejectedCompletions: [] });
+      // a hash never executed: Canton's NOT_FOUND errors, the hash in hex
+      const unknown = Buffer.alloc(32, 1).toString('base64');
+      expect(await post('/v2/commands/completion-by-hash', { transactionHash: unknown })).toMatchObject({ status: 404, body: { code: 'COMPLETION_NOT_FOUND', resources: [['TRANSACTION_HASH', '01'.repeat(32)]] } });
+
+      // The party's key as a JWK (Ed25519: OKP, x = the raw public key in base64url).
+      const synchronizerId = stack.engine.synchronizerId;
+      const jwks = await fetch(`${stack.ledgerUrl}/v2/jose/jwks/synchronizer/${encodeURIComponent(synchronizerId)}/party/${encodeURIComponent(ext1.partyId)}`, {
+        headers: { authorization: `Bearer ${await adminToken()}` },
+      });
+      expect(jwks.status).toBe(200);
+      expect(await jwks.json()).toEqual({
+        keys: [{ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig', x: Buffer.from(ext1.publicKey, 'base64').toString('base64url'), kid: expect.any(String) }],
+      });
     });
 
     it('rejects a signature by another key, a tampered transaction, no signature and a second execute; nothing changes', async () => {
