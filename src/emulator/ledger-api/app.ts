@@ -5,6 +5,12 @@
  * Route modules are thin: decode the request, check the caller's claims, call the engine, print
  * the wire shape. Errors take Canton's two shapes: JsCantonError JSON for Canton errors, and the
  * text/plain 400 of tapir for bodies that do not decode (research/ledger-api.md §5).
+ *
+ * The paths are Canton 3.5's plus three of Canton 3.6 (openapi-3.6-snapshot.yaml):
+ * update-by-hash, completion-by-hash and the party JWKS. Known limitations of those: rejected
+ * completions are not kept (a rejection is answered synchronously, so `lastRejectedCompletions` is
+ * empty); party key usages are not recorded (every key of the party is in its JWKS); only external
+ * parties have signing keys.
  */
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
