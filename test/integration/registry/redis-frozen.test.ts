@@ -14,7 +14,7 @@ import { RegistryConfigSchema } from '../../../src/config/registry.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
 import { startRegistry, type RunningRegistry } from '../../../src/serve.js';
-import { basic, context, create, exercise, extraArgs, IFACE, LedgerClient, TT2, type Disclosed } from '../../unit/emulator/templates/test-token-v2/client.js';
+import { basic, create, LedgerClient, TT2, type Disclosed } from '../../unit/emulator/templates/test-token-v2/client.js';
 import { until } from '../../support/processes.js';
 import { startRedisServer, type RedisServer } from '../../support/redis-server.js';
 
@@ -65,22 +65,10 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function offerMint(owner: string): Promise<string> {
-  const offer = await client.ok<{ offerCid: string }>([admin], [
-    exercise(TT2.TokenRules, rules, 'TokenRules_OfferMint', {
-      receiver: basic(owner),
-      amount: '5.0',
-      instrumentId: { admin, id: 'X2' },
-      offeredAt: at(-1000),
-      receiverConfig: { admin, account: basic(owner), ownerConfig: { canInitiate: true, mustApprove: true }, providerConfig: { canInitiate: false, mustApprove: false } },
-    }),
-  ]);
-  return offer.result.offerCid;
-}
-
-async function acceptOnLedger(owner: string, cid: string): Promise<void> {
-  await client.ok([owner], [exercise(IFACE.TransferInstructionV2, cid, 'TransferInstruction_Accept', { actors: [owner], extraArgs: extraArgs(context(rules)) })], [rulesD]);
-}
+/** The admin offers `owner` a mint: a pending transfer instruction (V2). */
+const offerMint = (owner: string) => client.offerMint(admin, rules, owner, 'X2');
+/** The receiver accepts: the ledger archives the instruction and acknowledges it. */
+const acceptOnLedger = (owner: string, cid: string) => client.acceptInstruction(owner, cid, rulesD);
 
 const factoryBody = () => ({
   choiceArguments: {

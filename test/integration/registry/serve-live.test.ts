@@ -23,17 +23,13 @@ import { noAuth } from '../../../src/ledger/auth.js';
 import { LedgerClient as RegistryLedgerClient } from '../../../src/ledger/client.js';
 import { pollingUpdates, preferWebSocket, webSocketUpdates, type UpdateStream } from '../../../src/ledger/update-stream.js';
 import { startRegistry, type RunningRegistry } from '../../../src/serve.js';
-import { basic, context, create, exercise, extraArgs, IFACE, LedgerClient, TT2, type Disclosed } from '../../unit/emulator/templates/test-token-v2/client.js';
+import { basic, create, LedgerClient, TT2, type Disclosed } from '../../unit/emulator/templates/test-token-v2/client.js';
 import { until } from '../../support/processes.js';
 import { errorOf } from '../../support/registry-wire.js';
 
 const silent = pino({ level: 'silent' });
 const meta = { values: {} };
 const at = (ms: number) => new Date(Date.now() + ms).toISOString();
-
-interface OfferMintResult {
-  offerCid: string;
-}
 
 let emu: RunningEmulator;
 let client: LedgerClient;
@@ -108,23 +104,9 @@ let rules: string;
 let rulesD: Disclosed;
 
 /** The admin offers `owner` a mint: a pending transfer instruction (V2). */
-async function offerMint(owner: string): Promise<string> {
-  const offer = await client.ok<OfferMintResult>([admin], [
-    exercise(TT2.TokenRules, rules, 'TokenRules_OfferMint', {
-      receiver: basic(owner),
-      amount: '5.0',
-      instrumentId: { admin, id: 'X2' },
-      offeredAt: at(-1000),
-      receiverConfig: { admin, account: basic(owner), ownerConfig: { canInitiate: true, mustApprove: true }, providerConfig: { canInitiate: false, mustApprove: false } },
-    }),
-  ]);
-  return offer.result.offerCid;
-}
-
+const offerMint = (owner: string) => client.offerMint(admin, rules, owner, 'X2');
 /** The receiver accepts: the ledger archives the instruction and acknowledges it. */
-async function acceptOnLedger(owner: string, cid: string): Promise<void> {
-  await client.ok([owner], [exercise(IFACE.TransferInstructionV2, cid, 'TransferInstruction_Accept', { actors: [owner], extraArgs: extraArgs(context(rules)) })], [rulesD]);
-}
+const acceptOnLedger = (owner: string, cid: string) => client.acceptInstruction(owner, cid, rulesD);
 
 describe('serve follows its ledger over the websocket update stream', () => {
   let running: RunningRegistry;

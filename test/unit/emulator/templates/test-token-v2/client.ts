@@ -111,6 +111,28 @@ export class LedgerClient {
     return { result: root?.exerciseResult as R, events: tx.events, updateId: tx.updateId, offset: tx.offset };
   }
 
+  /**
+   * The admin offers `owner` a mint of `instrument` through its TokenRules: a pending transfer
+   * instruction (V2) that the owner must accept (mustApprove). Answers the offer's contract id.
+   */
+  async offerMint(admin: string, tokenRulesCid: string, owner: string, instrument: string, amount = '5.0'): Promise<string> {
+    const offer = await this.ok<{ offerCid: string }>([admin], [
+      exercise(TT2.TokenRules, tokenRulesCid, 'TokenRules_OfferMint', {
+        receiver: basic(owner),
+        amount,
+        instrumentId: { admin, id: instrument },
+        offeredAt: new Date(Date.now() - 1000).toISOString(),
+        receiverConfig: { admin, account: basic(owner), ownerConfig: { canInitiate: true, mustApprove: true }, providerConfig: { canInitiate: false, mustApprove: false } },
+      }),
+    ]);
+    return offer.result.offerCid;
+  }
+
+  /** The receiver accepts a transfer instruction (V2); the ledger archives it. */
+  async acceptInstruction(owner: string, instructionCid: string, tokenRules: Disclosed): Promise<void> {
+    await this.ok([owner], [exercise(IFACE.TransferInstructionV2, instructionCid, 'TransferInstruction_Accept', { actors: [owner], extraArgs: extraArgs(context(tokenRules.contractId)) })], [tokenRules]);
+  }
+
   async ledgerEnd(): Promise<number> {
     const r = await this.request('/v2/state/ledger-end');
     return GetLedgerEndResponseSchema.parse(await r.json()).offset;
