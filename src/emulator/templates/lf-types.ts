@@ -42,8 +42,9 @@ export const TRANSCODE_RECORDS: RecordRules = {
 /** The path of field `name` of the record at `path` (a record at the root, path '', names its fields bare). */
 export const fieldPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
 
+/** An Int64 as Canton's JSON codec reads one: a JSON integer, or text in `Long.parseLong` syntax (an optional sign, decimal digits). */
 function intText(v: unknown, path: string): string {
-  if ((typeof v === 'string' && /^-?\d+$/.test(v)) || (typeof v === 'number' && Number.isInteger(v))) {
+  if ((typeof v === 'string' && /^[+-]?\d+$/.test(v)) || (typeof v === 'number' && Number.isInteger(v))) {
     const n = BigInt(v);
     if (n > 9223372036854775807n || n < -9223372036854775808n) throw new ArgumentError(`${path}: ${String(v)} is out of bounds for Int64`);
     return n.toString();

@@ -64,8 +64,9 @@ export const pBool: Parser<boolean> = (v, f) => {
   if (typeof v !== 'boolean') throw new ArgumentError(`${f}: expected a Bool, got ${JSON.stringify(v)}`);
   return v;
 };
+/** Int64 in `Long.parseLong` syntax (an optional sign, decimal digits), as Canton's JSON codec reads it. */
 export const pInt: Parser<string> = (v, f) => {
-  if ((typeof v === 'string' && /^-?\d+$/.test(v)) || (typeof v === 'number' && Number.isInteger(v))) return BigInt(v).toString();
+  if ((typeof v === 'string' && /^[+-]?\d+$/.test(v)) || (typeof v === 'number' && Number.isInteger(v))) return BigInt(v).toString();
   throw new ArgumentError(`${f}: expected an Int64, got ${JSON.stringify(v)}`);
 };
 export function pList<T>(p: Parser<T>): Parser<T[]> {

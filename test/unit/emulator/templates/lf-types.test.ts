@@ -16,6 +16,15 @@ describe('normalize', () => {
     expect(() => normalize('date', 20240229, 'd')).toThrow(ArgumentError);
   });
 
+  it('reads an Int64 in Long.parseLong syntax, as Canton does: an optional sign, decimal digits', () => {
+    expect(normalize('int', '+5', 'n')).toBe('5');
+    expect(normalize('int', '-5', 'n')).toBe('-5');
+    expect(normalize('int', 7, 'n')).toBe('7');
+    expect(() => normalize('int', ' 5', 'n')).toThrow('n: expected an Int64, got " 5"');
+    expect(() => normalize('int', '5.0', 'n')).toThrow(ArgumentError);
+    expect(() => normalize('int', '9223372036854775808', 'n')).toThrow('n: 9223372036854775808 is out of bounds for Int64');
+  });
+
   it('reads nested AnyValues (AV_List, AV_Map) to the canonical JSON, and rejects an unknown constructor', () => {
     const ctx = {
       values: {
