@@ -54,7 +54,7 @@ import { LedgerClient } from '../src/ledger/client.js';
 import { GetLedgerEndResponseSchema, JsGetActiveContractsListResponseSchema, JsTransactionSchema } from '../src/ledger/schemas/events.js';
 import { GetPartiesResponseSchema } from '../src/ledger/schemas/parties.js';
 import { createRegistry } from '../src/registry/index.js';
-import { isObject } from '../src/registry/json-shape.js';
+import { isObject } from '../src/canton/json-shape.js';
 import { builtInRecipes } from '../src/registry/recipes/index.js';
 import { GetRegistryInfoResponseSchema, TransferFactoryWithChoiceContextSchema } from '../src/registry/schemas.js';
 import { percentile } from './http-client.js';

@@ -17,7 +17,7 @@
  * (test/unit/registry/answer-json.test.ts).
  */
 import type { ChoiceContext, DisclosedContract, FactoryAnswer } from './schemas.js';
-import { isPlainObject } from './json-shape.js';
+import { isPlainObject } from '../canton/json-shape.js';
 
 const COMMA = 0x2c;
 /** The end of a choice context (`]}`), and of a factory answer around it (`]}}`). */

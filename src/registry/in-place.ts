@@ -16,7 +16,7 @@
  * test/unit/registry/in-place.test.ts checks agreement with zod on valid and mutated requests.
  */
 import { z } from 'zod';
-import { isObject, isPlainObject } from './json-shape.js';
+import { isObject, isPlainObject } from '../canton/json-shape.js';
 
 /** Whether zod would accept the value unchanged (false also when the check cannot tell). */
 type Check = (value: unknown) => boolean;

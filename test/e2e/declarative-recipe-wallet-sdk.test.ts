@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { parseRegistryConfig, startRegistry, type RunningRegistry } from '../../src/serve.js';
-import { isObject } from '../../src/registry/json-shape.js';
+import { isObject } from '../../src/canton/json-shape.js';
 import { balanceOf, createWalletSdk, plus, type WalletSdk } from './support/wallet-sdk.js';
 
 const example = (name: string): Record<string, unknown> => {

@@ -9,7 +9,7 @@
  * (`toEqual` of two answers, a field the schema rewrites) reads the raw JSON instead.
  */
 import { z } from 'zod';
-import { isObject } from '../../src/registry/json-shape.js';
+import { isObject } from '../../src/canton/json-shape.js';
 import {
   JsCantonErrorSchema,
   JsGetActiveContractsListResponseSchema,

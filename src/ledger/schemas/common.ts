@@ -4,6 +4,7 @@
  * ignored and missing optional fields take protobuf defaults (research/ledger-api.md §1.2).
  */
 import { z } from 'zod';
+import { isPlainObject } from '../../canton/json-shape.js';
 
 /** int64 fields are JSON numbers on this API (never strings). */
 export const Int64Schema = z.number().int();
@@ -78,12 +79,6 @@ function fail(input: unknown, ctx: z.RefinementCtx): never {
   const r = FiltersByPartyRecordSchema.safeParse(input);
   for (const issue of r.error?.issues ?? []) ctx.addIssue({ ...issue });
   return z.NEVER;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
 
 export const EventFormatSchema = z.object({

@@ -7,7 +7,7 @@
 import type { AnyValue } from '../../canton/lf.js';
 import type { ContractIndex, IndexedContract } from '../../contracts/contract-index.js';
 import type { ApiVersion, AllocationAction, AllocationInstructionAction, TransferInstructionAction } from '../api.js';
-import { isObject } from '../json-shape.js';
+import { isObject } from '../../canton/json-shape.js';
 import type { MaybePromise } from '../maybe-promise.js';
 
 /**

@@ -25,7 +25,7 @@
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
 import type { AnyValue } from '../../canton/lf.js';
 import { badRequest, notFound, RegistryError } from '../errors.js';
-import { isObject } from '../json-shape.js';
+import { isObject } from '../../canton/json-shape.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
 import { contractIdValue, instrumentIdOf, UnsupportedOperation } from './recipe.js';

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { formatTime, parseTime } from '../../../src/canton/lf.js';
 import { Pair, Prng, flowCount, runSeed, type Answer, type DisclosedJson, type Side } from './differential/harness.js';
 import { activeContracts } from '../../support/ledger-wire.js';
-import { isObject } from '../../../src/registry/json-shape.js';
+import { isObject } from '../../../src/canton/json-shape.js';
 import { TokenFlows, type TokenUnderTest } from './differential/flows.js';
 
 const AMULET_RULES = '#splice-amulet:Splice.AmuletRules:AmuletRules';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { isObject } from '../../../src/registry/json-shape.js';
+import { isObject } from '../../../src/canton/json-shape.js';
 import { startMain } from '../../support/processes.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../docs/examples/test-token-v1.registry.json', import.meta.url));

@@ -10,7 +10,7 @@
 import type { Answer, DisclosedJson, Pair, Prng, Side } from './harness.js';
 import { errorOf, rootResult, txOf, valueAt } from './harness.js';
 import { activeContracts } from '../../../support/ledger-wire.js';
-import { isObject } from '../../../../src/registry/json-shape.js';
+import { isObject } from '../../../../src/canton/json-shape.js';
 
 export const IFACE = {
   HoldingV1: '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',

@@ -23,7 +23,7 @@ import { formatTime } from '../../../../src/canton/lf.js';
 import { startStack, type RunningStack } from '../../../../src/stack.js';
 import type { DemoWorld } from '../../../../src/emulator/seed.js';
 import type { EmulatorConfigInput } from '../../../../src/config/schema.js';
-import { isObject } from '../../../../src/registry/json-shape.js';
+import { isObject } from '../../../../src/canton/json-shape.js';
 
 export type Engine = 'native' | 'daml';
 

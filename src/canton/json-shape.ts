@@ -1,4 +1,4 @@
-/** Shapes of parsed JSON values, as the registry's request checks and answer comparisons see them. */
+/** Shapes of parsed JSON values, as request checks (the registry's, the ledger schemas') and answer comparisons see them. */
 
 /** An object, not null, not an array (what zod's object parse accepts). */
 export function isObject(v: unknown): v is Record<string, unknown> {
