@@ -14,7 +14,7 @@ import { Hono } from 'hono';
 import pino, { type Logger } from 'pino';
 import { createCache } from './cache/index.js';
 import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from './config/registry.js';
-import { ConfigError, formatConfigPath } from './config/errors.js';
+import { ConfigError, zodProblems } from './config/errors.js';
 import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
@@ -70,7 +70,7 @@ export function loadRegistryConfig(env: Env = process.env): Readonly<RegistryCon
  */
 export function parseRegistryConfig(doc: unknown): Readonly<RegistryConfig> {
   const parsed = RegistryConfigSchema.safeParse(doc);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${formatConfigPath(i.path)}: ${i.message}`));
+  if (!parsed.success) throw new ConfigError(zodProblems(parsed.error));
   const config = parsedConfig(parsed.data);
   const { recipes } = resolveDeclarativeRecipes(config.recipes);
   checkInstrumentRecipes(config.instruments, [...BUILT_IN_RECIPE_NAMES, ...recipes.map((r) => r.name)]);

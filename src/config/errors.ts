@@ -12,6 +12,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** Each issue of a failed zod parse as one `<path>: <what>` problem. */
+export function zodProblems(error: { issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }> }): string[] {
+  return error.issues.map((i) => `${formatConfigPath(i.path)}: ${i.message}`);
+}
+
 /** `instruments[0].recipe`: a zod issue path as configuration errors write it. */
 export function formatConfigPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(root)';

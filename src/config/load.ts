@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { EmulatorConfigSchema, type EmulatorConfig } from './schema.js';
 
-import { ConfigError, formatConfigPath } from './errors.js';
+import { ConfigError, zodProblems } from './errors.js';
 import { operationsFromEnv, parsedConfig } from './operations.js';
 
 export { ConfigError };
@@ -82,7 +82,7 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
 
   Object.assign(raw, operationsFromEnv(env));
   const parsed = EmulatorConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${formatConfigPath(i.path)}: ${i.message}`));
+  if (!parsed.success) throw new ConfigError(zodProblems(parsed.error));
   return parsedConfig(parsed.data);
 }
 

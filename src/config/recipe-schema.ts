@@ -18,6 +18,7 @@
  *    is not is accepted with a warning, since Splice's own keys (`amulet-rules`) are not either.
  */
 import { z } from 'zod';
+import { zodProblems } from './errors.js';
 
 export const FACTORY_ENDPOINTS = ['transferFactory.v1', 'transferFactory.v2', 'allocationFactory.v1', 'allocationFactory.v2', 'settlementFactory'] as const;
 export type FactoryEndpoint = (typeof FACTORY_ENDPOINTS)[number];
@@ -333,7 +334,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
   if (!parsed.success) {
     throw new RecipeConfigError(
       label,
-      parsed.error.issues.map((i) => `${formatPath(i.path)}: ${i.message}`),
+      zodProblems(parsed.error),
     );
   }
   const config = parsed.data;
@@ -494,7 +495,3 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
   return undefined;
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return '(root)';
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
-}
