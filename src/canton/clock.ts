@@ -40,7 +40,7 @@ export class ManualClock implements Clock {
 /**
  * Formats epoch microseconds like Java's `Instant.toString`, which Canton uses for protobuf
  * timestamps on the JSON API: the fraction is printed in groups of 3 or 6 digits and left out
- * when zero (research/ledger-api.md §1.5).
+ * when zero (Java `Instant.toString`, as Canton's `JsSchema.scala` writes them).
  */
 export function formatInstant(micros: bigint): string {
   const { base, frac } = split(micros);

@@ -1,12 +1,12 @@
 /**
- * Canton's error model as the JSON Ledger API puts it on the wire (research/ledger-api.md §5).
+ * Canton's error model as the JSON Ledger API puts it on the wire (digital-asset/canton `base/errors/.../ErrorCategory.scala`, `http/json/v2/JsSchema.scala`).
  *
  * Every failure the emulator reports is a `LedgerApiError` carrying a Canton error code id; the
  * category (and through it the gRPC code, HTTP status, retry info and redaction) is looked up in
  * one table, so a code can never be emitted with the wrong status.
  *
  * Malformed request bodies are different: Canton's tapir layer rejects them before any Canton
- * logic with a text/plain 400 (§5.4). Those are `PlainTextBadRequest`.
+ * logic with a text/plain 400 (tapir's `DefaultDecodeFailureHandler`). Those are `PlainTextBadRequest`.
  */
 
 /** Error categories (`ErrorCategory.scala`) with their gRPC code, HTTP status and redaction. */
@@ -49,7 +49,7 @@ export function httpStatusOfGrpc(grpc: number): number {
 }
 
 /**
- * The error codes the emulator emits, each with its category (research/ledger-api.md §5.3).
+ * The error codes the emulator emits, each with its category (Canton `community/ledger/ledger-common/.../ledger/error/`).
  * Adding a code here is the only way to emit it.
  */
 export const ERROR_CODES = {
@@ -186,7 +186,7 @@ export class LedgerApiError extends Error {
   }
 }
 
-/** A tapir decode failure: answered as `400 text/plain` before any Canton logic runs (§5.4). */
+/** A tapir decode failure: answered as `400 text/plain` before any Canton logic runs (tapir `DefaultDecodeFailureHandler`). */
 export class PlainTextBadRequest extends Error {
   constructor(readonly body: string) {
     super(body);
@@ -230,7 +230,7 @@ export interface ErrorRenderContext {
 
 /**
  * Renders an error as the JSON API does. Security-sensitive categories are redacted to the
- * `NA` shape that `DecodedCantonError.redactedError` produces (§5.1).
+ * `NA` shape that `DecodedCantonError.redactedError` produces (Canton `base/error/utils/DecodedCantonError.scala`).
  *
  * Every field is written, `null` when absent, as circe prints Canton's `Option`s (the spec types
  * them as optional strings/booleans). A real submit-and-wait rejection reads

@@ -1,6 +1,6 @@
 /**
  * Daml-LF values for native templates: parsing and printing in the JSON API's transcode
- * encoding (research/ledger-api.md §8), and the arithmetic Daml code does on them.
+ * encoding (digital-asset/canton transcode `codec/json/JsonCodec.scala`), and the arithmetic Daml code does on them.
  *
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").

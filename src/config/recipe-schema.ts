@@ -14,7 +14,7 @@
  *    the per-contract object: transfer instruction, allocation instruction, allocation), or
  *    `$$...` for a literal string that starts with `$`;
  *  - context keys should be DNS-prefixed like metadata keys (k8s annotation syntax,
- *    research/registry.md §4.1, §5 "Other registries": `utility.digitalasset.com/...`); a key that
+ *    CIP-0056 metadata; DA's Utilities registry uses `utility.digitalasset.com/...`); a key that
  *    is not is accepted with a warning, since Splice's own keys (`amulet-rules`) are not either.
  */
 import { z } from 'zod';
@@ -32,7 +32,7 @@ export const ALLOCATION_ACTIONS = ['execute-transfer', 'withdraw', 'cancel'] as 
 const RESERVED_NAME = /^splice-test-token-/;
 
 /**
- * Top-level fields of each factory choice's argument (research/registry.md §4.2-§4.3), and the
+ * Top-level fields of each factory choice's argument (Splice `token-standard/splice-api-token-*-v1|v2/daml/Splice/Api/Token/*.daml`), and the
  * fields of the records below them that are stable across token-standard revisions; `$args`
  * paths are checked against this tree (`'*'`: not checked further).
  */

@@ -1,7 +1,7 @@
 /**
  * Where each upstream API comes from: emulated in this process, or proxied to a real service
  * (DESIGN.md rule 3 "Mode is data"). The mode is a tagged union, as in Prism's
- * `isProxy` config (research/aesthetics.md §4): the routes are the same in both modes, only the
+ * `isProxy` config (stoplightio/prism): the routes are the same in both modes, only the
  * thing behind them changes, and the proxy URL is validated up front so a typo fails at start.
  *
  * Environment form (one variable per upstream):

@@ -10,7 +10,7 @@
  *   creation, deleted when it shows the archive, with a TTL as a safety net.
  * - A lookup by id that misses the cache asks the ledger once (events-by-contract-id as the
  *   admin) and caches the answer: a contract created a moment ago never 404s because the
- *   index lags (research/registry.md §3.5, §8.5).
+ *   index lags (Splice Scan needed `ChoiceContextContractFetcher`'s ledger fallback for that).
  *
  * One snapshot of the ACS at start, then the update stream from that offset, ACS_DELTA shape,
  * filtered to the admin party and the templates above. How the stream is followed is injected
@@ -41,7 +41,7 @@
  *   and when the ledger answers again its identity is checked before the index follows it;
  * - the ledger is no longer the one the snapshot came from (`reloading`): the node rejects the
  *   index's offset (`OFFSET_AFTER_LEDGER_END`, `PARTICIPANT_PRUNED_DATA_ACCESSED`,
- *   `OFFSET_OUT_OF_RANGE`: Canton's error codes, research/ledger-api.md §5), its ledger end is
+ *   `OFFSET_OUT_OF_RANGE`: Canton's error codes in `ledger/error/`), its ledger end is
  *   below the index's offset, its participant id changed, or the first update the admin sees
  *   (its id and record time, the *anchor*) changed. The in-memory index is dropped and a new
  *   snapshot is loaded; until it is, every read throws `IndexNotReadyError` (a
@@ -94,7 +94,7 @@ export class IndexNotReadyError extends LedgerUnavailableError {
   }
 }
 
-/** The node's error codes that say the index's offset does not exist on it (research/ledger-api.md §5). */
+/** The node's error codes that say the index's offset does not exist on it (Canton's `ledger/error/` codes). */
 const RESET_CODES = ['OFFSET_AFTER_LEDGER_END', 'PARTICIPANT_PRUNED_DATA_ACCESSED', 'OFFSET_OUT_OF_RANGE'];
 
 /** Rejected credentials: no retry can fix them (401/403 from the node, a refused token request). */

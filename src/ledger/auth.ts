@@ -1,5 +1,5 @@
 /**
- * Access tokens for the JSON Ledger API (`Authorization: Bearer <JWT>`, research/ledger-api.md §6).
+ * Access tokens for the JSON Ledger API (`Authorization: Bearer <JWT>`; Canton `AuthServiceJWT.scala`).
  *
  * A `TokenProvider` hands the client a token for each request. Providers:
  * - `noAuth`: no Authorization header (a node without auth, e.g. the sandbox's wildcard service);
@@ -8,7 +8,7 @@
  *   operator's IdP (Keycloak, Auth0, Okta, ...), cached and refreshed before it expires;
  * - `selfSignedHs256(...)`: development only; signs its own HS256 token the way the official wallet
  *   SDK's `self_signed` provider does (`{sub, aud, scope, iat, exp: +3600, iss}`,
- *   research/peers-clients.md §2 "Auth"), for nodes run with `unsafe-jwt-hmac-256`.
+ *   npm `@canton-network/core-wallet-auth`), for nodes run with `unsafe-jwt-hmac-256`.
  *
  * Secrets and tokens are never logged nor put into error messages.
  */
@@ -56,7 +56,7 @@ export interface OAuth2ClientCredentialsOptions {
   tokenUrl: string;
   clientId: string;
   clientSecret: string;
-  /** `audience` form parameter (Auth0 and others need it; Canton checks `aud`, §6). */
+  /** `audience` form parameter (Auth0 and others need it; Canton checks `aud`, `AuthServiceJWTCodec`). */
   audience?: string;
   /** `scope` form parameter, e.g. `daml_ledger_api`. */
   scope?: string;
@@ -222,7 +222,7 @@ export interface SelfSignedHs256Options {
   audience?: string;
   /**
    * `scope`. When neither audience nor scope is given, `daml_ledger_api` is used: Canton's default
-   * token codec accepts a scope-based token for any participant (research/ledger-api.md §6).
+   * token codec accepts a scope-based token for any participant (`AuthServiceJWTCodec.readPayload`, digital-asset/canton).
    */
   scope?: string;
   issuer?: string;

@@ -3,11 +3,11 @@
  * (3.4.x or 3.5.x) in production, the emulator in tests. Read-only by design: there is no
  * submission method; the registry reads the instrument admin's contracts with the admin's rights.
  *
- * Wire facts it relies on (research/ledger-api.md): offsets are JSON numbers (§1.4); identifiers
- * are `#<package-name>:<Module>:<Entity>` in filters and come back in package-id form (§1.8); the
+ * Wire facts it relies on (Canton `http/json/v2/`): offsets are JSON numbers (`JsSchema.scala`); identifiers
+ * are `#<package-name>:<Module>:<Entity>` in filters and come back in package-id form (`IdentifierConverter`); the
  * list endpoints answer a JSON array capped by the node's `http-list-max-elements-limit` (200 by
- * default, 413 beyond it unless `limit` caps it, §1.10); errors are JsCantonError JSON or tapir's
- * text/plain 400 (§5).
+ * default, 413 beyond it unless `limit` caps it, `JsonApiConfig.scala`); errors are JsCantonError JSON or tapir's
+ * text/plain 400 (`Endpoints.scala`).
  *
  * Reading the whole ACS, by node version:
  * - 3.5.10+: `POST /v2/state/active-contracts-page`, following `nextPageToken` at a pinned
@@ -597,7 +597,7 @@ function endpointOf(path: string): string {
 /**
  * The EventFormat for a filter: one `cumulative` list per party (and/or for any party) with a
  * TemplateFilter per template, an InterfaceFilter per interface, or a WildcardFilter when neither
- * is given (research/ledger-api.md §2.1).
+ * is given (openapi.yaml `EventFormat`, `Filters`).
  */
 export function buildEventFormat(f: ContractFilter): EventFormat {
   const parties = f.parties ?? [];

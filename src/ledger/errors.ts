@@ -2,21 +2,21 @@
  * What can go wrong when the registry reads its ledger node, as two error classes:
  *
  * - `LedgerError`: the node answered, and said no. Parsed from a `JsCantonError` body
- *   (research/ledger-api.md §5.1), from tapir's text/plain 400 (§5.4, code `BAD_REQUEST`), or from
+ *   (Canton `JsSchema.scala`), from tapir's text/plain 400 (code `BAD_REQUEST`), or from
  *   any other non-2xx body (code `HTTP_<status>`, e.g. Pekko's plain-text 404 for an unknown path).
  *   Callers decide on `code`, `category` and `grpcCode`, never on the message text.
  * - `LedgerUnavailableError`: the node could not be asked or did not answer in time: network
  *   failure, timeout, a 502/503/504 from the node or a proxy in front of it, or no access token
  *   could be obtained. The registry maps it to 503 with `Retry-After`.
  *
- * `retryable` follows Canton's categories (§5.2): 1 (TransientServerFailure) and 2
+ * `retryable` follows Canton's categories (`ErrorCategory.scala`): 1 (TransientServerFailure) and 2
  * (ContentionOnSharedResources) may succeed when retried; for redacted and legacy errors
  * (category -1) the gRPC code says the same (UNAVAILABLE, ABORTED). The list-limit error
  * `JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED` is category 2 but retrying it gives the same 413.
  */
 import { JsCantonErrorSchema, type JsCantonError } from './schemas/events.js';
 
-/** The list endpoints' 413 (research/ledger-api.md §1.10); the client pages around it. */
+/** The list endpoints' 413 (Canton `Endpoints.asList`); the client pages around it. */
 export const LIST_LIMIT_CODE = 'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED';
 
 /** Categories whose errors may succeed on retry (ErrorCategory.scala: TransientServerFailure, Contention). */
@@ -207,7 +207,7 @@ export function errorFromResponse(r: ErrorResponse): LedgerError | LedgerUnavail
       ...where,
     });
   } else {
-    // tapir's decode failures are text/plain 400s (research/ledger-api.md §5.4); anything else
+    // tapir's decode failures are text/plain 400s (`DefaultDecodeFailureHandler`); anything else
     // non-Canton (Pekko's 404/405, a proxy's HTML page) keeps its status as the code.
     const text = r.bodyText.length > 500 ? `${r.bodyText.slice(0, 500)}...` : r.bodyText;
     err = new LedgerError({

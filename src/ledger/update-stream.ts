@@ -1,8 +1,8 @@
 /**
  * Following a ledger node's update stream, by two transports behind one interface:
  *
- * - `webSocketUpdates`: the websocket channel `GET ws /v2/updates` (asyncapi, research/ledger-api.md
- *   §1 item 11). The client sends one GetUpdatesRequest frame; the node answers one frame per
+ * - `webSocketUpdates`: the websocket channel `GET ws /v2/updates` (Canton's JSON
+ *   Ledger API `asyncapi.yaml`). The client sends one GetUpdatesRequest frame; the node answers one frame per
  *   element (a JsGetUpdatesResponse, or a JsCantonError after which it closes) and, for a request
  *   without `endInclusive`, keeps sending every later update as it is committed. The token goes
  *   in the subprotocols, as Canton reads it (`Endpoints.baseEndpoint`: the first `jwt.token.<JWT>`

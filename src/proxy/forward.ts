@@ -26,12 +26,12 @@
  *   transient category (UNAVAILABLE) to 503 and Splice's HttpErrorHandler maps UNAVAILABLE to
  *   503; neither ever emits 502, so 503 is what their clients handle (and it says "retry").
  *   Ledger: JsCantonError `SERVICE_NOT_RUNNING` (category 1 TransientServerFailure, gRPC 14,
- *   retryInfo "1 second"; research/ledger-api.md §5.2/5.3). Scan/validator: `{"error": ...}`.
+ *   retryInfo "1 second"; Canton `ErrorCategory.scala`). Scan/validator: `{"error": ...}`.
  * - upstream too slow: ledger 504 JsCantonError `REQUEST_TIME_OUT` (category 3
  *   DeadlineExceededRequestStateUnknown, definiteAnswer false): the command may have been
  *   executed, which is exactly what that category tells a client. Scan/validator: 503 with
  *   Splice's own timeout text, `The server is taking too long to respond to the (GET) request at
- *   <uri>` (research/scan-validator.md §1; `HttpErrorHandler.timeoutHandler`).
+ *   <uri>` (Splice `apps/common/.../admin/http/HttpErrorHandler.scala`, `timeoutHandler`).
  * The timeout bounds the wait for the response head and then each idle gap in the body, so a
  * long but flowing download (a big ACS) is not cut, and a stalled one is.
  *
@@ -46,7 +46,7 @@ import { LEDGER_MAX_BODY_BYTES, LEDGER_MAX_DAR_BYTES, SPLICE_MAX_BODY_BYTES } fr
 
 export type ProxiedApi = UpstreamApi;
 
-/** The prefix each API is served under on a real node (research/scan-validator.md §1). */
+/** The prefix each API is served under on a real node (the `servers` of Splice's scan.yaml, LocalNet's nginx). */
 export const DEFAULT_MOUNT_PATHS: Record<ProxiedApi, string> = {
   ledger: '',
   scan: '/api/scan',
@@ -290,8 +290,8 @@ function failureResponse(
 }
 
 function notFound(c: Context, api: ProxiedApi): Response {
-  // The API's own unknown-route answers: pekko's plain text on the ledger (research/ledger-api.md
-  // §5.4, as src/emulator/ledger-api/app.ts), HttpAdminService's JSON on scan/validator (§1).
+  // The API's own unknown-route answers: pekko's plain text on the ledger (Pekko's
+  // default 404, as src/emulator/ledger-api/app.ts), Splice `HttpAdminService`'s JSON on scan/validator.
   if (api === 'ledger') return c.text('The requested resource could not be found.', 404);
   return c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404);
 }

@@ -6,7 +6,7 @@
  * wallet's hot path) are documented from the endpoint table in routes/ and executed by the
  * PostDispatcher, which the Node server's fast path (server.ts) shares.
  *
- * Edges (research/registry.md §8.3): unknown fields ignored, an empty or missing body on context
+ * Edges (what wallet-sdk and the Splice CLI send): unknown fields ignored, an empty or missing body on context
  * calls is `{}`, a Content-Type on GETs and an Authorization header on these public endpoints are
  * fine. Every error is `{"error": string}`: validation failures, malformed JSON, unknown paths,
  * and unexpected failures (500, logged, message not leaked).

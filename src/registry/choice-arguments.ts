@@ -1,7 +1,7 @@
 /**
  * The factory choices' arguments as wallets send them in `choiceArguments` (Daml JSON), parsed
  * only as far as the registry needs: to pick the recipe and to pre-check what the token would
- * reject anyway (research/registry.md §4.4, §8.2). Unknown fields are ignored (the Splice CLI
+ * reject anyway (Amulet's `amulet_transferFactory_transferImpl`, the test tokens' factories). Unknown fields are ignored (the Splice CLI
  * sends `transfer.lock: null`); decimals and times are checked by the service.
  */
 import { z } from 'zod';

@@ -1,10 +1,10 @@
 /**
  * Wire types of the token-standard registry API, one zod schema each, shared by every route
- * file (v1 and v2 use the same shapes: ../shared/specs/token-standard/*.yaml duplicate them on
+ * file (v1 and v2 use the same shapes: Splice's `token-standard/.../openapi/*.yaml` duplicate them on
  * purpose). Component names equal the upstream ones, so the generated openapi.yaml reads like
  * the official files.
  *
- * Requests are lenient where real clients are sloppy (research/registry.md §8.3): unknown fields
+ * Requests are lenient where real clients are sloppy (the Splice CLI sends `transfer.lock: null`): unknown fields
  * are ignored, `excludeDebugFields` defaults to false, context calls accept an empty body.
  */
 import { z } from '@hono/zod-openapi';

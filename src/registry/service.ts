@@ -2,7 +2,7 @@
  * RegistryService: the token-standard registry API over the admin's ledger node. Plain
  * TypeScript (no Hono). For each request it
  *  1. parses and pre-checks `choiceArguments` (what the token would reject anyway is a 400 that
- *     says why, research/registry.md §8.2; never stricter than the ledger),
+ *     says why; never stricter than the ledger),
  *  2. picks the recipe of the instrument (factories) or of the contract (per-contract contexts),
  *  3. lets the recipe name the factory and the context contracts, from the contract index,
  *  4. builds the choice context: context data, disclosed contracts with their real synchronizer

@@ -1,7 +1,7 @@
 /**
  * Wire schemas shared by the JSON Ledger API's request types (3.5 spec, with 3.4 and legacy
  * forms still accepted). Decoding is lenient as Canton's circe codecs are: unknown keys are
- * ignored and missing optional fields take protobuf defaults (research/ledger-api.md §1.2).
+ * ignored and missing optional fields take protobuf defaults (digital-asset/canton `.../http/json/v2/CirceRelaxedCodec.scala`).
  */
 import { z } from 'zod';
 import { isPlainObject } from '../../canton/json-shape.js';
@@ -115,7 +115,7 @@ export const UpdateFormatSchema = z.object({
 });
 export type UpdateFormat = z.infer<typeof UpdateFormatSchema>;
 
-/** google.protobuf.Duration as the JSON API writes it: an object, not "30s" (§1.6). */
+/** google.protobuf.Duration as the JSON API writes it: an object, not "30s" (seen on Canton 3.4's `GET /v2/version`). */
 export const DurationSchema = z.object({
   seconds: Int64Schema.default(0),
   nanos: z.number().int().default(0),

@@ -1,7 +1,7 @@
 /**
  * Wire schemas of the JSON Ledger API v2 RESPONSES the registry's client parses: events, active
- * contracts, updates, errors, ledger end, connected synchronizers and the version (3.5 spec
- * `openapi-3.5.yaml`, 3.4 `openapi-3.4.yaml`; research/ledger-api.md §1-§5).
+ * contracts, updates, errors, ledger end, connected synchronizers and the version (Canton's JSON
+ * Ledger API `openapi.yaml` of release-line-3.5 and 3.4; its codecs in `http/json/v2/JsSchema.scala`).
  *
  * Parsing is lenient in the way a client of several Canton versions has to be:
  * - unknown keys are dropped (zod's default), so fields added by later versions do no harm;
@@ -9,11 +9,11 @@
  *   `implementationPackageId`, 3.4's `representativePackageId`/`acsDelta`, 3.4's
  *   `paidTrafficCost`) are optional;
  * - "can be empty" strings and arrays accept `null` or absence and come out as `""` / `[]`, since
- *   Canton writes every field (`null`, `""`, `[]`, research/ledger-api.md §1.1) but the specs mark
+ *   Canton writes every field (`null`, `""`, `[]`: its circe codecs in `JsSchema.scala`) but the specs mark
  *   most of them optional;
  * - what identifies a thing (contract id, template id, offsets, synchronizer id) is required: a
  *   response without it is not one we can use.
- * Daml values (`createArgument`, `viewValue`, `choiceArgument`, ...) are `unknown`: LF JSON (§8).
+ * Daml values (`createArgument`, `viewValue`, `choiceArgument`, ...) are `unknown`: LF JSON (Canton transcode `JsonCodec.scala`).
  */
 import { z } from 'zod';
 import { Int64Schema } from './common.js';
@@ -41,7 +41,7 @@ function optional<T extends z.ZodType>(schema: T) {
 
 const PartiesSchema = list(z.string());
 
-// ---- events (research/ledger-api.md §3) ---------------------------------------------------------
+// ---- events (openapi.yaml `CreatedEvent`, `ArchivedEvent`, `ExercisedEvent`) --------------------
 
 /** `JsStatus` of an interface view: code 0 when the view was computed. */
 export const JsStatusSchema = z.object({
@@ -65,7 +65,7 @@ export const CreatedEventSchema = z.object({
   offset: Int64Schema,
   nodeId: z.number().int(),
   contractId: z.string().min(1),
-  /** Package-id form `<pkgId>:<Module>:<Entity>` (research/ledger-api.md §1.8). */
+  /** Package-id form `<pkgId>:<Module>:<Entity>` (Canton `ProtocolConverters.scala` `IdentifierConverter`). */
   templateId: z.string().min(1),
   contractKey: z.unknown(),
   /** 3.5 only; `""` when the template has no key. */
@@ -152,7 +152,7 @@ export const JsAssignedEventSchema = z.object({
 });
 export type JsAssignedEvent = z.output<typeof JsAssignedEventSchema>;
 
-// ---- active contracts (research/ledger-api.md §3) ---------------------------------------------
+// ---- active contracts (openapi.yaml `JsGetActiveContractsResponse`) ---------------------------
 
 export const JsActiveContractSchema = z.object({
   createdEvent: CreatedEventSchema,
@@ -171,7 +171,7 @@ export const JsIncompleteUnassignedSchema = z.object({
 });
 export type JsIncompleteUnassigned = z.output<typeof JsIncompleteUnassignedSchema>;
 
-/** `JsContractEntry`: a one-key wrapper (no `value` level, research/ledger-api.md §1.3). */
+/** `JsContractEntry`: a one-key wrapper (no `value` level: a `Js*` ADT of Canton's `JsSchema.scala`). */
 export const JsContractEntrySchema = z.union([
   z.object({ JsActiveContract: JsActiveContractSchema }),
   z.object({ JsIncompleteAssigned: JsIncompleteAssignedSchema }),
@@ -199,7 +199,7 @@ export const JsGetActiveContractsPageResponseSchema = z.object({
 });
 export type JsGetActiveContractsPageResponse = z.output<typeof JsGetActiveContractsPageResponseSchema>;
 
-// ---- updates (research/ledger-api.md §2.2) ----------------------------------------------------
+// ---- updates (openapi.yaml `JsGetUpdatesResponse`) --------------------------------------------
 
 export const TraceContextSchema = z.object({
   traceparent: optional(z.string()),
@@ -252,7 +252,7 @@ export type OffsetCheckpoint = z.output<typeof OffsetCheckpointSchema>;
 /** Topology events are not interpreted by the registry: kept as the offset plus the raw value. */
 export const JsTopologyTransactionSchema = z.looseObject({ offset: Int64Schema });
 
-/** `Update` oneof: each case has the extra `value` level (research/ledger-api.md §1.3). */
+/** `Update` oneof: each case has the extra `value` level (a proto oneof in Canton's `JsSchema.scala`). */
 export const UpdateSchema = z.union([
   z.object({ Transaction: z.object({ value: JsTransactionSchema }) }),
   z.object({ Reassignment: z.object({ value: JsReassignmentSchema }) }),
@@ -328,7 +328,7 @@ export const GetLedgerApiVersionResponseSchema = z.object({
 });
 export type GetLedgerApiVersionResponse = z.output<typeof GetLedgerApiVersionResponseSchema>;
 
-// ---- errors (research/ledger-api.md §5.1) ------------------------------------------------------
+// ---- errors (`JsCantonError`, Canton `JsSchema.scala`) -----------------------------------------
 
 /**
  * `JsCantonError`. `errorCategory` is -1 for redacted (security-sensitive) and legacy gRPC errors;

@@ -2,7 +2,7 @@
  * Wire schemas of the party management endpoints (openapi-3.5.yaml: AllocatePartyRequest,
  * UpdatePartyDetailsRequest, PartyDetails, ObjectMeta, FieldMask and the responses).
  *
- * Requests decode leniently like Canton's relaxed circe codecs (research/ledger-api.md §1.2):
+ * Requests decode leniently like Canton's relaxed circe codecs (digital-asset/canton `.../http/json/v2/CirceRelaxedCodec.scala`):
  * unknown keys are ignored, missing strings / booleans / maps / arrays take their proto defaults,
  * missing or null message fields are absent. A present field of the wrong type is a decode
  * failure (plain-text 400). Response schemas are strict: every field, as Canton prints it.

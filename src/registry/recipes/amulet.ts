@@ -1,6 +1,6 @@
 /**
  * Recipe for Canton Coin (Amulet, package `splice-amulet`), reproducing Splice Scan's registry
- * (research/registry.md §3.3; Scan's HttpTokenStandard*Handler and ChoiceContextBuilder). Two
+ * (Splice `apps/scan/.../scan/admin/http/HttpTokenStandard*Handler.scala`, `scan/util/ChoiceContextBuilder.scala`). Two
  * generations, chosen by the `compat` setting (config `amuletCompat` / env AMULET_REGISTRY_COMPAT):
  *
  * `current` (default; the newest Scan, which pairs with splice-amulet 0.1.22):
@@ -77,7 +77,7 @@ export const AMULET_RECIPE_NAME = PKG;
 /** Minimum interval between the catch-ups an `offer` answer triggers (see transferFactory). */
 const PREAPPROVAL_CATCH_UP_MS = 250;
 
-/** The registry's instrument for Canton Coin, as Scan lists it (research/registry.md §3.3 metadata). */
+/** The registry's instrument for Canton Coin, as Scan lists it (Splice `HttpTokenStandardMetadataHandler.scala`). */
 export function amuletInstrumentConfig(overrides: Partial<InstrumentConfig> = {}): InstrumentConfig {
   return { id: 'Amulet', name: 'Canton Coin', symbol: 'CC', decimals: 10, recipe: PKG, ...overrides };
 }
@@ -117,7 +117,7 @@ export class AmuletRecipe implements Recipe {
     this.compat = opts.compat ?? 'current';
     this.supportedApis = {
       ...AMULET_APIS,
-      // Scan 0.7's instrument lists the V2 event log too (research/peers-clients.md §7.1; the
+      // Scan 0.7's instrument lists the V2 event log too (Splice 0.7.5 `HttpTokenStandardMetadataHandler`; the
       // emulated Amulet logs no EventLog_HoldingsChange, LIMITATIONS 3 of the Amulet templates)
       ...(this.compat === 'current' ? { 'splice-api-token-transfer-events-v2': 1 } : {}),
     };

@@ -7,8 +7,8 @@
  *    matches (`$args.<path>` for factories, `$contract.<path>` for per-contract contexts),
  *    required or optional, one contract id or a list;
  *  - `transferKind`: `self` when sender = receiver (whole Account records in v2, as Scan compares,
- *    research/registry.md §3.3), `direct` when a configured pre-approval exists, else `offer`.
- * Every contract put into the context is disclosed, and so is the factory (§3.3-§3.4: the service
+ *    Splice `HttpTokenStandardTransferInstructionHandler.scala`), `direct` when a configured pre-approval exists, else `offer`.
+ * Every contract put into the context is disclosed, and so is the factory (as Scan's `ChoiceContextBuilder`: the service
  * then checks synchronizers and adds the debug fields).
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for

@@ -1,6 +1,6 @@
 /**
  * Recipe for Splice's TestTokenV1 (`splice-test-token-v1`), as its Daml test registry
- * (`TestTokenV1_RegistryV1`) answers (research/test-token-model.md §4.3):
+ * (`TestTokenV1_RegistryV1`, canton-network/splice `token-standard/splice-token-standard-v1-test/`) answers:
  *  - every factory (transfer, allocation) is the admin's single `TokenRules` contract, disclosed;
  *    the choice context is empty;
  *  - every per-contract choice context is empty, with no disclosures;

@@ -1,24 +1,24 @@
 /**
  * Recipe for Splice's TestTokenV2 (`splice-test-token-v2`), answering as its Daml test registry
- * `TestTokenV2_RegistryV2` does (research/test-token-model.md §5.6):
+ * `TestTokenV2_RegistryV2` does (canton-network/splice `token-standard/splice-token-standard-v2-test/.../Registries/TestTokenV2_RegistryV2.daml`):
  *  - every factory (transfer v1/v2, allocation v1/v2, settlement v2) is the admin's single
  *    `TokenRules` contract;
  *  - every endpoint's context has the same two keys (so a context can be reused across choices):
  *      `testTokenV2/accountConfigs`: AV_List of AV_ContractId, one per involved account that has
  *        an AccountConfig (0 found: skipped, as always for basic accounts; more than 1: error),
  *      `testTokenV2/tokenRules`: AV_ContractId of TokenRules (also the EventLog);
- *    and discloses TokenRules, the included AccountConfigs and the per-endpoint extras of the §5.6
- *    table (the locked Tokens an instruction or allocation spends on behalf of a non-stakeholder);
- *  - the accounts involved per endpoint are those of the §5.6 table; V1 arguments are upcast as the
- *    token's V1 adapters do (§5.7): a party becomes a basic account unless the
+ *    and discloses TokenRules, the included AccountConfigs and the per-endpoint extras that
+ *    `TestTokenV2_RegistryV2` lists (the locked Tokens an instruction or allocation spends on behalf of a non-stakeholder);
+ *  - the accounts involved per endpoint are those `TestTokenV2_RegistryV2` names; V1 arguments are upcast as the
+ *    token's V1 adapters do (`Splice.TokenStandard.Utils`): a party becomes a basic account unless the
  *    `cip-112/<field>.provider` / `cip-112/<field>.id` meta keys name a provider account;
- *  - transferKind (the Daml registry does not compute it, §5.6): `self` when the factory call
+ *  - transferKind (the Daml registry does not compute it): `self` when the factory call
  *    completes at once, i.e. the actors (with the authority an AccountConfig lets them use) cover
  *    both the sender's and the receiver's account parties (e.g. sender account == receiver
  *    account); otherwise `offer`. TestTokenV2 has no pre-approvals, so never `direct`.
  * Pre-checks beyond the service's (a 400 instead of a failed submission, never stricter than the
  * token): the factory `actors` must be one of the groups the sender's (authorizer's) account allows
- * to initiate (`checkActors` on the initial state, §5.3), checked only when that account's
+ * to initiate (`checkActors` on the initial state, `AccountConfig.daml`), checked only when that account's
  * configuration is known; a V2 transfer that would create an offer must not carry `cip-112/sender.*`
  * or `cip-112/receiver.*` meta keys (the offer's `isValidTransferV2` ensure).
  */
@@ -32,7 +32,7 @@ import { contractIdValue, instrumentIdOf, UnsupportedOperation } from './recipe.
 
 const PKG = 'splice-test-token-v2';
 const M = 'Splice.Testing.Tokens.TestTokenV2';
-/** `packageName:Module:Entity` of the templates the recipe reads (research §5.2). */
+/** `packageName:Module:Entity` of the templates the recipe reads (`TestTokenV2.daml` and its modules). */
 export const TestTokenV2Templates = {
   TokenRules: `${PKG}:${M}:TokenRules`,
   Token: `${PKG}:${M}.Holding:Token`,
@@ -45,7 +45,7 @@ export const TestTokenV2Templates = {
 } as const;
 const T = TestTokenV2Templates;
 
-/** The registry-private choice-context keys of TestTokenV2 (research §5.6). */
+/** The registry-private choice-context keys of TestTokenV2 (`TestTokenV2_RegistryV2.daml`). */
 export const TEST_TOKEN_V2_ACCOUNT_CONFIGS_KEY = 'testTokenV2/accountConfigs';
 export const TEST_TOKEN_V2_TOKEN_RULES_KEY = 'testTokenV2/tokenRules';
 
@@ -78,10 +78,10 @@ function toAccount(raw: unknown): Account {
   return { owner: a.owner ?? null, provider: a.provider ?? null, id: a.id ?? '' };
 }
 
-/** The V1 owner stub of special accounts (owner = None), research §5.7. */
+/** The V1 owner stub of special accounts (owner = None), from `Splice.TokenStandard.Utils`. */
 const NO_OWNER_STUB = 'cip-112_no-owner::1220000000000000000000000000000000000000000000000000000000000000abcd';
 
-/** `accountFromMeta`: the V2 account of a V1 party, from the `cip-112/<field>.*` meta keys (§5.7). */
+/** `accountFromMeta`: the V2 account of a V1 party, from the `cip-112/<field>.*` meta keys (`Splice.TokenStandard.Utils`). */
 function accountFromMeta(owner: string, field: string, meta: Meta): Account {
   return {
     owner: owner === NO_OWNER_STUB ? null : owner,
@@ -97,7 +97,7 @@ function accountParties(admin: string, a: Account): string[] {
   return a.provider !== null && a.provider !== principal ? [principal, a.provider] : [principal];
 }
 
-/** The implicit configuration of a basic account (§5.3): the owner initiates and approves alone. */
+/** The implicit configuration of a basic account (`AccountConfig.daml`): the owner initiates and approves alone. */
 const basicConfig = (admin: string, account: Account): AccountConfig => ({
   admin,
   account,
@@ -113,7 +113,7 @@ const sortGroups = (gs: string[][]): string[][] => {
 
 /**
  * The groups of parties that may take the first step of an account-authorised action (`nextActors'`
- * with nothing authorised yet, §5.3): the owner alone or the provider alone if allowed to initiate,
+ * with nothing authorised yet, `AccountConfig.daml`): the owner alone or the provider alone if allowed to initiate,
  * or all the account's parties together.
  */
 function initiatorGroups(admin: string, config: AccountConfig): string[][] {
@@ -126,7 +126,7 @@ function initiatorGroups(admin: string, config: AccountConfig): string[][] {
   return sortGroups(groups);
 }
 
-/** `authorizationTransfers` (§5.2): (p, q) when p can initiate and q, the other party, need not approve. */
+/** `authorizationTransfers` (`AccountConfig.daml`): (p, q) when p can initiate and q, the other party, need not approve. */
 function authorizationTransfers(config: AccountConfig): Array<[string, string]> {
   const { owner, provider } = config.account;
   if (owner === null || provider === null) return [];
@@ -226,7 +226,7 @@ function legAccounts(a: AllocationSpecification): Account[] {
 
 export class TestTokenV2Recipe implements Recipe {
   readonly name = PKG;
-  /** TestTokenV2 implements the V2 APIs and, through the Splice.TokenStandard.Utils adapters, the V1 APIs (§5.1). */
+  /** TestTokenV2 implements the V2 APIs and, through the Splice.TokenStandard.Utils adapters, the V1 APIs (`TestTokenV2.daml`). */
   readonly supportedApis = {
     'splice-api-token-metadata-v1': 1,
     'splice-api-token-holding-v1': 1,
@@ -285,7 +285,7 @@ export class TestTokenV2Recipe implements Recipe {
     let receiver: Account;
     let actors: string[];
     if (version === 1) {
-      // V1 TransferFactory_Transfer runs the V2 body with actors = [transfer.sender] on the upcast transfer (§5.4)
+      // V1 TransferFactory_Transfer runs the V2 body with actors = [transfer.sender] on the upcast transfer (`TestTokenV2.daml`)
       const meta = metaOf(t.meta);
       sender = accountFromMeta(t.sender as string, 'sender', meta);
       receiver = accountFromMeta(t.receiver as string, 'receiver', meta);
@@ -311,7 +311,7 @@ export class TestTokenV2Recipe implements Recipe {
     let authorizer: Account;
     let actors: string[];
     if (version === 1) {
-      // V1 AllocationFactory_Allocate: authorizer = the upcast sender account, actors = [leg.sender] (§5.4)
+      // V1 AllocationFactory_Allocate: authorizer = the upcast sender account, actors = [leg.sender] (`TestTokenV2.daml`)
       const leg = (args.allocation as { transferLeg: { sender: string; meta?: unknown } }).transferLeg;
       authorizer = accountFromMeta(leg.sender, 'sender', metaOf(leg.meta));
       actors = [leg.sender];
@@ -331,7 +331,7 @@ export class TestTokenV2Recipe implements Recipe {
       legs.flatMap((l) => [toAccount(l.sender), toAccount(l.receiver)]),
     );
     // The settlement archives every allocation's locked Tokens on behalf of the executors, who are
-    // not their stakeholders: disclose them (§5.6).
+    // not their stakeholders: disclose them (as `TestTokenV2_RegistryV2` does).
     const extras: IndexedContract[] = [];
     for (const { allocationCid } of (args.allocations as Array<{ allocationCid: string }>) ?? []) {
       if (!/^[0-9a-f]{2,}$/.test(allocationCid)) throw badRequest(`allocations: "${allocationCid}" is not a contract id`);
@@ -456,7 +456,7 @@ export class TestTokenV2Recipe implements Recipe {
   }
 
   /**
-   * The factory's `checkActors` on the initial state (§5.3): the actors must equal one of the
+   * The factory's `checkActors` on the initial state (`AccountConfig.daml`): the actors must equal one of the
    * groups allowed to initiate for the account. Checked only when the account's configuration is
    * known (basic, or its AccountConfig is indexed), so that an index lag never rejects a valid call.
    */
@@ -489,10 +489,10 @@ function configOf(admin: string, account: Account, configs: Map<string, { contra
 }
 
 /**
- * Whether the factory call runs TIS_Init → Authorized → Accepted in one transaction (§5.4): each
+ * Whether the factory call runs TIS_Init → Authorized → Accepted in one transaction (`TestTokenV2/Transfer.daml`): each
  * step needs all parties of its account (sender, then receiver) among the TIA_Accept authorisers,
  * which are the actors plus a party whose authority an AccountConfig lets them use (the
- * authority transfer that completes a Pending step, §5.3).
+ * authority transfer that completes a Pending step, `AccountConfig.daml`).
  */
 function completesAtOnce(
   admin: string,
