@@ -1,6 +1,6 @@
 /**
  * Conversion between the ledger's JSON values (the JSON Ledger API's transcode encoding, as
- * `normalizeValue` in ../ledger/lf-value.ts produces it; research/ledger-api.md §8) and the
+ * `normalizeValue` in ../ledger/lf-value.ts produces it; Canton transcode `JsonCodec.scala`) and the
  * evaluator's runtime values (value.ts), driven by the value's LF type.
  *
  * The JSON side is always the canonical form (`normalizeValue`'s output): the ledger normalises a

@@ -4,7 +4,7 @@
  *
  * Route modules are thin: decode the request, check the caller's claims, call the engine, print
  * the wire shape. Errors take Canton's two shapes: JsCantonError JSON for Canton errors, and the
- * text/plain 400 of tapir for bodies that do not decode (research/ledger-api.md §5).
+ * text/plain 400 of tapir for bodies that do not decode (Canton `http/json/v2/Endpoints.scala`).
  *
  * The paths are Canton 3.5's plus three of Canton 3.6 (openapi-3.6-snapshot.yaml):
  * update-by-hash, completion-by-hash and the party JWKS. Known limitations of those: rejected

@@ -1,6 +1,6 @@
 /**
  * JWT authentication of the emulated JSON Ledger API, modelled on Canton 3.x
- * (research/ledger-api.md §6; Canton sources `AuthServiceJWT.scala`, `AuthServiceJWTCodec`
+ * (digital-asset/canton sources `AuthServiceJWT.scala`, `AuthServiceJWTCodec`
  * (`AuthServiceJWTPayload.scala`), `JwksVerifier.scala`, `UserBasedClaimResolver.scala`,
  * `Authorizer.scala`, `AuthInterceptor.scala` and the JSON layer's `Endpoints.validateJwtToken`).
  *

@@ -1,6 +1,6 @@
 /**
  * Command service: submit-and-wait (+ for-transaction, for-transaction-tree), async submit and
- * the completions list (research/ledger-api.md §2, §2.1), and 3.6's completion-by-hash.
+ * the completions list (openapi.yaml, `JsCommandService.scala`), and 3.6's completion-by-hash.
  *
  * Interpretation errors are returned synchronously by every submit endpoint, as Canton's
  * submission service interprets before it returns; only committed commands have completions.
@@ -163,7 +163,7 @@ export function emptyTransaction(tx: TransactionRecord): Record<string, unknown>
   return transactionEnvelope(tx, tx.commandId, []);
 }
 
-/** The submitting user: the token's user, or the body's `userId` when auth is off (§6). */
+/** The submitting user: the token's user, or the body's `userId` when auth is off (Canton `AuthServiceWildcard`). */
 export function resolveUserId(claims: Claims, bodyUserId: string): string {
   const tokenUser = userIdOf(claims);
   if (tokenUser === undefined) {

@@ -1,7 +1,7 @@
 /**
  * Request decoding with Canton's failure behaviour: a body that is not JSON, or whose shape does
  * not match the endpoint's type, is answered by tapir with `400 text/plain` and a circe message
- * (research/ledger-api.md §5.4), before any Canton logic runs.
+ * (tapir's `DefaultDecodeFailureHandler`), before any Canton logic runs.
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
@@ -9,7 +9,7 @@ import { invalidBody, PlainTextBadRequest } from '../../canton/errors.js';
 import { jsonDepthExceeds, showJson } from '../../http/body-limit.js';
 import { MAX_JSON_DEPTH } from '../../http/limits.js';
 
-/** Reads the request body as JSON (a POST without Content-Type is read as JSON too: §0.4 of peers-clients). */
+/** Reads the request body as JSON (a POST without Content-Type is read as JSON too: wallet-sdk's `LedgerClient` sends one). */
 export async function readJsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') throw invalidBody('exhausted input');

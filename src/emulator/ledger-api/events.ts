@@ -1,8 +1,8 @@
 /**
  * Projection of the ledger's records onto the JSON API's event shapes, per event format:
  * which events a request sees (filters by party, template, interface; ACS_DELTA vs
- * LEDGER_EFFECTS), their witness parties, interface views and blobs (research/ledger-api.md
- * §2.1, §2.2, §3). Every field is emitted, as Canton does.
+ * LEDGER_EFFECTS), their witness parties, interface views and blobs (Canton
+ * openapi.yaml `EventFormat`, `CreatedEvent`; `LfValueTranslation.scala`). Every field is emitted, as Canton does.
  */
 import { formatInstant } from '../../canton/clock.js';
 import type { LedgerEngine } from '../ledger/engine.js';
@@ -167,7 +167,7 @@ export function matchEvent(
   // Witnesses are a set on the participant: reported in party order.
   const visible = (hosted ? [...visibleTo].filter(hosted) : [...visibleTo]).sort();
   if (f.anyParty && matchTemplate(engine, f.anyParty, templateId, match)) {
-    // party-wildcard filters: the witness set is not restricted by a party list (§3)
+    // party-wildcard filters: the witness set is not restricted by a party list (as Canton's ACS and update services)
     for (const p of visible) {
       const pf = f.byParty.get(p);
       if (pf) matchTemplate(engine, pf, templateId, match);

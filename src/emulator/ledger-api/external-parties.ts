@@ -2,7 +2,7 @@
  * External party onboarding: POST /v2/parties/external/generate-topology and
  * POST /v2/parties/external/allocate (Canton 3.5 `JsPartyManagementService`,
  * `PartyManagementServiceAuthorization`: generate-topology is Public, allocate is
- * AdminOrIdpAdminOrSelfAdmin(userId) + MatchIdentityProviderId, research/ledger-api.md §2).
+ * AdminOrIdpAdminOrSelfAdmin(userId) + MatchIdentityProviderId, in Canton's `ledger/api/auth/services/`).
  * The engine does the work (ledger/topology/external-onboarding.ts); this module decodes,
  * checks claims and prints.
  */

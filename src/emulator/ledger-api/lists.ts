@@ -1,5 +1,5 @@
 /**
- * The JSON API's "list" form of gRPC streams (research/ledger-api.md §1.10): the response is a
+ * The JSON API's "list" form of gRPC streams (Canton `Endpoints.asList`, `JsonApiConfig.scala`): the response is a
  * JSON array; `limit` caps it; without a limit, more than the node limit
  * (`http-list-max-elements-limit`, 200 by default) is a 413; open-ended streams return after
  * `stream_idle_timeout_ms` of idleness (`http-list-wait-time`, 500 ms by default).

@@ -1,5 +1,5 @@
 /**
- * Package service endpoints (research/ledger-api.md §2, openapi-3.5.yaml):
+ * Package service endpoints (Canton JSON Ledger API openapi.yaml, `JsPackageService.scala`):
  *  - POST /v2/dars, POST /v2/packages (legacy): upload a DAR given as the raw body (any or no
  *    content type), `{}` back; ParticipantAdmin only;
  *  - POST /v2/dars/validate: the same checks, nothing stored, 200 with an empty body;

@@ -1,6 +1,6 @@
 /**
  * Party management: GET/POST /v2/parties, GET /v2/parties/participant-id, GET/PATCH
- * /v2/parties/{party} (research/ledger-api.md §2 and §7; Canton 3.5 `JsPartyManagementService`,
+ * /v2/parties/{party} (digital-asset/canton 3.5 `JsPartyManagementService`,
  * `PartyManagementServiceAuthorization`, `ApiPartyManagementService`).
  *
  * Order of checks, as on Canton: JSON-layer checks (path/body mismatch), then authorization

@@ -1,6 +1,6 @@
 /**
  * The server-streaming endpoints of the JSON Ledger API, defined once and served two ways
- * (research/ledger-api.md §1 items 10 and 11): as a JSON list over HTTP POST (lists.ts) and as a
+ * (Canton's openapi.yaml and asyncapi.yaml): as a JSON list over HTTP POST (lists.ts) and as a
  * websocket channel (websocket.ts). Canton does the same: `JsUpdateService`, `JsStateService` and
  * `JsCommandService` hand one pekko `Flow` per stream to both `Endpoints.asList` and
  * `Endpoints.websocket`.

@@ -1,5 +1,5 @@
 /**
- * Version, health and synchronizer endpoints (research/ledger-api.md §2).
+ * Version, health and synchronizer endpoints (Canton JSON Ledger API openapi.yaml).
  * `/v2/version` must report 3.4.x or 3.5.x: the official client refuses other versions.
  */
 import type { RouteModule } from './app.js';

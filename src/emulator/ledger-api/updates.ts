@@ -1,6 +1,6 @@
 /**
  * Update service: update streams (list form), point lookups by id and offset, the deprecated
- * flat/tree variants, 3.5's paged updates (research/ledger-api.md §2, §2.1, §2.2) and 3.6's
+ * flat/tree variants, 3.5's paged updates (openapi.yaml, `JsUpdateService.scala`) and 3.6's
  * update-by-hash.
  */
 import type { Context } from 'hono';
@@ -197,7 +197,7 @@ function txView(engine: LedgerEngine, f: TransactionFormat, path: string): TxVie
   return { filter: compileEventFormat(engine, f.eventFormat, `${path}.eventFormat`), shape: shapeOf(f.transactionShape) };
 }
 
-/** Legacy point lookups take either `requestingParties` or `transactionFormat` (§2.1). */
+/** Legacy point lookups take either `requestingParties` or `transactionFormat` (`JsUpdateService.getUpdateFormatForFlatQueries`). */
 function legacyView(engine: LedgerEngine, requestingParties: string[], format: TransactionFormat | undefined): TxView {
   if (requestingParties.length > 0 && format) {
     throw errors.invalidArgument('Both transaction_format and requesting_parties are set. Please use either backwards compatible arguments (requesting_parties) or transaction_format, but not both.');
@@ -226,7 +226,7 @@ function notFound(resource: [string, string]): LedgerApiError {
   return new LedgerApiError('UPDATE_NOT_FOUND', 'Update not found, or not visible.', { resources: [resource] });
 }
 
-/** A transaction as seen through `view`; missing and invisible are the same 404 (§2.1). */
+/** A transaction as seen through `view`; missing and invisible are the same 404 (`UPDATE_NOT_FOUND`). */
 function lookup(c: Context, view: TxView | undefined, tx: TransactionRecord | undefined, resource: [string, string]): Record<string, unknown> {
   if (view) authorize(c, view.filter);
   const t = tx && view && transactionJson(c.get('engine'), tx, view.filter, view.shape);

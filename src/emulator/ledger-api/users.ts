@@ -1,6 +1,6 @@
 /**
  * User management and identity providers: /v2/users*, /v2/authenticated-user, /v2/idps*
- * (research/ledger-api.md §2 and §7; Canton 3.5 `JsUserManagementService`,
+ * (digital-asset/canton 3.5 `JsUserManagementService`,
  * `UserManagementServiceAuthorization`, `ApiUserManagementService`, `JsIdentityProviderService`).
  *
  * Order of checks, as on Canton: JSON-layer checks (malformed path user id, path/body

@@ -1,6 +1,6 @@
 /**
- * The websocket channels of the emulated JSON Ledger API (asyncapi 3.4/3.5; research/ledger-api.md
- * §1 item 11), served on the same HTTP server as the ledger app. Each channel is the stream its
+ * The websocket channels of the emulated JSON Ledger API (Canton's
+ * asyncapi.yaml of 3.4/3.5), served on the same HTTP server as the ledger app. Each channel is the stream its
  * list endpoint serves (streams.ts): same request body, same elements, one text frame each.
  *
  * Wire behaviour, following Canton's `Endpoints.websocket` / `prepareSingleWsStream` (json-api v2)

@@ -1,6 +1,6 @@
 /**
  * What the caller of a request may do, resolved from its token and its user's rights
- * (`UserBasedClaimResolver`, research/ledger-api.md §6). Route handlers check these; the engine
+ * (Canton `ledger/api/auth/UserBasedClaimResolver.scala`). Route handlers check these; the engine
  * itself never sees tokens.
  *
  * Note: ParticipantAdmin does NOT imply act-as or read-as for any party (Canton semantics).

@@ -1,6 +1,6 @@
 /**
  * Command interpretation and commit: the part of a participant that turns a submission into a
- * transaction, with Daml's rules (research/ledger-api.md §2.1):
+ * transaction, with Daml's rules (Daml documentation, "The Ledger Model"):
  *  - authorization: a create needs every signatory among the current authorizers; an exercise
  *    needs its controllers; inside a choice body the authorizers are the controllers plus the
  *    exercised contract's signatories; a fetch needs one stakeholder among them;

@@ -1,7 +1,7 @@
 /**
  * Template and interface references as clients write them: `#<package-name>:Module:Entity`
  * (preferred) or `<package-id>:Module:Entity` (deprecated but accepted). Output always uses the
- * package-id form (research/ledger-api.md §1.8).
+ * package-id form (Canton `ProtocolConverters.scala` `IdentifierConverter`).
  */
 import { LedgerApiError } from '../../canton/errors.js';
 import type { InterfaceDef, TemplateDef, TemplateRegistry } from './templates.js';
@@ -42,7 +42,7 @@ export type Resolved =
 
 /**
  * Resolves a reference to a registered template or interface. A package-id reference resolves by
- * package name (filters and commands match every version of a package name, §1.8).
+ * package name (filters and commands match every version of a package name, as Canton's filters do).
  */
 export function resolveRef(ref: IdRef, templates: TemplateRegistry): Resolved | undefined {
   const name = packageNameOf(ref, templates);

@@ -1,6 +1,6 @@
 /**
  * Daml-LF values checked against their LF type and normalised to the JSON Ledger API's transcode
- * encoding (research/ledger-api.md §8; `JsonCodec` in Canton's transcode library), for templates
+ * encoding (`JsonCodec` in Canton's transcode library, digital-asset/canton), for templates
  * whose package was uploaded as a DAR:
  *  - records: an object; every field is emitted, in declaration order; a missing Optional field is
  *    None; a missing non-Optional field fails; keys the type does not have fail unless their value
@@ -16,7 +16,7 @@
  *    sorted); GenMap as `[[k, v], ...]` sorted by key in Daml's value order (the engine keeps maps
  *    ordered, so that is how a created contract reads back).
  *
- * Error codes follow `Endpoints.handleError` (research §5.1): a missing field is
+ * Error codes follow `Endpoints.handleError` (Canton `http/json/v2/Endpoints.scala`): a missing field is
  * COMMAND_PREPROCESSING_FAILED, unexpected fields are INVALID_ARGUMENT, and so are malformed
  * values (Canton turns some of those, e.g. ujson type mismatches, into a 500; the emulator never
  * answers a client mistake with a 500). Numerics that do not fit their scale are rejected by the
@@ -259,7 +259,7 @@ class Normalizer {
         if (!dt.constructors.includes(v)) throw new LfValueError('invalid-value', path, `${where(path)}: Unexpected enum constructor: ${v}`);
         return v;
       case 'interface':
-        // An interface-typed value prints as `{}` (research §8).
+        // An interface-typed value prints as `{}` (transcode `JsonCodec`).
         return {};
     }
   }

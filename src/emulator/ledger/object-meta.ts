@@ -1,7 +1,7 @@
 /**
  * Validation rules shared by the party and user stores: Daml-LF id strings, resource annotations,
  * update masks and list page tokens. Each follows the Canton 3.5 source named next to it
- * (research/ledger-api.md §1.9 and §7); error texts are Canton's, so clients that match on them
+ * (digital-asset/canton); error texts are Canton's, so clients that match on them
  * behave the same against the emulator.
  */
 import { errors, LedgerApiError } from '../../canton/errors.js';

@@ -1,5 +1,5 @@
 /**
- * Uploaded Daml packages: the DARs a participant holds and vets (research/ledger-api.md §2, §9).
+ * Uploaded Daml packages: the DARs a participant holds and vets (Canton `JsPackageService.scala`, `GenDarReader.scala`).
  *
  * Upload is all-or-nothing: the whole DAR is decoded and checked before anything is stored, so a
  * bad DAR changes nothing. Uploading the same DAR again is a no-op. Every package of a DAR is

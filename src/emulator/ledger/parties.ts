@@ -1,7 +1,7 @@
 /**
  * Party records of the emulated participant: allocation, lookup, paged listing and update of the
  * participant-local metadata, with the validation and error texts of Canton 3.5's
- * `ApiPartyManagementService` + `InMemoryPartyRecordStore` (research/ledger-api.md §7).
+ * `ApiPartyManagementService` + `InMemoryPartyRecordStore` (digital-asset/canton).
  *
  * Every locally allocated party has a local record (resourceVersion "0" on allocation, +1 per
  * update). Remote parties (known to the participant but hosted elsewhere) carry no local record:

@@ -52,7 +52,7 @@ export function nameKey(id: Pick<QualifiedId, 'packageName' | 'moduleName' | 'en
   return `${id.packageName}:${id.moduleName}:${id.entityName}`;
 }
 
-/** Daml-LF values in the JSON API's transcode encoding (research/ledger-api.md §8). */
+/** Daml-LF values in the JSON API's transcode encoding (Canton transcode `JsonCodec.scala`). */
 export type LfValue = unknown;
 
 export interface ContractRecord {

@@ -1,6 +1,6 @@
 /**
  * Users and their rights, with the validation, ordering of checks and error texts of Canton
- * 3.5's `ApiUserManagementService` over its user store (research/ledger-api.md §7):
+ * 3.5's `ApiUserManagementService` over its user store (`InMemoryUserManagementStore`, digital-asset/canton):
  *
  * - user ids match `[a-zA-Z0-9@^$.!`\-#+'~_|:()]{1,128}`; a created user has resourceVersion
  *   "0", +1 per update (even a no-op one); rights changes never bump it;

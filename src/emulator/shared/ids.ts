@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * Deterministic id generation. Every id the emulator mints (party namespaces, contract ids,
  * update ids, uuids) is derived from a seed and a counter, so a seeded run is reproducible.
- * Formats follow what real Canton nodes emit (research/ledger-api.md §1.9).
+ * Formats follow what real Canton nodes emit (`ParticipantNode.scala`, `CantonContractIdVersion.scala`).
  */
 export class IdGenerator {
   private counter = 0;

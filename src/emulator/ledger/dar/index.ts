@@ -1,5 +1,5 @@
 /**
- * Reading a DAR as Canton's package service does (research/ledger-api.md §9; `GenDarReader`,
+ * Reading a DAR as Canton's package service does (`GenDarReader`,
  * `Reader.readArchive`, `PackageServiceErrors.Reading` in digital-asset/canton):
  *
  *  1. unzip; an entry reaching the size threshold          -> ZIP_BOMB

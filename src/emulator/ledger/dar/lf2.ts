@@ -1,6 +1,6 @@
 /**
  * Daml-LF 2 decoding, to the depth an emulator can use without evaluating Daml
- * (research/ledger-api.md §9; field numbers from `daml_lf.proto` / `daml_lf2.proto`):
+ * (field numbers from Canton's `community/daml-lf/archive/.../daml_lf.proto` / `daml_lf2.proto`):
  * package name, version and LF version; every module's templates (choices with their consuming
  * flag, argument and return types, key presence, implemented interfaces), interfaces (choices,
  * view type) and data types (record fields, variant constructors, enum constructors).

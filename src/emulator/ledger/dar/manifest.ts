@@ -1,5 +1,5 @@
 /**
- * `META-INF/MANIFEST.MF` of a DAR (research/ledger-api.md §9), read like `java.util.jar.Manifest`:
+ * `META-INF/MANIFEST.MF` of a DAR (Canton `DarManifestWriter.scala`), read like `java.util.jar.Manifest`:
  * the main section runs to the first blank line; lines are `Key: value`; a line starting with one
  * space continues the previous one (damlc folds lines at 72 bytes); keys are case-insensitive.
  * Canton's `DarManifestReader` then requires `Main-Dalf`, `Dalfs` and `Format: daml-lf`.

@@ -1,5 +1,5 @@
 /**
- * A protobuf wire-format reader, just enough to walk Daml-LF archives (research/ledger-api.md §9)
+ * A protobuf wire-format reader, just enough to walk Daml-LF archives (`daml_lf.proto`, digital-asset/canton)
  * without generated code: a message is split into its fields, each field kept as a varint or a
  * byte slice (no copy), and callers interpret the fields they know. Unknown fields are skipped,
  * as proto3 parsers do.

@@ -1,5 +1,5 @@
 /**
- * A minimal ZIP reader for DAR files (research/ledger-api.md §9): entries are found through the
+ * A minimal ZIP reader for DAR files (as Canton's `GenDarReader.scala` reads them): entries are found through the
  * central directory, and each one is either stored or deflated (the two methods damlc writes).
  *
  * Canton reads DARs with `java.util.zip.ZipInputStream` (`GenDarReader.scala`), whose behaviour

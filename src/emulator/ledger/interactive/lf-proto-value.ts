@@ -1,5 +1,5 @@
 /**
- * Daml values from the ledger's transcode JSON (research/ledger-api.md §8) to the protobuf
+ * Daml values from the ledger's transcode JSON (Canton `JsonCodec.scala`) to the protobuf
  * `Value` of a prepared transaction, and back.
  *
  * Type-directed when the value's LF type is known: a native template's description of its
