@@ -1,5 +1,5 @@
 /**
- * Scan's wire encodings (research/scan-validator.md §1 "Shared shapes", §2.6, §4): the JSON shapes
+ * Scan's wire encodings (Splice common-external.yaml, scan.yaml; `Contract.scala`, `ScanHttpEncodings.scala`): the JSON shapes
  * Splice's scan prints for contracts and events, and the exact text forms of its timestamps.
  *
  * Payloads: the emulated ledger stores Daml values in the JSON API's transcode form, which for the

@@ -1,7 +1,7 @@
 /**
  * Scan's errors: every one is `{"error": "<message>"}` (common-external.yaml `ErrorResponse`),
  * with the HTTP status Splice's `HttpErrorHandler` maps the gRPC status to
- * (research/scan-validator.md §1): NOT_FOUND 404, INVALID_ARGUMENT / FAILED_PRECONDITION /
+ * (`apps/common/.../admin/http/HttpErrorHandler.scala`): NOT_FOUND 404, INVALID_ARGUMENT / FAILED_PRECONDITION /
  * UNIMPLEMENTED 400, UNAVAILABLE 503, anything unexpected 500 "An unexpected error occurred.".
  */
 export class ScanError extends Error {

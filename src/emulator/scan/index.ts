@@ -1,5 +1,5 @@
 /**
- * The emulated Splice scan app (research/scan-validator.md §2): `createScanApp` serves scan's HTTP
+ * The emulated Splice scan app (Splice `apps/scan/src/main/openapi/scan.yaml`): `createScanApp` serves scan's HTTP
  * API under `/api/scan` over the emulated ledger; `ScanService` is the same behaviour without HTTP
  * (for the validator's scan-proxy).
  */

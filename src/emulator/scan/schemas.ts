@@ -59,7 +59,7 @@ export const AcsRequestV2 = AcsRequest.extend({ after: opt(z.string()) });
 export type AcsRequestV2 = z.infer<typeof AcsRequestV2>;
 
 const ownerPartyIds = stringArray.refine((a) => a.length >= 1, {
-  // guardrail's generated minItems check (camelCase, as research §2.5 quotes it)
+  // guardrail's generated minItems check (camelCase, as Splice's scan answers it)
   message: "Expected 'ownerPartyIds' to contain at least one item, but contained none.",
   abort: true,
 });

@@ -1,7 +1,7 @@
 /**
  * The emulated Splice scan app's behaviour, endpoint by endpoint, without HTTP: each method takes
  * a decoded request and returns the response body as scan prints it, or throws a `ScanError` with
- * scan's status and message (research/scan-validator.md §2, §3; `HttpScanHandler`,
+ * scan's status and message (Splice scan.yaml; `HttpScanHandler`,
  * `AcsSnapshotStore`). The Hono routes (app.ts) and the validator's scan-proxy call these.
  *
  * Everything is read from the emulated ledger through `ScanStore`, by template NAME key
@@ -42,7 +42,7 @@ import type {
 import { ScanStore, type Snapshot, type SnapshotPage } from './store.js';
 import { MEMBER_TRAFFIC_TEMPLATE, memberTrafficStatus } from './traffic.js';
 
-/** Template name keys (`package-name:Module:Entity`, research §4) scan reads. */
+/** Template name keys (`package-name:Module:Entity`, as scan.yaml's `templates` filter takes them) scan reads. */
 export const SCAN_TEMPLATES = {
   amulet: 'splice-amulet:Splice.Amulet:Amulet',
   lockedAmulet: 'splice-amulet:Splice.Amulet:LockedAmulet',
@@ -125,7 +125,7 @@ export class ScanService {
     return { version: this.version, commit_ts: '2026-01-01T00:00:00Z' };
   }
 
-  // ---- DSO and rounds (§2.1) -------------------------------------------------------------------
+  // ---- DSO and rounds (scan.yaml `getDsoInfo`, `getOpenAndIssuingMiningRounds`) ----------------
 
   dsoPartyId(): JsonObject {
     return { dso_party_id: this.dsoParty };
@@ -217,7 +217,7 @@ export class ScanService {
     };
   }
 
-  // ---- featured apps, pre-approvals (§2.2) ------------------------------------------------------
+  // ---- featured apps, pre-approvals (`lookupFeaturedAppRight`, `lookupTransferPreapprovalByParty`) ---
 
   featuredApps(): JsonObject {
     return { featured_apps: this.store.activeNow(SCAN_TEMPLATES.featuredAppRight).map(contractJson) };
@@ -260,7 +260,7 @@ export class ScanService {
     return memberTrafficStatus(this.engine, this.store.activeNow(MEMBER_TRAFFIC_TEMPLATE), domainId, memberId);
   }
 
-  // ---- ACS snapshots (§2.3, §2.4, §3) ----------------------------------------------------------
+  // ---- ACS snapshots (`getAcsSnapshotAt`, `getHoldingsStateAt`; `AcsSnapshotStore.scala`) ------
 
   /** `GET /v0/state/acs/snapshot-timestamp`: latest snapshot `<=` before. */
   snapshotTimestampBefore(before: RequestTime, migrationId: number): JsonObject {
@@ -327,7 +327,7 @@ export class ScanService {
     return this.acsResponse(snapshot, page.rows.map((r) => activeContractJson(r.contract)), page.nextRowId, encodeV2Token);
   }
 
-  // ---- update history (§2.6) --------------------------------------------------------------------
+  // ---- update history (`getUpdateHistoryV2`, `getUpdateByIdV2`) ---------------------------------
 
   /** `POST /v2/updates`: ascending by (migration id, record time), strict `>` cursor. */
   updatesV2(req: UpdateHistoryRequestV2): JsonObject {
@@ -533,7 +533,7 @@ function checkAfter(s: Snapshot, after: number | undefined): void {
 
 /**
  * The v2 token: base64 of a JSON row-id token, like SNEW's `RowIdQueryAcsSnapshotPaginationToken`
- * (research §2.4). Clients must treat it as opaque.
+ * (canton-network/splice `AcsSnapshotStore.scala`). Clients must treat it as opaque.
  */
 export function encodeV2Token(rowId: number): string {
   return Buffer.from(JSON.stringify({ row_id: rowId }), 'utf8').toString('base64');

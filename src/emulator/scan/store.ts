@@ -1,6 +1,6 @@
 /**
  * What a scan app holds, derived from the emulated ledger: the DSO party's update history and the
- * ACS snapshots taken from it (research/scan-validator.md §2.4, §2.6, §3).
+ * ACS snapshots taken from it (Splice `apps/scan/.../store/AcsSnapshotStore.scala`).
  *
  * Scan ingests what the DSO party sees: transactions the DSO witnesses, and contracts the DSO is a
  * stakeholder of. The store catches up with the ledger lazily, on every read, so it needs no
@@ -13,7 +13,7 @@
  * previous update's and than the newest snapshot already taken (a snapshot at T never changes
  * after it is taken, as on a real network, where nothing is sequenced at or before T later).
  *
- * Snapshots (§3): periodic ones at the UTC 00:00, 03:00, ... 21:00 grid, the first at the first
+ * Snapshots (`AcsSnapshotTriggerBase.scala`, `ScanStorageConfig.scala`): periodic ones at the UTC 00:00, 03:00, ... 21:00 grid, the first at the first
  * boundary after the hour bucket of the first update (`computeSnapshotTimeAfter`: 02:59 → 03:00,
  * 03:00 → 06:00), each holding the contracts active after every update with record time ≤ the
  * boundary; a grid point exists once the clock has reached it. Forced snapshots

@@ -1,6 +1,6 @@
 /**
- * A small type-directed normaliser for LF JSON values (transcode encoding, research/ledger-api.md
- * §8), shared by the native templates: each record type is described once, field by field in
+ * A small type-directed normaliser for LF JSON values (transcode encoding,
+ * Canton `JsonCodec.scala`), shared by the native templates: each record type is described once, field by field in
  * declaration order, and `normalize` turns a client's value into the canonical JSON the ledger
  * stores and prints (every field present, Decimal at scale 10, Int64 as a string, Time as
  * transcode prints it, Optional missing → null), or throws ArgumentError with the field path

@@ -1,7 +1,7 @@
 /**
  * The token-standard API packages (CIP-0056 v1 and the CIP-0112 v2 preview) as the emulator
- * knows them: real package names and package ids (research/test-token-model.md §1, from the
- * DARs in splice `daml/dars` @f819bd6f), and each interface with its choices.
+ * knows them: real package names and package ids (from the
+ * DARs in canton-network/splice `daml/dars` @f819bd6f), and each interface with its choices.
  *
  * Token implementations (src/emulator/templates/*) implement these interfaces; registering them
  * makes interface filters, interface views and interface-id exercises work for wallets.
@@ -33,7 +33,7 @@ function iface(pkg: TokenStandardPackage, entity: string, choices: string[]): In
   return { id, choices };
 }
 
-/** Every token-standard interface, with its choices (research/test-token-model.md §1). */
+/** Every token-standard interface, with its choices (Splice `token-standard/splice-api-token-<api>-v<n>/daml/`). */
 export const TS = {
   AnyContract: iface('splice-api-token-metadata-v1', 'AnyContract', []),
   HoldingV1: iface('splice-api-token-holding-v1', 'Holding', []),

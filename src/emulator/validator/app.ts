@@ -1,11 +1,11 @@
 /**
- * The emulated Splice validator app (research/scan-validator.md §5): a Hono app serving the
+ * The emulated Splice validator app (Splice `apps/validator/src/main/openapi/*.yaml`): a Hono app serving the
  * validator's paths exactly as the real app does under `/api/validator` (servers url of
  * validator-internal.yaml, scan-proxy.yaml, wallet-external.yaml, wallet-internal.yaml), over the
  * emulated ledger, so a client configured with `http://<host>/api/validator` works unchanged.
  * Mount it at the root of the validator port.
  *
- * Route groups and their auth (`ValidatorApp.scala`; research/scan-validator.md §5.1):
+ * Route groups and their auth (Splice `apps/validator/.../ValidatorApp.scala`):
  *  - public: `/readyz`, `/livez`, `/status`, `/version`, `GET /v0/validator-user`;
  *  - authentication only (any valid token; the user need not exist): the scan-proxy reads and the
  *    token-standard registry under `/v0/scan-proxy/registry/...` (realm "splice scan proxy

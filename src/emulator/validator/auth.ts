@@ -1,5 +1,5 @@
 /**
- * JWT authentication of the emulated validator app (research/scan-validator.md §5.1; Splice
+ * JWT authentication of the emulated validator app (canton-network/splice
  * `AuthConfig`, `SignatureVerifier`, `JwtClaims`, `AuthExtractor`):
  *  - signature: HS256 with a shared secret (`hs-256-unsafe`, LocalNet secret `unsafe`), or RS256
  *    with keys from a JWKS URL (`rs-256`); any other `alg` is rejected;

@@ -1,5 +1,5 @@
 /**
- * The validator's error answers (research/scan-validator.md §1, §5.1; Splice `HttpErrorHandler`,
+ * The validator's error answers (canton-network/splice `HttpErrorHandler`,
  * `AuthExtractor`, `HttpAdminService`, pekko-http's `RejectionHandler.default`):
  *  - handler errors: `{"error": "<message>"}` with the HTTP status `HttpErrorHandler` maps the gRPC
  *    status to (NOT_FOUND 404, ALREADY_EXISTS 409, ABORTED 429, UNAVAILABLE 503, INVALID_ARGUMENT

@@ -1,5 +1,5 @@
 /**
- * The emulated Splice validator app (research/scan-validator.md §5): `createValidatorApp` serves
+ * The emulated Splice validator app (Splice's validator-internal.yaml, scan-proxy.yaml, wallet-*.yaml): `createValidatorApp` serves
  * the validator's wallet, scan-proxy and public endpoints under `/api/validator` over the emulated
  * ledger, with the validator's JWT auth; `ValidatorWallets` is the wallet backend without HTTP.
  */

@@ -1,8 +1,8 @@
 /**
  * The validator's wallet backend over the emulated ledger: the part of Splice's `UserWalletManager`,
  * `UserWalletStore`, `HttpWalletHandler`, `HttpExternalWalletHandler`, `HttpStatusWalletHandler` and
- * the wallet automation that the endpoints of createValidatorApp need (research/scan-validator.md
- * §5.3), without HTTP.
+ * the wallet automation that the endpoints of createValidatorApp need (Splice
+ * wallet-external.yaml, wallet-internal.yaml), without HTTP.
  *
  * - Wallets: one per active `WalletAppInstall` of this validator (`validatorParty`), keyed by its
  *   `endUserName` (the ledger API user), whose wallet party is its `endUserParty`

@@ -5,8 +5,8 @@
  * seeding helpers the demo world and tests use (all through `engine.commands.submit`).
  *
  * Behaviour follows the Daml code of canton-network/splice (obsidiansystems fork @f819bd6f and its
- * history; research/registry.md §3, §4.4; research/scan-validator.md §4). The token-standard
- * implementation is the one Scan's registry of research/registry.md §3.3 pairs with: factory =
+ * history; `daml/splice-amulet/daml/Splice/*.daml`). The token-standard
+ * implementation is the one Scan's registry (`HttpTokenStandard*Handler.scala`) pairs with: factory =
  * ExternalPartyAmuletRules, choice-context keys `external-party-config-state`, `amulet-rules`,
  * `open-round`, `transfer-preapproval`, `featured-app-right`, `expire-lock`.
  *
@@ -121,7 +121,7 @@ export interface AmuletConfigOptions {
   maxNumLockHolders?: number;
 }
 
-/** An AmuletConfig USD as a LocalNet SV sets it up (research/scan-validator.md §4), for `synchronizerId`. */
+/** An AmuletConfig USD as a LocalNet SV sets it up (as seen on Splice 0.7 LocalNet), for `synchronizerId`. */
 export function defaultAmuletConfig(synchronizerId: string, o: AmuletConfigOptions = {}): AmuletConfigV {
   const d = (v: string) => decText(dec(v));
   const tick = (o.tickMicros ?? 600_000_000n).toString();
@@ -247,7 +247,7 @@ export function openMiningRounds(engine: LedgerEngine, dso: string): Array<Contr
 
 /**
  * Scan's `lookupLatestUsableOpenMiningRound(now)`: with exactly three consecutive open rounds,
- * the newest whose `opensAt` has come; undefined otherwise (research/registry.md §3.3: the
+ * the newest whose `opensAt` has come; undefined otherwise (Splice `store/MiningRoundsStore.scala`: the
  * registry then answers 404 "No open usable OpenMiningRound found.").
  */
 export function latestUsableOpenRound(engine: LedgerEngine, dso: string, nowMicros = engine.clock.nowMicros()): ContractRecord | undefined {

@@ -644,7 +644,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     meta,
   });
 
-  /** `amulet_transferFactory_transferImpl` (research/registry.md §4.4 lists its checks). */
+  /** `amulet_transferFactory_transferImpl` (`Splice/ExternalPartyAmuletRules.daml` uses it). */
   const transferImpl = (ctx: UpdateContext, dso: string, actors: string[], arg: TransferFactoryArg) => {
     const t = arg.transfer;
     const extra = arg.extraArgs;

@@ -1,6 +1,6 @@
 /**
  * Synchronizer traffic bought with Amulet, as splice-amulet 0.1.22 does it
- * (`Splice.DecentralizedSynchronizer`, `Splice.AmuletRules`; research/scan-validator.md §4):
+ * (`Splice.DecentralizedSynchronizer`, `Splice.AmuletRules` in canton-network/splice `daml/splice-amulet`):
  *  - the `MemberTraffic` template (signatory dso): one contract per purchase for a sequencer
  *    member (`PAR::…` / `MED::…`), synchronizer and migration id, with the bytes bought and what
  *    they cost; Scan sums them per member and synchronizer (`getTotalPurchasedMemberTraffic`);

@@ -4,7 +4,7 @@
  * Behaviour follows the Daml code of splice-amulet (see LIMITATIONS in ./index.ts):
  *  - the transfer context is read from the token-standard choice context: the
  *    `external-party-config-state` where the choice takes it (`Payment`, `paymentOf`), else
- *    `amulet-rules` and `open-round`; optional `featured-app-right` (research/registry.md §3.3);
+ *    `amulet-rules` and `open-round`; optional `featured-app-right` (Scan's `ChoiceContextBuilder`);
  *  - inputs are Amulets of the sender (fetched, checked, archived); outputs are new Amulets or
  *    LockedAmulets created in the open round with the round's holding fee rate; the rest goes
  *    back to the sender as one change Amulet;

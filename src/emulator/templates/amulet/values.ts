@@ -4,9 +4,9 @@
  *
  * Package ids are those of the real DARs `daml/dars/splice-amulet-0.1.22.dar` and
  * `splice-wallet-0.1.23.dar` in canton-network/splice (obsidiansystems fork @f819bd6f, the
- * versions research/scan-validator.md §4 names), computed with our own DAR reader
+ * versions in its `daml/<package>/daml.yaml`), computed with our own DAR reader
  * (`decodeDar(...).mainPackageId`). Record shapes follow those packages' Daml types
- * (research/scan-validator.md §4: Decimal at scale 10, Int as a string, RelTime as
+ * (JSON as Canton's transcode `JsonCodec` prints it: Decimal at scale 10, Int as a string, RelTime as
  * `{"microseconds": "…"}`, tuples as `{_1, _2}`, Set as `{"map": [[k, {}]]}`).
  */
 import { formatInstant } from '../../../canton/clock.js';
@@ -36,7 +36,7 @@ const walletId = (moduleName: string, entityName: string): QualifiedId => ({
   entityName,
 });
 
-/** Template ids of the emulated Amulet world (research/scan-validator.md §4 table). */
+/** Template ids of the emulated Amulet world (modules of `daml/splice-amulet`, `daml/splice-wallet`). */
 export const AmuletIds = {
   AmuletRules: amuletId('Splice.AmuletRules', 'AmuletRules'),
   TransferPreapproval: amuletId('Splice.AmuletRules', 'TransferPreapproval'),
@@ -63,7 +63,7 @@ export function amuletTemplateId(entity: AmuletEntity): string {
 /** `amuletInstrumentIdName` (Splice.Amulet.TokenApiUtils). */
 export const AMULET_INSTRUMENT_ID = 'Amulet';
 
-// ---- context and metadata keys (Splice.Amulet.TokenApiUtils, research/registry.md §3.6) ----------
+// ---- context and metadata keys (`daml/splice-amulet/daml/Splice/Amulet/TokenApiUtils.daml`) ------
 
 export const CTX = {
   amuletRules: 'amulet-rules',
@@ -592,7 +592,7 @@ export function amuletMetadata(a: AmuletPayload): MetadataV {
 
 /**
  * The value of an amulet at `round`: `initialAmount - ratePerRound * (round - createdAt)`, never
- * below zero (Splice.Fees `actualAmount`; research/scan-validator.md §4).
+ * below zero (`Splice.Fees` `actualAmount`, `daml/splice-amulet/daml/Splice/Fees.daml`).
  */
 export function amuletValueAtRound(amount: ExpiringAmountV, round: bigint): bigint {
   const initial = dec(amount.initialAmount);

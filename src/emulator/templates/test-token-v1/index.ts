@@ -1,7 +1,7 @@
 /**
  * TestTokenV1 (`splice-test-token-v1`, module `Splice.Testing.Tokens.TestTokenV1`): the minimal
  * V1-only reference token of the Splice token standard, as native emulator templates
- * (research/test-token-model.md §4; behaviour, checks, results and messages follow the Daml code
+ * (canton-network/splice `token-standard/examples/splice-test-token-v1/.../TestTokenV1.daml`; behaviour, checks, results and messages follow the Daml code
  * at splice main @f819bd6f):
  *  - `Token { holding : HoldingV1.HoldingView }`: an unlocked holding (signatories owner + admin);
  *  - `TokenTransferOffer { transfer }`: a pending transfer; also a *locked* V1 Holding of the sender;
@@ -12,7 +12,7 @@
  * LIMITATIONS (deviations from the reference token, and why):
  *  1. `TransferInstruction_Accept` fails once `transfer.executeBefore` has passed
  *     (`stdlib.daml.com/deadline-exceeded`, "Ledger time is at or past deadline
- *     'Transfer.executeBefore' …"). The Daml token does not check it (research §6); the interface
+ *     'Transfer.executeBefore' …"). The Daml token does not check it; the interface
  *     says registries SHOULD NOT execute a transfer after `executeBefore`, so that senders can
  *     safely retry after it. Reject and Withdraw stay possible after the deadline (they only
  *     return the funds to the sender).
@@ -103,8 +103,8 @@ function createdCid(tx: ReturnType<typeof submitOne>): string {
 }
 
 /**
- * Creates `TokenRules { admin }` (what the reference registry does at initialisation, research
- * §4.3), acting as `admin`; returns its contract id.
+ * Creates `TokenRules { admin }` (what the reference registry does at initialisation,
+ * `TestTokenV1_RegistryV1.daml`), acting as `admin`; returns its contract id.
  */
 export function createTestTokenV1Rules(engine: LedgerEngine, admin: string, opts: SubmitOptions = {}): string {
   ensureRegistered(engine);
@@ -123,7 +123,7 @@ export interface MintTestTokenV1 {
 
 /**
  * Mints by creating an unlocked `Token` acting as owner and admin, as the reference registry's
- * test utility does (`actAs [user, admin]`, research §4.3); returns the Token's contract id.
+ * test utility does (`actAs [user, admin]`, `TestTokenV1_RegistryV1.daml`); returns the Token's contract id.
  */
 export function mintTestTokenV1(engine: LedgerEngine, args: MintTestTokenV1, opts: SubmitOptions = {}): string {
   ensureRegistered(engine);

@@ -1,6 +1,6 @@
 /**
  * TestTokenV1's four templates as native emulator templates: the behaviour of
- * `Splice.Testing.Tokens.TestTokenV1` (splice main @f819bd6f, research/test-token-model.md §4),
+ * `Splice.Testing.Tokens.TestTokenV1` (canton-network/splice main @f819bd6f, `TestTokenV1.daml`),
  * choice by choice, with the same validations in the same order, the same results and the same
  * failure messages (see LIMITATIONS in ./index.ts for where and why this deviates).
  */
@@ -46,7 +46,7 @@ const tid = (entityName: string): QualifiedId => ({
   entityName,
 });
 
-/** The template ids of `splice-test-token-v1` (package id from the DAR, research §1). */
+/** The template ids of `splice-test-token-v1` (package id from the DAR in splice `daml/dars`). */
 export const TestTokenV1Ids = {
   Token: tid('Token'),
   TokenTransferOffer: tid('TokenTransferOffer'),
@@ -283,7 +283,7 @@ export function testTokenV1Templates(templates: TemplateRegistry): TemplateDef[]
         argumentType: Tt1Types.ExtraArgsOnly,
         body: (ctx, self) => {
           const t = self.payload.transfer;
-          // Not in the reference token (research §6): the interface says registries SHOULD NOT
+          // Not in the reference token: the interface says registries SHOULD NOT
           // execute after executeBefore, and the token brief asks for it. See LIMITATIONS.
           assertWithinDeadline(ctx, 'Transfer.executeBefore', t.executeBefore);
           const cid = ctx.create(TestTokenV1Ids.Token, tokenPayload(t.receiver, t.instrumentId, t.amount));

@@ -1,6 +1,6 @@
 /**
- * The Daml-LF types TestTokenV1 works with (token-standard V1 API records, research/test-token-model.md
- * §2, §3.1-§3.3), as their LF JSON (transcode encoding, §7), with:
+ * The Daml-LF types TestTokenV1 works with (token-standard V1 API records, Splice
+ * `token-standard/splice-api-token-*-v1/daml/`), as their LF JSON (transcode `JsonCodec`), with:
  *  - parsers that validate a payload or choice argument and normalise it to the canonical JSON
  *    (every field, in declaration order; Decimal at scale 10; Time as transcode prints it),
  *    throwing ArgumentError (→ COMMAND_PREPROCESSING_FAILED) on malformed input;

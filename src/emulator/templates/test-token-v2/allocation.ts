@@ -1,6 +1,6 @@
 /**
- * `Splice.Testing.Tokens.TestTokenV2.Allocation` (research/test-token-model.md §5.2, §5.4 from
- * "V2 AllocationFactory_Allocate" on): the V2 allocation instruction and allocation templates,
+ * `Splice.Testing.Tokens.TestTokenV2.Allocation` (canton-network/splice
+ * `token-standard/examples/splice-test-token-v2/.../TestTokenV2/Allocation.daml`): the V2 allocation instruction and allocation templates,
  * their V1 compatibility wrappers, and the allocate / settle / cancel / withdraw bodies.
  *
  * Basic path: `AllocationFactory_Allocate` by the authorizer's owner locks the required funding

@@ -1,6 +1,6 @@
 /**
  * Transfer events V2 (`Splice.Api.Token.TransferEventsV2.EventLog_HoldingsChange`) as TestTokenV2
- * emits them (research/test-token-model.md §3.8, §5.5): every holding change of a regular
+ * emits them (`TestTokenV2.daml`, the `TransferEventsV2` interface): every holding change of a regular
  * account is explained by an exercise on the TokenRules contract (the EventLog), found through
  * the choice-context key `testTokenV2/tokenRules`.
  */

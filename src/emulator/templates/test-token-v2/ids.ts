@@ -1,6 +1,6 @@
 /**
- * Identifiers of `splice-test-token-v2` (research/test-token-model.md §1: package id from the DAR
- * in splice `daml/dars` @f819bd6f) and the registry-private choice-context keys (§5.6).
+ * Identifiers of `splice-test-token-v2` (package id from the DAR
+ * in canton-network/splice `daml/dars` @f819bd6f) and the registry-private choice-context keys (`TestTokenV2_RegistryV2.daml`).
  */
 import type { FetchedContract, UpdateContext } from '../../ledger/templates.js';
 import { nameKey, type LfValue, type QualifiedId } from '../../ledger/types.js';

@@ -2,9 +2,9 @@
  * TestTokenV2 (`splice-test-token-v2`, modules `Splice.Testing.Tokens.TestTokenV2[.Holding/
  * .Transfer/.Allocation/.AccountConfig]`) as native emulator templates: the CIP-0112 (token
  * standard V2) reference token, which implements the V2 interfaces and, through the
- * `Splice.TokenStandard.Utils` adapters, the V1 interfaces too (research/test-token-model.md §5).
+ * `Splice.TokenStandard.Utils` adapters, the V1 interfaces too (canton-network/splice `token-standard/examples/splice-test-token-v2/`).
  * Behaviour follows the Daml of splice main @f819bd6f choice by choice, including provider
- * accounts with `AccountConfig` (authorization state machines and authority transfers, §5.3).
+ * accounts with `AccountConfig` (authorization state machines and authority transfers, `AccountConfig.daml`).
  *
  * One module per Daml module: ./holding (Token), ./transfer (TokenTransferOffer), ./allocation
  * (TokenAllocationInstructionV1/V2, TokenAllocationV1/V2), ./account-config (AccountConfig,
@@ -15,7 +15,7 @@
  *  1. `TransferFactory_Transfer` (V2, and V1 through the adapter) fails with
  *     `stdlib.daml.com/deadline-exceeded` when ledger time is at or past `transfer.executeBefore`:
  *     the interface says implementations MUST fail then; the reference token does not check it
- *     (research §6).
+ *     (`TestTokenV2/Transfer.daml`).
  *  2. Accepting a transfer offer (V2 `TransferInstruction_Accept`, V1 through the adapter, and the
  *     accept of a mint offer) fails the same way at or past `executeBefore`: the interface says
  *     registries SHOULD NOT execute a transfer after it, and the lock on the transferred amount
@@ -87,7 +87,7 @@ export function registerTestTokenV2(templates: TemplateRegistry): void {
 }
 
 /**
- * The choice context TestTokenV2's registry serves for every endpoint (research §5.6): the
+ * The choice context TestTokenV2's registry serves for every endpoint (`TestTokenV2_RegistryV2.daml`): the
  * TokenRules contract (also the EventLog) and the AccountConfigs of the provider accounts involved.
  */
 export function testTokenV2ChoiceContext(tokenRulesCid: string, accountConfigCids: readonly string[] = []): ChoiceContext {
@@ -191,7 +191,7 @@ export interface MintTestTokenV2Options {
 }
 
 /**
- * Mints like the reference registry (research §5.6): the admin exercises `TokenRules_OfferMint`,
+ * Mints like the reference registry (`TestTokenV2_RegistryV2.daml`): the admin exercises `TokenRules_OfferMint`,
  * then the receiving account's parties accept the offer through V2 `TransferInstruction_Accept`
  * (with TokenRules as a disclosed contract and the registry's choice context). Returns the
  * minted Token's contract id.

@@ -1,6 +1,6 @@
 /**
- * `Splice.Testing.Tokens.TestTokenV2`: the `TokenRules` template (research/test-token-model.md
- * §5.2, §5.4): the admin's single contract that serves the V1 and V2 TransferFactory, the V1 and V2
+ * `Splice.Testing.Tokens.TestTokenV2`: the `TokenRules` template (Splice
+ * `.../Testing/Tokens/TestTokenV2.daml`): the admin's single contract that serves the V1 and V2 TransferFactory, the V1 and V2
  * AllocationFactory, the V2 SettlementFactory and the EventLog, plus `TokenRules_OfferMint`.
  * It has no observers: wallets use it as a disclosed contract.
  */

@@ -1,8 +1,8 @@
 /**
  * `Splice.Testing.Tokens.TestTokenV2.Transfer`: the `TokenTransferOffer` template (a V2 and V1
  * TransferInstruction) and the transfer state machine's transition bodies
- * (research/test-token-model.md §5.2, §5.4 "V2 TransferFactory_Transfer" to "V1 interface on
- * TokenTransferOffer").
+ * (canton-network/splice `token-standard/examples/splice-test-token-v2/.../TestTokenV2/Transfer.daml`, and
+ * the V1 interface on `TokenTransferOffer`).
  *
  * Basic path (alice → bob): the factory locks the amount in a Token of alice (lock holders admin
  * and alice, expiring at executeBefore), returns alice's change, and creates an offer whose

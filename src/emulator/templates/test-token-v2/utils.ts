@@ -1,6 +1,6 @@
 /**
  * What TestTokenV2 uses from `Splice.TokenStandard.Utils` (splice-token-standard-utils 2.0.0,
- * research/test-token-model.md §2.3, §5.7): requirement checks with the reference's failure
+ * Splice `token-standard/splice-token-standard-utils/daml/`): requirement checks with the reference's failure
  * texts, the actors pattern, ledger-time deadline assertions (DA.Assert), account helpers, the
  * metadata keys of CIP-56/CIP-112, and the V1 <-> V2 conversions the V1 adapters rely on.
  */

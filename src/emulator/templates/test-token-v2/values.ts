@@ -1,8 +1,8 @@
 /**
  * The Daml-LF values TestTokenV2 works with: the token-standard V2 API records (HoldingV2,
  * TransferInstructionV2, AllocationV2, AllocationInstructionV2, TransferEventsV2) and the V1
- * records its adapters produce (research/test-token-model.md §2, §3), as LF JSON in the JSON
- * API's transcode encoding (§7):
+ * records its adapters produce (Splice `token-standard/splice-api-token-<api>-v<n>/daml/`), as LF JSON in the JSON
+ * API's transcode encoding (Canton `JsonCodec`):
  *  - parsers validate a payload or choice argument and normalise it to the canonical JSON (every
  *    field in declaration order, Decimal at scale 10, Time as transcode prints it, TextMap keys
  *    sorted, DA.Map entries sorted by key), throwing ArgumentError (→ COMMAND_PREPROCESSING_FAILED);
