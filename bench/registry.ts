@@ -26,7 +26,7 @@
  *     request makes 0 calls; a per-contract context of a contract the index has not cached yet
  *     (a cold request) makes at most 1 (events-by-contract-id), and 0 once warm.
  *
- * The request is the one the wallet SDK sends (research/peers-clients.md §0-§6: now-60 s,
+ * The request is the one the wallet SDK sends (npm `@canton-network/core-token-standard-service`: now-60 s,
  * now+24 h, a reason in meta, `excludeDebugFields: true`), with a real holding of the sender.
  *
  * Load: bench/load-client.ts (raw sockets, one request in flight per connection) in

@@ -149,7 +149,7 @@ async function checkError(method: string, path: string, status: number, expected
   return body;
 }
 
-/** tapir's decode failure (research/ledger-api.md §5.4). */
+/** tapir's decode failure (`DefaultDecodeFailureHandler`; sample in Canton's `JsonV2Tests.scala`). */
 const PLAIN = /^Invalid value for: /;
 
 const iou = (issuer: string, owner: string, amount = '10', observers: string[] = []) => ({ issuer, owner, amount, observers });

@@ -7,7 +7,7 @@
  *    `ledger` namespaces, which build their own requests (see .notes/official-client.md).
  *
  * What the clients send, and so what the emulator must accept, is recorded in
- * .notes/official-client.md and research/peers-clients.md §3/§5. Two things matter most here:
+ * .notes/official-client.md (wallet-sdk 1.4.0's `LedgerClient`, seen on the wire). Two things matter most here:
  *  - every POST arrives WITHOUT a Content-Type header (the clients' fetch wrapper replaces the
  *    request's headers with just `Authorization`);
  *  - the first GET of each LedgerClient is preceded by `GET /v2/version`.
@@ -24,7 +24,7 @@
  *
  * The declared template implements a declared interface (its view maps payload fields), so the
  * SDK's interface-filtered ACS read (`acs.read({ interfaceIds })`, exactly the request it sends
- * for holdings: research/peers-clients.md §5) is exercised too.
+ * for holdings, seen on the wire) is exercised too.
  */
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -44,7 +44,7 @@ const PACKAGE_ID = createHash('sha256').update(`${PACKAGE_NAME}-1.0.0`).digest('
 const ASSET = { packageId: PACKAGE_ID, packageName: PACKAGE_NAME, moduleName: 'Main', entityName: 'Asset' };
 /** Package-name reference: what clients send. */
 const ASSET_REF = `#${PACKAGE_NAME}:Main:Asset`;
-/** Package-id form: what the JSON API always emits (research/ledger-api.md §1.8). */
+/** Package-id form: what the JSON API always emits (Canton `IdentifierConverter`). */
 const ASSET_ID_OUT = `${PACKAGE_ID}:Main:Asset`;
 
 /** An interface the declared template implements (view = owner and amount fields of the payload). */
@@ -462,7 +462,7 @@ describe('official Canton client against the emulated ledger with LocalNet-style
   beforeAll(async () => {
     engine = new LedgerEngine({ seed: 'e2e-official-client-auth' });
     // Splice LocalNet: auth-services = [{type = unsafe-jwt-hmac-256, secret = "unsafe",
-    // target-audience = "https://canton.network.global"}] (research/ledger-api.md §6).
+    // target-audience = "https://canton.network.global"}] (Splice LocalNet's Canton config, `cluster/compose/localnet`).
     const authenticate = createAuthenticator(
       { mode: 'jwt', hs256Secret: 'unsafe', targetAudience: 'https://canton.network.global' },
       { engine },
@@ -514,7 +514,7 @@ describe('official Canton client against the emulated ledger with LocalNet-style
     expect(['3.4', '3.5']).toContain(anonymous.getCurrentClientVersion());
     const refused = await anonymous.get('/v2/state/ledger-end').catch((e: unknown) => e);
     expect(isJsCantonError(refused)).toBe(true);
-    // UNAUTHENTICATED is redacted too: code 'NA', gRPC code 16 (research/ledger-api.md §5.1).
+    // UNAUTHENTICATED is redacted too: code 'NA', gRPC code 16 (Canton `DecodedCantonError.redactedError`).
     expect(refused).toMatchObject({ code: 'NA', cause: 'A security-sensitive error has been received', grpcCodeValue: 16 });
   });
 });

@@ -5,8 +5,8 @@
  * seeded with the demo world (src/emulator/seed.ts: token-admin, alice, bob, executor; TT1 =
  * splice-test-token-v1, TT2-USD/TT2-EUR = splice-test-token-v2).
  *
- * Every step uses the SDK's full path exactly as a wallet does (research/peers-clients.md §4,
- * "Full-SDK path"): `SDK.create({ ledgerClientUrl, auth, token: { registries: [registryUrl] },
+ * Every step uses the SDK's full path exactly as a wallet does (`SDK.create`
+ * of @canton-network/wallet-sdk): `SDK.create({ ledgerClientUrl, auth, token: { registries: [registryUrl] },
  * asset: { registries: [registryUrl] } })`, one SDK per user (each demo party has a user of the
  * same name). The SDK fetches factories and choice contexts from the registry, builds the
  * `ExerciseCommand` + `disclosedContracts` from them, and we submit that unchanged with the SDK's
@@ -15,7 +15,7 @@
  * disclosed the right contracts: the wallet uses only what the registry returned.
  * The registry-only `TokenStandardService` path was not needed for any step.
  *
- * The SDK speaks only the V1 registry API (research/peers-clients.md §0.1), so TT2-USD
+ * The SDK speaks only the V1 registry API (`TokenStandardClient` of @canton-network/core-token-standard), so TT2-USD
  * (TestTokenV2) goes through its V1 adapters: the V1 factories, the TransferInstruction V1 and
  * Allocation V1 interfaces, and the registry's `testTokenV2/*` context keys.
  *

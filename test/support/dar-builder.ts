@@ -2,7 +2,7 @@
  * Builds DAR fixtures for tests: a protobuf writer, a ZIP writer (stored or deflated entries with
  * real CRC-32s and a central directory) and a Daml-LF 2 package encoder that interns strings,
  * dotted names and (optionally) types by the field numbers of `daml_lf.proto`/`daml_lf2.proto`
- * (research/ledger-api.md §9). Expressions (signatories, choice bodies, ...) are written as
+ * (digital-asset/canton `community/daml-lf/archive/`). Expressions (signatories, choice bodies, ...) are written as
  * placeholder text literals, so the type-level decoder is exercised on skipping them and the full
  * decoder (`daml-lf/decode.ts`) still reads every package built here.
  *

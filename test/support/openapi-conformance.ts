@@ -74,7 +74,7 @@ export interface SpecValidatorOptions {
    * Accept `null` for a property that is NOT in its schema's `required` list.
    *
    * Why: Canton serialises with circe and writes every `Option` that is `None` as JSON `null`
-   * (e.g. `"contractKey": null`, `"tracestate": null`; research/ledger-api.md §1.1 [obs]), but the
+   * (e.g. `"contractKey": null`, `"tracestate": null`; seen on Canton 3.4 LocalNet), but the
    * tapir-generated ledger spec models such fields as optional-and-absent and never marks them
    * `nullable`. A real participant's responses would fail a literal reading of the spec, so for the
    * ledger spec an optional property may be `null`. Required properties, types, enums,
@@ -91,13 +91,13 @@ export interface SpecValidatorOptions {
    * `cause`, `context`, `errorCategory` required).
    *
    * Why: the tapir-generated ledger spec documents `400` only as `text/plain` (tapir's decode-failure
-   * handler, research/ledger-api.md §5.4), but Canton maps the gRPC status of every Canton error to
-   * HTTP (`GrpcHttpErrorCodes`, §5.2) and answers errors of categories 5, 8, 9 and 12
+   * handler), but Canton maps the gRPC status of every Canton error to
+   * HTTP (`GrpcHttpErrorCodes`, `ErrorCategory.scala`) and answers errors of categories 5, 8, 9 and 12
    * (INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE: e.g. INVALID_ARGUMENT, MISSING_FIELD,
    * DAML_AUTHORIZATION_ERROR, OFFSET_AFTER_LEDGER_END) with status 400 and a JsCantonError body, the
    * same body the spec documents under `default` for every other error status. A literal reading
    * would reject every such real response. Statuses the spec does not list at all (e.g. 413,
-   * JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED, §1.10) already fall to `default` and need no
+   * JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED) already fall to `default` and need no
    * relaxation.
    *
    * Default: true for the JSON Ledger API spec, false for every other spec.

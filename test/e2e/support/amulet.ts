@@ -91,7 +91,7 @@ export type AmuletSdk = Awaited<ReturnType<typeof createAmuletSdk>>;
  * Response shapes the tests read. The client's own typings cannot be used: its `scan-client.d.ts`
  * imports `./generated-clients/scan` without a file extension, which NodeNext resolution (this
  * project's tsconfig) does not resolve, so every `get`/`post` result is typed `unknown` and every
- * `ScanTypes[...]` is `any`. These mirror scan.yaml (research/scan-validator.md §2).
+ * `ScanTypes[...]` is `any`. These mirror Splice's `apps/scan/src/main/openapi/scan.yaml`.
  */
 
 /** scan.yaml `Contract`. */

@@ -1,7 +1,7 @@
 /**
  * Helpers for driving the official wallet SDK (@canton-network/wallet-sdk@1.4.0) against the
  * emulated stack the way a wallet does: one SDK per user, configured with nothing but the ledger
- * URL and the registry URL (research/peers-clients.md §4, "Full-SDK path").
+ * URL and the registry URL (`SDK.create` with `ledgerClientUrl` and `token.registries`).
  */
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 
@@ -69,7 +69,7 @@ export interface Balance {
 /**
  * A party's holdings of one instrument, read through the SDK (`token.utxos.list`: ledger-end +
  * the ACS filtered by the HoldingV1 interface with its view), summed by lock state. Not
- * `utxos.merge`: it calls `Object.groupBy`, which Node 20 lacks (research/peers-clients.md §0.3).
+ * `utxos.merge`: it calls `Object.groupBy`, which Node 20 lacks.
  */
 export async function balanceOf(sdk: Pick<WalletSdk, 'token'>, party: string, instrument: { admin: string; id: string }): Promise<Balance> {
   // includeLocked must be explicit: the SDK drops locked holdings when it is undefined, although

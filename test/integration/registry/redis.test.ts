@@ -9,7 +9,7 @@
  *  (c) Redis killed mid-test: requests still succeed from the ledger; after a restart the shared
  *      cache is filled and read again.
  * TestTokenV2 is used because its accept context discloses a contract found by id (the locked
- * Token, research/test-token-model.md §5.6), so the cache serves both the instruction and a
+ * Token, as `TestTokenV2_RegistryV2.daml` discloses it), so the cache serves both the instruction and a
  * disclosed contract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@ import { LedgerError, LedgerUnavailableError, errorFromResponse, hasCode, isRetr
 
 const where = { method: 'POST', path: '/v2/events/events-by-contract-id' };
 
-/** A body exactly as the emulator renders Canton's errors (research/ledger-api.md §5.1). */
+/** A body exactly as the emulator renders Canton's errors (`JsCantonError`, Canton `JsSchema.scala`). */
 function cantonBody(code: ErrorCodeId, cause: string, opts: ConstructorParameters<typeof LedgerApiError>[2] = {}) {
   const err = new LedgerApiError(code, cause, opts);
   return { status: err.httpStatus, body: JSON.stringify(renderJsCantonError(err, { participant: 'participant1', traceId: 'ab'.repeat(16), correlationId: 'corr-1', tokenFailure: false })) };

@@ -1,5 +1,5 @@
 /**
- * The registry's behaviour at the edges (research/registry.md §8.2, §8.3, §8.10):
+ * The registry's behaviour at the edges:
  *  - lenient where real clients are sloppy: unknown fields (the Splice CLI's `transfer.lock: null`),
  *    an empty or missing body on context calls, `meta`, a Content-Type on GETs, an Authorization
  *    header on these public endpoints, URL-encoded ids;

@@ -1,5 +1,5 @@
 /**
- * The Amulet registry (Scan's, research/registry.md §3.3) over the emulated ledger, in process:
+ * The Amulet registry (Scan's, Splice `HttpTokenStandard*Handler.scala`) over the emulated ledger, in process:
  * a wallet transfers Canton Coin with exactly what the registry hands out — offer then accept,
  * direct when the receiver has a pre-approval, self — and the registry answers Scan's 404s.
  */

@@ -2,7 +2,7 @@
  * The registry over the emulated ledger (in process), with TestTokenV2: every wallet flow goes
  * THROUGH THE REGISTRY. The wallet asks for a factory or a choice context, puts
  * `choiceContextData` into `extraArgs.context`, submits with exactly the `disclosedContracts` it
- * got, and the holdings move (research/test-token-model.md §5.6).
+ * got, and the holdings move (as with `TestTokenV2_RegistryV2.daml`).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
@@ -421,7 +421,7 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     const dave = party('dave');
     const provider = party('provider');
     const bob = party('bob');
-    // the owner initiates; the provider need not approve, so dave acts with its authority (§5.3)
+    // the owner initiates; the provider need not approve, so dave acts with its authority (`AccountConfig.daml`)
     const config = createTestTokenV2Account(engine, {
       admin,
       owner: dave,
@@ -470,7 +470,7 @@ describe('registry with TestTokenV2 over the emulated ledger', () => {
     const erin = party('erin');
     const provider = party('provider');
     const bob = party('bob');
-    // both parties must approve: the owner's allocation stays a pending instruction (§5.3)
+    // both parties must approve: the owner's allocation stays a pending instruction (`AccountConfig.daml`)
     const config = createTestTokenV2Account(engine, { admin, owner: erin, provider });
     const account = { owner: erin, provider, id: '' };
     const h1 = mintTestTokenV2(engine, { admin, account, instrumentId: 'X2', amount: '10', tokenRulesCid: rules });

@@ -18,7 +18,7 @@ const metadata = () => createSpecValidator(SPECS.tokenMetadataV1);
 
 const json = (body: unknown) => ({ contentType: 'application/json', body: JSON.stringify(body) });
 
-/** A GET /v2/version body shaped like a 3.5 participant's answer (research/ledger-api.md §1.6). */
+/** A GET /v2/version body shaped like a 3.5 participant's answer (openapi.yaml `GetLedgerApiVersionResponse`). */
 function versionBody(): Record<string, unknown> {
   return {
     version: '3.5.10',
@@ -37,7 +37,7 @@ function versionBody(): Record<string, unknown> {
   };
 }
 
-/** A full JsCantonError as Canton writes it (research/ledger-api.md §5.1), None fields as null. */
+/** A full JsCantonError as Canton writes it (`JsSchema.scala`), None fields as null. */
 function cantonError(): Record<string, unknown> {
   return {
     code: 'USER_NOT_FOUND',

@@ -7,7 +7,7 @@ import { activeContracts, cantonError, createdEvent, fieldsOf, transactionOf } f
 
 /**
  * A declared template whose package was uploaded as a DAR: its create argument is type-checked
- * and normalised to the transcode JSON encoding (research/ledger-api.md §8) as Canton would store
+ * and normalised to the transcode JSON encoding (Canton `JsonCodec.scala`) as Canton would store
  * and print it.
  */
 const dar = buildDar({

@@ -1,6 +1,6 @@
 /**
  * Canton's transcode rejects a record field its type does not declare, for every template, with
- * INVALID_ARGUMENT "Unexpected fields: ..." (research/ledger-api.md §5.1, Endpoints.handleError).
+ * INVALID_ARGUMENT "Unexpected fields: ..." (Canton `http/json/v2/Endpoints.scala`, `handleError`).
  * Checked here for EVERY native template the emulator installs (test tokens, Amulet, wallet,
  * admin workflows): a create whose argument has all declared fields plus one unknown field, and
  * an exercise of every choice of a seeded contract with such an argument, are rejected that way

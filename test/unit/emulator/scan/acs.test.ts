@@ -1,5 +1,5 @@
 /**
- * ACS and holdings pages (research/scan-validator.md §2.4, §2.5): ordering, filters, page sizes,
+ * ACS and holdings pages (scan.yaml `getAcsSnapshotAtV1`, `getHoldingsStateAtV1` and v2): ordering, filters, page sizes,
  * the v1 int64 and v2 opaque tokens (set only on a full page, checked against the snapshot's
  * row range), holdings post-filtered by owner, and the exact 400 messages.
  */

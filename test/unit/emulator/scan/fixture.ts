@@ -2,7 +2,7 @@
  * A small Canton Coin world for the scan tests, built from STAND-INS of the Amulet templates:
  * declared templates (payload field paths for signatories/observers, only `Archive` as choice)
  * under the real package name and module/entity names, with the payloads and signatories of
- * research/scan-validator.md §4. Scan reads by template name key, so the native templates of
+ * Splice's `daml/splice-amulet` templates. Scan reads by template name key, so the native templates of
  * src/emulator/templates/amulet/ behave the same for it.
  */
 import { createHash } from 'node:crypto';
@@ -134,7 +134,7 @@ export function buildWorld(opts: { start?: string; enableForcedSnapshots?: boole
   return world;
 }
 
-/** The OpenMiningRound payload of research §4 (LocalNet round 20), with a 10-minute tick. */
+/** The OpenMiningRound payload of a LocalNet (round 20, as the wallet's `amulet-service-consts.test.ts` records it), with a 10-minute tick. */
 export function openRoundPayload(dso: string, round: number, nowMicros: bigint, extra: Record<string, unknown> = {}) {
   const iso = (m: bigint) => new Date(Number(m / 1000n)).toISOString().replace('Z', '000Z');
   const tick = 600_000_000n;
@@ -215,7 +215,7 @@ export function amuletRulesPayload(dso: string, synchronizerId: string) {
 export type OpenRoundStandIn = ReturnType<typeof openRoundPayload>;
 export type AmuletRulesStandIn = ReturnType<typeof amuletRulesPayload>;
 
-// ---- answer bodies: the fields the tests read (research/scan-validator.md §2) ---------------------
+// ---- answer bodies: the fields the tests read (Splice scan.yaml) ----------------------------------
 
 /** A scan error answer. */
 export interface ScanError {

@@ -1,5 +1,5 @@
 /**
- * Scan's lookups (research/scan-validator.md §2.1, §2.2, §2.7, §1 routes and health): DSO info,
+ * Scan's lookups (Splice scan.yaml and common-external.yaml): DSO info,
  * rounds, AmuletRules, amulet config per round, featured apps, transfer pre-approvals, bulk
  * storage, health, unknown routes.
  */

@@ -1,5 +1,5 @@
 /**
- * ACS snapshots of the emulated scan (research/scan-validator.md §2.3, §3): the 3-hour UTC grid of
+ * ACS snapshots of the emulated scan (Splice `AcsSnapshotStore.scala`, `AcsSnapshotTriggerBase.scala`): the 3-hour UTC grid of
  * the emulated clock, what a snapshot holds, exact / at_or_before matching with scan's 404s, the
  * snapshot-timestamp lookups, and forced snapshots.
  */

@@ -1,5 +1,5 @@
 /**
- * Update history (research/scan-validator.md §2.6): `POST /v2/updates` and `GET /v2/updates/{id}`
+ * Update history (scan.yaml `getUpdateHistoryV2`, `getUpdateByIdV2`): `POST /v2/updates` and `GET /v2/updates/{id}`
  * over the DSO's transactions, in the DSO's view of each tree.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The validator's JWT checks (research/scan-validator.md §5.1; Splice SignatureVerifier,
+ * The validator's JWT checks (Splice SignatureVerifier,
  * JwtClaims, AuthExtractor): HS256 with the secret or RS256 through a JWKS URL, `aud` containing
  * the configured audience, `exp`/`nbf`/`iat` on the emulator's clock, the user from
  * `https://canton-network`.`daml_user` else `sub`; and pekko's 401 (plain text, WWW-Authenticate

@@ -147,7 +147,7 @@ export async function buildValidatorWorld(opts: { registry?: boolean; start?: st
 /** `expires_at` in unix micros, `ms` from the world's clock. */
 export const expiresIn = (w: Pick<ValidatorWorld, 'clock'>, ms: number) => Number(w.clock.nowMicros() / 1000n + BigInt(ms)) * 1000;
 
-// ---- wallet answer bodies: the fields the tests read (research/scan-validator.md §5.3) -----------
+// ---- wallet answer bodies: the fields the tests read (Splice wallet-*.yaml) ----------------------
 
 export interface WalletBalance {
   round: number;

@@ -1,5 +1,5 @@
 /**
- * The validator's scan-proxy (research/scan-validator.md §5.2) answered from the emulated scan in
+ * The validator's scan-proxy (Splice `apps/validator/src/main/openapi/scan-proxy.yaml`) answered from the emulated scan in
  * process, the token-standard registry proxied to the Amulet registry under
  * `/v0/scan-proxy/registry/...`, the health endpoints, and the unknown-route / wrong-method
  * answers.

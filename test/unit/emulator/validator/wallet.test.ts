@@ -1,5 +1,5 @@
 /**
- * The validator's wallet endpoints (research/scan-validator.md §5.3) through the Hono app, with
+ * The validator's wallet endpoints (Splice wallet-external.yaml, wallet-internal.yaml) through the Hono app, with
  * HS256 tokens: the full transfer-offer flow (offer, list, accept, the wallet automation completes
  * it, status), reject / withdraw / expiry / out-of-funds, balance, amulets, tap, user-status, and
  * every error: 401 without a token, 404 without a wallet, 403 without CanActAs / deactivated /

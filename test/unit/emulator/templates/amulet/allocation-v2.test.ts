@@ -1,5 +1,5 @@
 /**
- * Amulet V2 allocations (research/registry.md §3.3, research/test-token-model.md §3.6-§3.7):
+ * Amulet V2 allocations (Splice `AmuletAllocationV2.daml`, `ExternalPartyAmuletRules.daml`):
  * AllocationFactory V2 on ExternalPartyAmuletRules → AmuletAllocationV2 → SettlementFactory V2
  * batch settlement, cancel, withdraw, the DSO's expiry, and the deadlines, over the JSON API.
  */

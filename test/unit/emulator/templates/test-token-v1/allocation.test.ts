@@ -1,6 +1,6 @@
 /**
  * TestTokenV1 allocations: TokenRules as V1 AllocationFactory, TokenAllocation as V1 Allocation and
- * locked Holding (research/test-token-model.md §4.2): results, views, validations and deadlines.
+ * locked Holding (Splice `TestTokenV1.daml`): results, views, validations and deadlines.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';

@@ -1,6 +1,6 @@
 /**
  * TestTokenV1 templates: registration, payload normalisation, ensure clauses, signatories and
- * the mint / rules helpers (research/test-token-model.md §4.1, §4.3).
+ * the mint / rules helpers (Splice `TestTokenV1.daml`, `TestTokenV1_RegistryV1.daml`).
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,6 +1,6 @@
 /**
  * TestTokenV1 transfers: TokenRules as V1 TransferFactory, TokenTransferOffer as V1
- * TransferInstruction and locked Holding (research/test-token-model.md §4.2): results, views,
+ * TransferInstruction and locked Holding (Splice `TestTokenV1.daml`): results, views,
  * validations with the reference token's messages, and the documented deviations.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
