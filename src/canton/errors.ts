@@ -1,5 +1,5 @@
 /**
- * Canton's error model as the JSON Ledger API puts it on the wire (digital-asset/canton `base/errors/.../ErrorCategory.scala`, `http/json/v2/JsSchema.scala`).
+ * Canton's error model as the JSON Ledger API puts it on the wire (digital-asset/canton `ErrorCategory.scala`, `JsSchema.scala`).
  *
  * Every failure the emulator reports is a `LedgerApiError` carrying a Canton error code id; the
  * category (and through it the gRPC code, HTTP status, retry info and redaction) is looked up in
@@ -49,7 +49,7 @@ export function httpStatusOfGrpc(grpc: number): number {
 }
 
 /**
- * The error codes the emulator emits, each with its category (Canton `community/ledger/ledger-common/.../ledger/error/`).
+ * The error codes the emulator emits, each with its category (Canton `ledger-common/.../ledger/error/`).
  * Adding a code here is the only way to emit it.
  */
 export const ERROR_CODES = {
@@ -186,7 +186,7 @@ export class LedgerApiError extends Error {
   }
 }
 
-/** A tapir decode failure: answered as `400 text/plain` before any Canton logic runs (tapir `DefaultDecodeFailureHandler`). */
+/** A tapir decode failure: answered as `400 text/plain` before any Canton logic runs (tapir's decode failure handler). */
 export class PlainTextBadRequest extends Error {
   constructor(readonly body: string) {
     super(body);

@@ -32,7 +32,7 @@ export const ALLOCATION_ACTIONS = ['execute-transfer', 'withdraw', 'cancel'] as 
 const RESERVED_NAME = /^splice-test-token-/;
 
 /**
- * Top-level fields of each factory choice's argument (Splice `token-standard/splice-api-token-*-v1|v2/daml/Splice/Api/Token/*.daml`), and the
+ * Top-level fields of each factory choice's argument (Splice `token-standard/splice-api-token-<api>-v<n>/daml`), and the
  * fields of the records below them that are stable across token-standard revisions; `$args`
  * paths are checked against this tree (`'*'`: not checked further).
  */

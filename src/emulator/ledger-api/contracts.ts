@@ -1,6 +1,6 @@
 /**
  * Event query service and contract lookup: `events-by-contract-id` and 3.4's `contract-by-id`
- * (openapi.yaml, `JsEventService.scala`, `JsContractService.scala`). Missing and not-visible answer the same 404, so a caller cannot
+ * (Canton `JsEventService.scala`, `JsContractService.scala`). Missing and not-visible answer the same 404, so a caller cannot
  * probe for contracts it may not see.
  */
 import type { RouteModule } from './app.js';

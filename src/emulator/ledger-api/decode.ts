@@ -9,7 +9,7 @@ import { invalidBody, PlainTextBadRequest } from '../../canton/errors.js';
 import { jsonDepthExceeds, showJson } from '../../http/body-limit.js';
 import { MAX_JSON_DEPTH } from '../../http/limits.js';
 
-/** Reads the request body as JSON (a POST without Content-Type is read as JSON too: wallet-sdk's `LedgerClient` sends one). */
+/** Reads the request body as JSON (also without Content-Type: wallet-sdk's `LedgerClient` sends none). */
 export async function readJsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') throw invalidBody('exhausted input');

@@ -1,6 +1,6 @@
 /**
  * State service: the active contract set, as a list and as pages (openapi.yaml
- * `GetActiveContractsRequest`, 3.5's `/v2/state/active-contracts-page`; `JsStateService.scala`). Answered from the contract store's
+ * `GetActiveContractsRequest`, 3.5's active-contracts-page; `JsStateService.scala`). Answered from the contract store's
  * indexes by party and template, never by scanning every contract.
  */
 import type { Context } from 'hono';

@@ -197,7 +197,7 @@ function txView(engine: LedgerEngine, f: TransactionFormat, path: string): TxVie
   return { filter: compileEventFormat(engine, f.eventFormat, `${path}.eventFormat`), shape: shapeOf(f.transactionShape) };
 }
 
-/** Legacy point lookups take either `requestingParties` or `transactionFormat` (`JsUpdateService.getUpdateFormatForFlatQueries`). */
+/** Legacy point lookups take either `requestingParties` or `transactionFormat` (Canton `JsUpdateService.scala`). */
 function legacyView(engine: LedgerEngine, requestingParties: string[], format: TransactionFormat | undefined): TxView {
   if (requestingParties.length > 0 && format) {
     throw errors.invalidArgument('Both transaction_format and requesting_parties are set. Please use either backwards compatible arguments (requesting_parties) or transaction_format, but not both.');

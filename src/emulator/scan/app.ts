@@ -3,7 +3,7 @@
  * under `/api/scan` (servers url of scan.yaml), so that a client configured with
  * `http://<host>/api/scan` works unchanged. Mount it at the root of the scan port.
  *
- * Scan has no auth (Splice `ScanApp.scala` mounts its routes without one), and allows cross-origin calls. Every error is `{"error": "..."}`:
+ * Scan has no auth (Splice `ScanApp.scala`), and allows cross-origin calls. Every error is `{"error": "..."}`:
  * - the handlers' ScanErrors (service.ts) with scan's status and message;
  * - a body or query parameter that does not decode: 400, akka-http's rejection text;
  * - a known path with another method: 405 "HTTP method not allowed, supported methods: X";

@@ -13,7 +13,7 @@
  * previous update's and than the newest snapshot already taken (a snapshot at T never changes
  * after it is taken, as on a real network, where nothing is sequenced at or before T later).
  *
- * Snapshots (`AcsSnapshotTriggerBase.scala`, `ScanStorageConfig.scala`): periodic ones at the UTC 00:00, 03:00, ... 21:00 grid, the first at the first
+ * Snapshots (Splice `AcsSnapshotTriggerBase.scala`): periodic ones at the UTC 00:00, 03:00, ... 21:00 grid, the first at the first
  * boundary after the hour bucket of the first update (`computeSnapshotTimeAfter`: 02:59 → 03:00,
  * 03:00 → 06:00), each holding the contracts active after every update with record time ≤ the
  * boundary; a grid point exists once the clock has reached it. Forced snapshots

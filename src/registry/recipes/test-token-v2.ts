@@ -1,6 +1,6 @@
 /**
  * Recipe for Splice's TestTokenV2 (`splice-test-token-v2`), answering as its Daml test registry
- * `TestTokenV2_RegistryV2` does (canton-network/splice `token-standard/splice-token-standard-v2-test/.../Registries/TestTokenV2_RegistryV2.daml`):
+ * `TestTokenV2_RegistryV2` does (Splice `token-standard/splice-token-standard-v2-test/.../TestTokenV2_RegistryV2.daml`):
  *  - every factory (transfer v1/v2, allocation v1/v2, settlement v2) is the admin's single
  *    `TokenRules` contract;
  *  - every endpoint's context has the same two keys (so a context can be reused across choices):

@@ -1,6 +1,6 @@
 /**
  * The V2 allocations of `splice-amulet` 0.1.22 (canton-network/splice
- * `Splice/AmuletAllocationV2.daml`, `ExternalPartyAmuletRules.daml`; the `AllocationV2` interfaces): the `AmuletAllocationV2` template (Allocation V2) and
+ * `Splice/AmuletAllocationV2.daml`, `ExternalPartyAmuletRules.daml`): the `AmuletAllocationV2` template (Allocation V2) and
  * the AllocationFactory V2 and SettlementFactory V2 of ExternalPartyAmuletRules, choice by choice
  * as Splice's `Splice.AmuletAllocationV2` and `Splice.ExternalPartyAmuletRules` do it, with the
  * token-standard utilities they use (`settlementFactoryV2_settleBatchDefaultImpl`,

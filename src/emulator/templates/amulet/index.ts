@@ -121,7 +121,7 @@ export interface AmuletConfigOptions {
   maxNumLockHolders?: number;
 }
 
-/** An AmuletConfig USD as a LocalNet SV sets it up (as seen on Splice 0.7 LocalNet), for `synchronizerId`. */
+/** An AmuletConfig USD as a LocalNet SV sets it up (see splice-wallet-kernel `amulet-service-consts.test.ts`), for `synchronizerId`. */
 export function defaultAmuletConfig(synchronizerId: string, o: AmuletConfigOptions = {}): AmuletConfigV {
   const d = (v: string) => decText(dec(v));
   const tick = (o.tickMicros ?? 600_000_000n).toString();

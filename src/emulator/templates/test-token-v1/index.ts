@@ -1,7 +1,7 @@
 /**
  * TestTokenV1 (`splice-test-token-v1`, module `Splice.Testing.Tokens.TestTokenV1`): the minimal
  * V1-only reference token of the Splice token standard, as native emulator templates
- * (canton-network/splice `token-standard/examples/splice-test-token-v1/.../TestTokenV1.daml`; behaviour, checks, results and messages follow the Daml code
+ * (Splice `token-standard/examples/splice-test-token-v1/`; behaviour, checks, results and messages follow the Daml code
  * at splice main @f819bd6f):
  *  - `Token { holding : HoldingV1.HoldingView }`: an unlocked holding (signatories owner + admin);
  *  - `TokenTransferOffer { transfer }`: a pending transfer; also a *locked* V1 Holding of the sender;

@@ -1,5 +1,5 @@
 /**
- * `Splice.Testing.Tokens.TestTokenV2.AccountConfig` (canton-network/splice `token-standard/examples/splice-test-token-v2/.../TestTokenV2/AccountConfig.daml`):
+ * `Splice.Testing.Tokens.TestTokenV2.AccountConfig` (Splice `examples/splice-test-token-v2/.../AccountConfig.daml`):
  *  - the `AccountConfig` and `AccountProposal` templates of provider-managed accounts;
  *  - the authorization state machines of transfer instructions, allocation instructions and
  *    allocations, and the generic machinery that advances them (`getState`,

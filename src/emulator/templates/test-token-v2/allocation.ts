@@ -1,6 +1,6 @@
 /**
  * `Splice.Testing.Tokens.TestTokenV2.Allocation` (canton-network/splice
- * `token-standard/examples/splice-test-token-v2/.../TestTokenV2/Allocation.daml`): the V2 allocation instruction and allocation templates,
+ * `token-standard/examples/splice-test-token-v2/.../Allocation.daml`): the V2 allocation instruction and allocation templates,
  * their V1 compatibility wrappers, and the allocate / settle / cancel / withdraw bodies.
  *
  * Basic path: `AllocationFactory_Allocate` by the authorizer's owner locks the required funding

@@ -1,6 +1,6 @@
 /**
  * `Splice.Testing.Tokens.TestTokenV2.Holding`: the `Token` template (Splice
- * `token-standard/examples/splice-test-token-v2/.../TestTokenV2/Holding.daml`). A holding of one account, jointly signed by the account parties and the instrument admin;
+ * `examples/splice-test-token-v2/.../Holding.daml`). A holding of one account, jointly signed by the account parties and the instrument admin;
  * locked holdings are real Tokens whose lock holders include the admin.
  */
 import { archiveChoice, type TemplateDef, type UpdateContext } from '../../ledger/templates.js';

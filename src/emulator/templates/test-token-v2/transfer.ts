@@ -1,7 +1,7 @@
 /**
  * `Splice.Testing.Tokens.TestTokenV2.Transfer`: the `TokenTransferOffer` template (a V2 and V1
  * TransferInstruction) and the transfer state machine's transition bodies
- * (canton-network/splice `token-standard/examples/splice-test-token-v2/.../TestTokenV2/Transfer.daml`, and
+ * (Splice `token-standard/examples/splice-test-token-v2/.../Transfer.daml`, and
  * the V1 interface on `TokenTransferOffer`).
  *
  * Basic path (alice → bob): the factory locks the amount in a Token of alice (lock holders admin

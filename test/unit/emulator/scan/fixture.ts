@@ -134,7 +134,7 @@ export function buildWorld(opts: { start?: string; enableForcedSnapshots?: boole
   return world;
 }
 
-/** The OpenMiningRound payload of a LocalNet (round 20, as the wallet's `amulet-service-consts.test.ts` records it), with a 10-minute tick. */
+/** The OpenMiningRound payload of LocalNet round 20 (splice-wallet-kernel `amulet-service-consts.test.ts`), with a 10-minute tick. */
 export function openRoundPayload(dso: string, round: number, nowMicros: bigint, extra: Record<string, unknown> = {}) {
   const iso = (m: bigint) => new Date(Number(m / 1000n)).toISOString().replace('Z', '000Z');
   const tick = 600_000_000n;
