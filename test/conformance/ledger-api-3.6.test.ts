@@ -1,6 +1,6 @@
 /**
  * Conformance of Canton 3.6's additions to the emulated JSON Ledger API, validated with ajv against
- * the official `../shared/specs/ledger-api/openapi-3.6-snapshot.yaml` (same harness and relaxations
+ * Canton main's openapi.yaml (`../shared/specs/ledger-api/openapi-3.6-snapshot.yaml`) (same harness and relaxations
  * as ledger-api.test.ts): the look-ups by the external transaction hash of an interactive submission
  * (`POST /v2/updates/update-by-hash`, `POST /v2/commands/completion-by-hash`) and a party's signing
  * keys as a JWKS (`GET /v2/jose/jwks/synchronizer/{synchronizer}/party/{party}`; digital-asset/canton:

@@ -1,7 +1,7 @@
 /**
  * Conformance of the emulated JSON Ledger API: every operation we serve is driven through
  * the in-process app with a success case and the typical client mistakes, and EVERY response is
- * validated with ajv against the official `../shared/specs/ledger-api/openapi-3.5.yaml`
+ * validated with ajv against Canton's official openapi.yaml of 3.5 (`../shared/specs/ledger-api/openapi-3.5.yaml`)
  * (DESIGN.md rule 1), with only the harness's two documented ledger-spec relaxations
  * (`allowNullForOptional`, `jsonCantonErrorFor400`; test/support/openapi-conformance.ts).
  *

@@ -1,7 +1,7 @@
 /**
  * Conformance of the ledger's websocket channels: every frame the emulated ledger sends (success
  * elements and JsCantonError frames, including the auth and frame-decode failures) validated
- * against the official AsyncAPI files (`../shared/specs/ledger-api/asyncapi-3.5.yaml` and 3.4) with
+ * against Canton's official asyncapi.yaml of 3.5 and 3.4 (`../shared/specs/ledger-api/`) with
  * the same schema conversion as the OpenAPI conformance suite; every channel of the 3.5 file must
  * be covered with a success and an error frame.
  *

@@ -1,6 +1,6 @@
 /**
  * Conformance of the registry: every operation of the seven
- * official token-standard files (`../shared/specs/token-standard/*.yaml`: metadata v1,
+ * official token-standard files (Splice `token-standard/splice-api-token-<api>-v<n>/openapi/`: metadata v1,
  * transfer-instruction v1/v2, allocation-instruction v1/v2, allocation v1/v2) is driven through
  * the in-process registry app over the emulated ledger, with a success case and the error cases
  * we can provoke (bad input, unknown contracts, a contract being reassigned, a ledger that is

@@ -2,10 +2,10 @@
  * Conformance of the emulated scan: every endpoint we
  * serve is driven through `createScanApp` over an emulated Canton Coin world, with success cases
  * and the error cases we can provoke, and EVERY response is validated with ajv against the
- * OFFICIAL file (DESIGN.md rule 1): `splice/apps/scan/src/main/openapi/scan.yaml` (S075, with its
+ * OFFICIAL file (DESIGN.md rule 1): `splice/apps/scan/src/main/openapi/scan.yaml` (Splice 0.7.5, with its
  * relative refs into common-external/common-internal), and for `/v2/state/acs` and
- * `/v2/holdings/state`, which S075 does not have, `splice/scan-v2-acs-holdings-excerpt.yaml`
- * (SNEW). The excerpt documents its 400/404/500 responses without content ("identical to
+ * `/v2/holdings/state`, which 0.7.5 does not have, `splice/scan-v2-acs-holdings-excerpt.yaml`
+ * (from canton-network/splice main's scan.yaml). The excerpt documents its 400/404/500 responses without content ("identical to
  * splice-0.7.5-src", i.e. ErrorResponse), so those bodies are checked against scan.yaml's
  * ErrorResponse shape here.
  *
@@ -29,7 +29,7 @@ import { errorOf } from '../support/registry-wire.js';
 const scanSpec = createSpecValidator(specPath(SPECS.scan), { basePath: '/api/scan' });
 const v2Spec = createSpecValidator(specPath(SPECS.scanV2AcsHoldingsExcerpt), { basePath: '/api/scan' });
 const V2_PATHS = new Set(['/api/scan/v2/state/acs', '/api/scan/v2/holdings/state']);
-/** The excerpt's documented error statuses (content: ErrorResponse of S075). */
+/** The excerpt's documented error statuses (content: ErrorResponse of 0.7.5's scan.yaml). */
 const V2_ERROR_STATUSES = new Set([400, 404, 500]);
 
 /** Statuses we return that the official file does not list for the operation, and why. */

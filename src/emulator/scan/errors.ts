@@ -18,7 +18,7 @@ export const notFound = (message: string) => new ScanError(404, message);
 
 /** Page limits of `Limit.scala` (DefaultMaxPageSize = 1000; also `updateHistoryMaxPageSize`). */
 export const MAX_PAGE_SIZE = 1000;
-/** `HttpRequestLimits.MaxRequestArrayItems`: the `maxItems` of SNEW's request arrays. */
+/** `HttpRequestLimits.MaxRequestArrayItems`: the `maxItems` of Splice main's scan.yaml request arrays. */
 export const MAX_REQUEST_ARRAY_ITEMS = 1000;
 
 export function checkPageSize(n: number, max = MAX_PAGE_SIZE): void {
@@ -26,7 +26,7 @@ export function checkPageSize(n: number, max = MAX_PAGE_SIZE): void {
   if (n < 1) throw badRequest('Limit must be at least 1.');
 }
 
-/** The handler-side `maxItems` check of SNEW (`HttpScanHandlerRequestLimitsTest`): snake_case field names. */
+/** The handler-side `maxItems` check of Splice main (`HttpScanHandlerRequestLimitsTest`): snake_case field names. */
 export function checkMaxItems(field: string, items: readonly unknown[] | undefined): void {
   if (items && items.length > MAX_REQUEST_ARRAY_ITEMS) {
     throw badRequest(`Expected '${field}' to contain at most ${MAX_REQUEST_ARRAY_ITEMS} items, but contained ${items.length}.`);

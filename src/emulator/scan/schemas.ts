@@ -1,6 +1,6 @@
 /**
- * Request bodies of the scan endpoints we serve, one zod schema per wire type of scan.yaml (S075)
- * and of the V2 excerpt (SNEW). Lenient like the generated server: unknown keys are ignored,
+ * Request bodies of the scan endpoints we serve, one zod schema per wire type of scan.yaml (Splice 0.7.5)
+ * and of the V2 ACS/holdings part of canton-network/splice main's scan.yaml. Lenient like the generated server: unknown keys are ignored,
  * optional fields may be absent (or null). Int64 fields take a JSON number or a numeric string, as
  * circe's `Decoder[Long]` does. `format: date-time` fields are parsed as circe parses an
  * `OffsetDateTime`.
@@ -8,7 +8,7 @@
  * A body that does not decode is answered 400 `{"error": "The request content was malformed:\n
  * DecodingFailure at .<field>: <reason>"}` (akka-http's MalformedRequestContentRejection text
  * with circe's DecodingFailure, in scan's JSON error body). `minItems` is validated while
- * decoding, with guardrail's message; `maxItems` (SNEW) is checked by the handler (errors.ts).
+ * decoding, with guardrail's message; `maxItems` (Splice main) is checked by the handler (errors.ts).
  */
 import { z } from 'zod';
 import { parseRequestTime, type RequestTime } from './encode.js';

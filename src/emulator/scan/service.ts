@@ -532,7 +532,7 @@ function checkAfter(s: Snapshot, after: number | undefined): void {
 }
 
 /**
- * The v2 token: base64 of a JSON row-id token, like SNEW's `RowIdQueryAcsSnapshotPaginationToken`
+ * The v2 token: base64 of a JSON row-id token, like newest Splice's `RowIdQueryAcsSnapshotPaginationToken`
  * (canton-network/splice `AcsSnapshotStore.scala`). Clients must treat it as opaque.
  */
 export function encodeV2Token(rowId: number): string {
