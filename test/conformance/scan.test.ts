@@ -37,13 +37,13 @@ const UNDOCUMENTED: Array<{ operationId: string; status: number; reason: string 
   { operationId: 'getDsoInfo', status: 404, reason: 'no OpenMiningRound/AmuletRules yet: the store getters fail NOT_FOUND ("No active … contract")' },
   { operationId: 'getAmuletRules', status: 404, reason: 'no AmuletRules yet ("No active AmuletRules contract"); the real handler has no documented error either' },
   { operationId: 'getExternalPartyAmuletRules', status: 404, reason: 'no ExternalPartyAmuletRules yet' },
-  { operationId: 'getOpenAndIssuingMiningRounds', status: 400, reason: 'a body that does not decode, or SNEW maxItems 1000 on the cached id arrays' },
+  { operationId: 'getOpenAndIssuingMiningRounds', status: 400, reason: 'a body that does not decode, or maxItems 1000 (canton-network/splice main scan.yaml) on the cached id arrays' },
   { operationId: 'getAmuletRules', status: 400, reason: 'a body that does not decode' },
   { operationId: 'lookupFeaturedAppRight', status: 400, reason: 'a malformed party id: PartyId.tryFromProtoPrimitive throws IllegalArgumentException → 400' },
   { operationId: 'listFeaturedAppRightsByProvider', status: 400, reason: 'a malformed party id (as above)' },
   { operationId: 'lookupTransferPreapprovalByParty', status: 400, reason: 'a malformed party id (as above)' },
   { operationId: 'getAmuletConfigForRound', status: 400, reason: 'a missing or malformed `round` query parameter (akka-http rejection)' },
-  { operationId: 'listBulkAcsSnapshotObjects', status: 400, reason: 'bulk storage not configured: gRPC UNIMPLEMENTED, which HttpErrorHandler maps to 400 (research §1), not the 501 the spec lists' },
+  { operationId: 'listBulkAcsSnapshotObjects', status: 400, reason: 'bulk storage not configured: gRPC UNIMPLEMENTED, which HttpErrorHandler maps to 400 (Splice HttpErrorHandler.scala), not the 501 the spec lists' },
 ];
 
 /**
@@ -150,7 +150,7 @@ function world() {
   return { w, rules, round, amulets, locked, right, pre };
 }
 
-describe('scan conformance (scan.yaml S075 + V2 excerpt)', () => {
+describe('scan conformance (scan.yaml of Splice 0.7.5 + the V2 excerpt)', () => {
   afterAll(() => {
     // every operation we serve was covered by at least one conformant response
     const required: CoverageRequirement[] = [

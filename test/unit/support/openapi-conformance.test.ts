@@ -158,7 +158,7 @@ describe('ledger API 3.5: bodies', () => {
     expect(r.errors.join('\n')).toContain('/features/partyManagement/maxPartiesPageSize must be integer');
   });
 
-  it('GET /v2/state/ledger-end: offset must be a JSON number, not a string (§1.4)', () => {
+  it('GET /v2/state/ledger-end: offset must be a JSON number, not a string', () => {
     const v = ledger();
     expect(v.validateResponse({ method: 'GET', path: '/v2/state/ledger-end', status: 200, ...json({ offset: 42 }) }).ok).toBe(true);
     const r = v.validateResponse({ method: 'GET', path: '/v2/state/ledger-end', status: 200, ...json({ offset: '42' }) });
