@@ -13,6 +13,7 @@
  *  - blocks of `curl` calls: run by bash against a stack started here (`localhost:7580` is its
  *    admin port), each call with `--fail-with-body`, so an HTTP error fails the test.
  *  - `npm run <script>`: the script must exist; `*:check` scripts are run.
+ *  - ```ts run blocks: imported as a module, `token-registry` being this package's src/index.ts.
  *  - ALLOWED: what needs a system this test cannot have, each with the reason and where it is
  *    tested instead.
  * A command no handler takes fails the test, so a command added to the docs is either run or
@@ -268,6 +269,18 @@ describe('the commands in README.md and docs/*.md', () => {
     await Promise.all(workers);
     expect(ran.filter((r) => !r.startsWith('allowed:')).length).toBeGreaterThan(15);
   }, 120_000);
+
+  it('runs the TypeScript examples marked to run', async () => {
+    const blocks = docFiles()
+      .flatMap((f) => fencedBlocks(f, readFileSync(join(ROOT, f), 'utf8')))
+      .filter((b) => b.lang === 'ts' && b.tag === 'run');
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const [i, b] of blocks.entries()) {
+      const file = join(scratch, `example-${i}.ts`);
+      writeFileSync(file, b.text.replaceAll("from 'token-registry'", `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`));
+      await import(file);
+    }
+  });
 
   it('checks the configuration examples against their schemas', () => {
     const blocks = docFiles().flatMap((f) => fencedBlocks(f, readFileSync(join(ROOT, f), 'utf8')));
