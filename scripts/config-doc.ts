@@ -153,7 +153,9 @@ function environmentTable(schemas: Record<Mode, JsonSchema>, variables: readonly
     let defaultText = v.default !== undefined ? (v.default.includes('`') ? v.default : `\`${v.default}\``) : '';
     if (defaults.size === 1 && defaultText === '') defaultText = [...defaults.keys()][0]!;
     else if (defaults.size > 1) defaultText = [...defaults].map(([text, ms]) => `${ms.join(', ')}: ${text}`).join('; ');
-    return [`\`${v.name}\``, modes.map((m) => `\`${m}\``).join(', '), [...new Set(fields)].join('; '), defaultText, v.meaning];
+    const paths = modes.map((m) => v.fields[m]).filter((p): p is string => typeof p === 'string' && !p.startsWith('upstreams.'));
+    const sets = new Set(paths).size === 1 && paths.length === modes.length ? `\`${paths[0]}\`` : fields.join('; ');
+    return [`\`${v.name}\``, modes.map((m) => `\`${m}\``).join(', '), sets, defaultText, v.meaning];
   });
   return table(['Variable', 'Read by', 'Sets', 'Default', 'Meaning'], body);
 }
