@@ -8,10 +8,8 @@ import { z } from 'zod';
 export const CorsOriginSchema = z.union([z.literal('*'), z.string().regex(/^https?:\/\/[^/\s]+$/, 'an origin is scheme://host[:port], without a path')]);
 
 export const OperationsConfigShape = {
-  /** Browser origins allowed to call the registry (CORS); none by default. */
-  corsOrigins: z.array(CorsOriginSchema).default([]).describe('CORS_ORIGINS: comma-separated origins, or *'),
-  /** On SIGTERM/SIGINT: longest wait for requests in flight before connections are cut. */
-  shutdownDrainMs: z.number().int().min(0).max(300_000).default(10_000).describe('SHUTDOWN_DRAIN_MS'),
+  corsOrigins: z.array(CorsOriginSchema).default([]).describe('Browser origins allowed to call the registry (CORS), or `*`; none by default.'),
+  shutdownDrainMs: z.number().int().min(0).max(300_000).default(10_000).describe('On SIGTERM/SIGINT: longest wait for requests in flight before connections are cut.'),
 };
 
 /** CORS_ORIGINS and SHUTDOWN_DRAIN_MS from the environment, as raw config fields. */

@@ -14,19 +14,24 @@ const PackageIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a package id is 64 l
 
 /** A template or interface of a Daml model the emulator does not implement. */
 export const DeclaredIdSchema = z.object({
-  packageName: z.string().min(1),
-  /** Defaults to a stable id derived from the package name (SHA-256 of `declared/<name>`). */
-  packageId: PackageIdSchema.optional(),
-  moduleName: z.string().min(1),
-  entityName: z.string().min(1),
+  packageName: z.string().min(1).describe('Package name of the Daml model.'),
+  packageId: PackageIdSchema.optional().describe('Package id; defaults to a stable id derived from the package name (SHA-256 of `declared/<name>`).'),
+  moduleName: z.string().min(1).describe('Module of the template or interface.'),
+  entityName: z.string().min(1).describe('Name of the template or interface.'),
 });
 
 export const DeclaredTemplateConfigSchema = DeclaredIdSchema.extend({
-  signatories: z.array(z.string().min(1)).min(1),
-  observers: z.array(z.string().min(1)).default([]),
+  signatories: z.array(z.string().min(1)).min(1).describe('Payload fields (paths) holding the signatories.'),
+  observers: z.array(z.string().min(1)).default([]).describe('Payload fields (paths) holding the observers.'),
   implements: z
-    .array(z.object({ interface: DeclaredIdSchema, view: z.record(z.string(), z.string()).optional() }))
-    .default([]),
+    .array(
+      z.object({
+        interface: DeclaredIdSchema.describe('The interface implemented.'),
+        view: z.record(z.string(), z.string()).optional().describe('Interface view: each view field taken from this payload field.'),
+      }),
+    )
+    .default([])
+    .describe('Interfaces the template implements.'),
 });
 export type DeclaredTemplateConfig = z.infer<typeof DeclaredTemplateConfigSchema>;
 
@@ -41,10 +46,10 @@ export const LOCALNET_LEDGER_AUTH = { hs256Secret: 'unsafe', targetAudience: 'ht
 const LocalnetAuthConfigSchema = z
   .object({
     mode: z.literal('localnet'),
-    hs256Secret: z.string().min(1).default(LOCALNET_LEDGER_AUTH.hs256Secret),
-    targetAudience: z.string().min(1).default(LOCALNET_LEDGER_AUTH.targetAudience),
-    targetScope: z.string().min(1).optional(),
-    leewaySeconds: z.number().int().nonnegative().optional(),
+    hs256Secret: z.string().min(1).default(LOCALNET_LEDGER_AUTH.hs256Secret).describe("HS256 secret (LocalNet's `unsafe`)."),
+    targetAudience: z.string().min(1).default(LOCALNET_LEDGER_AUTH.targetAudience).describe('`target-audience`: `aud` must contain exactly this string.'),
+    targetScope: z.string().min(1).optional().describe('`target-scope`: `scope`/`scp` must contain this string.'),
+    leewaySeconds: z.number().int().nonnegative().optional().describe('`jwt-timestamp-leeway` (seconds) applied to `exp`, `nbf` and `iat`.'),
   })
   .strict()
   .transform(({ mode: _preset, ...jwt }) => ({ mode: 'jwt' as const, ...jwt }));
@@ -53,72 +58,40 @@ const LocalnetAuthConfigSchema = z
 export const EmulatorAuthConfigSchema = z.union([AuthConfigSchema, LocalnetAuthConfigSchema]);
 
 export const EmulatorConfigSchema = z.object({
-  /** Port of the emulated ledger node's JSON API (Canton's default is 7575). */
-  port: z.number().int().min(0).max(65535).default(7575).describe('PORT: ledger JSON API port'),
-  /** Port of the demo admin's token-standard registry. */
-  registryPort: z.number().int().min(0).max(65535).default(7576).describe('REGISTRY_PORT'),
-  /** Port of the emulated Splice scan (`/api/scan`, and the Amulet registry at `/registry`). */
-  scanPort: z.number().int().min(0).max(65535).default(7577).describe('SCAN_PORT'),
-  /** Port of the emulated Splice validator (`/api/validator`). */
-  validatorPort: z.number().int().min(0).max(65535).default(7578).describe('VALIDATOR_PORT'),
-  /** Port of the emulator's admin API (`/admin/v1/...`: snapshots, restore, reset, clock, mint, fund, holdings). */
-  adminPort: z.number().int().min(0).max(65535).default(7580).describe('ADMIN_PORT'),
-  /** JWT verification of the emulated validator (LocalNet: HS256 secret `unsafe`, this audience). */
+  port: z.number().int().min(0).max(65535).default(7575).describe("Port of the emulated ledger node's JSON API (Canton's default is 7575)."),
+  registryPort: z.number().int().min(0).max(65535).default(7576).describe("Port of the demo admin's token-standard registry."),
+  scanPort: z.number().int().min(0).max(65535).default(7577).describe('Port of the emulated Splice scan (`/api/scan`, and the Amulet registry at `/registry`).'),
+  validatorPort: z.number().int().min(0).max(65535).default(7578).describe('Port of the emulated Splice validator (`/api/validator`).'),
+  adminPort: z.number().int().min(0).max(65535).default(7580).describe("Port of the emulator's admin API (`/admin/v1/...`: snapshots, restore, reset, clock, mint, fund, holdings)."),
   validatorAuth: z
     .object({
-      secret: z.string().min(1).default('unsafe'),
-      audience: z.string().min(1).default('https://canton.network.global'),
-      jwksUrl: z.url().optional(),
+      secret: z.string().min(1).default('unsafe').describe('HS256 secret.'),
+      audience: z.string().min(1).default('https://canton.network.global').describe('`aud` a token must carry.'),
+      jwksUrl: z.url().optional().describe('JWKS URL for RS256/ES256 tokens.'),
     })
     .default({ secret: 'unsafe', audience: 'https://canton.network.global' })
-    .describe('VALIDATOR_AUTH_SECRET, VALIDATOR_AUTH_AUDIENCE, VALIDATOR_AUTH_JWKS_URL'),
-  /** Redis for the registry's cache of disclosed contracts; in memory when unset. */
-  redisUrl: z.string().optional().describe('REDIS_URL'),
-  /** Interface to listen on. 127.0.0.1 by default; 0.0.0.0 inside containers. */
-  host: z.string().min(1).default('127.0.0.1').describe('HOST: interface to bind'),
-  /** Seed of every generated id: the same seed and commands give the same ledger. */
-  seed: z.string().min(1).default('token-registry').describe('EMULATOR_SEED'),
-  participantName: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant1').describe('PARTICIPANT_NAME'),
-  /**
-   * How many participants the emulated synchronizer has. The second one (`participant2`) has its
-   * own ledger API on `participant2Port`, its own users, rights, packages, hosted parties and offsets.
-   */
-  participants: z.union([z.literal(1), z.literal(2)]).default(1).describe('PARTICIPANTS: 1 or 2'),
-  /** Port of the second participant's ledger API (with `participants: 2`). */
-  participant2Port: z.number().int().min(0).max(65535).default(7579).describe('PARTICIPANT2_PORT'),
-  /**
-   * Keep the emulated world across restarts in this directory (journal + snapshots); in memory
-   * only when unset.
-   */
-  stateDir: z.string().min(1).optional().describe('STATE_DIR'),
-  /** Journaled changes between two snapshots of STATE_DIR. */
-  snapshotEvery: z.number().int().positive().default(10_000).describe('STATE_SNAPSHOT_EVERY'),
-  /** While STATE_DIR cannot be written (a full disk), how often a probe write checks whether it can again. */
-  stateProbeEveryMs: z.number().int().positive().default(1000).describe('STATE_PROBE_EVERY_MS'),
-  /** Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`). */
-  adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('LEDGER_ADMIN_USERS (comma separated)'),
+    .describe('JWT verification of the emulated validator (LocalNet: HS256 secret `unsafe`, this audience).'),
+  redisUrl: z.string().optional().describe("Redis for the registries' cache of disclosed contracts; in memory when unset."),
+  host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on (0.0.0.0 inside containers).'),
+  seed: z.string().min(1).default('token-registry').describe('Seed of every generated id: the same seed and commands give the same ledger.'),
+  participantName: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant1').describe('Name of the first participant.'),
+  participants: z.union([z.literal(1), z.literal(2)]).default(1).describe('How many participants the emulated synchronizer has; the second (`participant2`) has its own ledger API, users, rights, packages, hosted parties and offsets.'),
+  participant2Port: z.number().int().min(0).max(65535).default(7579).describe("Port of the second participant's ledger API (with `participants: 2`)."),
+  stateDir: z.string().min(1).optional().describe('Keep the emulated world across restarts in this directory (journal + snapshots); in memory only when unset.'),
+  snapshotEvery: z.number().int().positive().default(10_000).describe('Journaled changes between two snapshots of the state directory.'),
+  stateProbeEveryMs: z.number().int().positive().default(1000).describe('While the state directory cannot be written (a full disk), how often a probe write checks whether it can again.'),
+  adminUsers: z.array(z.string().min(1)).default(['ledger-api-user']).describe('Extra users holding ParticipantAdmin (LocalNet configures `ledger-api-user`).'),
   auth: EmulatorAuthConfigSchema.default({ mode: 'none' }).describe(
-    'LEDGER_AUTH=none|jwt|localnet; LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE, LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, LEDGER_AUTH_LEEWAY_SECONDS',
+    "The ledger's auth: `none` (the sandbox default), `jwt` (as Canton's auth services), or `localnet` (`jwt` with LocalNet's secret and audience).",
   ),
-  /** Seed the demo world at start (parties, users, instruments, holdings). */
-  demoWorld: z.boolean().default(true).describe('DEMO_WORLD=false turns the demo world off'),
-  /** Replace the default demo world (see DemoWorldSchema in src/emulator/seed.ts). */
-  world: DemoWorldSchema.optional().describe('DEMO_WORLD_FILE (JSON)'),
-  /** `http-list-max-elements-limit` of the JSON API. */
-  listMaxElements: z.number().int().positive().default(200).describe('LEDGER_LIST_MAX_ELEMENTS'),
-  logLevel: LogLevelSchema.default('info').describe('LOG_LEVEL'),
-  /** Which Scan generation the emulated scan's Amulet registry answers as (`legacy`: pre config state). */
-  amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe('AMULET_REGISTRY_COMPAT: current or legacy'),
-  /**
-   * How the token templates run: `native` (hand-written TypeScript, the default) or `daml` (the
-   * Daml-LF evaluator runs TestTokenV1/V2 and Amulet from their DARs in `darsDir`, and the demo
-   * world is seeded through it). Templates of other uploaded DARs are evaluated either way.
-   */
-  templateEngine: z.enum(['native', 'daml']).default('native').describe('TEMPLATE_ENGINE: native or daml'),
-  /** A folder whose `*.dar` files every participant uploads at start (needed by `templateEngine: daml`). */
-  darsDir: z.string().min(1).optional().describe('DARS_DIR: upload every *.dar of this folder at start'),
-  /** Templates of Daml models the emulator does not implement (signatories/observers by field path). */
-  declaredTemplates: z.array(DeclaredTemplateConfigSchema).default([]).describe('DECLARED_TEMPLATES (JSON) or DECLARED_TEMPLATES_FILE'),
+  demoWorld: z.boolean().default(true).describe('Seed the demo world at start (parties, users, instruments, holdings).'),
+  world: DemoWorldSchema.optional().describe('Replace the default demo world.'),
+  listMaxElements: z.number().int().positive().default(200).describe('`http-list-max-elements-limit` of the JSON API.'),
+  logLevel: LogLevelSchema.default('info').describe('pino level (`info`: one access-log line per request).'),
+  amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe("Which Scan generation the emulated scan's Amulet registry answers as (`legacy`: before the external-party config state)."),
+  templateEngine: z.enum(['native', 'daml']).default('native').describe('How the token templates run: `native` (TypeScript) or `daml` (the Daml-LF evaluator runs TestTokenV1/V2 and Amulet from their DARs in `darsDir`; the demo world is seeded through it). Templates of other uploaded DARs are evaluated either way.'),
+  darsDir: z.string().min(1).optional().describe('A folder whose `*.dar` files every participant uploads at start (needed by `templateEngine: daml`).'),
+  declaredTemplates: z.array(DeclaredTemplateConfigSchema).default([]).describe('Templates of Daml models the emulator does not implement (signatories/observers by field path).'),
   ...OperationsConfigShape,
 });
 export type EmulatorConfig = z.infer<typeof EmulatorConfigSchema>;

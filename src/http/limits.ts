@@ -32,26 +32,28 @@ export const LEDGER_MAX_LIST_WAIT_MS = 20_000;
 
 export const RateLimitSchema = z
   .object({
-    /** Sustained requests per second per client (by remote address); 0 turns rate limiting off. */
-    requestsPerSecond: z.number().nonnegative().default(50),
-    /** Bucket size: how many requests a client may send at once after being idle. */
-    burst: z.number().int().positive().default(100),
-    /** Clients tracked at once; the least recently seen are forgotten beyond it. */
-    maxClients: z.number().int().positive().default(100_000),
+    requestsPerSecond: z.number().nonnegative().default(50).describe('Sustained requests per second per client (by remote address); 0 turns rate limiting off.'),
+    burst: z.number().int().positive().default(100).describe('Bucket size: how many requests a client may send at once after being idle.'),
+    maxClients: z.number().int().positive().default(100_000).describe('Clients tracked at once; the least recently seen are forgotten beyond it.'),
   })
-  .strict();
+  .strict()
+  .describe('A token bucket per client address; a client over its rate gets 429 with Retry-After.');
 export type RateLimitConfig = z.infer<typeof RateLimitSchema>;
 
 export const RegistryLimitsSchema = z
   .object({
-    maxBodyBytes: z.number().int().positive().default(REGISTRY_MAX_BODY_BYTES),
-    maxJsonDepth: z.number().int().positive().default(MAX_JSON_DEPTH),
-    headersTimeoutMs: z.number().int().positive().default(20_000),
-    requestTimeoutMs: z.number().int().positive().default(60_000),
-    keepAliveTimeoutMs: z.number().int().positive().default(65_000),
-    maxConnections: z.number().int().positive().default(2_000),
-    /** One client address's share of maxConnections; a quarter of it when absent. Behind a load balancer, every client shares its address: raise it up to maxConnections. */
-    maxConnectionsPerAddress: z.number().int().positive().optional(),
+    maxBodyBytes: z.number().int().positive().default(REGISTRY_MAX_BODY_BYTES).describe('Larger bodies get 413, refused before they are read.'),
+    maxJsonDepth: z.number().int().positive().default(MAX_JSON_DEPTH).describe('Deeper JSON gets 400.'),
+    headersTimeoutMs: z.number().int().positive().default(20_000).describe('Time to send the request head (a socket that sends nothing is closed after it too).'),
+    requestTimeoutMs: z.number().int().positive().default(60_000).describe('Time to send the whole request.'),
+    keepAliveTimeoutMs: z.number().int().positive().default(65_000).describe('Idle keep-alive connections are closed after this.'),
+    maxConnections: z.number().int().positive().default(2_000).describe('Open sockets at most.'),
+    maxConnectionsPerAddress: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("One client address's share of maxConnections; a quarter of it when absent. Behind a load balancer, every client shares its address: raise it up to maxConnections."),
     rateLimit: RateLimitSchema.prefault({}),
   })
   .strict();

@@ -31,6 +31,8 @@ export interface StartOptions {
    * destroy `child.stdout` to close the pipe (the child's writes then get EPIPE).
    */
   stdout?: 'read' | 'unread';
+  /** What node runs instead of `--import tsx src/main.ts` (e.g. a bundle of it). */
+  entry?: string[];
 }
 
 /** Starts `src/main.ts` with `args` and `env` (added to a minimal environment). */
@@ -41,7 +43,7 @@ export function startMain(args: string[], env: Record<string, string>, opts: Sta
       for (const c of alive) c.kill('SIGKILL');
     });
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, [...(opts.entry ?? ['--import', 'tsx', 'src/main.ts']), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

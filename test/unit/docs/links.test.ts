@@ -1,0 +1,67 @@
+/**
+ * The relative links of README.md and docs/*.md lead somewhere: the file exists and, for a
+ * `#fragment`, a heading of that file has that anchor (GitHub's: lower case, punctuation dropped,
+ * spaces as dashes). And the architecture page names every folder of src/ (two levels), so a
+ * renamed or added folder is documented.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+/** Pages other branches write; a link to them is checked once they are here. */
+const WRITTEN_ELSEWHERE = new Set(['docs/localnet.md', 'docs/explorer.md']);
+
+export function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+function anchors(file: string): Set<string> {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
+  return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1]!)));
+}
+
+describe('links in the docs', () => {
+  it('computes anchors as GitHub does', () => {
+    expect(anchorOf('`serve`: the registry configuration file')).toBe('serve-the-registry-configuration-file');
+    expect(anchorOf("Keeping the world (`STATE_DIR`)")).toBe('keeping-the-world-state_dir');
+    expect(anchorOf("This repository's tests")).toBe('this-repositorys-tests');
+  });
+
+  it('every relative link names a file that exists, and a heading of it', () => {
+    const broken: string[] = [];
+    for (const file of DOCS) {
+      const text = readFileSync(join(ROOT, file), 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const link = m[1]!;
+        if (/^[a-z]+:/.test(link)) continue;
+        const [path, fragment] = link.split('#');
+        const target = path === '' ? file : relative(ROOT, normalize(join(dirname(join(ROOT, file)), path!)));
+        if (!existsSync(join(ROOT, target))) {
+          if (!WRITTEN_ELSEWHERE.has(target)) broken.push(`${file}: ${link} (no such file)`);
+          continue;
+        }
+        if (fragment !== undefined && !anchors(target).has(fragment)) broken.push(`${file}: ${link} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('docs/architecture.md names every folder of src/ (two levels)', () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .flatMap((e) => [
+        `src/${e.name}`,
+        ...readdirSync(join(ROOT, 'src', e.name), { withFileTypes: true }).filter((c) => c.isDirectory()).map((c) => `src/${e.name}/${c.name}`),
+      ]);
+    expect(folders.length).toBeGreaterThan(15);
+    expect(folders.filter((f) => !doc.includes(`\`${f}\``))).toEqual([]);
+  });
+});
