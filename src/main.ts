@@ -138,8 +138,11 @@ async function emulate(args: string[]): Promise<number> {
       ? `state: ${config.stateDir} (${opened?.restored ? `restored; ${opened.replayed} journaled changes replayed${opened.droppedBytes > 0 ? `, a torn last record of ${opened.droppedBytes} bytes dropped` : ''}` : 'new'})`
       : 'state: in memory only (set STATE_DIR to keep the world across restarts)',
   );
+  // The signal handlers go in before the ready line: a supervisor that sends SIGTERM as soon as it
+  // reads that line must get the graceful shutdown, not the default kill.
+  const stopped = untilSignal(() => stack.close(), config.shutdownDrainMs, log.flushWithin);
   process.stdout.write(`${lines.join('\n')}\n`);
-  return untilSignal(() => stack.close(), config.shutdownDrainMs, log.flushWithin);
+  return stopped;
 }
 
 async function serveRegistry(): Promise<number> {
@@ -165,6 +168,7 @@ async function serveRegistry(): Promise<number> {
     else console.error(err);
     process.exit(1);
   });
+  const stopped = untilSignal(() => running.close(), config.shutdownDrainMs, log.flushWithin);
   process.stdout.write(
     `token-registry serving the registry of ${config.adminParty}\n${table([
       ['service', 'url'],
@@ -176,7 +180,7 @@ async function serveRegistry(): Promise<number> {
         .map((api) => [`${api} (${describeUpstream(upstreams[api])})`, api === 'ledger' ? `${running.url}/v2` : `${running.url}/api/${api}`]),
     ])}\n`,
   );
-  return untilSignal(() => running.close(), config.shutdownDrainMs, log.flushWithin);
+  return stopped;
 }
 
 interface ProcessLog {
