@@ -61,6 +61,12 @@ export const EmulatorConfigSchema = z.object({
   scanPort: z.number().int().min(0).max(65535).default(7577).describe('SCAN_PORT'),
   /** Port of the emulated Splice validator (`/api/validator`). */
   validatorPort: z.number().int().min(0).max(65535).default(7578).describe('VALIDATOR_PORT'),
+  /**
+   * Port of the emulated example test-token registry of the wallet repository
+   * (canton-network/wallet `examples/test-token-v1-registry`; LocalNet serves it on 5634). Unset:
+   * not started, and its operator and TokenRules are not seeded.
+   */
+  exampleRegistryPort: z.number().int().min(0).max(65535).optional().describe('EXAMPLE_REGISTRY_PORT'),
   /** Port of the emulator's admin API (`/admin/v1/...`: snapshots, restore, reset, clock, mint, fund, holdings). */
   adminPort: z.number().int().min(0).max(65535).default(7580).describe('ADMIN_PORT'),
   /** JWT verification of the emulated validator (LocalNet: HS256 secret `unsafe`, this audience). */
