@@ -118,6 +118,7 @@ async function emulate(args: string[]): Promise<number> {
     if (upstreams.validator.mode === 'emulate') rows.push(['scan-proxy registry', `${stack.validatorUrl}/api/validator/v0/scan-proxy`]);
   }
   rows.push(['admin API (snapshots, clock, mint)', `${stack.adminUrl}/admin/v1`], ['admin API document', `${stack.adminUrl}/admin/openapi.json`]);
+  if (stack.exampleRegistry) rows.push(['example registry admin (operator)', stack.exampleRegistry.admin]);
   const ids = stack.participants.map((p) => p.participantId).join(', ');
   // The process's own clock from its start (Node's, before any module loaded) to every port
   // listening: what a deployment's start-up costs, without the container runtime's share.
