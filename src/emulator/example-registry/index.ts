@@ -26,14 +26,17 @@
  *     TokenRules.
  *  2. A V2 accept context also discloses the locked input holdings of the instruction (none for a
  *     mint offer), and disclosed contracts carry debug fields unless `excludeDebugFields`.
- *  3. Factories of `test-token-paused` answer 400 (the instrument is paused), where the example
- *     answers its TestTokenV1 factory; SDK clients refuse before asking (the instrument has no
- *     holdings).
- *  4. Errors use the example's shape `{"error": ...}`, but invalid requests are a 400 with our
- *     registry's message (the example's request validation answers 500 for some), offer-mint
- *     refusals of the ledger (an unknown receiver) are a 400 instead of the example's 500, and
- *     unknown paths a JSON 404 instead of Express's HTML page. The `/livez` and `/readyz` probes
- *     are extra.
+ *  3. Factories check the instrument as our registry does, where the example's ignore it: those
+ *     of `test-token-paused` answer 400 (paused; SDK clients refuse before asking, as they find
+ *     no holdings of it), an instrument the registry does not list answers 400, and a V2 call for
+ *     `test-token-v1` answers 400 (TestTokenV1 has only the V1 APIs) instead of TestTokenV2's
+ *     TokenRules.
+ *  4. Errors have the example's shape `{"error": ...}`, with our registry's messages for invalid
+ *     registry requests. Offer-mint: a body that is not JSON, an amount that is no positive
+ *     Decimal or an instrumentId that is no text answer 400 before anything is submitted, and
+ *     what the ledger refuses (an unknown receiver) answers 400 with the ledger's message (the
+ *     example passes both to the ledger and answers 500). Unknown paths answer a JSON 404, not
+ *     Express's HTML page; `/livez` and `/readyz` are extra.
  *  5. The operator is a local party of the first participant (the example allocates an external
  *     party with a key it generates): `operator::<participant namespace>`.
  */
