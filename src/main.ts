@@ -45,6 +45,7 @@ commands:
                      print the effective configuration (emulate by default; secrets redacted)
 
 environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), ADMIN_PORT (7580), HOST (127.0.0.1),
+  EXAMPLE_REGISTRY_PORT (unset: off; LocalNet's is 5634: the wallet repository's example test-token registry),
   PARTICIPANTS (1; 2 adds participant2 on PARTICIPANT2_PORT, 7579), STATE_DIR, STATE_SNAPSHOT_EVERY (10000),
   STATE_PROBE_EVERY_MS (1000),
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
@@ -108,12 +109,16 @@ async function emulate(args: string[]): Promise<number> {
     rows.push([`scan${how}`, `${stack.scanUrl}/api/scan`]);
     if (stack.amuletRegistry) rows.push(['Amulet registry (admin: DSO)', stack.scanUrl]);
   }
+  if (stack.exampleRegistry) {
+    rows.push(['example test-token registry', stack.exampleRegistry.url], ['  offer-mint', `POST ${stack.exampleRegistry.url}/admin/v2/offer-mint`]);
+  }
   if (stack.validatorUrl) {
     const how = upstreams.validator.mode === 'proxy' ? ` (${describeUpstream(upstreams.validator)})` : '';
     rows.push([`validator${how}`, `${stack.validatorUrl}/api/validator`]);
     if (upstreams.validator.mode === 'emulate') rows.push(['scan-proxy registry', `${stack.validatorUrl}/api/validator/v0/scan-proxy`]);
   }
   rows.push(['admin API (snapshots, clock, mint)', `${stack.adminUrl}/admin/v1`], ['admin API document', `${stack.adminUrl}/admin/openapi.json`]);
+  if (stack.exampleRegistry) rows.push(['example registry admin (operator)', stack.exampleRegistry.admin]);
   const ids = stack.participants.map((p) => p.participantId).join(', ');
   // The process's own clock from its start (Node's, before any module loaded) to every port
   // listening: what a deployment's start-up costs, without the container runtime's share.

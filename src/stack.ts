@@ -40,6 +40,8 @@ import type { Clock } from './canton/clock.js';
 import { LedgerApiError } from './canton/errors.js';
 import { AdminService, createAdminApp, type SkewedClock, type Funded, type Holdings, type Minted } from './emulator/admin/index.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
+import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/index.js';
+import type { Recipe } from './registry/recipes/recipe.js';
 
 export interface StackOptions extends StartEmulatorOptions {
   /** Registry port (default 7576; 0 picks a free one). */
@@ -56,6 +58,12 @@ export interface StackOptions extends StartEmulatorOptions {
   adminPort?: number;
   /** Emulate (default) or proxy scan and validator. */
   upstreams?: { scan?: UpstreamMode; validator?: UpstreamMode };
+  /**
+   * Port of the emulated example test-token registry of the wallet repository (0 picks a free one;
+   * LocalNet's is 5634, LOCALNET_EXAMPLE_REGISTRY_PORT). Default: `config.exampleRegistryPort`
+   * (EXAMPLE_REGISTRY_PORT); unset: not started.
+   */
+  exampleRegistryPort?: number;
 }
 
 /** One participant of the emulated synchronizer, as the stack serves it. */
@@ -84,6 +92,8 @@ export interface RunningStack {
   amuletRegistry?: Registry;
   /** Validator base URL: `/api/validator/...` lives under it. */
   validatorUrl?: string;
+  /** The example test-token registry (`exampleRegistryPort`): its base URL, operator party and registry. */
+  exampleRegistry?: { url: string; admin: string; registry: Registry };
   seeded?: SeededWorld;
   /** Admin API base URL: `/admin/v1/...` and `/admin/openapi.json` live under it. */
   adminUrl: string;
@@ -139,7 +149,7 @@ function inProcessLedger(app: LedgerApp, tokenProvider: TokenProvider, logger: L
 }
 
 export async function startStack(opts: StackOptions = {}): Promise<RunningStack> {
-  const built = buildEmulator(opts);
+  const built = buildEmulator(opts.exampleRegistryPort === undefined ? opts : { ...opts, exampleRegistry: true });
   const { config, engine } = built;
   const logger: Logger = opts.logger ?? pino({ level: config.logLevel });
   const cors = corsPolicy({ origins: config.corsOrigins });
@@ -151,14 +161,14 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const caches: Cache[] = [];
   // Every server bounds what it reads (listen applies src/http/server-limits.ts); their APIs answer JSON errors.
   const serve = (o: Omit<ServiceOptions, 'logger' | 'contexts' | 'host'>) => startService({ ...o, host: config.host, logger });
-  const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[], metrics: ServiceMetrics) => {
+  const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[], metrics: ServiceMetrics, recipes?: Recipe[]) => {
     const cache = createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) });
     caches.push(cache);
     cacheMetrics(metrics.registry, cache);
     const r = createRegistry({
       admin,
       instruments,
-      recipes: builtInRecipes({ amuletCompat: config.amuletRegistryCompat }),
+      recipes: recipes ?? builtInRecipes({ amuletCompat: config.amuletRegistryCompat }),
       ledger: inProcessLedger(built.app, tokenFor(config, user, engine.clock), logger, metrics),
       cache,
       clock: engine.clock,
@@ -214,6 +224,25 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       });
       servers.push({ listening: s });
       registryUrl = s.url;
+    }
+
+    // The wallet repository's example test-token registry (LocalNet's localhost:5634).
+    let exampleRegistry: RunningStack['exampleRegistry'];
+    const exampleRegistryPort = opts.exampleRegistryPort ?? config.exampleRegistryPort;
+    if (built.exampleRegistry && exampleRegistryPort !== undefined) {
+      const { operator, userId } = built.exampleRegistry;
+      const metrics = new ServiceMetrics({ service: 'example-registry' });
+      const r = await newRegistry(operator, userId, exampleRegistryInstrumentConfigs(), metrics, exampleRegistryRecipes());
+      const durable = built.durable;
+      const host = createExampleRegistryHost({ engine, world: built.exampleRegistry, registry: r, flush: durable && (() => durable.flush()) });
+      const s = await serve({
+        port: exampleRegistryPort,
+        handler: { listener: registryRequestListener(r.http, host), routeOf: registryRouteOf(r.http, host) },
+        metrics,
+        cors,
+      });
+      servers.push({ listening: s });
+      exampleRegistry = { url: s.url, admin: operator, registry: r };
     }
 
     // Scan (and the Amulet registry at the root of its host), emulated or proxied.
@@ -338,6 +367,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       durable: built.durable,
       ledgerStreams: built.streams,
       validatorUrl,
+      exampleRegistry,
       registryUrl,
       registry,
       scanUrl,

@@ -28,6 +28,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'REGISTRY_PORT', fields: { emulate: 'registryPort' }, meaning: "the demo admin's token-standard registry" },
   { name: 'SCAN_PORT', fields: { emulate: 'scanPort' }, meaning: 'emulated scan (and the Amulet registry at its root)' },
   { name: 'VALIDATOR_PORT', fields: { emulate: 'validatorPort' }, meaning: 'emulated validator' },
+  { name: 'EXAMPLE_REGISTRY_PORT', fields: { emulate: 'exampleRegistryPort' }, meaning: "the wallet repository's example test-token registry (`examples/test-token-v1-registry`; LocalNet: 5634), off when unset: its operator and TokenRules are seeded, `POST /admin/v2/offer-mint` mints TestTokenV2" },
   { name: 'ADMIN_PORT', fields: { emulate: 'adminPort' }, meaning: "the emulator's admin API (snapshots, restore, reset, clock, mint, fund, holdings)" },
   { name: 'PARTICIPANTS', fields: { emulate: 'participants' }, meaning: '`2` adds `participant2` on the same synchronizer' },
   { name: 'PARTICIPANT2_PORT', fields: { emulate: 'participant2Port' }, meaning: 'ledger JSON API of `participant2`' },

@@ -25,6 +25,7 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   raw.scanPort = num('SCAN_PORT');
   raw.validatorPort = num('VALIDATOR_PORT');
   raw.adminPort = num('ADMIN_PORT');
+  raw.exampleRegistryPort = num('EXAMPLE_REGISTRY_PORT');
   if (env.VALIDATOR_AUTH_SECRET || env.VALIDATOR_AUTH_AUDIENCE || env.VALIDATOR_AUTH_JWKS_URL) {
     raw.validatorAuth = {
       secret: env.VALIDATOR_AUTH_SECRET || undefined,

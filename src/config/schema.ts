@@ -62,6 +62,13 @@ export const EmulatorConfigSchema = z.object({
   registryPort: z.number().int().min(0).max(65535).default(7576).describe("Port of the demo admin's token-standard registry."),
   scanPort: z.number().int().min(0).max(65535).default(7577).describe('Port of the emulated Splice scan (`/api/scan`, and the Amulet registry at `/registry`).'),
   validatorPort: z.number().int().min(0).max(65535).default(7578).describe('Port of the emulated Splice validator (`/api/validator`).'),
+  exampleRegistryPort: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .describe("Port of the emulated example test-token registry of canton-network/wallet (`examples/test-token-v1-registry`; LocalNet serves it on 5634). Unset: not started, and its operator and TokenRules are not seeded."),
   adminPort: z.number().int().min(0).max(65535).default(7580).describe("Port of the emulator's admin API (`/admin/v1/...`: snapshots, restore, reset, clock, mint, fund, holdings)."),
   validatorAuth: z
     .object({

@@ -41,6 +41,7 @@ import { TemplateRegistry } from './ledger/templates.js';
 import { registerTestTokenV1 } from './templates/test-token-v1/index.js';
 import { registerTestTokenV2 } from './templates/test-token-v2/index.js';
 import { registerAmulet } from './templates/amulet/index.js';
+import { seedExampleRegistry, type ExampleRegistryWorld } from './example-registry/seed.js';
 
 export interface StartEmulatorOptions {
   /** Parsed with the config schema: defaults fill what is left out (`auth: { mode: 'localnet' }` works). */
@@ -53,6 +54,11 @@ export interface StartEmulatorOptions {
   damlEngine?: DamlEngineParts;
   /** How STATE_DIR's journal writes (default node:fs; tests inject a failing disk). */
   stateDirIo?: StateDirIo;
+  /**
+   * Seed the world of the wallet repository's example test-token registry (its operator party and
+   * TokenRules, ./example-registry). Default: when `config.exampleRegistryPort` is set.
+   */
+  exampleRegistry?: boolean;
 }
 
 /** One participant of the emulated synchronizer: its engine, ledger API and websocket channels. */
@@ -74,6 +80,8 @@ export interface RunningEmulator extends ParticipantNode {
   ledgerUrls: string[];
   /** The demo world, when it was seeded. */
   seeded?: SeededWorld;
+  /** The example test-token registry's operator and user, when seeded (`exampleRegistry`). */
+  exampleRegistry?: ExampleRegistryWorld;
   close(): Promise<void>;
 }
 
@@ -127,6 +135,8 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
   const others = new Map(engines.slice(1).map((e) => [e.participantName, e] as const));
   if (config.demoWorld && config.templateEngine === 'daml') requireEvaluatedTokens(engine, opts.world ?? config.world ?? DEFAULT_DEMO_WORLD);
   const seeded = config.demoWorld ? seedDemoWorld(engine, opts.world ?? config.world, others) : undefined;
+  const withExampleRegistry = opts.exampleRegistry ?? config.exampleRegistryPort !== undefined;
+  const exampleRegistry = withExampleRegistry ? seedExampleRegistry(engine) : undefined;
   // The other participants run the same native template implementations.
   for (const e of engines.slice(1)) e.templates.adoptNative(engine.templates);
   // With STATE_DIR, the built world's data is replaced by the saved one (its wiring stays).
@@ -146,6 +156,8 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
           demoWorld: config.demoWorld,
           world: createHash('sha256').update(JSON.stringify(world ?? DEFAULT_DEMO_WORLD)).digest('hex'),
           declaredTemplates: createHash('sha256').update(JSON.stringify(config.declaredTemplates)).digest('hex'),
+          // only when seeded, so that the worlds saved before it existed keep their identity
+          ...(withExampleRegistry ? { exampleRegistry: true } : {}),
         },
       })
     : undefined;
@@ -157,7 +169,7 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
     return { engine: e, app, streams };
   });
   const first = participants[0]!;
-  return { ...first, participants, seeded, config, durable, clock };
+  return { ...first, participants, seeded, exampleRegistry, config, durable, clock };
 }
 
 /** The `*.dar` files of DARS_DIR, in file name order. */

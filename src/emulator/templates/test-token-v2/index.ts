@@ -103,9 +103,9 @@ export function testTokenV2ChoiceContext(tokenRulesCid: string, accountConfigCid
 
 const refOf = (id: QualifiedId) => ({ package: { name: id.packageName }, moduleName: id.moduleName, entityName: id.entityName });
 
-function submit(engine: LedgerEngine, actAs: string[], commands: EngineCommand[], disclose: string[] = []): TransactionRecord {
+function submit(engine: LedgerEngine, actAs: string[], commands: EngineCommand[], disclose: string[] = [], userId = 'test-token-v2-seed'): TransactionRecord {
   const s: Submission = {
-    userId: 'test-token-v2-seed',
+    userId,
     actAs,
     readAs: [],
     commandId: `test-token-v2-${engine.ids.uuid()}`,
@@ -178,6 +178,47 @@ export function findTestTokenV2AccountConfig(engine: LedgerEngine, admin: string
   })?.contractId;
 }
 
+export interface OfferMintTestTokenV2Options {
+  admin: string;
+  tokenRulesCid: string;
+  /** The receiving account with its configuration (`receiverConfig.account` is the receiver). */
+  receiverConfig: AccountConfig;
+  instrumentId: string;
+  amount: string | number;
+  /** The ledger user the submission is recorded under. */
+  userId?: string;
+}
+
+/**
+ * `TokenRules_OfferMint` as the admin, offered at ledger time: the offer the receiving account's
+ * parties accept to receive the minted tokens. Returns the offer and the transaction that made it.
+ */
+export function offerMintTestTokenV2(engine: LedgerEngine, opts: OfferMintTestTokenV2Options): { offerCid: string; updateId: string; offset: number } {
+  const tx = submit(
+    engine,
+    [opts.admin],
+    [
+      {
+        kind: 'exercise',
+        template: refOf(TestTokenV2Ids.TokenRules),
+        contractId: opts.tokenRulesCid,
+        choice: 'TokenRules_OfferMint',
+        choiceArgument: {
+          receiver: opts.receiverConfig.account,
+          amount: pDecimal(opts.amount, 'amount'),
+          instrumentId: { admin: opts.admin, id: opts.instrumentId },
+          offeredAt: formatTime(engine.clock.nowMicros()),
+          receiverConfig: opts.receiverConfig,
+        },
+      },
+    ],
+    [],
+    opts.userId,
+  );
+  const { offerCid } = rootResult(tx) as { offerCid: string };
+  return { offerCid, updateId: tx.updateId, offset: tx.offset };
+}
+
 export interface MintTestTokenV2Options {
   admin: string;
   /** The owner of a basic account; or give `account` for a provider account (it needs an AccountConfig). */
@@ -209,23 +250,7 @@ export function mintTestTokenV2(engine: LedgerEngine, opts: MintTestTokenV2Optio
     receiverConfig = engine.contracts.getActive(cid)!.payload as AccountConfig;
     configCids.push(cid);
   }
-  const amount = pDecimal(opts.amount, 'amount');
-  const offerTx = submit(engine, [opts.admin], [
-    {
-      kind: 'exercise',
-      template: refOf(TestTokenV2Ids.TokenRules),
-      contractId: rules,
-      choice: 'TokenRules_OfferMint',
-      choiceArgument: {
-        receiver: account,
-        amount,
-        instrumentId: { admin: opts.admin, id: opts.instrumentId },
-        offeredAt: formatTime(engine.clock.nowMicros()),
-        receiverConfig,
-      },
-    },
-  ]);
-  const { offerCid } = rootResult(offerTx) as { offerCid: string };
+  const { offerCid } = offerMintTestTokenV2(engine, { admin: opts.admin, tokenRulesCid: rules, receiverConfig, instrumentId: opts.instrumentId, amount: opts.amount });
   const actors = accountParties(opts.admin, account);
   const acceptTx = submit(
     engine,
