@@ -38,7 +38,7 @@ export interface PipelineOptions {
   logger?: Logger;
   /**
    * Also make the context ambient (AsyncLocalStorage) while the handler runs, for code that reads
-   * it with `contexts.current()`. Off by default: once an AsyncLocalStorage is in use, Node 20
+   * it with `contexts.current()`. Off by default: once an AsyncLocalStorage is in use, Node 22
    * runs a hook on every promise and async resource of the process, which costs more than the
    * registry's whole warm answer; our services pass the context explicitly instead.
    */

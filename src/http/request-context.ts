@@ -6,9 +6,10 @@
  * their options), so both headers reach the participant and a registry answer can be followed
  * into its logs.
  *
- * Explicitly, not through AsyncLocalStorage: on Node 20 an AsyncLocalStorage in use makes every
- * promise and async resource of the process run an init hook, which cost more CPU than the
- * registry's whole warm answer (bench/registry.ts). `RequestContexts` (AsyncLocalStorage) stays
+ * Explicitly, not through AsyncLocalStorage: on Node 22 (as on 20, where it was measured) an
+ * AsyncLocalStorage in use makes every promise and async resource of the process run an init
+ * hook, which cost more CPU than the registry's whole warm answer (bench/registry.ts); Node 24
+ * carries it in the async context frame instead, without that hook. `RequestContexts` (AsyncLocalStorage) stays
  * for embedders that want the context ambient: the pipeline's `contexts` option and the ledger
  * client's `contextHeaders` read it. Whoever uses it creates one per process and passes it on
  * (no module-level singleton).

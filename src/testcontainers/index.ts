@@ -8,7 +8,7 @@
  *    the admin API's snapshot / restore / reset / advanceClock / fund / holdings (`adminApi`);
  *  - `RegistryContainer`: `serve`, the registry of one instrument admin, with its configuration file
  *    copied in and LEDGER_URL / REDIS_URL from the environment.
- * `testcontainers` is a peer dependency (11.14+ or 12.0.0/12.0.1 on Node 20: later 12.x need Node 22).
+ * `testcontainers` is an optional peer dependency: 11.14+ or 12.x (12.1 and later need Node 22.22+).
  * No image is published: build one with `docker build -f docker/Dockerfile -t token-registry .` and pass
  * its name (the default is `token-registry:latest`).
  */

@@ -9,10 +9,12 @@
  * Runs wherever a Docker-compatible runtime is reachable; in CI (CI=true) a missing runtime or
  * compose command fails the suite, elsewhere the suite is skipped with the reason printed.
  */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GenericContainer, ImageName, Network, Wait, getContainerRuntimeClient, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import { EmulatedStackContainer, RegistryContainer, type StartedEmulatedStackContainer, type StartedRegistryContainer } from '../../src/testcontainers/index.js';
-import { IN_CI, REDIS_IMAGE, TEST_IMAGE, buildImage, compose, composeCommand, freePort, runtimeMissing, waitForHttp } from './support.js';
+import { IN_CI, REDIS_IMAGE, ROOT, TEST_IMAGE, buildImage, compose, composeCommand, freePort, runtimeMissing, waitForHttp } from './support.js';
 
 const missing = runtimeMissing();
 if (missing && !IN_CI) console.warn(`[containers] SKIPPED: ${missing}`);
@@ -145,6 +147,20 @@ describe.skipIf(missing !== undefined && !IN_CI)('token-registry image with test
     expect(owner.output.trim()).toBe('root');
     const whoami = await stack!.exec(['id', '-un']);
     expect(whoami.output.trim()).toBe('node');
+  });
+
+  it('the image runs the Node major of the Dockerfile\'s default base, one that package.json `engines` allows', async () => {
+    // NODE_IMAGE may name a local stand-in for the official image: it must be the same Node line
+    const dockerfile = await readFile(resolve(ROOT, 'docker/Dockerfile'), 'utf8');
+    const defaultMajor = /^ARG NODE_IMAGE=node:(\d+)-bookworm-slim$/m.exec(dockerfile)?.[1];
+    expect(defaultMajor, 'the Dockerfile names an official node:<major>-bookworm-slim base by default').toBeDefined();
+    const engines = (JSON.parse(await readFile(resolve(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+    const lowestMajor = /^>=(\d+)$/.exec(engines)?.[1];
+    expect(Number(defaultMajor)).toBeGreaterThanOrEqual(Number(lowestMajor));
+    const running = await stack!.exec(['node', '-p', 'process.versions.node']);
+    expect(running.exitCode).toBe(0);
+    timings['node in the image'] = running.output.trim();
+    expect(running.output.trim().split('.')[0]).toBe(defaultMajor);
   });
 
   it('the stack answers /readyz on every mapped port and reports its seeded world', async () => {

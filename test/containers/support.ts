@@ -16,7 +16,7 @@ import { GenericContainer } from 'testcontainers';
 export { freePort } from '../support/processes.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const NODE_IMAGE = process.env.NODE_IMAGE || 'node:20-bookworm-slim';
+export const NODE_IMAGE = process.env.NODE_IMAGE || 'node:24-bookworm-slim';
 export const REDIS_IMAGE = process.env.REDIS_IMAGE || 'redis:7';
 /** The tag the suite builds (and compose then uses as TOKEN_REGISTRY_IMAGE, without rebuilding). */
 export const TEST_IMAGE = process.env.TOKEN_REGISTRY_TEST_IMAGE || 'localhost/token-registry:test';

@@ -7,14 +7,12 @@
  * - the wallet SDK's `events` namespace (`SDK.create({ events: { websocketURL, auth } })`, which
  *   uses that client) receives a transfer instruction that alice's SDK creates after bob
  *   subscribed.
- * Node 20 has no global WebSocket (the client uses the browser API), so `ws`'s client stands in.
  */
 import { WebSocketClient } from '@canton-network/core-asyncapi-client';
 import { AuthTokenProvider } from '@canton-network/core-wallet-auth';
 import pino from 'pino';
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { createWalletSdk, selfSignedAuth } from './support/wallet-sdk.js';
 
@@ -26,10 +24,8 @@ describe('official websocket clients against the emulated ledger', () => {
   let wsUrl: string;
   let alice: string;
   let bob: string;
-  const previousWebSocket: unknown = Reflect.get(globalThis, 'WebSocket');
 
   beforeAll(async () => {
-    Reflect.set(globalThis, 'WebSocket', WebSocket);
     stack = await startStack({ config: { port: 0, logLevel: 'silent' }, registryPort: 0 });
     wsUrl = stack.ledgerUrl.replace(/^http/, 'ws');
     const party = (hint: string) => stack.seeded!.parties.find((p) => p.hint === hint)!.party;
@@ -38,7 +34,6 @@ describe('official websocket clients against the emulated ledger', () => {
   }, 60_000);
   afterAll(async () => {
     await stack?.close();
-    Reflect.set(globalThis, 'WebSocket', previousWebSocket);
   });
 
   const post = async (path: string, body: unknown) => {

@@ -32,7 +32,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { amuletUrls, createAmuletSdk } from './support/amulet.js';
-import { balanceOf, installNode22Builtins } from './support/wallet-sdk.js';
+import { balanceOf } from './support/wallet-sdk.js';
 import { SHARED_DARS_DIR } from '../support/shared-dars.js';
 
 /** LocalNet's admin user, as in the SDK's LocalNet examples. */
@@ -60,7 +60,6 @@ describe.each([
   let alice: { partyId: string; privateKey: string };
 
   beforeAll(async () => {
-    installNode22Builtins();
     stack = await startStack({
       config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' }, ...(engine === 'daml' ? { templateEngine: engine, darsDir: SHARED_DARS_DIR } : {}) },
       registryPort: 0,

@@ -1,7 +1,7 @@
 /**
  * Helpers for driving the official wallet SDK (@canton-network/wallet-sdk@1.4.0) against the
  * emulated stack the way a wallet does: one SDK per user, configured with nothing but the ledger
- * URL and the registry URL (`SDK.create` with `ledgerClientUrl` and `token.registries`).
+ * URL and the registry URL (research/peers-clients.md §4, "Full-SDK path").
  */
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 
@@ -68,8 +68,7 @@ export interface Balance {
 
 /**
  * A party's holdings of one instrument, read through the SDK (`token.utxos.list`: ledger-end +
- * the ACS filtered by the HoldingV1 interface with its view), summed by lock state. Not
- * `utxos.merge`: it calls `Object.groupBy`, which Node 20 lacks.
+ * the ACS filtered by the HoldingV1 interface with its view), summed by lock state.
  */
 export async function balanceOf(sdk: Pick<WalletSdk, 'token'>, party: string, instrument: { admin: string; id: string }): Promise<Balance> {
   // includeLocked must be explicit: the SDK drops locked holdings when it is undefined, although
@@ -89,30 +88,4 @@ export async function balanceOf(sdk: Pick<WalletSdk, 'token'>, party: string, in
 /** `from` plus `delta` (decimal texts). */
 export function plus(from: string, delta: string): string {
   return fromUnits(toUnits(from) + toUnits(delta));
-}
-
-/**
- * The two ES2024/ES2025 built-ins the SDK calls that Node 20 lacks, with the standard contracts:
- * `Object.groupBy` (`token.utxos.merge`, and so `utxos.delegatedMerge.execute`) and
- * `Set.prototype.union` (core-acs-reader's ACS cache, behind `delegatedMerge.approve/execute`).
- */
-export function installNode22Builtins(): void {
-  if (!('groupBy' in Object)) {
-    const groupBy = <T>(items: Iterable<T>, key: (item: T, index: number) => PropertyKey): Record<PropertyKey, T[]> => {
-      const out: Record<PropertyKey, T[]> = Object.create(null);
-      let i = 0;
-      for (const item of items) (out[key(item, i++)] ??= []).push(item);
-      return out;
-    };
-    Object.defineProperty(Object, 'groupBy', { value: groupBy, writable: true, configurable: true });
-  }
-  if (!('union' in Set.prototype)) {
-    function union<T>(this: Set<T>, other: { keys(): Iterator<T> }): Set<T> {
-      const out = new Set(this);
-      const it = other.keys();
-      for (let r = it.next(); !r.done; r = it.next()) out.add(r.value);
-      return out;
-    }
-    Object.defineProperty(Set.prototype, 'union', { value: union, writable: true, configurable: true });
-  }
 }

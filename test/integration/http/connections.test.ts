@@ -113,7 +113,7 @@ describe('connection slots (listen)', () => {
     const answeredAt = Date.now();
     expect(p!.received()).toMatch(/keep-alive/i);
     await until(() => p!.closed, 10_000, 'the idle keep-alive socket to be closed');
-    // Node closes it at keepAliveTimeout (Node 20 adds up to a second of margin)
+    // Node closes it at keepAliveTimeout (plus up to a second of margin: `keepAliveTimeoutBuffer`)
     expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(250);
     await until(() => l.connections().open === 0, 2_000, 'the server to forget it');
   });

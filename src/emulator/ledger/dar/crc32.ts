@@ -1,8 +1,8 @@
 /**
  * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), the checksum ZIP stores per entry.
- * `zlib.crc32` (native, from Node 20.15 / 22.2) when the runtime has it: a DAR is tens of MB
- * uncompressed, and the table-driven loop below costs a quarter of a second per DAR set; the loop
- * stays for older Node 20 releases (package.json allows any Node 20).
+ * `zlib.crc32` (native, from Node 22.2) when the runtime has it: a DAR is tens of MB uncompressed,
+ * and the table-driven loop below costs a quarter of a second per DAR set; the loop stays for
+ * Node 22.0 and 22.1 (package.json allows any Node 22).
  */
 import * as zlib from 'node:zlib';
 
