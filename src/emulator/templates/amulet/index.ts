@@ -31,8 +31,10 @@
  *     non-zero fees. The seeded config has zero fees, as on today's networks. Holding fees accrue
  *     per round (`amount.ratePerRound`, see `amuletValueAtRound`) but are charged on transfer only
  *     with `registerAmulet(templates, { holdingFeesOnTransfer: true })` (pre-2025-09 behaviour).
- *  3. Rewards are not issued: no AppRewardCoupon / ValidatorRewardCoupon / FeaturedAppActivityMarker
- *     is created, reward-coupon transfer inputs are rejected, and `beneficiaries` are ignored.
+ *  3. Rewards are not issued: no AppRewardCoupon / ValidatorRewardCoupon is created, reward-coupon
+ *     transfer inputs are rejected, and `beneficiaries` are ignored. FeaturedAppActivityMarkers are
+ *     created by `FeaturedAppRight_CreateActivityMarker` (./featured-app-activity.ts) but never
+ *     converted into coupons.
  *     Of the V2 token standard, TransferFactory V2 (basic accounts only, the V1 body with the
  *     actors, as `transferFactoryV2_transferDefaultImplUsingV1`), TransferInstruction V2 (the
  *     actor-checked V1 choices), AllocationFactory V2, SettlementFactory V2 and AmuletAllocationV2
