@@ -46,6 +46,12 @@ export interface DemoAmulet {
   wallets: string[];
   /** Parties with a FeaturedAppRight. */
   featuredApps: string[];
+  /**
+   * The AmuletConfig's `transferPreapprovalBaseDuration` in days (CIP-0119; the Daml default, 90,
+   * when unset): how long a pre-approval is free. 0 reproduces networks before splice-amulet 0.1.20,
+   * where the provider (the validator, for the wallet SDK's proposals) pays for every pre-approval.
+   */
+  transferPreapprovalBaseDurationDays?: number;
 }
 
 /** Another participant that also hosts a demo party (its PartyToParticipant mapping names both). */
@@ -131,6 +137,7 @@ export const DemoWorldSchema = z
         holdings: z.array(z.object({ owner: z.string().min(1), amount: z.string().regex(/^\d+(\.\d{1,10})?$/) }).strict()).default([]),
         wallets: z.array(z.string().min(1)).default([]),
         featuredApps: z.array(z.string().min(1)).default([]),
+        transferPreapprovalBaseDurationDays: z.number().int().min(0).max(36_500).optional(),
       })
       .strict()
       .optional(),
@@ -332,7 +339,8 @@ export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_D
     const validator = partyOf(a.validator);
     const validatorUser = a.validatorUser ?? DEFAULT_VALIDATOR_USER;
     setUpValidatorUser(engine, validatorUser, validator);
-    const w = seedAmuletWorld(engine, { dso });
+    const days = a.transferPreapprovalBaseDurationDays;
+    const w = seedAmuletWorld(engine, { dso, ...(days === undefined ? {} : { transferPreapprovalBaseDurationMicros: BigInt(days) * 86_400_000_000n }) });
     for (const h of a.holdings) tapAmulet(engine, { dso, receiver: partyOf(h.owner), amount: h.amount });
     for (const hint of a.wallets) installWallet(engine, { dso, user: partyOf(hint), validator });
     for (const hint of a.featuredApps) createFeaturedAppRight(engine, { dso, provider: partyOf(hint) });

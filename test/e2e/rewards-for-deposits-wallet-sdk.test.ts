@@ -31,6 +31,12 @@
  *     treasury has no pre-approval); treasury rejects / accepts it through the proxy, with the
  *     featured-app right, which marks the activity (a FeaturedAppActivityMarker for the validator).
  *
+ * A second suite runs the example exactly as written on a world configured as networks were before
+ * CIP-0119 (`transferPreapprovalBaseDurationDays: 0`): there the unfunded validator cannot buy
+ * alice's pre-approval, so the transfer is an offer and every step of the example succeeds. That
+ * is the behaviour of a LocalNet whose splice-amulet predates 0.1.20 and whose validator holds no
+ * Canton Coin (the example taps no coin for the validator, unlike example 05-preapproval).
+ *
  * The SDK's delegate-proxy commands default their registry to LocalNet's address
  * (`localNetStaticConfig.LOCALNET_REGISTRY_API_URL`); this stack listens on free ports, so the test
  * passes the registry the example would reach there (the validator's scan-proxy).
@@ -39,6 +45,7 @@ import { readFile } from 'node:fs/promises';
 import type { FeaturedAppRight } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
+import { DEFAULT_DEMO_WORLD, DemoWorldSchema } from '../../src/emulator/seed.js';
 import { amuletUrls, createAmuletSdk, type AmuletSdk } from './support/amulet.js';
 import { SHARED_DARS_DIR } from '../support/shared-dars.js';
 
@@ -220,5 +227,99 @@ describe.each([
     const all = await proxies();
     expect(all).toHaveLength(3);
     for (const p of all) expect(p.createArgument).toEqual({ provider: validator, delegate: treasury.partyId });
+  });
+});
+
+/**
+ * The same example on a network before CIP-0119 (`amulet.transferPreapprovalBaseDurationDays: 0`
+ * in the world file: every pre-approval is paid by its provider): the validator holds no Canton
+ * Coin, so its automation cannot buy alice's pre-approval (Splice's trigger logs "Insufficient
+ * funds to create transfer pre-approval" and retries), the proposal stays, and the example runs
+ * exactly as written: treasury's transfer to alice is an offer that treasury withdraws through the
+ * proxy, then the reject and accept iterations with the example's own balance checks.
+ */
+describe('wallet SDK 1.4.0: example 13 as written, on a pre-CIP-0119 world (paid pre-approvals, an unfunded validator)', () => {
+  let stack: RunningStack;
+  let sdk: AmuletSdk;
+  let registry: URL;
+  let validator: string;
+  let alice: External;
+  let treasury: External;
+  let featuredAppRight: FeaturedAppRight;
+
+  const execute = async (party: External, commands: Parameters<AmuletSdk['ledger']['prepare']>[0]['commands'], disclosedContracts?: Parameters<AmuletSdk['ledger']['prepare']>[0]['disclosedContracts']) =>
+    sdk.ledger
+      .prepare({ partyId: party.partyId, commands, ...(disclosedContracts ? { disclosedContracts } : {}) })
+      .sign(party.privateKey)
+      .execute({ partyId: party.partyId });
+  const utxoSum = async (party: External) => (await sdk.token.utxos.list({ partyId: party.partyId })).reduce((acc, u) => acc + Number(u.interfaceViewValue.amount), 0);
+  const proxies = () => sdk.ledger.acs.read({ parties: [treasury.partyId], templateIds: [DELEGATE_PROXY], filterByParty: true });
+  const newExternal = async (hint: string): Promise<External> => {
+    const keys = sdk.keys.generate();
+    const created = await sdk.party.external.create(keys.publicKey, { partyHint: hint }).sign(keys.privateKey).execute();
+    return { partyId: created.partyId, privateKey: keys.privateKey };
+  };
+
+  beforeAll(async () => {
+    const world = DemoWorldSchema.parse({ ...DEFAULT_DEMO_WORLD, amulet: { ...DEFAULT_DEMO_WORLD.amulet, transferPreapprovalBaseDurationDays: 0 } });
+    stack = await startStack({ config: { port: 0, logLevel: 'silent', auth: { mode: 'localnet' } }, world, registryPort: 0, scanPort: 0, validatorPort: 0 });
+    registry = new URL(amuletUrls(stack).scanProxyRegistry);
+    validator = stack.seeded!.amulet!.validator;
+    sdk = await createAmuletSdk(stack, ADMIN_USER, { viaValidator: true, registry: registry.href, tokenViaValidator: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('setup: parties, DAR, alice\'s proposal (left pending: the validator cannot pay), the featured-app right, taps', async () => {
+    alice = await newExternal('v1-13-alice');
+    treasury = await newExternal('v1-13-treasury');
+    await sdk.ledger.dar.upload(await readFile(PROXIES_DAR), PROXIES_PACKAGE_ID);
+    await execute(alice, await sdk.amulet.preapproval.command.create({ parties: { receiver: alice.partyId } }));
+    featuredAppRight = (await sdk.amulet.featuredApp.grant())!;
+    for (const party of [alice, treasury]) {
+      const [tap, disclosed] = await sdk.amulet.tap(party.partyId, STARTING_AMOUNT.toString());
+      await execute(party, tap, disclosed);
+    }
+    // Still a proposal, no pre-approval (the automation has run before every submission since).
+    const read = (template: string) => sdk.ledger.acs.read({ parties: [alice.partyId], templateIds: [template], filterByParty: true });
+    expect(await read('#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal')).toHaveLength(1);
+    expect(await read('#splice-amulet:Splice.AmuletRules:TransferPreapproval')).toEqual([]);
+    expect(await sdk.amulet.preapproval.fetchQuick(alice.partyId)).toBeNull();
+    expect((await sdk.token.utxos.list({ partyId: validator })).length).toBe(0);
+  });
+
+  it('_withdraw: treasury -> alice is an offer; treasury withdraws it through the proxy; both keep their 20,000,000', async () => {
+    await sdk.token.transfer.delegatedProxy.create(treasury.partyId);
+    const [transfer, disclosed] = await sdk.token.transfer.create({ sender: treasury.partyId, recipient: alice.partyId, amount: '100', instrumentId: 'Amulet', registryUrl: registry });
+    await execute(treasury, transfer, disclosed);
+    const proxyCid = (await proxies())[0]!.contractId;
+    const transferInstructionCid = (await sdk.token.transfer.pending(treasury.partyId))[0]!.contractId;
+    const [withdraw, withdrawDisclosed] = await sdk.token.transfer.delegatedProxy.commands.withdraw({ proxyCid, transferInstructionCid, featuredAppRight, registryUrl: registry });
+    await execute(treasury, withdraw, withdrawDisclosed);
+    expect(await utxoSum(alice)).toBe(STARTING_AMOUNT);
+    expect(await utxoSum(treasury)).toBe(STARTING_AMOUNT);
+  });
+
+  const setupIteration = async () => {
+    await sdk.token.transfer.delegatedProxy.create(treasury.partyId);
+    const [transfer, disclosed] = await sdk.token.transfer.create({ sender: alice.partyId, recipient: treasury.partyId, amount: String(AMOUNT), instrumentId: 'Amulet', registryUrl: registry });
+    await execute(alice, transfer, disclosed);
+    const proxyCid = (await proxies())[0]!.contractId;
+    const transferInstructionCid = (await sdk.token.transfer.pending(alice.partyId))[0]!.contractId;
+    return { proxyCid, transferInstructionCid, featuredAppRight, registryUrl: registry };
+  };
+
+  it('_reject then _accept, with the example\'s own checks', async () => {
+    const [reject, rejectDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject(await setupIteration());
+    await execute(treasury, reject, rejectDisclosed);
+    expect(await utxoSum(alice)).toBe(STARTING_AMOUNT);
+    expect(await utxoSum(treasury)).toBe(STARTING_AMOUNT);
+
+    const [accept, acceptDisclosed] = await sdk.token.transfer.delegatedProxy.commands.accept(await setupIteration());
+    await execute(treasury, accept, acceptDisclosed);
+    expect(await utxoSum(alice)).toBe(STARTING_AMOUNT - AMOUNT);
+    expect(await utxoSum(treasury)).toBe(STARTING_AMOUNT + AMOUNT);
   });
 });

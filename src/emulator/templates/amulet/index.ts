@@ -121,6 +121,12 @@ export interface AmuletConfigOptions {
   maxNumInputs?: number;
   maxNumOutputs?: number;
   maxNumLockHolders?: number;
+  /**
+   * `transferPreapprovalBaseDuration` (CIP-0119, splice-amulet 0.1.20): the lifetime of a
+   * TransferPreapproval that is bought for free. Unset: the Daml default of 90 days applies. 0 makes
+   * every pre-approval paid, as before CIP-0119.
+   */
+  transferPreapprovalBaseDurationMicros?: bigint;
 }
 
 /** An AmuletConfig USD as a LocalNet SV sets it up (research/scan-validator.md §4), for `synchronizerId`. */
@@ -181,7 +187,7 @@ export function defaultAmuletConfig(synchronizerId: string, o: AmuletConfigOptio
     optDevelopmentFundManager: null,
     externalPartyConfigStateTickDuration: null,
     rewardConfig: null,
-    transferPreapprovalBaseDuration: null,
+    transferPreapprovalBaseDuration: o.transferPreapprovalBaseDurationMicros === undefined ? null : { microseconds: o.transferPreapprovalBaseDurationMicros.toString() },
   };
 }
 
