@@ -119,22 +119,22 @@ export interface RunningStack {
 }
 
 /**
- * The token a registry reads the emulated ledger with (the admin's own user). Minted at the
- * world's time, which the emulated ledger checks tokens against: after the admin API moves the
- * clock ahead, the registries' tokens are still valid.
+ * The token a registry reads the emulated ledger with (the admin's own user), signed with the
+ * stack's own service key, which the emulated ledger trusts beside its configured key sources
+ * (AuthenticatorDeps.serviceKey): so a ledger that only knows an OAuth2 server's JWKS still serves
+ * the registries. It carries the configured target audience or scope, as the ledger requires of
+ * every token. Minted at the world's time, which the emulated ledger checks tokens against: after
+ * the admin API moves the clock ahead, the registries' tokens are still valid.
  */
-function tokenFor(config: EmulatorConfig, user: string, clock: Clock): TokenProvider {
-  if (config.auth.mode === 'none') return noAuth;
-  if (config.auth.hs256Secret) {
-    return selfSignedHs256({
-      secret: config.auth.hs256Secret,
-      userId: user,
-      audience: config.auth.targetAudience,
-      scope: config.auth.targetScope,
-      now: () => Number(clock.nowMicros() / 1000n),
-    });
-  }
-  throw new Error('the emulated registries need an HS256 secret to read a JWT-protected emulated ledger (set LEDGER_AUTH_HS256_SECRET)');
+function tokenFor(config: EmulatorConfig, serviceKey: Uint8Array | undefined, user: string, clock: Clock): TokenProvider {
+  if (config.auth.mode === 'none' || serviceKey === undefined) return noAuth;
+  return selfSignedHs256({
+    secret: serviceKey,
+    userId: user,
+    audience: config.auth.targetAudience,
+    scope: config.auth.targetScope,
+    now: () => Number(clock.nowMicros() / 1000n),
+  });
 }
 
 /** A ledger client reading the emulated ledger in process. */
@@ -169,7 +169,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       admin,
       instruments,
       recipes: recipes ?? builtInRecipes({ amuletCompat: config.amuletRegistryCompat }),
-      ledger: inProcessLedger(built.app, tokenFor(config, user, engine.clock), logger, metrics),
+      ledger: inProcessLedger(built.app, tokenFor(config, built.serviceKey, user, engine.clock), logger, metrics),
       cache,
       clock: engine.clock,
       logger,

@@ -11,7 +11,7 @@
  * modules state their own limits).
  */
 import pino, { type Logger } from 'pino';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
 import type { QualifiedId } from './ledger/types.js';
 import { EmulatorConfigSchema } from '../config/schema.js';
@@ -86,7 +86,14 @@ export interface RunningEmulator extends ParticipantNode {
 }
 
 /** Builds the engine and the ledger API app without listening (for in-process use). */
-export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmulator, 'ledgerUrl' | 'ledgerUrls' | 'close'> & { config: EmulatorConfig; clock: SkewedClock } {
+export function buildEmulator(
+  opts: StartEmulatorOptions = {},
+): Omit<RunningEmulator, 'ledgerUrl' | 'ledgerUrls' | 'close'> & {
+  config: EmulatorConfig;
+  clock: SkewedClock;
+  /** With ledger auth: the key the emulated services sign their ledger tokens with (HS256; AuthenticatorDeps.serviceKey). */
+  serviceKey?: Uint8Array;
+} {
   // The CLI hands over the configuration it loaded (parsed once, frozen); library callers give input.
   const config = isParsedConfig<EmulatorConfig>(opts.config) ? opts.config : parsedConfig(EmulatorConfigSchema.parse(opts.config ?? {}));
   const logger = opts.logger ?? pino({ level: config.logLevel });
@@ -161,15 +168,17 @@ export function buildEmulator(opts: StartEmulatorOptions = {}): Omit<RunningEmul
         },
       })
     : undefined;
+  // The emulated services' own ledger key (AuthenticatorDeps.serviceKey), drawn afresh each start.
+  const serviceKey = config.auth.mode === 'none' ? undefined : new Uint8Array(randomBytes(32));
   const participants = engines.map((e): ParticipantNode => {
-    const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine: e });
+    const authenticate = config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine: e, serviceKey });
     const name = e.participantName;
     const app = createLedgerApiApp({ engine: e, authenticate, logger: logger.child({ module: 'ledger-api', participant: name }) }, ledgerApiRoutes);
     const streams = createLedgerStreams({ engine: e, authenticate, logger: logger.child({ module: 'ledger-ws', participant: name }) });
     return { engine: e, app, streams };
   });
   const first = participants[0]!;
-  return { ...first, participants, seeded, exampleRegistry, config, durable, clock };
+  return { ...first, participants, seeded, exampleRegistry, config, durable, clock, ...(serviceKey ? { serviceKey } : {}) };
 }
 
 /** The `*.dar` files of DARS_DIR, in file name order. */

@@ -10,6 +10,7 @@ import { ConfigError } from '../config/errors.js';
 import type { LedgerEngine } from './ledger/engine.js';
 import type { HostingPermission } from './ledger/synchronizer.js';
 import type { Right } from './ledger/types.js';
+import { userIdError } from './ledger/object-meta.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
 import { createTestTokenV2Rules, findTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from './templates/test-token-v2/index.js';
 import { createFeaturedAppRight, installWallet, seedAmuletWorld, tapAmulet } from './templates/amulet/index.js';
@@ -45,6 +46,12 @@ export interface DemoAmulet {
   wallets: string[];
   /** Parties with a FeaturedAppRight. */
   featuredApps: string[];
+  /**
+   * The AmuletConfig's `transferPreapprovalBaseDuration` in days (CIP-0119; the Daml default, 90,
+   * when unset): how long a pre-approval is free. 0 reproduces networks before splice-amulet 0.1.20,
+   * where the provider (the validator, for the wallet SDK's proposals) pays for every pre-approval.
+   */
+  transferPreapprovalBaseDurationDays?: number;
 }
 
 /** Another participant that also hosts a demo party (its PartyToParticipant mapping names both). */
@@ -52,6 +59,27 @@ export interface DemoHosting {
   /** Participant name, e.g. `participant2` (needs `PARTICIPANTS=2`). */
   participant: string;
   permission: HostingPermission;
+}
+
+/**
+ * A further ledger API user of the world, as a Canton bootstrap script creates one
+ * (`participant.ledger_api.users.create(id, actAs, readAs, ..., primaryPartyId)`), e.g. a second
+ * operator user on an existing party. Parties are named by their hints.
+ */
+export interface DemoUser {
+  id: string;
+  /** The participant whose user it is (default: the first; `participant2` needs `PARTICIPANTS=2`). */
+  participant?: string;
+  primaryParty?: string;
+  rights: {
+    actAs: string[];
+    readAs: string[];
+    executeAs: string[];
+    participantAdmin: boolean;
+    identityProviderAdmin: boolean;
+    readAsAnyParty: boolean;
+    executeAsAnyParty: boolean;
+  };
 }
 
 export interface DemoWorld {
@@ -64,6 +92,12 @@ export interface DemoWorld {
   instruments: DemoInstrument[];
   /** A Canton Coin world (DSO, rules, rounds, tapped coin, wallets); absent: none. */
   amulet?: DemoAmulet;
+  /**
+   * Further users, created after everything else. One that exists already (a party's own user, the
+   * validator's user, one of LEDGER_ADMIN_USERS) gets the declared rights added, and its primary
+   * party set when one is declared.
+   */
+  users?: DemoUser[];
 }
 
 /** The demo world as configuration (DEMO_WORLD_FILE), validated with clear messages. */
@@ -103,13 +137,53 @@ export const DemoWorldSchema = z
         holdings: z.array(z.object({ owner: z.string().min(1), amount: z.string().regex(/^\d+(\.\d{1,10})?$/) }).strict()).default([]),
         wallets: z.array(z.string().min(1)).default([]),
         featuredApps: z.array(z.string().min(1)).default([]),
+        transferPreapprovalBaseDurationDays: z.number().int().min(0).max(36_500).optional(),
       })
       .strict()
       .optional(),
+    users: z
+      .array(
+        z
+          .object({
+            id: z.string().min(1),
+            participant: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+            primaryParty: z.string().min(1).optional(),
+            rights: z
+              .object({
+                actAs: z.array(z.string().min(1)).default([]),
+                readAs: z.array(z.string().min(1)).default([]),
+                executeAs: z.array(z.string().min(1)).default([]),
+                participantAdmin: z.boolean().default(false),
+                identityProviderAdmin: z.boolean().default(false),
+                readAsAnyParty: z.boolean().default(false),
+                executeAsAnyParty: z.boolean().default(false),
+              })
+              .strict()
+              .default({ actAs: [], readAs: [], executeAs: [], participantAdmin: false, identityProviderAdmin: false, readAsAnyParty: false, executeAsAnyParty: false }),
+          })
+          .strict(),
+      )
+      .default([]),
   })
   .strict()
   .superRefine((w, ctx) => {
     const hints = new Set(w.parties.map((p) => p.hint));
+    const seen = new Set<string>();
+    w.users.forEach((u, n) => {
+      const invalid = userIdError(u.id);
+      if (invalid !== undefined) ctx.addIssue({ code: 'custom', path: ['users', n, 'id'], message: invalid });
+      const key = `${u.participant ?? ''}/${u.id}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['users', n, 'id'], message: `user "${u.id}" is declared twice` });
+      seen.add(key);
+      if (u.primaryParty !== undefined && !hints.has(u.primaryParty)) {
+        ctx.addIssue({ code: 'custom', path: ['users', n, 'primaryParty'], message: `unknown party hint "${u.primaryParty}"` });
+      }
+      for (const kind of ['actAs', 'readAs', 'executeAs'] as const) {
+        u.rights[kind].forEach((h, m) => {
+          if (!hints.has(h)) ctx.addIssue({ code: 'custom', path: ['users', n, 'rights', kind, m], message: `unknown party hint "${h}"` });
+        });
+      }
+    });
     if (w.amulet) {
       const a = w.amulet;
       for (const [path, hint] of [['dso', a.dso], ['validator', a.validator]] as const) {
@@ -265,11 +339,38 @@ export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_D
     const validator = partyOf(a.validator);
     const validatorUser = a.validatorUser ?? DEFAULT_VALIDATOR_USER;
     setUpValidatorUser(engine, validatorUser, validator);
-    const w = seedAmuletWorld(engine, { dso });
+    const days = a.transferPreapprovalBaseDurationDays;
+    const w = seedAmuletWorld(engine, { dso, ...(days === undefined ? {} : { transferPreapprovalBaseDurationMicros: BigInt(days) * 86_400_000_000n }) });
     for (const h of a.holdings) tapAmulet(engine, { dso, receiver: partyOf(h.owner), amount: h.amount });
     for (const hint of a.wallets) installWallet(engine, { dso, user: partyOf(hint), validator });
     for (const hint of a.featuredApps) createFeaturedAppRight(engine, { dso, provider: partyOf(hint) });
     amulet = { ...w, validator, validatorUser };
   }
+  for (const u of world.users ?? []) seedUser(u, engine, others, partyOf);
   return { parties, instruments, amulet };
+}
+
+/** Creates (or extends) one declared user on its participant. */
+function seedUser(u: DemoUser, engine: LedgerEngine, others: ReadonlyMap<string, LedgerEngine>, partyOf: (hint: string) => string): void {
+  const target = u.participant === undefined || u.participant === engine.participantName ? engine : others.get(u.participant);
+  if (!target) {
+    throw new ConfigError(`demo world: user "${u.id}" is a user of ${u.participant}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts participant2)`);
+  }
+  const r = u.rights;
+  const rights: Right[] = [
+    ...(r.participantAdmin ? [{ kind: 'ParticipantAdmin' } as const] : []),
+    ...(r.identityProviderAdmin ? [{ kind: 'IdentityProviderAdmin' } as const] : []),
+    ...(r.readAsAnyParty ? [{ kind: 'CanReadAsAnyParty' } as const] : []),
+    ...(r.executeAsAnyParty ? [{ kind: 'CanExecuteAsAnyParty' } as const] : []),
+    ...r.actAs.map((h) => ({ kind: 'CanActAs' as const, party: partyOf(h) })),
+    ...r.readAs.map((h) => ({ kind: 'CanReadAs' as const, party: partyOf(h) })),
+    ...r.executeAs.map((h) => ({ kind: 'CanExecuteAs' as const, party: partyOf(h) })),
+  ];
+  const primaryParty = u.primaryParty === undefined ? undefined : partyOf(u.primaryParty);
+  if (target.users.has(u.id)) {
+    if (primaryParty !== undefined) target.users.update({ id: u.id, primaryParty }, ['primary_party']);
+    target.users.grant(u.id, rights);
+  } else {
+    target.users.create({ id: u.id, ...(primaryParty === undefined ? {} : { primaryParty }) }, rights);
+  }
 }

@@ -214,8 +214,8 @@ export function oauth2ClientCredentials(opts: OAuth2ClientCredentialsOptions): T
 // ---- self-signed HS256 (development) ----------------------------------------------------------
 
 export interface SelfSignedHs256Options {
-  /** The shared secret of the node's `unsafe-jwt-hmac-256` auth service (LocalNet: `unsafe`). */
-  secret: string;
+  /** The shared secret of the node's `unsafe-jwt-hmac-256` auth service (LocalNet: `unsafe`), as text or raw bytes. */
+  secret: string | Uint8Array;
   /** The ledger user (`sub`). */
   userId: string;
   /** `aud`: a target audience, or `https://daml.com/jwt/aud/participant/<participantId>`. */
@@ -234,9 +234,9 @@ export interface SelfSignedHs256Options {
 
 /** Signs HS256 tokens for `userId`, re-signing shortly before each expires. */
 export function selfSignedHs256(opts: SelfSignedHs256Options): TokenProvider {
-  if (!opts.secret) throw new Error('selfSignedHs256: the secret is empty');
+  if (opts.secret.length === 0) throw new Error('selfSignedHs256: the secret is empty');
   if (!opts.userId) throw new Error('selfSignedHs256: userId is empty');
-  const key = new TextEncoder().encode(opts.secret);
+  const key = typeof opts.secret === 'string' ? new TextEncoder().encode(opts.secret) : opts.secret;
   const ttl = opts.ttlSeconds ?? 3600;
   if (!(ttl > 0)) throw new Error('selfSignedHs256: ttlSeconds must be positive');
   const now = opts.now ?? Date.now;

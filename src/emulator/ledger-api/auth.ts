@@ -122,10 +122,15 @@ type Verifier = (token: string, currentDate: Date) => Promise<JWTPayload>;
  * leeway (jose does these), plus `iat` not in the future, which java-jwt checks by default and jose
  * only with `maxTokenAge`.
  */
-function buildVerifiers(config: JwtConfig): Verifier[] {
+function buildVerifiers(config: JwtConfig, serviceKey: Uint8Array | undefined): Verifier[] {
   const leeway = config.leewaySeconds ?? 0;
   const common = (currentDate: Date) => ({ currentDate, clockTolerance: leeway });
   const verifiers: Verifier[] = [];
+
+  if (serviceKey !== undefined) {
+    // The emulated services' own key (see createAuthenticator): HS256, never configured or shown.
+    verifiers.push(async (token, currentDate) => (await jwtVerify(token, serviceKey, { algorithms: ['HS256'], ...common(currentDate) })).payload);
+  }
 
   if (config.hs256Secret !== undefined) {
     const key = new TextEncoder().encode(config.hs256Secret);
@@ -365,15 +370,27 @@ export function resolveUserClaims(engine: LedgerEngine, userId: string, exp: num
 
 // ---- the authenticator -----------------------------------------------------------------------
 
+export interface AuthenticatorDeps {
+  engine: LedgerEngine;
+  /**
+   * The key of the emulated services (registries) that read this ledger through its JSON API: an
+   * HS256 secret the stack draws at random and never shows, trusted beside the configured key
+   * sources. Canton trusts several auth services at once the same way (`canton.participants.<p>.
+   * ledger-api.auth-services` is a list); with it a ledger configured with only a JWKS URL (an
+   * OAuth2 server's keys, which the emulator cannot sign with) still serves the emulated services.
+   */
+  serviceKey?: Uint8Array;
+}
+
 /**
  * Builds the `authenticate` dependency of `createLedgerApiApp`. Resolves claims on every request
  * (rights changes apply at once, like Canton's per-call resolution) and reads time from the
  * engine's clock, so tests can expire tokens by moving a ManualClock.
  */
-export function createAuthenticator(config: AuthConfig, deps: { engine: LedgerEngine }): Authenticator {
+export function createAuthenticator(config: AuthConfig, deps: AuthenticatorDeps): Authenticator {
   if (config.mode === 'none') return async () => WILDCARD;
   const { engine } = deps;
-  const verifiers = buildVerifiers(config);
+  const verifiers = buildVerifiers(config, deps.serviceKey);
 
   return async (authorizationHeader) => {
     const token = bearerToken(authorizationHeader);

@@ -57,6 +57,48 @@ describe('emulator configuration from the environment', () => {
     expect(emu.engine.contracts.activeCount).toBe(2); // TokenRules + carol's Token
   });
 
+  it('DEMO_WORLD_FILE users: each mistake is one `<path>: <what>` problem', () => {
+    const world = {
+      parties: [{ hint: 'alice' }, { hint: 'bob' }],
+      users: [
+        { id: 'operator2', primaryParty: 'carol', rights: { actAs: ['alice', 'zed'], readAs: ['bob'] } },
+        { id: 'operator2', rights: { executeAs: ['nobody'] } },
+        { id: 'bad user!', rights: {} },
+        { id: 'x', rights: { admin: true } },
+        { id: 'y', rights: { actAs: 'alice' } },
+        { id: 'z', participant: 'participant 2' },
+      ],
+    };
+    let error: unknown;
+    try {
+      loadEmulatorConfig({ DEMO_WORLD_FILE: file('users.json', world) });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual([
+      'world.users[3].rights: Unrecognized key: "admin"',
+      'world.users[4].rights.actAs: Invalid input: expected array, received string',
+      expect.stringMatching(/^world\.users\[5\]\.participant: Invalid string: must match pattern /),
+    ]);
+    // Once the shapes are right, the references are checked.
+    const shaped = { ...world, users: world.users.slice(0, 3) };
+    let refs: unknown;
+    try {
+      loadEmulatorConfig({ DEMO_WORLD_FILE: file('users-refs.json', shaped) });
+    } catch (e) {
+      refs = e;
+    }
+    expect((refs as ConfigError).problems).toEqual([
+      'world.users[0].primaryParty: unknown party hint "carol"',
+      'world.users[0].rights.actAs[1]: unknown party hint "zed"',
+      'world.users[1].id: user "operator2" is declared twice',
+      'world.users[1].rights.executeAs[0]: unknown party hint "nobody"',
+      expect.stringMatching(/^world\.users\[2\]\.id: User ID "bad user!" does not match regex /),
+    ]);
+  });
+
   it('LEDGER_AUTH=localnet: LocalNet\'s HS256 secret `unsafe` and audience, each overridable', () => {
     expect(loadEmulatorConfig({ LEDGER_AUTH: 'localnet' }).auth).toEqual({
       mode: 'jwt',

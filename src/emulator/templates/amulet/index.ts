@@ -31,8 +31,10 @@
  *     non-zero fees. The seeded config has zero fees, as on today's networks. Holding fees accrue
  *     per round (`amount.ratePerRound`, see `amuletValueAtRound`) but are charged on transfer only
  *     with `registerAmulet(templates, { holdingFeesOnTransfer: true })` (pre-2025-09 behaviour).
- *  3. Rewards are not issued: no AppRewardCoupon / ValidatorRewardCoupon / FeaturedAppActivityMarker
- *     is created, reward-coupon transfer inputs are rejected, and `beneficiaries` are ignored.
+ *  3. Rewards are not issued: no AppRewardCoupon / ValidatorRewardCoupon is created, reward-coupon
+ *     transfer inputs are rejected, and `beneficiaries` are ignored. FeaturedAppActivityMarkers are
+ *     created by `FeaturedAppRight_CreateActivityMarker` (./featured-app-activity.ts) but never
+ *     converted into coupons.
  *     Of the V2 token standard, TransferFactory V2 (basic accounts only, the V1 body with the
  *     actors, as `transferFactoryV2_transferDefaultImplUsingV1`), TransferInstruction V2 (the
  *     actor-checked V1 choices), AllocationFactory V2, SettlementFactory V2 and AmuletAllocationV2
@@ -119,6 +121,12 @@ export interface AmuletConfigOptions {
   maxNumInputs?: number;
   maxNumOutputs?: number;
   maxNumLockHolders?: number;
+  /**
+   * `transferPreapprovalBaseDuration` (CIP-0119, splice-amulet 0.1.20): the lifetime of a
+   * TransferPreapproval that is bought for free. Unset: the Daml default of 90 days applies. 0 makes
+   * every pre-approval paid, as before CIP-0119.
+   */
+  transferPreapprovalBaseDurationMicros?: bigint;
 }
 
 /** An AmuletConfig USD as a LocalNet SV sets it up (see splice-wallet-kernel `amulet-service-consts.test.ts`), for `synchronizerId`. */
@@ -179,7 +187,7 @@ export function defaultAmuletConfig(synchronizerId: string, o: AmuletConfigOptio
     optDevelopmentFundManager: null,
     externalPartyConfigStateTickDuration: null,
     rewardConfig: null,
-    transferPreapprovalBaseDuration: null,
+    transferPreapprovalBaseDuration: o.transferPreapprovalBaseDurationMicros === undefined ? null : { microseconds: o.transferPreapprovalBaseDurationMicros.toString() },
   };
 }
 

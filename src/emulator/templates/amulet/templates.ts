@@ -1,7 +1,8 @@
 /**
  * The Amulet templates of `splice-amulet` as native emulator templates: AmuletRules (transfer,
  * DevNet tap and mint, featured-app self-grant, round bootstrap and advance), OpenMiningRound,
- * SummarizingMiningRound, Amulet and LockedAmulet (HoldingV1/V2), FeaturedAppRight,
+ * SummarizingMiningRound, Amulet and LockedAmulet (HoldingV1/V2), FeaturedAppRight (with the
+ * featured-app API's activity markers, ./featured-app-activity.ts),
  * TransferPreapproval, ExternalPartyAmuletRules (the token-standard TransferFactory V1/V2,
  * AllocationFactory V1/V2 and SettlementFactory V2), AmuletTransferInstruction (TransferInstruction
  * V1/V2), AmuletAllocation (Allocation V1) and AmuletAllocationV2 (Allocation V2, in
@@ -14,6 +15,7 @@ import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { TokenStandardTypes, TS } from '../token-standard.js';
 import { amuletAllocationV2Template, externalPartyAmuletRulesV2 } from './allocation-v2.js';
+import { featuredAppActivityMarkerTemplate, featuredAppRightV1 } from './featured-app-activity.js';
 import { externalPartyConfigStateChoices, externalPartyConfigStateTemplate } from './external-party-config-state.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
@@ -328,7 +330,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
         body: () => ({}),
       }),
     },
-    implements: [],
+    implements: [featuredAppRightV1()],
   };
 
   // -- TransferPreapproval -----------------------------------------------------------------------------
@@ -960,6 +962,7 @@ export function amuletTemplates(templates: TemplateRegistry, behaviour: AmuletBe
     amulet,
     lockedAmulet,
     featuredAppRight,
+    featuredAppActivityMarkerTemplate(),
     transferPreapproval,
     amuletTransferInstruction,
     amuletAllocation,

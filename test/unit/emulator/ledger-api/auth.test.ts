@@ -274,6 +274,33 @@ describe('target audience and target scope', () => {
   });
 });
 
+describe('the emulated services\' own key (serviceKey)', () => {
+  const serviceKey = new TextEncoder().encode('the-stack-s-own-32-byte-key-here');
+  const withKey = (key?: Uint8Array) => {
+    const clock = new ManualClock('2026-01-01T00:00:00Z');
+    const engine = new LedgerEngine({ seed: 'test', clock });
+    engine.users.create({ id: 'admin-user' }, [{ kind: 'ParticipantAdmin' }]);
+    // A JWKS-only ledger: the JWKS is never fetched for these tokens (HS256, no `kid`).
+    const config = { mode: 'jwt' as const, jwksUrl: 'http://127.0.0.1:9/jwks', targetAudience: 'https://canton.network.global' };
+    return createAuthenticator(config, key === undefined ? { engine } : { engine, serviceKey: key });
+  };
+  const token = (payload: JWTPayload) =>
+    new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(Date.parse('2026-01-01T00:00:00Z') / 1000).sign(serviceKey);
+
+  it('a JWKS-only ledger accepts tokens signed with it, read like any other token', async () => {
+    const claims = asUser(await withKey(serviceKey)(`Bearer ${await token({ sub: 'admin-user', aud: 'https://canton.network.global' })}`));
+    expect(claims).toMatchObject({ userId: 'admin-user', admin: true });
+    // The configured target audience still applies to them.
+    await expectUnauthenticated(withKey(serviceKey)(`Bearer ${await token({ sub: 'admin-user', scope: 'daml_ledger_api' })}`));
+  });
+
+  it('without it (or with another key) the same token is unauthenticated', async () => {
+    const t = await token({ sub: 'admin-user', aud: 'https://canton.network.global' });
+    await expectUnauthenticated(withKey()(`Bearer ${t}`));
+    await expectUnauthenticated(withKey(new TextEncoder().encode('another-key-another-key-another!'))(`Bearer ${t}`));
+  });
+});
+
 describe('mintDevToken', () => {
   it('mints tokens the authenticator accepts', async () => {
     const { authenticate, nowSeconds, aud, clock } = setup();

@@ -111,6 +111,7 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-amulet:Splice.Amulet:Amulet',
       'splice-amulet:Splice.Amulet:LockedAmulet',
       'splice-amulet:Splice.Amulet:FeaturedAppRight',
+      'splice-amulet:Splice.Amulet:FeaturedAppActivityMarker',
       'splice-amulet:Splice.AmuletRules:TransferPreapproval',
       'splice-amulet:Splice.AmuletTransferInstruction:AmuletTransferInstruction',
       'splice-amulet:Splice.AmuletAllocation:AmuletAllocation',
@@ -136,8 +137,8 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.AccountConfig:AccountConfig',
       'splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.AccountConfig:AccountProposal',
     ]);
-    // 31 payloads and 194 choice arguments (template choices, Archive included, and interface choices).
-    expect(compared.length).toBe(225);
+    // 32 payloads and 198 choice arguments (template choices, Archive included, and interface choices).
+    expect(compared.length).toBe(230);
     // Spot checks that interface choices of both API versions are among them.
     const names = compared.map((c) => c.what);
     for (const expected of [
@@ -146,6 +147,7 @@ describe('native templates describe the LF types of Splice DARs', () => {
       'splice-amulet:Splice.AmuletAllocationV2:AmuletAllocationV2 splice-api-token-allocation-v2:Allocation.Allocation_Settle',
       'splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:TokenRules splice-api-token-allocation-instruction-v1:AllocationFactory.AllocationFactory_Allocate',
       'splice-wallet:Splice.Wallet.Install:WalletAppInstall WalletAppInstall_ExecuteBatch',
+      'splice-amulet:Splice.Amulet:FeaturedAppRight splice-api-featured-app-v1:FeaturedAppRight.FeaturedAppRight_CreateActivityMarker',
       'splice-amulet:Splice.AmuletRules:AmuletRules AmuletRules_BootstrapExternalPartyConfigState',
       'splice-amulet:Splice.AmuletRules:AmuletRules AmuletRules_UpdateExternalPartyConfigStates',
     ]) {
