@@ -77,7 +77,7 @@ describe('validateDeclarativeRecipe', () => {
   it('rejects unknown keys (typos), naming the allowed ones', () => {
     // @ts-expect-error a misspelt key: what the validation must name
     expect(problems((c) => (c.contextEntries[0].requried = true))).toEqual([
-      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, synchronizerId, pick, key, required, as, endpoints',
+      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, synchronizerId, pick, missingError, key, name, value, when, required, as, endpoints',
     ]);
     // @ts-expect-error an unknown factory name: what the validation must name
     expect(problems((c) => (c.factories.transferFactoryV1 = {}))[0]).toMatch(
@@ -89,10 +89,9 @@ describe('validateDeclarativeRecipe', () => {
 
   it('rejects unknown value-expression roots and paths, and numbers', () => {
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$arg.transfer.instrumentId.id'))).toEqual([
-      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $args.<path>, $contract.<path>, or "$$..." for a literal starting with "$"',
+      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError), or "$$..." for a literal starting with "$"',
     ]);
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$args'))[0]).toMatch(/\$args needs a field path/);
-    // @ts-expect-error a number where JSON wants a string: what the validation must explain
     expect(problems((c) => (c.contextEntries[0].match.decimals = 2))[0]).toMatch(/^contextEntries\[0\]\.match\.decimals: 2: write numbers as strings \("2"\)/);
     // $args paths are checked against the choice argument
     expect(problems((c) => (c.contextEntries[0].match.receiver = '$args.transfer.reciever'))[0]).toMatch(
@@ -190,7 +189,7 @@ describe('validateDeclarativeRecipe', () => {
     const disclose = base();
     disclose.contextEntries.push({ templateId: '#acme-token:Acme.Holding:LockedHolding', match: { owner: '$args.transfer.sender' }, as: 'disclose' });
     expect(validateDeclarativeRecipe(disclose).warnings).toEqual([]);
-    expect(problems((c) => delete c.contextEntries[0].key)).toEqual(['contextEntries[0].key: a context entry needs a "key" (unless "as" is "disclose")']);
+    expect(problems((c) => delete c.contextEntries[0].key)).toEqual(['contextEntries[0].key: a context entry needs a "key" (unless "as" is "disclose" or "select")']);
     expect(problems((c) => (c.contextEntries[0].as = 'disclose'))).toEqual(['contextEntries[0].key: "as": "disclose" puts nothing into the context: remove "key"']);
   });
 
