@@ -98,7 +98,7 @@ describe('validateDeclarativeRecipe', () => {
       /^contextEntries\[0\]\.match\.receiver: "\$args\.transfer\.reciever" \(for transferFactory\.v1\) names no field of transfer of TransferFactory_Transfer \(v1\) \(fields: sender, receiver, amount, instrumentId/,
     );
     // $contract is for per-contract contexts; $args is for factories
-    expect(problems((c) => (c.contextEntries[0].match.x = '$contract.transfer'))[0]).toMatch(/\$contract is only available in the contextEntries of transferInstructions/);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$contract.transfer'))[0]).toMatch(/\$contract and \$contractId are only available in the contextEntries of transferInstructions/);
     expect(
       problems(
         (c) =>
