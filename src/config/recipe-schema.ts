@@ -126,7 +126,7 @@ const COMPARISONS = ['lt', 'lte', 'gt', 'gte'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
 /** `{ "lte": "$now" }`: an ordered comparison instead of equality. */
 const ConditionSchema = z
-  .record(z.enum(COMPARISONS), ValueExprSchema)
+  .partialRecord(z.enum(COMPARISONS), ValueExprSchema)
   .refine((o) => Object.keys(o).length === 1, 'a comparison has exactly one of "lt", "lte", "gt", "gte"');
 /** Dispatched on the input's shape, so that a mistake is reported at its own path. */
 const MatchValueSchema = z.unknown().transform((v, ctx): string | boolean | null | Partial<Record<Comparison, string | boolean | null>> => {
@@ -172,6 +172,11 @@ const selectorShape = {
   match: MatchSchema.default({}).describe(
     'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a comparison `{"lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. Empty: every active contract of the template that the admin sees.',
   ),
+  orTemplateIds: z
+    .array(QualifiedIdSchema)
+    .min(1)
+    .optional()
+    .describe('Further templates the contracts may be of (with `templateId`), e.g. a V2 template and the V1 template it succeeds: a `$id` lookup accepts a contract of any of them, a search finds those of each in turn.'),
   synchronizerId: z.string().min(1).optional().describe('Only contracts on this synchronizer.'),
   pick: PickSchema.default('unique').describe(
     'When several contracts match where one is expected: `unique` answers 500 naming them (the ledger disagrees with the recipe); `newest` / `oldest` take one by creation time; `{"max": "<path>"}` / `{"min": "<path>"}` the one whose payload field is greatest / least (compared as in `match` comparisons: e.g. the latest open round, `{"max": "round.number"}`).',
@@ -185,10 +190,11 @@ const selectorShape = {
     ),
 };
 
-function checkTemplateOrInterface(v: { templateId?: string | undefined; interfaceId?: string | undefined }, ctx: z.RefinementCtx): void {
+function checkTemplateOrInterface(v: { templateId?: string | undefined; interfaceId?: string | undefined; orTemplateIds?: string[] | undefined }, ctx: z.RefinementCtx): void {
   if ((v.templateId === undefined) === (v.interfaceId === undefined)) {
     ctx.addIssue({ code: 'custom', message: 'give exactly one of "templateId" and "interfaceId"' });
   }
+  if (v.orTemplateIds !== undefined && v.templateId === undefined) ctx.addIssue({ code: 'custom', path: ['orTemplateIds'], message: '"orTemplateIds" adds to "templateId"' });
 }
 
 const SelectorSchema = strict(selectorShape).superRefine(checkTemplateOrInterface);
@@ -253,6 +259,7 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E, per
     .superRefine((e, ctx) => {
       const given = [e.templateId, e.interfaceId, e.value].filter((x) => x !== undefined).length;
       if (given !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of "templateId", "interfaceId" and "value"' });
+      if (e.orTemplateIds !== undefined && e.templateId === undefined) ctx.addIssue({ code: 'custom', path: ['orTemplateIds'], message: '"orTemplateIds" adds to "templateId"' });
     })
     .superRefine((e, ctx) => {
       const noKey = e.as === 'disclose' || e.as === 'select';

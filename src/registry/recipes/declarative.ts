@@ -83,6 +83,8 @@ interface CompiledSelector {
   ref: string;
   /** Index key: `package-name:Module:Entity`. */
   key: string;
+  /** Index keys of `orTemplateIds`. */
+  orKeys: string[];
   byInterface: boolean;
   fields: Array<{ path: string[]; text: string; expr: ValueExpr; op: 'eq' | Comparison }>;
   id?: { text: string; expr: ValueExpr };
@@ -220,11 +222,11 @@ export class DeclarativeRecipe implements Recipe {
     // objects) only need the shared cache.
     const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries)];
     const byField = selectors.filter((s) => s.id === undefined && s.key !== '');
-    this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).map((s) => s.ref));
+    this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).flatMap((s) => [s.ref, ...s.orKeys.map((k) => `#${k}`)]));
     this.indexedInterfaces = unique(byField.filter((s) => s.byInterface).map((s) => s.ref));
     this.cachedTemplates = unique([
       ...[...this.perContract.values()].flatMap((p) => [...p.templateKeys].map((k) => `#${k}`)),
-      ...selectors.filter((s) => s.id !== undefined && s.key !== '').map((s) => s.ref),
+      ...selectors.filter((s) => s.id !== undefined && s.key !== '').flatMap((s) => [s.ref, ...s.orKeys.map((k) => `#${k}`)]),
     ]);
   }
 
@@ -253,8 +255,24 @@ export class DeclarativeRecipe implements Recipe {
     const endpoint: FactoryEndpoint = version === 1 ? 'transferFactory.v1' : 'transferFactory.v2';
     const scope = newScope(env, { args });
     const transfer = (args.transfer ?? {}) as { sender?: unknown; receiver?: unknown };
-    if (jsonEqual(transfer.sender, transfer.receiver)) return { ...(await this.factoryParts(endpoint, scope, env)), transferKind: 'self' };
     const rules = this.direct.filter((r) => r.endpoints.includes(endpoint));
+    // each rule has its place in the disclosures (after the context entries), matched or not
+    const slots = (matched?: { rule: CompiledDirect; contract: IndexedContract }): Slot[] =>
+      rules.map((r) => {
+        const slot: Slot = { ...(r.name !== undefined ? { name: r.name } : {}), values: {}, disclose: [] };
+        if (matched?.rule === r && r.contextKey !== undefined) {
+          slot.values[r.contextKey] = contractIdValue(matched.contract.contractId);
+          slot.disclose.push(matched.contract);
+        }
+        return slot;
+      });
+    const unmatched = () => {
+      for (const r of rules) if (r.name !== undefined && !scope.refs.has(r.name)) scope.refs.set(r.name, { contracts: [], many: false });
+    };
+    if (jsonEqual(transfer.sender, transfer.receiver)) {
+      unmatched();
+      return { ...(await this.factoryParts(endpoint, scope, env, slots())), transferKind: 'self' };
+    }
     let matched = await this.firstDirect(rules, scope, env);
     if (!matched && rules.length > 0) {
       // The contract that makes a transfer direct (a pre-approval) may have been created a moment
@@ -263,14 +281,8 @@ export class DeclarativeRecipe implements Recipe {
       await env.index.catchUp({ skipIfCaughtUpWithinMs: PREAPPROVAL_CATCH_UP_MS });
       matched = await this.firstDirect(rules, scope, env);
     }
-    for (const r of rules) if (r.name !== undefined && !scope.refs.has(r.name)) scope.refs.set(r.name, { contracts: [], many: false });
-    if (!matched) return { ...(await this.factoryParts(endpoint, scope, env)), transferKind: 'offer' };
-    const slot: Slot = { ...(matched.rule.name !== undefined ? { name: matched.rule.name } : {}), values: {}, disclose: [] };
-    if (matched.rule.contextKey !== undefined) {
-      slot.values[matched.rule.contextKey] = contractIdValue(matched.contract.contractId);
-      slot.disclose.push(matched.contract);
-    }
-    return { ...(await this.factoryParts(endpoint, scope, env, slot)), transferKind: 'direct' };
+    unmatched();
+    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched))), transferKind: matched ? 'direct' : 'offer' };
   }
 
   /** The first `transferKind.direct` rule that finds a contract, and the contract (named in `scope`). */
@@ -307,7 +319,7 @@ export class DeclarativeRecipe implements Recipe {
 
   // ---- resolution ------------------------------------------------------------------------------
 
-  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlot?: Slot): Promise<FactoryParts> {
+  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = []): Promise<FactoryParts> {
     const sel = this.factories.get(endpoint);
     if (!sel) {
       const configured = [...this.factories.keys()];
@@ -327,7 +339,7 @@ export class DeclarativeRecipe implements Recipe {
     if (found.length === 0) throw notFound(sel.missingError ? render(sel.missingError, scope) : `No ${endpoint} factory found: ${missing(sel, scope)}`);
     const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
     const slots = await new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env).slots();
-    if (directSlot) slots.push(directSlot);
+    slots.push(...directSlots);
     const values = Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>;
     // the factory goes first, or after the named slot (its last one, whether or not it found anything)
     let at = 0;
@@ -521,11 +533,12 @@ async function select(sel: CompiledSelector, scope: Scope, env: RecipeEnv): Prom
         const c0 = compare(have, want[i]);
         return c0 !== undefined && (f.op === 'lt' ? c0 < 0 : f.op === 'lte' ? c0 <= 0 : f.op === 'gt' ? c0 > 0 : c0 >= 0);
       });
-    if (!sel.id) return env.index.find(sel.key, matches);
+    if (!sel.id) return [sel.key, ...sel.orKeys].flatMap((k) => env.index.find(k, matches));
     if (typeof item !== 'string' || item === '') return [];
     if (sel.id.expr.kind === 'args' && !/^[0-9a-f]{2,}$/.test(item)) throw badRequest(`${sel.id.expr.path[0]!}: "${item}" is not a contract id`);
     const c = await env.index.getById(item);
-    return c && templateKey(c.packageName, c.templateId) === sel.key && matches(c) ? [c] : [];
+    const key = c && templateKey(c.packageName, c.templateId);
+    return c && (key === sel.key || sel.orKeys.includes(key!)) && matches(c) ? [c] : [];
   };
   if (items === undefined) return [{ item: undefined, found: await once(undefined) }];
   const out: Array<{ item: unknown; found: IndexedContract[] }> = [];
@@ -684,7 +697,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
 
 function compileSelector(s: (ContractSelector | DirectRule | FactoryContextEntry | PerContractContextEntry) & { value?: string | boolean | null | undefined }): CompiledSelector {
   const ref = s.templateId ?? s.interfaceId ?? '';
-  const out: CompiledSelector = { ref, key: ref.slice(1), byInterface: s.templateId === undefined && s.interfaceId !== undefined, fields: [], pick: s.pick, deps: [] };
+  const out: CompiledSelector = { ref, key: ref.slice(1), orKeys: ('orTemplateIds' in s ? (s.orTemplateIds ?? []) : []).map((t) => t.slice(1)), byInterface: s.templateId === undefined && s.interfaceId !== undefined, fields: [], pick: s.pick, deps: [] };
   const deps = new Set<string>();
   for (const [field, raw] of Object.entries(s.match) as Array<[string, MatchValue]>) {
     const [op, v]: ['eq' | Comparison, string | boolean | null] =

@@ -77,7 +77,7 @@ describe('validateDeclarativeRecipe', () => {
   it('rejects unknown keys (typos), naming the allowed ones', () => {
     // @ts-expect-error a misspelt key: what the validation must name
     expect(problems((c) => (c.contextEntries[0].requried = true))).toEqual([
-      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, synchronizerId, pick, missingError, key, name, value, when, required, as, endpoints',
+      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, orTemplateIds, synchronizerId, pick, missingError, key, name, value, when, required, as, endpoints',
     ]);
     // @ts-expect-error an unknown factory name: what the validation must name
     expect(problems((c) => (c.factories.transferFactoryV1 = {}))[0]).toMatch(
