@@ -82,7 +82,17 @@ export const CHOICE_ARGUMENT_FIELDS: Readonly<Record<FactoryEndpoint, { choice: 
 const NAME = /^[a-z0-9][a-z0-9._:-]*$/;
 /** `#package-name:Module.Path:Entity` (Daml module and entity names are dotted identifiers). */
 const QUALIFIED_NAME = /^#[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-const PATH = /^[^.\s]+(\.[^.\s]+)*$/;
+/**
+ * A path step: a field name, `*` (every element of a list or value of a map), `{a,b}` (the fields
+ * a and b, in this order) or `[text]` (a field whose name has dots, e.g. a metadata key).
+ */
+const SEGMENT = String.raw`(?:\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}]+)`;
+const PATH = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`);
+const SEGMENTS = new RegExp(SEGMENT, 'g');
+/** The steps of a path that PATH accepts. */
+export function splitPath(p: string): string[] {
+  return p.match(SEGMENTS) ?? [];
+}
 
 function strict<S extends z.core.$ZodLooseShape>(shape: S) {
   const allowed = Object.keys(shape).join(', ');
@@ -102,7 +112,7 @@ const QualifiedIdSchema = z.string().superRefine((s, ctx) => {
   });
 });
 
-const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id"');
+const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b} or [name.with.dots])');
 
 /** A value expression; its root is checked here, its use (which roots are allowed where) in the second pass. */
 const ValueExprSchema = z.union(
@@ -419,14 +429,14 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   if (m) {
     const path = m[2];
     if (path === undefined || !PATH.test(path)) return `"${v}": $${m[1]} needs a field path, e.g. "$${m[1]}.${m[1] === 'args' ? 'transfer.receiver' : 'transfer.instrumentId'}"`;
-    return { kind: m[1] as 'args' | 'contract', path: path.split('.') };
+    return { kind: m[1] as 'args' | 'contract', path: splitPath(path) };
   }
   const r = /^\$(ref|found)\.([A-Za-z_][A-Za-z0-9_-]*)(?:\.(.*))?$/.exec(v);
   if (r) {
     const [, root, name, path] = r;
     if (root === 'found') return path === undefined ? { kind: 'found', name: name! } : `"${v}": $found.<name> takes no path`;
     if (path !== undefined && !PATH.test(path)) return `"${v}": not a field path after $ref.${name!}`;
-    return { kind: 'ref', name: name!, path: path === undefined ? [] : path.split('.') };
+    return { kind: 'ref', name: name!, path: path === undefined ? [] : splitPath(path) };
   }
   const root = /^\$[^.]*/.exec(v)![0];
   return `"${v}": unknown value expression root "${root}"; use ${ROOTS}`;
@@ -667,7 +677,10 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
   let tree: FieldTree | '*' = fields;
   for (let i = 0; i < path.length; i++) {
     if (tree === '*') return undefined;
-    const seg = path[i]!;
+    const step = path[i]!;
+    // `{a,b}` checks each field (the tree below is that of the first); `[x]` names the field x
+    const alternatives = step.startsWith('{') ? step.slice(1, -1).split(',') : [step.startsWith('[') ? step.slice(1, -1) : step];
+    const seg = alternatives.find((a) => !(a in (tree as FieldTree))) ?? alternatives[0]!;
     if (!(seg in tree)) {
       const where = i === 0 ? `the ${choice} choice argument` : `${path.slice(0, i).join('.')} of ${choice}`;
       return `names no field of ${where} (fields: ${Object.keys(tree).join(', ')})`;

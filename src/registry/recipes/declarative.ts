@@ -28,6 +28,7 @@ import {
   FACTORY_ENDPOINTS,
   expressionsOf,
   parseValueExpr,
+  splitPath,
   templateParts,
   TRANSFER_INSTRUCTION_ACTIONS,
   type Comparison,
@@ -190,14 +191,14 @@ export class DeclarativeRecipe implements Recipe {
         kind: meta.kind,
         what: meta.what,
         templateKeys: new Set(pc.templateIds.map((t) => t.slice(1))),
-        instrumentIdPath: pc.instrumentIdPath.split('.'),
-        ...(pc.instrumentAdminPath ? { instrumentAdminPath: pc.instrumentAdminPath.split('.') } : {}),
+        instrumentIdPath: splitPath(pc.instrumentIdPath),
+        ...(pc.instrumentAdminPath ? { instrumentAdminPath: splitPath(pc.instrumentAdminPath) } : {}),
         byTemplate: new Map(
           Object.entries(pc.instrumentByTemplate ?? {}).map(([t, o]) => [
             t.slice(1),
             {
-              ...(o.instrumentIdPath !== undefined ? { instrumentIdPath: o.instrumentIdPath.split('.') } : {}),
-              ...(o.instrumentAdminPath !== undefined ? { instrumentAdminPath: o.instrumentAdminPath.split('.') } : {}),
+              ...(o.instrumentIdPath !== undefined ? { instrumentIdPath: splitPath(o.instrumentIdPath) } : {}),
+              ...(o.instrumentAdminPath !== undefined ? { instrumentAdminPath: splitPath(o.instrumentAdminPath) } : {}),
               ...(o.instrumentId !== undefined ? { instrumentId: o.instrumentId } : {}),
             },
           ]),
@@ -582,7 +583,7 @@ function pickOne(sel: CompiledSelector, found: IndexedContract[], scope: Scope, 
   }
   const by = sel.pick;
   if (typeof by === 'object') {
-    const path = ('max' in by ? by.max : by.min).split('.');
+    const path = splitPath('max' in by ? by.max : by.min);
     const sign = 'max' in by ? 1 : -1;
     return found.reduce((best, c) => ((compare(valueAt(c.payload, path), valueAt(best.payload, path)) ?? 0) * sign > 0 ? c : best));
   }
@@ -654,11 +655,17 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
   let many = false;
   let cur: unknown[] = [root];
   for (const seg of path) {
+    const field = (v: unknown, k: string) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined);
     if (seg === '*') {
       many = true;
       cur = cur.flatMap((v) => (Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.keys(v).sort().map((k) => (v as Record<string, unknown>)[k]) : []));
+    } else if (seg.startsWith('{')) {
+      many = true;
+      const names = seg.slice(1, -1).split(',');
+      cur = cur.flatMap((v) => names.map((k) => field(v, k)));
     } else {
-      cur = cur.map((v) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[seg] : undefined));
+      const k = seg.startsWith('[') ? seg.slice(1, -1) : seg;
+      cur = cur.map((v) => field(v, k));
     }
   }
   return many ? { many, value: cur.flatMap((v) => (Array.isArray(v) ? v : [v])) } : { many, value: cur[0] };
