@@ -4,15 +4,24 @@
  * recipe, validated at start-up: every mistake is reported at once, each with its path, what is
  * wrong and what is allowed, so a deployment with a typo fails before it serves a wrong context.
  *
- * Vocabulary:
- *  - a *selector* finds contracts of the admin: `templateId` or `interfaceId`
- *    (`#package-name:Module:Entity`, the package-name reference form of the JSON Ledger API, so
- *    package upgrades keep matching), `match` (payload field path → value expression; the special
- *    key `$id` matches the contract id and looks the contract up by id), `synchronizerId`, `pick`;
+ * Vocabulary (docs/recipes.md explains each with examples):
+ *  - a *selector* finds contracts of the admin: `templateId` (plus `orTemplateIds`) or
+ *    `interfaceId` (`#package-name:Module:Entity`, the package-name reference form of the JSON
+ *    Ledger API, so package upgrades keep matching), `match` (payload field path → value
+ *    expression, or a comparison `{lt|lte|gt|gte: expr}`; the special key `$id` matches the
+ *    contract id and looks the contract up by id), `synchronizerId`, `pick` (unique, newest,
+ *    oldest, or max/min of a payload field), `missingError`;
+ *  - a *path* is dot-separated steps: field names, `*` (every element / map value), `{a,b}` (those
+ *    fields in order), `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
+ *    a selector matched against one runs once per element;
  *  - a *value expression* is a literal (string, boolean or null), `$admin` (the registry admin),
- *    `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` (into the payload of
- *    the per-contract object: transfer instruction, allocation instruction, allocation), or
- *    `$$...` for a literal string that starts with `$`;
+ *    `$now`, `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` /
+ *    `$contractId` (the per-contract object: transfer instruction, allocation instruction,
+ *    allocation), `$ref.<name>.<path>` / `$found.<name>` (what a named entry or direct rule
+ *    selected), `$item` (in `missingError`), or `$$...` for a literal string that starts with `$`;
+ *  - a *context entry* is a selector put into the context (`contractId`, `list`), only disclosed
+ *    (`disclose`) or only selected for other entries (`select`), or a *value entry* (`value`); it
+ *    may be named (`name`) and conditional (`when`);
  *  - context keys should be DNS-prefixed like metadata keys (k8s annotation syntax,
  *    research/registry.md §4.1, §5 "Other registries": `utility.digitalasset.com/...`); a key that
  *    is not is accepted with a warning, since Splice's own keys (`amulet-rules`) are not either.
@@ -189,7 +198,7 @@ const selectorShape = {
     .describe('Further templates the contracts may be of (with `templateId`), e.g. a V2 template and the V1 template it succeeds: a `$id` lookup accepts a contract of any of them, a search finds those of each in turn.'),
   synchronizerId: z.string().min(1).optional().describe('Only contracts on this synchronizer.'),
   pick: PickSchema.default('unique').describe(
-    'When several contracts match where one is expected: `unique` answers 500 naming them (the ledger disagrees with the recipe); `newest` / `oldest` take one by creation time; `{"max": "<path>"}` / `{"min": "<path>"}` the one whose payload field is greatest / least (compared as in `match` comparisons: e.g. the latest open round, `{"max": "round.number"}`).',
+    'When several contracts match where one is expected (default `unique`): `unique` answers 500 naming them (the ledger disagrees with the recipe); `newest` / `oldest` take one by creation time; `{"max": "<path>"}` / `{"min": "<path>"}` the one whose payload field is greatest / least (compared as in `match` comparisons: e.g. the latest open round, `{"max": "round.number"}`).',
   ),
   missingError: z
     .string()
@@ -388,6 +397,24 @@ export const DeclarativeRecipeSchema = strict({
  * DirectRulesSchema), so its schema is stated here: one rule or a list of rules.
  */
 export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const path = { type: 'string', pattern: PATH.source };
+  if (ctx.zodSchema === PickSchema) {
+    Object.assign(ctx.jsonSchema, {
+      anyOf: [
+        { type: 'string', enum: ['unique', 'newest', 'oldest'] },
+        { type: 'object', properties: { max: path }, required: ['max'], additionalProperties: false },
+        { type: 'object', properties: { min: path }, required: ['min'], additionalProperties: false },
+      ],
+    });
+    return;
+  }
+  if (ctx.zodSchema === MatchValueSchema) {
+    const expr = { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] };
+    Object.assign(ctx.jsonSchema, {
+      anyOf: [...expr.anyOf, { type: 'object', properties: Object.fromEntries(COMPARISONS.map((c) => [c, expr])), minProperties: 1, maxProperties: 1, additionalProperties: false }],
+    });
+    return;
+  }
   if (ctx.zodSchema !== DirectRulesSchema) return;
   const rule = z.toJSONSchema(DirectRuleSchema, { io: 'input' });
   delete rule.$schema;

@@ -7,9 +7,18 @@
  *    matches (`$args.<path>` for factories, `$contract.<path>` for per-contract contexts),
  *    required or optional, one contract id or a list;
  *  - `transferKind`: `self` when sender = receiver (whole Account records in v2, as Scan compares,
- *    research/registry.md §3.3), `direct` when a configured pre-approval exists, else `offer`.
- * Every contract put into the context is disclosed, and so is the factory (§3.3-§3.4: the service
- * then checks synchronizers and adds the debug fields).
+ *    research/registry.md §3.3), `direct` when a configured rule finds a contract (a pre-approval;
+ *    the index is caught up once before answering `offer`), else `offer`.
+ * Every contract put into the context is disclosed, in entry order, and so is the factory (first,
+ * or after the entry its `discloseAfter` names) (§3.3-§3.4: the service then checks synchronizers
+ * and adds the debug fields).
+ *
+ * Within one request each entry's selection is made once, when first needed: entries may read
+ * other entries' selections (`$ref`, `$found`) and depend on them (`when`) whatever the order;
+ * the context is then assembled in list order. A selector matched against a list expression
+ * (`*`, `{a,b}`, a `$ref` list, a `$id` list) runs once per element, in order; `required: "each"`
+ * wants a contract for every element. Value entries put an `AV_Bool` or `AV_Text` into the context.
+ * Per-contract sections may refuse some templates / versions / choices with a fixed status.
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
  * a `$id` match, to `getById` (cache, then one ledger lookup).
