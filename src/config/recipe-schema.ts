@@ -402,8 +402,8 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
     Object.assign(ctx.jsonSchema, {
       anyOf: [
         { type: 'string', enum: ['unique', 'newest', 'oldest'] },
-        { type: 'object', properties: { max: path }, required: ['max'], additionalProperties: false },
-        { type: 'object', properties: { min: path }, required: ['min'], additionalProperties: false },
+        { type: 'object', properties: { max: { ...path, description: 'Take the contract whose payload field at this path is greatest.' } }, required: ['max'], additionalProperties: false },
+        { type: 'object', properties: { min: { ...path, description: 'Take the contract whose payload field at this path is least.' } }, required: ['min'], additionalProperties: false },
       ],
     });
     return;
