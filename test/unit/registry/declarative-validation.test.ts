@@ -259,4 +259,60 @@ describe('validateDeclarativeRecipe', () => {
     expect(recipe.indexedInterfaces).toEqual(['#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory']);
     expect(recipe.cachedTemplates).toEqual(['#acme-token:Acme.Transfer:TransferOffer', '#acme-token:Acme.Holding:LockedHolding']);
   });
+
+  it('checks the names, roots and shapes of named selections, conditions, value entries, comparisons and refusals', () => {
+    const push = (c: BaseRecipe, e: Entry) => c.contextEntries.push(e);
+    const accepts = (mut: (c: BaseRecipe) => void) => {
+      const c = base();
+      mut(c);
+      expect(() => validateDeclarativeRecipe(c)).not.toThrow();
+    };
+    // $ref / $found / when / discloseAfter name an entry or rule of the same section
+    expect(problems((c) => (c.contextEntries[0].match.x = '$ref.nope.provider'))).toEqual(['contextEntries[0].match.x: "$ref.nope.provider": no entry or transferKind.direct rule here is named "nope"']);
+    expect(problems((c) => push(c, { key: 'acme.example.com/flag', value: '$found.nope' }))[0]).toMatch(/^contextEntries\[1\]\.value: "\$found\.nope": no entry/);
+    expect(problems((c) => (c.contextEntries[0].when = { found: 'nope' }))).toEqual(['contextEntries[0].when: no entry here is named "nope"']);
+    expect(problems((c) => (c.factories['transferFactory.v1'].discloseAfter = 'nope'))).toEqual(['factories.transferFactory.v1.discloseAfter: no context entry or transferKind.direct rule is named "nope"']);
+    // a named entry can be read; a value entry is valid
+    accepts((c) => {
+      c.contextEntries[0].name = 'config';
+      push(c, { key: 'acme.example.com/configured', value: '$found.config' });
+      c.factories['transferFactory.v1'].discloseAfter = 'config';
+    });
+    // roots where they do not belong
+    expect(problems((c) => (c.contextEntries[0].match.x = '$contractId'))[0]).toMatch(/\$contract and \$contractId are only available in the contextEntries of transferInstructions/);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$item'))).toEqual(['contextEntries[0].match.x: $item is only available in missingError']);
+    expect(problems((c) => (c.contextEntries[0].missingError = 'No {$args.transfer.nope} found'))[0]).toMatch(/^contextEntries\[0\]\.missingError: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
+    // a value entry has a key and a value only; exactly one of templateId, interfaceId, value
+    expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, match: { a: 'b' } }))).toEqual(['contextEntries[1].value: a value entry has a "key" and a "value" only (no "match", "as" or "required": "each")']);
+    expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, templateId: CONFIG }))).toEqual(['contextEntries[1]: give exactly one of "templateId", "interfaceId" and "value"']);
+    // comparisons and pick
+    accepts((c) => (c.contextEntries[0].match.opensAt = { lte: '$now' }));
+    expect(problems((c) => (c.contextEntries[0].match.opensAt = { lte: '$now', gt: '1' }))).toEqual(['contextEntries[0].match.opensAt: a comparison has exactly one of "lt", "lte", "gt", "gte"']);
+    accepts((c) => (c.contextEntries[0].pick = { max: 'round.number' }));
+    expect(problems((c) => (c.contextEntries[0].pick = 'largest'))).toEqual(['contextEntries[0].pick: pick is "unique", "newest", "oldest", {"max": "<payload path>"} or {"min": "<payload path>"}']);
+    // list steps and quoted steps are paths
+    accepts((c) => (c.contextEntries[0].match.account = '$args.transfer.meta.values.[cip-112/sender.provider]'));
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.{sender,reciever}'))[0]).toMatch(/names no field of transfer of TransferFactory_Transfer \(v1\)/);
+  });
+
+  it('per-contract sections: templates, instrumentByTemplate and refuse name the section\'s templates and valid expressions', () => {
+    const offer = '#acme-token:Acme.Transfer:TransferOffer';
+    const other = '#acme-token:Acme.Transfer:OtherOffer';
+    const withOffers = (extra: object) => ({ ...base(), transferInstructions: { templateIds: [offer], instrumentIdPath: 'transfer.instrumentId', ...extra } });
+    const problemsOf = (json: unknown) => {
+      try {
+        validateDeclarativeRecipe(json);
+        return [];
+      } catch (e) {
+        if (e instanceof RecipeConfigError) return [...e.problems];
+        throw e;
+      }
+    };
+    expect(problemsOf(withOffers({ contextEntries: [{ templateId: CONFIG, match: { admin: '$admin' }, key: 'acme.example.com/c', templates: [other] }] }))).toEqual([
+      `transferInstructions.contextEntries[0].templates[0]: ${other} is not in transferInstructions.templateIds`,
+    ]);
+    expect(problemsOf(withOffers({ instrumentByTemplate: { [other]: { instrumentId: 'X' } } }))).toEqual([`transferInstructions.instrumentByTemplate: ${other} is not in transferInstructions.templateIds`]);
+    expect(problemsOf(withOffers({ refuse: [{ versions: [2], status: 400, error: 'no {$nope}' }] }))[0]).toMatch(/^transferInstructions\.refuse\[0\]\.error: "\$nope": unknown value expression root/);
+    expect(problemsOf(withOffers({ refuse: [{ versions: [2], status: 400, error: '{$contractId} is V1 only' }] }))).toEqual([]);
+  });
 });
