@@ -675,6 +675,13 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     });
   }
 
+  // Named selections must not read themselves (a cycle through $ref, $found or when).
+  checkCycles(config.contextEntries, 'contextEntries', problems);
+  for (const kind of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
+    const pc = config[kind];
+    if (pc) checkCycles(pc.contextEntries, `${kind}.contextEntries`, problems);
+  }
+
   // supportedApis vs what is configured: a mismatch is allowed (the admin knows the token) but suspicious.
   const apiOf: Record<FactoryEndpoint, string> = {
     'transferFactory.v1': 'splice-api-token-transfer-instruction-v1',
@@ -689,6 +696,30 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
 
   if (problems.length > 0) throw new RecipeConfigError(label, problems);
   return { config, warnings };
+}
+
+/** The names an entry reads: `$ref` / `$found` in its expressions, and its `when`. */
+function namesRead(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined }): string[] {
+  const out = expressionsOf(e).flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []));
+  const w = e.when?.found ?? e.when?.missing;
+  return w === undefined ? out : [...out, w];
+}
+
+/** Reports entries whose selection depends, through named selections, on itself. */
+function checkCycles(entries: ReadonlyArray<Parameters<typeof namesRead>[0] & { name?: string | undefined }>, at: string, problems: string[]): void {
+  const reads = new Map<string, Set<string>>();
+  for (const e of entries) if (e.name !== undefined) reads.set(e.name, new Set([...(reads.get(e.name) ?? []), ...namesRead(e)]));
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean => {
+    for (const n of reads.get(from) ?? []) {
+      if (n === to) return true;
+      if (!seen.has(n) && (seen.add(n), reaches(n, to, seen))) return true;
+    }
+    return false;
+  };
+  entries.forEach((e, i) => {
+    const self = namesRead(e).find((n) => n === e.name || (e.name !== undefined && reaches(n, e.name)));
+    if (self !== undefined) problems.push(`${at}[${i}]: the selection "${e.name ?? ''}" reads itself through "${self}" ($ref, $found or when); a selection may only read others`);
+  });
 }
 
 /** A `$id` match looks contracts up by id: the answer carries the template, not the interfaces. */

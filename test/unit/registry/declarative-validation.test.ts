@@ -278,6 +278,15 @@ describe('validateDeclarativeRecipe', () => {
       push(c, { key: 'acme.example.com/configured', value: '$found.config' });
       c.factories['transferFactory.v1'].discloseAfter = 'config';
     });
+    // a selection may not read itself, directly or through another
+    expect(problems((c) => {
+      c.contextEntries[0].name = 'a';
+      c.contextEntries[0].when = { found: 'b' };
+      push(c, { name: 'b', templateId: CONFIG, key: 'acme.example.com/b', match: { x: '$ref.a.x' } });
+    })).toEqual([
+      'contextEntries[0]: the selection "a" reads itself through "b" ($ref, $found or when); a selection may only read others',
+      'contextEntries[1]: the selection "b" reads itself through "a" ($ref, $found or when); a selection may only read others',
+    ]);
     // roots where they do not belong
     expect(problems((c) => (c.contextEntries[0].match.x = '$contractId'))[0]).toMatch(/\$contract and \$contractId are only available in the contextEntries of transferInstructions/);
     expect(problems((c) => (c.contextEntries[0].match.x = '$item'))).toEqual(['contextEntries[0].match.x: $item is only available in missingError']);
