@@ -4,15 +4,24 @@
  * recipe, validated at start-up: every mistake is reported at once, each with its path, what is
  * wrong and what is allowed, so a deployment with a typo fails before it serves a wrong context.
  *
- * Vocabulary:
- *  - a *selector* finds contracts of the admin: `templateId` or `interfaceId`
- *    (`#package-name:Module:Entity`, the package-name reference form of the JSON Ledger API, so
- *    package upgrades keep matching), `match` (payload field path → value expression; the special
- *    key `$id` matches the contract id and looks the contract up by id), `synchronizerId`, `pick`;
+ * Vocabulary (docs/recipes.md explains each with examples):
+ *  - a *selector* finds contracts of the admin: `templateId` (plus `orTemplateIds`) or
+ *    `interfaceId` (`#package-name:Module:Entity`, the package-name reference form of the JSON
+ *    Ledger API, so package upgrades keep matching), `match` (payload field path → value
+ *    expression, or a comparison `{lt|lte|gt|gte: expr}`; the special key `$id` matches the
+ *    contract id and looks the contract up by id), `synchronizerId`, `pick` (unique, newest,
+ *    oldest, or max/min of a payload field), `missingError`;
+ *  - a *path* is dot-separated steps: field names, `*` (every element / map value), `{a,b}` (those
+ *    fields in order), `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
+ *    a selector matched against one runs once per element;
  *  - a *value expression* is a literal (string, boolean or null), `$admin` (the registry admin),
- *    `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` (into the payload of
- *    the per-contract object: transfer instruction, allocation instruction, allocation), or
- *    `$$...` for a literal string that starts with `$`;
+ *    `$now`, `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` /
+ *    `$contractId` (the per-contract object: transfer instruction, allocation instruction,
+ *    allocation), `$ref.<name>.<path>` / `$found.<name>` (what a named entry or direct rule
+ *    selected), `$item` (in `missingError`), or `$$...` for a literal string that starts with `$`;
+ *  - a *context entry* is a selector put into the context (`contractId`, `list`), only disclosed
+ *    (`disclose`) or only selected for other entries (`select`), or a *value entry* (`value`); it
+ *    may be named (`name`) and conditional (`when`);
  *  - context keys should be DNS-prefixed like metadata keys (k8s annotation syntax,
  *    CIP-0056 metadata; DA's Utilities registry uses `utility.digitalasset.com/...`); a key that
  *    is not is accepted with a warning, since Splice's own keys (`amulet-rules`) are not either.
@@ -82,7 +91,17 @@ export const CHOICE_ARGUMENT_FIELDS: Readonly<Record<FactoryEndpoint, { choice: 
 const NAME = /^[a-z0-9][a-z0-9._:-]*$/;
 /** `#package-name:Module.Path:Entity` (Daml module and entity names are dotted identifiers). */
 const QUALIFIED_NAME = /^#[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-const PATH = /^[^.\s]+(\.[^.\s]+)*$/;
+/**
+ * A path step: a field name, `*` (every element of a list or value of a map), `{a,b}` (the fields
+ * a and b, in this order) or `[text]` (a field whose name has dots, e.g. a metadata key).
+ */
+const SEGMENT = String.raw`(?:\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}]+)`;
+const PATH = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`);
+const SEGMENTS = new RegExp(SEGMENT, 'g');
+/** The steps of a path that PATH accepts. */
+export function splitPath(p: string): string[] {
+  return p.match(SEGMENTS) ?? [];
+}
 
 function strict<S extends z.core.$ZodLooseShape>(shape: S) {
   const allowed = Object.keys(shape).join(', ');
@@ -102,7 +121,7 @@ const QualifiedIdSchema = z.string().superRefine((s, ctx) => {
   });
 });
 
-const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id"');
+const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b} or [name.with.dots])');
 
 /** A value expression; its root is checked here, its use (which roots are allowed where) in the second pass. */
 const ValueExprSchema = z.union(
@@ -118,17 +137,48 @@ const ValueExprSchema = z.union(
     error: (iss) =>
       iss.code === 'invalid_union' && typeof iss.input === 'number'
         ? `${String(iss.input)}: write numbers as strings ("${String(iss.input)}"), as the JSON Ledger API encodes Int64 and Numeric`
-        : 'a value expression is a string (literal, $admin, $args.<path>, $contract.<path>), a boolean or null',
+        : 'a value expression is a string (literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>), a boolean or null',
   },
 );
 
+const COMPARISONS = ['lt', 'lte', 'gt', 'gte'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+/** `{ "lte": "$now" }`: an ordered comparison instead of equality. */
+const ConditionSchema = z
+  .partialRecord(z.enum(COMPARISONS), ValueExprSchema)
+  .refine((o) => Object.keys(o).length === 1, 'a comparison has exactly one of "lt", "lte", "gt", "gte"');
+/** Dispatched on the input's shape, so that a mistake is reported at its own path. */
+const MatchValueSchema = z.unknown().transform((v, ctx): string | boolean | null | Partial<Record<Comparison, string | boolean | null>> => {
+  const r = v !== null && typeof v === 'object' && !Array.isArray(v) ? ConditionSchema.safeParse(v) : ValueExprSchema.safeParse(v);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
+  return z.NEVER;
+});
+export type MatchValue = z.output<typeof MatchValueSchema>;
+
 /** Keys are payload field paths, or `$id` (the contract id: the contract is looked up by id). */
 const MATCH_KEY = /^(\$id|[^$.\s][^.\s]*(\.[^.\s]+)*)$/;
-const MatchSchema = z.record(z.string().regex(MATCH_KEY), ValueExprSchema, {
+const MatchSchema = z.record(z.string().regex(MATCH_KEY), MatchValueSchema, {
   error: (iss) =>
     iss.code === 'invalid_key'
       ? 'a match key is a payload field path (dot-separated field names, e.g. "instrumentId.id") or "$id" (the contract id)'
       : undefined,
+});
+
+const NAME_OF_SELECTION = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+const SelectionNameSchema = z.string().regex(NAME_OF_SELECTION, 'a selection name is letters, digits, _ and -, starting with a letter or _');
+
+const PickSchema = z.unknown().transform((v, ctx): 'unique' | 'newest' | 'oldest' | { max: string } | { min: string } => {
+  if (v === 'unique' || v === 'newest' || v === 'oldest') return v;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    const path = (v as Record<string, unknown>)[keys[0] ?? ''];
+    if (keys.length === 1 && (keys[0] === 'max' || keys[0] === 'min') && typeof path === 'string' && PATH.test(path)) {
+      return keys[0] === 'max' ? { max: path } : { min: path };
+    }
+  }
+  ctx.addIssue({ code: 'custom', message: 'pick is "unique", "newest", "oldest", {"max": "<payload path>"} or {"min": "<payload path>"}' });
+  return z.NEVER;
 });
 
 const selectorShape = {
@@ -139,24 +189,47 @@ const selectorShape = {
     'Find the contracts of any template that implements this interface (`#<package-name>:<Module>:<Interface>`), e.g. a token-standard factory interface. Give exactly one of `templateId` and `interfaceId`.',
   ),
   match: MatchSchema.default({}).describe(
-    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal. The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). Empty: every active contract of the template that the admin sees.',
+    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a comparison `{"lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. Empty: every active contract of the template that the admin sees.',
   ),
+  orTemplateIds: z
+    .array(QualifiedIdSchema)
+    .min(1)
+    .optional()
+    .describe('Further templates the contracts may be of (with `templateId`), e.g. a V2 template and the V1 template it succeeds: a `$id` lookup accepts a contract of any of them, a search finds those of each in turn.'),
   synchronizerId: z.string().min(1).optional().describe('Only contracts on this synchronizer.'),
-  pick: z
-    .enum(['unique', 'newest', 'oldest'])
-    .default('unique')
-    .describe('When several contracts match where one is expected: `unique` answers 500 naming them (the ledger disagrees with the recipe); `newest` / `oldest` take one by creation time.'),
+  pick: PickSchema.default('unique').describe(
+    'When several contracts match where one is expected (default `unique`): `unique` answers 500 naming them (the ledger disagrees with the recipe); `newest` / `oldest` take one by creation time; `{"max": "<path>"}` / `{"min": "<path>"}` the one whose payload field is greatest / least (compared as in `match` comparisons: e.g. the latest open round, `{"max": "round.number"}`).',
+  ),
+  missingError: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The text of the 404 when nothing matches (a factory, or a required entry), instead of the default one naming the selector. `{<value expression>}` inserts a value, e.g. `"No open round of {$admin} found"`; with `required: "each"`, `{$item}` is the element that found nothing.',
+    ),
 };
 
-function checkTemplateOrInterface(v: { templateId?: string | undefined; interfaceId?: string | undefined }, ctx: z.RefinementCtx): void {
+function checkTemplateOrInterface(v: { templateId?: string | undefined; interfaceId?: string | undefined; orTemplateIds?: string[] | undefined }, ctx: z.RefinementCtx): void {
   if ((v.templateId === undefined) === (v.interfaceId === undefined)) {
     ctx.addIssue({ code: 'custom', message: 'give exactly one of "templateId" and "interfaceId"' });
   }
+  if (v.orTemplateIds !== undefined && v.templateId === undefined) ctx.addIssue({ code: 'custom', path: ['orTemplateIds'], message: '"orTemplateIds" adds to "templateId"' });
 }
 
 const SelectorSchema = strict(selectorShape).superRefine(checkTemplateOrInterface);
+const FactorySchema = strict({
+  ...selectorShape,
+  discloseAfter: SelectionNameSchema.optional().describe(
+    'Where the factory goes in `disclosedContracts`: after the contracts of the context entry (or `transferKind.direct` rule) of this name, whether or not it found any. Omitted: first.',
+  ),
+}).superRefine(checkTemplateOrInterface);
 
-function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E) {
+const WhenSchema = strict({
+  found: SelectionNameSchema.optional().describe('The entry applies only when the selection of this name found a contract.'),
+  missing: SelectionNameSchema.optional().describe('The entry applies only when the selection of this name found nothing.'),
+}).refine((w) => (w.found === undefined) !== (w.missing === undefined), 'give exactly one of "found" and "missing"');
+
+function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E, perContract: boolean) {
   return strict({
     ...selectorShape,
     key: z
@@ -164,33 +237,67 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E) {
       .min(1, 'a context key must not be empty')
       .optional()
       .describe(
-        'The key of the entry in `choiceContextData.values`; DNS-prefixed like metadata keys (e.g. `acme.example.com/instrument-configuration`), as the Daml code reads it. Required unless `as` is `disclose`. `list` entries of one endpoint may share a key: their matches form one list.',
+        'The key of the entry in `choiceContextData.values`; DNS-prefixed like metadata keys (e.g. `acme.example.com/instrument-configuration`), as the Daml code reads it. Required unless `as` is `disclose` or `select`. `list` entries of one endpoint may share a key: their matches form one list.',
       ),
-    required: z.boolean().default(true).describe('`true`: no matching contract is a 404 naming the entry. `false`: the entry is left out (or an empty list).'),
+    name: SelectionNameSchema.optional().describe(
+      'Names what this entry selects, so that other entries can read it: `$ref.<name>.<path>` (the payload of the contract it selected; a list of payloads for `list`, `disclose` and `select` entries), `$found.<name>` (`true` when it found a contract) and `when`. Entries of one endpoint or choice may share a name only if they apply to different endpoints or choices.',
+    ),
+    value: ValueExprSchema.optional().describe(
+      'A value entry instead of a contract: the context gets this value under `key` (a boolean as `AV_Bool`, text as `AV_Text`), e.g. `"value": "$found.locked"`. Give exactly one of `templateId`, `interfaceId` and `value`.',
+    ),
+    when: WhenSchema.optional().describe(
+      'Apply the entry only when the named selection found a contract (`{"found": "<name>"}`) or found nothing (`{"missing": "<name>"}`). The named entry may come later in the list: selections are made first, the context is then assembled in list order.',
+    ),
+    required: z
+      .union([z.boolean(), z.literal('each')])
+      .default(true)
+      .describe(
+        '`true`: no matching contract is a 404 naming the entry (or `missingError`). `false`: the entry is left out (or an empty list). `"each"`: the selector runs once per element of a list expression (a `*` path or a `$id` list), and each must find a contract.',
+      ),
     as: z
-      .enum(['contractId', 'list', 'disclose'])
+      .enum(['contractId', 'list', 'disclose', 'select'])
       .default('contractId')
       .describe(
-        '`contractId`: the value is `AV_ContractId` of the one match. `list`: `AV_List` of `AV_ContractId` of every match (possibly empty; entries sharing the key add to one list, each contract once). `disclose`: every match is disclosed but not put into the context (e.g. locked holdings a choice archives on behalf of a party that is not their stakeholder).',
+        '`contractId`: the value is `AV_ContractId` of the one match. `list`: `AV_List` of `AV_ContractId` of every match (possibly empty; entries sharing the key add to one list, each contract once). `disclose`: every match is disclosed but not put into the context (e.g. locked holdings a choice archives on behalf of a party that is not their stakeholder). `select`: neither put into the context nor disclosed, only read by other entries (`$ref`, `$found`, `when`).',
       ),
     endpoints: z
       .array(z.enum(endpoints))
       .min(1, 'omit "endpoints" to apply the entry everywhere')
       .optional()
       .describe('The endpoints (factories) or choices (per-contract contexts) whose context gets this entry. Omitted: all of them.'),
+    ...(perContract
+      ? {
+          templates: z
+            .array(QualifiedIdSchema)
+            .min(1)
+            .optional()
+            .describe('Apply the entry only to objects of these templates (of the section\'s `templateIds`), e.g. when a V1 and a V2 allocation template keep their data at different paths. Omitted: all of them.'),
+        }
+      : {}),
   })
-    .superRefine(checkTemplateOrInterface)
     .superRefine((e, ctx) => {
-      if (e.key === undefined && e.as !== 'disclose') ctx.addIssue({ code: 'custom', path: ['key'], message: 'a context entry needs a "key" (unless "as" is "disclose")' });
-      if (e.key !== undefined && e.as === 'disclose') ctx.addIssue({ code: 'custom', path: ['key'], message: '"as": "disclose" puts nothing into the context: remove "key"' });
+      const given = [e.templateId, e.interfaceId, e.value].filter((x) => x !== undefined).length;
+      if (given !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of "templateId", "interfaceId" and "value"' });
+      if (e.orTemplateIds !== undefined && e.templateId === undefined) ctx.addIssue({ code: 'custom', path: ['orTemplateIds'], message: '"orTemplateIds" adds to "templateId"' });
     })
-    .describe('One context entry: a contract (or list of contracts) put into the choice context under `key`, and disclosed.');
+    .superRefine((e, ctx) => {
+      const noKey = e.as === 'disclose' || e.as === 'select';
+      if (e.key === undefined && !noKey) ctx.addIssue({ code: 'custom', path: ['key'], message: `a context entry needs a "key" (unless "as" is "disclose" or "select")` });
+      if (e.key !== undefined && noKey) ctx.addIssue({ code: 'custom', path: ['key'], message: `"as": "${e.as}" puts nothing into the context: remove "key"` });
+      if (e.value !== undefined && (noKey || e.as === 'list' || Object.keys(e.match).length > 0 || e.required === 'each')) {
+        ctx.addIssue({ code: 'custom', path: ['value'], message: 'a value entry has a "key" and a "value" only (no "match", "as" or "required": "each")' });
+      }
+    })
+    .describe('One context entry: a contract (or list of contracts) put into the choice context under `key`, and disclosed; or a value (`value`).');
 }
 
 export type DirectRule = z.output<typeof DirectRuleSchema>;
 const DirectRuleSchema = strict({
   ...selectorShape,
-  key: z.string().min(1).optional().describe('Also put the matching contract (e.g. the receiver\'s pre-approval) into the context under this key, and disclose it.'),
+  key: z.string().min(1).optional().describe('Also put the matching contract (e.g. the receiver\'s pre-approval) into the context under this key, and disclose it (after the context entries).'),
+  name: SelectionNameSchema.optional().describe(
+    'Names the contract the rule found, for the context entries: `$ref.<name>.<path>` reads it (e.g. the pre-approval\'s `provider`, to find the provider\'s featured-app right), `$found.<name>` and `when` test whether the rule matched.',
+  ),
   endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
 })
   .superRefine(checkTemplateOrInterface)
@@ -223,7 +330,30 @@ function perContractSchema<E extends readonly [string, ...string[]]>(actions: E)
       'Payload path to the `{admin, id}` InstrumentId of the object (e.g. `transfer.instrumentId`), or to the instrument id text (then give `instrumentAdminPath`). The registry answers only for its own instruments.',
     ),
     instrumentAdminPath: PathSchema.optional().describe('Payload path to the admin party, when `instrumentIdPath` points to the id text alone.'),
-    contextEntries: z.array(entrySchema(actions)).default([]).describe(`Context entries, per choice (${actions.join(', ')}); value expressions read the object with \`$contract.<path>\`.`),
+    instrumentByTemplate: z
+      .record(
+        QualifiedIdSchema,
+        strict({
+          instrumentIdPath: PathSchema.optional().describe('As the section\'s `instrumentIdPath`, for this template.'),
+          instrumentAdminPath: PathSchema.optional().describe('As the section\'s `instrumentAdminPath`, for this template.'),
+          instrumentId: z.string().min(1).optional().describe('The instrument id itself, for a template that records only the admin (at `instrumentAdminPath`), e.g. a token with one instrument.'),
+        }),
+      )
+      .optional()
+      .describe('Where the instrument is, per template of `templateIds`, when it differs from the section\'s `instrumentIdPath` / `instrumentAdminPath`.'),
+    refuse: z
+      .array(
+        strict({
+          templates: z.array(QualifiedIdSchema).min(1).optional().describe('Objects of these templates. Omitted: any.'),
+          versions: z.array(z.union([z.literal(1), z.literal(2)])).min(1).optional().describe('Requests of these API versions (`/v1`, `/v2`). Omitted: both.'),
+          endpoints: z.array(z.enum(actions)).min(1).optional().describe('These choices. Omitted: all.'),
+          status: z.union([z.literal(400), z.literal(404)]).describe('400 (the request asks for something the token does not do) or 404 (the object is not one the endpoint knows).'),
+          error: z.string().min(1).describe('The message; `{<value expression>}` inserts a value, e.g. `"{$contractId} is a V2 allocation; use /v2"`.'),
+        }),
+      )
+      .default([])
+      .describe('Requests the token refuses, checked in order before any context is built: the first rule whose templates, versions and choices all match answers its status and error.'),
+    contextEntries: z.array(entrySchema(actions, true)).default([]).describe(`Context entries, per choice (${actions.join(', ')}); value expressions read the object with \`$contract.<path>\`.`),
   });
 }
 
@@ -240,15 +370,15 @@ export const DeclarativeRecipeSchema = strict({
       'The token-standard APIs the token implements (Daml package name of the API → minor version), reported per instrument (an instrument\'s own `supportedApis` overrides it). Per-contract contexts answer a version (`/v1`, `/v2`) only when the version\'s API is listed here (or in the instrument\'s).',
     ),
   factories: strict({
-    'transferFactory.v1': SelectorSchema.optional().describe('The factory of `POST /registry/transfer-instruction/v1/transfer-factory` (TransferFactory V1).'),
-    'transferFactory.v2': SelectorSchema.optional().describe('The factory of `POST /registry/transfer-instruction/v2/transfer-factory` (TransferFactory V2).'),
-    'allocationFactory.v1': SelectorSchema.optional().describe('The factory of `POST /registry/allocation-instruction/v1/allocation-factory`.'),
-    'allocationFactory.v2': SelectorSchema.optional().describe('The factory of `POST /registry/allocation-instruction/v2/allocation-factory`.'),
-    settlementFactory: SelectorSchema.optional().describe('The factory of `POST /registry/allocation/v2/settlement-factory`.'),
+    'transferFactory.v1': FactorySchema.optional().describe('The factory of `POST /registry/transfer-instruction/v1/transfer-factory` (TransferFactory V1).'),
+    'transferFactory.v2': FactorySchema.optional().describe('The factory of `POST /registry/transfer-instruction/v2/transfer-factory` (TransferFactory V2).'),
+    'allocationFactory.v1': FactorySchema.optional().describe('The factory of `POST /registry/allocation-instruction/v1/allocation-factory`.'),
+    'allocationFactory.v2': FactorySchema.optional().describe('The factory of `POST /registry/allocation-instruction/v2/allocation-factory`.'),
+    settlementFactory: FactorySchema.optional().describe('The factory of `POST /registry/allocation/v2/settlement-factory`.'),
   })
     .default({})
     .describe('Which contract is the factory of each endpoint (value expressions read the choice arguments with `$args.<path>`). An endpoint left out answers 400. The factory is always disclosed.'),
-  contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS)).default([]).describe('The choice-context entries of the factory endpoints.'),
+  contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS, false)).default([]).describe('The choice-context entries of the factory endpoints.'),
   transferKind: strict({
     direct: DirectRulesSchema.optional().describe(
       'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`; sender = receiver is always `self`.',
@@ -267,6 +397,24 @@ export const DeclarativeRecipeSchema = strict({
  * DirectRulesSchema), so its schema is stated here: one rule or a list of rules.
  */
 export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const path = { type: 'string', pattern: PATH.source };
+  if (ctx.zodSchema === PickSchema) {
+    Object.assign(ctx.jsonSchema, {
+      anyOf: [
+        { type: 'string', enum: ['unique', 'newest', 'oldest'] },
+        { type: 'object', properties: { max: { ...path, description: 'Take the contract whose payload field at this path is greatest.' } }, required: ['max'], additionalProperties: false },
+        { type: 'object', properties: { min: { ...path, description: 'Take the contract whose payload field at this path is least.' } }, required: ['min'], additionalProperties: false },
+      ],
+    });
+    return;
+  }
+  if (ctx.zodSchema === MatchValueSchema) {
+    const expr = { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] };
+    Object.assign(ctx.jsonSchema, {
+      anyOf: [...expr.anyOf, { type: 'object', properties: Object.fromEntries(COMPARISONS.map((c) => [c, expr])), minProperties: 1, maxProperties: 1, additionalProperties: false }],
+    });
+    return;
+  }
   if (ctx.zodSchema !== DirectRulesSchema) return;
   const rule = z.toJSONSchema(DirectRuleSchema, { io: 'input' });
   delete rule.$schema;
@@ -286,22 +434,70 @@ export type PerContractContextEntry = PerContractConfig['contextEntries'][number
 export type ValueExpr =
   | { kind: 'literal'; value: string | boolean | null }
   | { kind: 'admin' }
+  | { kind: 'now' }
+  | { kind: 'contractId' }
+  | { kind: 'item' }
   | { kind: 'args'; path: string[] }
-  | { kind: 'contract'; path: string[] };
+  | { kind: 'contract'; path: string[] }
+  | { kind: 'ref'; name: string; path: string[] }
+  | { kind: 'found'; name: string };
+
+const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError), or "$$..." for a literal starting with "$"';
 
 /** Parses a value expression; returns an error text (what is wrong and what is allowed) on failure. */
 export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   if (typeof v !== 'string' || !v.startsWith('$')) return { kind: 'literal', value: v };
   if (v.startsWith('$$')) return { kind: 'literal', value: v.slice(1) };
   if (v === '$admin') return { kind: 'admin' };
+  if (v === '$now') return { kind: 'now' };
+  if (v === '$contractId') return { kind: 'contractId' };
+  if (v === '$item') return { kind: 'item' };
   const m = /^\$(args|contract)(?:\.(.*))?$/.exec(v);
   if (m) {
     const path = m[2];
     if (path === undefined || !PATH.test(path)) return `"${v}": $${m[1]} needs a field path, e.g. "$${m[1]}.${m[1] === 'args' ? 'transfer.receiver' : 'transfer.instrumentId'}"`;
-    return { kind: m[1] as 'args' | 'contract', path: path.split('.') };
+    return { kind: m[1] as 'args' | 'contract', path: splitPath(path) };
+  }
+  const r = /^\$(ref|found)\.([A-Za-z_][A-Za-z0-9_-]*)(?:\.(.*))?$/.exec(v);
+  if (r) {
+    const [, root, name, path] = r;
+    if (root === 'found') return path === undefined ? { kind: 'found', name: name! } : `"${v}": $found.<name> takes no path`;
+    if (path !== undefined && !PATH.test(path)) return `"${v}": not a field path after $ref.${name!}`;
+    return { kind: 'ref', name: name!, path: path === undefined ? [] : splitPath(path) };
   }
   const root = /^\$[^.]*/.exec(v)![0];
-  return `"${v}": unknown value expression root "${root}"; use a literal, $admin, $args.<path>, $contract.<path>, or "$$..." for a literal starting with "$"`;
+  return `"${v}": unknown value expression root "${root}"; use ${ROOTS}`;
+}
+
+/** The `{<value expression>}` placeholders of a message template, each parsed (or its error). */
+export function templateParts(text: string): Array<string | { expr: ValueExpr; text: string } | { error: string }> {
+  const out: Array<string | { expr: ValueExpr; text: string } | { error: string }> = [];
+  let last = 0;
+  for (const m of text.matchAll(/\{(\$[^{}]*)\}/g)) {
+    out.push(text.slice(last, m.index));
+    const e = parseValueExpr(m[1]!);
+    out.push(typeof e === 'string' ? { error: e } : { expr: e, text: m[1]! });
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
+/** The value expressions a selector or entry reads (match values and comparisons, `value`, `missingError`). */
+export function expressionsOf(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined }): Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> {
+  const out: Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [];
+  for (const [field, mv] of Object.entries(e.match)) {
+    if (mv !== null && typeof mv === 'object') for (const [op, raw] of Object.entries(mv)) out.push({ at: `match.${field}.${op}`, raw: raw ?? null, expr: parseValueExpr(raw ?? null) });
+    else out.push({ at: `match.${field}`, raw: mv, expr: parseValueExpr(mv) });
+  }
+  if (e.value !== undefined) out.push({ at: 'value', raw: e.value, expr: parseValueExpr(e.value) });
+  if (e.missingError !== undefined) {
+    for (const p of templateParts(e.missingError)) {
+      if (typeof p === 'string') continue;
+      out.push({ at: 'missingError', raw: 'error' in p ? e.missingError : p.text, expr: 'error' in p ? p.error : p.expr });
+    }
+  }
+  return out;
 }
 
 // ---- validation ---------------------------------------------------------------------------------
@@ -347,15 +543,14 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       warnings.push(`${at}: context key "${key}" is not DNS-prefixed (e.g. "acme.example.com/${key.replace(/^.*\//, '') || 'name'}"); prefixed keys avoid clashes with other token implementations`);
     }
   };
-  /** Checks a selector's value expressions for an endpoint (`$args` shapes) or a per-contract kind. */
+  /** Checks the value expressions of a selector or entry where it is used (which roots, which names, which `$args` paths). */
   const checkMatch = (
-    match: Record<string, string | boolean | null>,
+    entry: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined },
     at: string,
-    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean } | { perContract: true },
+    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string> } | { perContract: true; names: ReadonlySet<string> },
   ) => {
-    for (const [field, raw] of Object.entries(match)) {
-      const e = parseValueExpr(raw);
-      const here = `${at}.match.${field}`;
+    for (const { at: sub, raw, expr: e } of expressionsOf(entry)) {
+      const here = `${at}.${sub}`;
       if (typeof e === 'string') {
         problems.push(`${here}: ${e}`);
         continue;
@@ -370,19 +565,34 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
           if (err) problems.push(`${here}: "${String(raw)}" (for ${ep}) ${err}${where.restrictable ? '; if the entry is not meant for this endpoint, restrict it with "endpoints"' : ''}`);
         }
       }
-      if (e.kind === 'contract' && !('perContract' in where)) {
-        problems.push(`${here}: "${String(raw)}": $contract is only available in the contextEntries of transferInstructions, allocationInstructions and allocations; factory requests use $args.<path>`);
+      if ((e.kind === 'contract' || e.kind === 'contractId') && !('perContract' in where)) {
+        problems.push(`${here}: "${String(raw)}": $contract and $contractId are only available in the contextEntries of transferInstructions, allocationInstructions and allocations; factory requests use $args.<path>`);
       }
-      if (field === '$id' && e.kind === 'literal' && typeof e.value !== 'string') {
+      if ((e.kind === 'ref' || e.kind === 'found') && !where.names.has(e.name)) {
+        problems.push(`${here}: "${String(raw)}": no entry${'perContract' in where ? '' : ' or transferKind.direct rule'} here is named "${e.name}"${where.names.size > 0 ? ` (names: ${[...where.names].join(', ')})` : ''}`);
+      }
+      if (e.kind === 'item' && sub !== 'missingError') problems.push(`${here}: $item is only available in missingError`);
+      if (sub === 'match.$id' && e.kind === 'literal' && typeof e.value !== 'string') {
         problems.push(`${here}: the contract id to match must be a string expression`);
       }
     }
+    const named = entry.when?.found ?? entry.when?.missing;
+    if (named !== undefined && !where.names.has(named)) problems.push(`${at}.when: no entry here is named "${named}"${where.names.size > 0 ? ` (names: ${[...where.names].join(', ')})` : ''}`);
   };
+  const namesOf = (xs: ReadonlyArray<{ name?: string | undefined }>) => new Set(xs.flatMap((x) => (x.name === undefined ? [] : [x.name])));
+  const direct = config.transferKind?.direct === undefined ? [] : Array.isArray(config.transferKind.direct) ? config.transferKind.direct : [config.transferKind.direct];
+  const factoryNames = new Set([...namesOf(config.contextEntries), ...namesOf(direct)]);
 
   if (configured.length === 0 && !config.transferInstructions && !config.allocationInstructions && !config.allocations) {
     problems.push('factories: the recipe configures no factory and no per-contract object; configure at least one of factories.' + FACTORY_ENDPOINTS.join(', factories.'));
   }
-  for (const ep of configured) checkMatch(config.factories[ep]!.match, `factories.${ep}`, { endpoints: [ep], restrictable: false });
+  for (const ep of configured) {
+    const f = config.factories[ep]!;
+    checkMatch(f, `factories.${ep}`, { endpoints: [ep], restrictable: false, names: factoryNames });
+    if (f.discloseAfter !== undefined && !factoryNames.has(f.discloseAfter)) {
+      problems.push(`factories.${ep}.discloseAfter: no context entry or transferKind.direct rule is named "${f.discloseAfter}"${factoryNames.size > 0 ? ` (names: ${[...factoryNames].join(', ')})` : ''}`);
+    }
+  }
 
   // Factory context entries: endpoints must be configured; keys unique per endpoint.
   const keysByEndpoint = new Map<string, Map<string, string>>();
@@ -406,12 +616,11 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       );
     }
     const endpoints = (entry.endpoints ?? configured).filter((e) => configured.includes(e));
-    checkMatch(entry.match, at, { endpoints, restrictable: entry.endpoints === undefined });
+    checkMatch(entry, at, { endpoints, restrictable: entry.endpoints === undefined, names: factoryNames });
     for (const ep of endpoints) claimKey(ep, entry.key, at, entry.as === 'list');
     checkIdMatch(entry, at, problems);
   });
 
-  const direct = config.transferKind?.direct === undefined ? [] : Array.isArray(config.transferKind.direct) ? config.transferKind.direct : [config.transferKind.direct];
   const transferConfigured = TRANSFER_FACTORY_ENDPOINTS.filter((e) => configured.includes(e));
   if (direct.length > 0 && transferConfigured.length === 0) {
     problems.push('transferKind.direct: no transfer factory is configured (factories.transferFactory.v1 or .v2)');
@@ -421,7 +630,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     const unknown = (rule.endpoints ?? []).filter((e) => !transferConfigured.includes(e));
     if (unknown.length > 0) problems.push(`${at}.endpoints: ${unknown.join(', ')} not configured in "factories" (configured: ${transferConfigured.join(', ') || 'none'})`);
     const endpoints = (rule.endpoints ?? transferConfigured).filter((e) => transferConfigured.includes(e));
-    checkMatch(rule.match, at, { endpoints, restrictable: rule.endpoints === undefined });
+    checkMatch(rule, at, { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames });
     if (rule.key !== undefined) {
       checkKey(rule.key, `${at}.key`);
       for (const ep of endpoints) claimKey(ep, rule.key, at);
@@ -439,12 +648,22 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       if (prev) problems.push(`${kind}.templateIds[${i}]: ${t} is already listed in ${prev}; a template is one kind of per-contract object`);
       else kindOfTemplate.set(t, `${kind}.templateIds`);
     });
+    for (const t of Object.keys(pc.instrumentByTemplate ?? {})) {
+      if (!pc.templateIds.includes(t)) problems.push(`${kind}.instrumentByTemplate: ${t} is not in ${kind}.templateIds`);
+    }
+    pc.refuse.forEach((r, i) => {
+      for (const p of templateParts(r.error)) if (typeof p !== 'string' && 'error' in p) problems.push(`${kind}.refuse[${i}].error: ${p.error}`);
+    });
     const actions = kind === 'transferInstructions' ? TRANSFER_INSTRUCTION_ACTIONS : kind === 'allocationInstructions' ? ALLOCATION_INSTRUCTION_ACTIONS : ALLOCATION_ACTIONS;
     const seen = new Map<string, string>();
     pc.contextEntries.forEach((entry, i) => {
       const at = `${kind}.contextEntries[${i}]`;
       if (entry.key !== undefined) checkKey(entry.key, `${at}.key`);
-      checkMatch(entry.match, at, { perContract: true });
+      checkMatch(entry, at, { perContract: true, names: namesOf(pc.contextEntries) });
+      const templates: unknown = 'templates' in entry ? entry.templates : undefined;
+      for (const [j, t] of (Array.isArray(templates) ? templates.filter((x): x is string => typeof x === 'string') : []).entries()) {
+        if (!pc.templateIds.includes(t)) problems.push(`${at}.templates[${j}]: ${t} is not in ${kind}.templateIds`);
+      }
       checkIdMatch(entry, at, problems);
       for (const action of entry.endpoints ?? actions) {
         if (entry.key === undefined) continue;
@@ -454,6 +673,13 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
         } else if (!prev) seen.set(`${action}|${entry.key}`, entry.as === 'list' ? `list:${at}` : at);
       }
     });
+  }
+
+  // Named selections must not read themselves (a cycle through $ref, $found or when).
+  checkCycles(config.contextEntries, 'contextEntries', problems);
+  for (const kind of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
+    const pc = config[kind];
+    if (pc) checkCycles(pc.contextEntries, `${kind}.contextEntries`, problems);
   }
 
   // supportedApis vs what is configured: a mismatch is allowed (the admin knows the token) but suspicious.
@@ -472,6 +698,30 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
   return { config, warnings };
 }
 
+/** The names an entry reads: `$ref` / `$found` in its expressions, and its `when`. */
+function namesRead(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined }): string[] {
+  const out = expressionsOf(e).flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []));
+  const w = e.when?.found ?? e.when?.missing;
+  return w === undefined ? out : [...out, w];
+}
+
+/** Reports entries whose selection depends, through named selections, on itself. */
+function checkCycles(entries: ReadonlyArray<Parameters<typeof namesRead>[0] & { name?: string | undefined }>, at: string, problems: string[]): void {
+  const reads = new Map<string, Set<string>>();
+  for (const e of entries) if (e.name !== undefined) reads.set(e.name, new Set([...(reads.get(e.name) ?? []), ...namesRead(e)]));
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean => {
+    for (const n of reads.get(from) ?? []) {
+      if (n === to) return true;
+      if (!seen.has(n) && (seen.add(n), reaches(n, to, seen))) return true;
+    }
+    return false;
+  };
+  entries.forEach((e, i) => {
+    const self = namesRead(e).find((n) => n === e.name || (e.name !== undefined && reaches(n, e.name)));
+    if (self !== undefined) problems.push(`${at}[${i}]: the selection "${e.name ?? ''}" reads itself through "${self}" ($ref, $found or when); a selection may only read others`);
+  });
+}
+
 /** A `$id` match looks contracts up by id: the answer carries the template, not the interfaces. */
 function checkIdMatch(entry: { match: Record<string, unknown>; templateId?: string | undefined; interfaceId?: string | undefined }, at: string, problems: string[]): void {
   if ('$id' in entry.match && entry.interfaceId !== undefined) {
@@ -485,7 +735,10 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
   let tree: FieldTree | '*' = fields;
   for (let i = 0; i < path.length; i++) {
     if (tree === '*') return undefined;
-    const seg = path[i]!;
+    const step = path[i]!;
+    // `{a,b}` checks each field (the tree below is that of the first); `[x]` names the field x
+    const alternatives = step.startsWith('{') ? step.slice(1, -1).split(',') : [step.startsWith('[') ? step.slice(1, -1) : step];
+    const seg = alternatives.find((a) => !(a in (tree as FieldTree))) ?? alternatives[0]!;
     if (!(seg in tree)) {
       const where = i === 0 ? `the ${choice} choice argument` : `${path.slice(0, i).join('.')} of ${choice}`;
       return `names no field of ${where} (fields: ${Object.keys(tree).join(', ')})`;

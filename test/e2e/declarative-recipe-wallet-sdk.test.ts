@@ -1,8 +1,9 @@
 /**
- * The official wallet SDK (@canton-network/wallet-sdk) against a registry that serves TestTokenV1
- * and TestTokenV2 through the declarative recipes of docs/examples/ (loaded as `serve` loads them,
- * started with `startRegistry` over the emulated stack's ledger node, demo world): the SDK builds
- * a transfer and an accept from that registry's answers alone, and both commit. The SDK speaks
+ * The official wallet SDK (@canton-network/wallet-sdk) against registries that serve TestTokenV1,
+ * TestTokenV2 and Canton Coin (Amulet, a second registry whose admin is the DSO) through the
+ * declarative recipes of docs/examples/ (loaded as `serve` loads them, started with
+ * `startRegistry` over the emulated stack's ledger node, demo world): the SDK builds transfers,
+ * accepts and withdrawals from those registries' answers alone, and they commit. The SDK speaks
  * the V1 registry API, so TestTokenV2 is driven through its V1 adapters.
  */
 import { readFileSync } from 'node:fs';
@@ -20,9 +21,11 @@ const example = (name: string): Record<string, unknown> => {
   return doc;
 };
 
-describe('wallet SDK over the declarative TestTokenV1 recipe (docs/examples)', () => {
+describe('wallet SDK over the declarative recipes of docs/examples (TT1, TT2, Amulet)', () => {
   let stack: RunningStack;
   let registry: RunningRegistry;
+  let amuletRegistry: RunningRegistry;
+  let dso: string;
   let admin: string;
   let alice: string;
   let bob: string;
@@ -47,11 +50,18 @@ describe('wallet SDK over the declarative TestTokenV1 recipe (docs/examples)', (
       logLevel: 'silent',
     });
     registry = await startRegistry(config, { logger: pino({ level: 'silent' }) });
+    dso = stack.seeded!.amulet!.dso;
+    const amulet = example('amulet.registry.json');
+    amuletRegistry = await startRegistry(
+      parseRegistryConfig({ adminParty: dso, ledger: { url: stack.ledgerUrl }, instruments: amulet.instruments, recipes: amulet.recipes, port: 0, host: '127.0.0.1', logLevel: 'silent' }),
+      { logger: pino({ level: 'silent' }) },
+    );
     [aliceSdk, bobSdk] = await Promise.all([createWalletSdk(stack.ledgerUrl, registry.url, 'alice'), createWalletSdk(stack.ledgerUrl, registry.url, 'bob')]);
   });
 
   afterAll(async () => {
     await registry?.close();
+    await amuletRegistry?.close();
     await stack?.close();
   });
 
@@ -71,5 +81,33 @@ describe('wallet SDK over the declarative TestTokenV1 recipe (docs/examples)', (
 
     expect(await balanceOf(bobSdk, bob, instrument)).toEqual({ unlocked: plus(bobBefore.unlocked, '7'), locked: bobBefore.locked });
     expect(await balanceOf(aliceSdk, alice, instrument)).toEqual({ unlocked: plus(aliceBefore.unlocked, '-7'), locked: aliceBefore.locked });
+  });
+
+  it('Amulet alice -> bob through the declarative Amulet recipe: the offer, the accept and a withdrawn offer commit', async () => {
+    const instrument = { admin: dso, id: 'Amulet' };
+    const url = new URL(amuletRegistry.url);
+    // wallets that know the Amulet registry (the SDK lists the assets of the registries it is given)
+    const [aliceSdk, bobSdk] = await Promise.all([createWalletSdk(stack.ledgerUrl, amuletRegistry.url, 'alice'), createWalletSdk(stack.ledgerUrl, amuletRegistry.url, 'bob')]);
+    const aliceBefore = await balanceOf(aliceSdk, alice, instrument);
+    const bobBefore = await balanceOf(bobSdk, bob, instrument);
+
+    const [transfer, transferDisclosed] = await aliceSdk.token.transfer.create({ sender: alice, recipient: bob, amount: '11', instrumentId: 'Amulet', registryUrl: url });
+    await aliceSdk.ledger.internal.submit({ commands: [transfer], actAs: [alice], disclosedContracts: transferDisclosed });
+    const pending = (await bobSdk.token.transfer.pending(bob)).filter((p) => p.interfaceViewValue.transfer.instrumentId.id === 'Amulet');
+    expect(pending).toHaveLength(1);
+    const [accept, acceptDisclosed] = await bobSdk.token.transfer.accept({ transferInstructionCid: pending[0]!.contractId, registryUrl: url });
+    await bobSdk.ledger.internal.submit({ commands: [accept], actAs: [bob], disclosedContracts: acceptDisclosed });
+    expect(await balanceOf(bobSdk, bob, instrument)).toEqual({ unlocked: plus(bobBefore.unlocked, '11'), locked: bobBefore.locked });
+
+    // a second offer, withdrawn by alice: its LockedAmulet comes back to her
+    const [again, againDisclosed] = await aliceSdk.token.transfer.create({ sender: alice, recipient: bob, amount: '3', instrumentId: 'Amulet', registryUrl: url });
+    await aliceSdk.ledger.internal.submit({ commands: [again], actAs: [alice], disclosedContracts: againDisclosed });
+    const mine = (await aliceSdk.token.transfer.pending(alice)).filter((p) => p.interfaceViewValue.transfer.instrumentId.id === 'Amulet');
+    expect(mine).toHaveLength(1);
+    const [withdraw, withdrawDisclosed] = await aliceSdk.token.transfer.withdraw({ transferInstructionCid: mine[0]!.contractId, registryUrl: url });
+    await aliceSdk.ledger.internal.submit({ commands: [withdraw], actAs: [alice], disclosedContracts: withdrawDisclosed });
+    expect(await aliceSdk.token.transfer.pending(alice).then((ps) => ps.filter((p) => p.interfaceViewValue.transfer.instrumentId.id === 'Amulet'))).toHaveLength(0);
+    // alice paid the 11 (fees are zero in the seeded world's config); the withdrawn 3 are hers again
+    expect(await balanceOf(aliceSdk, alice, instrument)).toEqual({ unlocked: plus(aliceBefore.unlocked, '-11'), locked: aliceBefore.locked });
   });
 });

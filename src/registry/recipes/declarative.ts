@@ -7,9 +7,18 @@
  *    matches (`$args.<path>` for factories, `$contract.<path>` for per-contract contexts),
  *    required or optional, one contract id or a list;
  *  - `transferKind`: `self` when sender = receiver (whole Account records in v2, as Scan compares,
- *    Splice `HttpTokenStandardTransferInstructionHandler.scala`), `direct` when a configured pre-approval exists, else `offer`.
- * Every contract put into the context is disclosed, and so is the factory (as Scan's `ChoiceContextBuilder`: the service
- * then checks synchronizers and adds the debug fields).
+ *    Splice `HttpTokenStandardTransferInstructionHandler.scala`), `direct` when a configured rule finds a contract (a
+ *    pre-approval; the index is caught up once before answering `offer`), else `offer`.
+ * Every contract put into the context is disclosed, in entry order, and so is the factory (first,
+ * or after the entry its `discloseAfter` names), as Scan's `ChoiceContextBuilder` does: the service
+ * then checks synchronizers and adds the debug fields.
+ *
+ * Within one request each entry's selection is made once, when first needed: entries may read
+ * other entries' selections (`$ref`, `$found`) and depend on them (`when`) whatever the order;
+ * the context is then assembled in list order. A selector matched against a list expression
+ * (`*`, `{a,b}`, a `$ref` list, a `$id` list) runs once per element, in order; `required: "each"`
+ * wants a contract for every element. Value entries put an `AV_Bool` or `AV_Text` into the context.
+ * Per-contract sections may refuse some templates / versions / choices with a fixed status.
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
  * a `$id` match, to `getById` (cache, then one ledger lookup).
@@ -26,8 +35,13 @@ import {
   ALLOCATION_ACTIONS,
   ALLOCATION_INSTRUCTION_ACTIONS,
   FACTORY_ENDPOINTS,
+  expressionsOf,
   parseValueExpr,
+  splitPath,
+  templateParts,
   TRANSFER_INSTRUCTION_ACTIONS,
+  type Comparison,
+  type MatchValue,
   validateDeclarativeRecipe,
   type ContractSelector,
   type DeclarativeRecipeConfig,
@@ -40,9 +54,9 @@ import {
   type ValueExpr,
 } from '../../config/recipe-schema.js';
 import type { AnyValue } from '../../canton/lf.js';
-import { parseInstant } from '../../canton/clock.js';
+import { formatInstant, parseInstant } from '../../canton/clock.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
-import { notFound, RegistryError } from '../errors.js';
+import { badRequest, notFound, RegistryError } from '../errors.js';
 import {
   contractIdValue,
   instrumentIdOf,
@@ -62,9 +76,16 @@ export type { DeclarativeRecipeConfig, ValidatedRecipe } from '../../config/reci
 /** What value expressions can read while resolving one request. */
 interface Scope {
   admin: string;
+  now: string;
   args?: Record<string, unknown>;
   contract?: IndexedContract;
+  /** Named selections made so far (`$ref`, `$found`, `when`); `many`: a list, not one contract. */
+  refs: Map<string, { contracts: IndexedContract[]; many: boolean }>;
+  /** The element of a list expression being selected for (`$item` in missingError). */
+  item?: unknown;
 }
+
+type Template = ReadonlyArray<string | { expr: ValueExpr; text: string }>;
 
 /** A selector with its value expressions parsed once. */
 interface CompiledSelector {
@@ -72,24 +93,44 @@ interface CompiledSelector {
   ref: string;
   /** Index key: `package-name:Module:Entity`. */
   key: string;
+  /** Index keys of `orTemplateIds`. */
+  orKeys: string[];
   byInterface: boolean;
-  fields: Array<{ path: string[]; text: string; expr: ValueExpr }>;
+  fields: Array<{ path: string[]; text: string; expr: ValueExpr; op: 'eq' | Comparison }>;
   id?: { text: string; expr: ValueExpr };
   synchronizerId?: string;
-  pick: 'unique' | 'newest' | 'oldest';
+  pick: 'unique' | 'newest' | 'oldest' | { max: string } | { min: string };
+  missingError?: Template;
+  /** The names of the selections the selector's expressions read. */
+  deps: string[];
 }
 
 interface CompiledEntry extends CompiledSelector {
-  /** Absent for `as: "disclose"`. */
+  /** Absent for `as: "disclose"` and `"select"`. */
   contextKey?: string;
-  required: boolean;
-  as: 'contractId' | 'list' | 'disclose';
+  name?: string;
+  /** A value entry: no selector (its `key` is the empty template key). */
+  value?: ValueExpr;
+  when?: { found: boolean; name: string };
+  required: boolean | 'each';
+  as: 'contractId' | 'list' | 'disclose' | 'select';
   endpoints: readonly string[];
+  /** Per-contract entries restricted to some templates (index keys). */
+  templates?: ReadonlySet<string>;
 }
 
 interface CompiledDirect extends CompiledSelector {
   contextKey?: string;
+  name?: string;
   endpoints: readonly string[];
+}
+
+interface CompiledRefusal {
+  templates?: ReadonlySet<string>;
+  versions?: readonly number[];
+  actions?: readonly string[];
+  status: 400 | 404;
+  error: Template;
 }
 
 interface CompiledPerContract {
@@ -98,6 +139,8 @@ interface CompiledPerContract {
   templateKeys: Set<string>;
   instrumentIdPath: string[];
   instrumentAdminPath?: string[];
+  byTemplate: Map<string, { instrumentIdPath?: string[]; instrumentAdminPath?: string[]; instrumentId?: string }>;
+  refusals: CompiledRefusal[];
   entries: CompiledEntry[];
 }
 
@@ -114,7 +157,7 @@ export class DeclarativeRecipe implements Recipe {
   readonly indexedInterfaces: readonly string[];
   readonly cachedTemplates: readonly string[];
 
-  private readonly factories = new Map<FactoryEndpoint, CompiledSelector>();
+  private readonly factories = new Map<FactoryEndpoint, CompiledSelector & { discloseAfter?: string }>();
   private readonly entries: CompiledEntry[];
   private readonly direct: CompiledDirect[];
   private readonly perContract = new Map<ContractKind, CompiledPerContract>();
@@ -136,13 +179,17 @@ export class DeclarativeRecipe implements Recipe {
     this.name = config.name;
     this.supportedApis = { ...config.supportedApis };
     const configured = FACTORY_ENDPOINTS.filter((e) => config.factories[e] !== undefined);
-    for (const ep of configured) this.factories.set(ep, compileSelector(config.factories[ep]!));
+    for (const ep of configured) {
+      const f = config.factories[ep]!;
+      this.factories.set(ep, { ...compileSelector(f), ...(f.discloseAfter !== undefined ? { discloseAfter: f.discloseAfter } : {}) });
+    }
     this.entries = config.contextEntries.map((e: FactoryContextEntry) => compileEntry(e, e.endpoints ?? configured));
     const direct = config.transferKind?.direct;
     const rules: DirectRule[] = direct === undefined ? [] : Array.isArray(direct) ? direct : [direct];
     this.direct = rules.map((r) => ({
       ...compileSelector(r),
       ...(r.key !== undefined ? { contextKey: r.key } : {}),
+      ...(r.name !== undefined ? { name: r.name } : {}),
       endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
     }));
     for (const k of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
@@ -153,8 +200,25 @@ export class DeclarativeRecipe implements Recipe {
         kind: meta.kind,
         what: meta.what,
         templateKeys: new Set(pc.templateIds.map((t) => t.slice(1))),
-        instrumentIdPath: pc.instrumentIdPath.split('.'),
-        ...(pc.instrumentAdminPath ? { instrumentAdminPath: pc.instrumentAdminPath.split('.') } : {}),
+        instrumentIdPath: splitPath(pc.instrumentIdPath),
+        ...(pc.instrumentAdminPath ? { instrumentAdminPath: splitPath(pc.instrumentAdminPath) } : {}),
+        byTemplate: new Map(
+          Object.entries(pc.instrumentByTemplate ?? {}).map(([t, o]) => [
+            t.slice(1),
+            {
+              ...(o.instrumentIdPath !== undefined ? { instrumentIdPath: splitPath(o.instrumentIdPath) } : {}),
+              ...(o.instrumentAdminPath !== undefined ? { instrumentAdminPath: splitPath(o.instrumentAdminPath) } : {}),
+              ...(o.instrumentId !== undefined ? { instrumentId: o.instrumentId } : {}),
+            },
+          ]),
+        ),
+        refusals: pc.refuse.map((r) => ({
+          ...(r.templates ? { templates: new Set(r.templates.map((t) => t.slice(1))) } : {}),
+          ...(r.versions ? { versions: r.versions } : {}),
+          ...(r.endpoints ? { actions: r.endpoints } : {}),
+          status: r.status,
+          error: compileTemplate(r.error),
+        })),
         entries: pc.contextEntries.map((e: PerContractContextEntry) => compileEntry(e, e.endpoints ?? meta.actions)),
       });
     }
@@ -167,12 +231,12 @@ export class DeclarativeRecipe implements Recipe {
     // Contracts found by field are held in memory; those found by id (and the per-contract
     // objects) only need the shared cache.
     const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries)];
-    const byField = selectors.filter((s) => s.id === undefined);
-    this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).map((s) => s.ref));
+    const byField = selectors.filter((s) => s.id === undefined && s.key !== '');
+    this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).flatMap((s) => [s.ref, ...s.orKeys.map((k) => `#${k}`)]));
     this.indexedInterfaces = unique(byField.filter((s) => s.byInterface).map((s) => s.ref));
     this.cachedTemplates = unique([
       ...[...this.perContract.values()].flatMap((p) => [...p.templateKeys].map((k) => `#${k}`)),
-      ...selectors.filter((s) => s.id !== undefined).map((s) => s.ref),
+      ...selectors.filter((s) => s.id !== undefined && s.key !== '').flatMap((s) => [s.ref, ...s.orKeys.map((k) => `#${k}`)]),
     ]);
   }
 
@@ -186,10 +250,12 @@ export class DeclarativeRecipe implements Recipe {
     const kind = this.kindOf(c);
     const p = kind && this.perContract.get(kind);
     if (!p) return undefined;
-    const v = valueAt(c.payload, p.instrumentIdPath);
+    const o = p.byTemplate.get(templateKey(c.packageName, c.templateId));
+    const adminPath = o?.instrumentAdminPath ?? p.instrumentAdminPath;
+    const v = o?.instrumentId ?? valueAt(c.payload, o?.instrumentIdPath ?? p.instrumentIdPath);
     if (v !== null && typeof v === 'object') return instrumentIdOf(v);
-    if (typeof v === 'string' && p.instrumentAdminPath) {
-      const admin = valueAt(c.payload, p.instrumentAdminPath);
+    if (typeof v === 'string' && adminPath) {
+      const admin = valueAt(c.payload, adminPath);
       return typeof admin === 'string' ? { admin, id: v } : undefined;
     }
     return undefined;
@@ -197,30 +263,56 @@ export class DeclarativeRecipe implements Recipe {
 
   async transferFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): Promise<TransferFactoryParts> {
     const endpoint: FactoryEndpoint = version === 1 ? 'transferFactory.v1' : 'transferFactory.v2';
-    const scope: Scope = { admin: env.admin, args };
-    const parts = await this.factoryParts(endpoint, scope, env);
+    const scope = newScope(env, { args });
     const transfer = (args.transfer ?? {}) as { sender?: unknown; receiver?: unknown };
-    if (jsonEqual(transfer.sender, transfer.receiver)) return { ...parts, transferKind: 'self' };
-    for (const rule of this.direct) {
-      if (!rule.endpoints.includes(endpoint)) continue;
-      const found = await select(rule, scope, env);
-      if (found.length === 0) continue;
-      if (rule.contextKey !== undefined) {
-        const one = pickOne(rule, found, scope, `Transfer pre-approval "${rule.contextKey}"`);
-        parts.values[rule.contextKey] = contractIdValue(one.contractId);
-        parts.disclose.push(one);
-      }
-      return { ...parts, transferKind: 'direct' };
+    const rules = this.direct.filter((r) => r.endpoints.includes(endpoint));
+    // each rule has its place in the disclosures (after the context entries), matched or not
+    const slots = (matched?: { rule: CompiledDirect; contract: IndexedContract }): Slot[] =>
+      rules.map((r) => {
+        const slot: Slot = { ...(r.name !== undefined ? { name: r.name } : {}), values: {}, disclose: [] };
+        if (matched?.rule === r && r.contextKey !== undefined) {
+          slot.values[r.contextKey] = contractIdValue(matched.contract.contractId);
+          slot.disclose.push(matched.contract);
+        }
+        return slot;
+      });
+    const unmatched = () => {
+      for (const r of rules) if (r.name !== undefined && !scope.refs.has(r.name)) scope.refs.set(r.name, { contracts: [], many: false });
+    };
+    if (jsonEqual(transfer.sender, transfer.receiver)) {
+      unmatched();
+      return { ...(await this.factoryParts(endpoint, scope, env, slots())), transferKind: 'self' };
     }
-    return { ...parts, transferKind: 'offer' };
+    let matched = await this.firstDirect(rules, scope, env);
+    if (!matched && rules.length > 0) {
+      // The contract that makes a transfer direct (a pre-approval) may have been created a moment
+      // ago, and the wallet saw it through another service reading the same ledger: catch the
+      // index up before answering `offer` (at most every PREAPPROVAL_CATCH_UP_MS).
+      await env.index.catchUp({ skipIfCaughtUpWithinMs: PREAPPROVAL_CATCH_UP_MS });
+      matched = await this.firstDirect(rules, scope, env);
+    }
+    unmatched();
+    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched))), transferKind: matched ? 'direct' : 'offer' };
+  }
+
+  /** The first `transferKind.direct` rule that finds a contract, and the contract (named in `scope`). */
+  private async firstDirect(rules: readonly CompiledDirect[], scope: Scope, env: RecipeEnv): Promise<{ rule: CompiledDirect; contract: IndexedContract } | undefined> {
+    for (const rule of rules) {
+      const found = flat(await select(rule, scope, env));
+      if (found.length === 0) continue;
+      const contract = pickOne(rule, found, scope, `Transfer pre-approval "${rule.contextKey ?? rule.name ?? rule.ref}"`);
+      if (rule.name !== undefined) scope.refs.set(rule.name, { contracts: [contract], many: false });
+      return { rule, contract };
+    }
+    return undefined;
   }
 
   async allocationFactory(version: ApiVersion, args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
-    return this.factoryParts(version === 1 ? 'allocationFactory.v1' : 'allocationFactory.v2', { admin: env.admin, args }, env);
+    return this.factoryParts(version === 1 ? 'allocationFactory.v1' : 'allocationFactory.v2', newScope(env, { args }), env);
   }
 
   async settlementFactory(args: Record<string, unknown>, env: RecipeEnv): Promise<FactoryParts> {
-    return this.factoryParts('settlementFactory', { admin: env.admin, args }, env);
+    return this.factoryParts('settlementFactory', newScope(env, { args }), env);
   }
 
   async transferInstructionContext(req: ContractRequest<TransferInstructionAction>, env: RecipeEnv): Promise<ContextParts> {
@@ -237,7 +329,7 @@ export class DeclarativeRecipe implements Recipe {
 
   // ---- resolution ------------------------------------------------------------------------------
 
-  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv): Promise<FactoryParts> {
+  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = []): Promise<FactoryParts> {
     const sel = this.factories.get(endpoint);
     if (!sel) {
       const configured = [...this.factories.keys()];
@@ -253,11 +345,19 @@ export class DeclarativeRecipe implements Recipe {
         `Token implementation "${this.name}" has no ${endpoint}: its recipe configures ${configured.length > 0 ? configured.join(', ') : 'no factory'}`,
       );
     }
-    const found = await select(sel, scope, env);
-    if (found.length === 0) throw notFound(`No ${endpoint} factory found: ${missing(sel, scope)}`);
+    const found = flat(await select(sel, scope, env));
+    if (found.length === 0) throw notFound(sel.missingError ? render(sel.missingError, scope) : `No ${endpoint} factory found: ${missing(sel, scope)}`);
     const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
-    const ctx = await resolveEntries(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env);
-    return { factory, values: ctx.values, disclose: [factory, ...ctx.disclose] };
+    const slots = await new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env).slots();
+    slots.push(...directSlots);
+    const values = Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>;
+    // the factory goes first, or after the named slot (its last one, whether or not it found anything)
+    let at = 0;
+    if (sel.discloseAfter !== undefined) {
+      for (let i = 0; i < slots.length; i++) if (slots[i]!.name === sel.discloseAfter) at = i + 1;
+    }
+    const disclose = [...slots.slice(0, at).flatMap((s) => s.disclose), factory, ...slots.slice(at).flatMap((s) => s.disclose)];
+    return { factory, values, disclose };
   }
 
   private async contractParts(kind: ContractKind, req: ContractRequest<string>, env: RecipeEnv): Promise<ContextParts> {
@@ -266,11 +366,18 @@ export class DeclarativeRecipe implements Recipe {
     // Allocation-instruction contexts exist only under /v2 (allocation-instruction-v1.yaml has the
     // factory alone), so there is no version to choose between.
     if (kind !== 'allocation-instruction') this.checkVersion(kind, req.version, req.supportedApis ?? this.supportedApis);
-    return resolveEntries(
-      p.entries.filter((e) => e.endpoints.includes(req.action)),
-      { admin: env.admin, contract: req.contract },
-      env,
-    );
+    const template = templateKey(req.contract.packageName, req.contract.templateId);
+    const scope = newScope(env, { contract: req.contract });
+    for (const r of p.refusals) {
+      if (r.templates && !r.templates.has(template)) continue;
+      if (r.versions && !r.versions.includes(req.version)) continue;
+      if (r.actions && !r.actions.includes(req.action)) continue;
+      const text = render(r.error, scope);
+      throw r.status === 404 ? notFound(text) : new UnsupportedOperation(text);
+    }
+    const entries = p.entries.filter((e) => e.endpoints.includes(req.action) && (e.templates === undefined || e.templates.has(template)));
+    const slots = await new Resolution(entries, scope, env).slots();
+    return { values: Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>, disclose: slots.flatMap((s) => s.disclose) };
   }
 
   /**
@@ -302,52 +409,176 @@ const OTHER_VERSION: Partial<Record<FactoryEndpoint, { endpoint: FactoryEndpoint
   'allocationFactory.v2': { endpoint: 'allocationFactory.v1', version: 1, api: 'allocation instruction' },
 };
 
-async function resolveEntries(entries: readonly CompiledEntry[], scope: Scope, env: RecipeEnv): Promise<ContextParts> {
-  const values: Record<string, AnyValue> = {};
-  const disclose: IndexedContract[] = [];
-  const lists = new Map<string, { ids: Set<string>; items: AnyValue[] }>();
-  for (const e of entries) {
-    const found = await select(e, scope, env);
-    const what = e.contextKey !== undefined ? `context entry "${e.contextKey}"` : 'disclosed contracts';
-    if (found.length === 0 && e.required) {
-      throw notFound(`No contract found for the required ${what}: ${missing(e, scope)}`);
-    }
-    if (e.as === 'disclose' || e.contextKey === undefined) {
-      disclose.push(...found);
-    } else if (e.as === 'list') {
-      // entries sharing a list key add to one list, each contract once
-      let list = lists.get(e.contextKey);
-      if (!list) lists.set(e.contextKey, (list = { ids: new Set(), items: [] }));
-      for (const c of found) {
-        if (list.ids.has(c.contractId)) continue;
-        list.ids.add(c.contractId);
-        list.items.push(contractIdValue(c.contractId));
-        disclose.push(c);
-      }
-      values[e.contextKey] = { tag: 'AV_List', value: list.items };
-    } else if (found.length > 0) {
-      const one = pickOne(e, found, scope, `Context entry "${e.contextKey}"`);
-      values[e.contextKey] = contractIdValue(one.contractId);
-      disclose.push(one);
-    }
-  }
-  return { values, disclose };
+/** Minimum interval between the catch-ups an `offer` answer triggers (see transferFactory). */
+const PREAPPROVAL_CATCH_UP_MS = 250;
+
+/** What one entry (or the matched direct rule) contributes, in the order of the entries. */
+interface Slot {
+  name?: string;
+  values: Record<string, AnyValue>;
+  disclose: IndexedContract[];
 }
 
-/** The active contracts a selector matches, in the index's order. */
-async function select(sel: CompiledSelector, scope: Scope, env: RecipeEnv): Promise<IndexedContract[]> {
-  const matches = (c: IndexedContract) =>
-    (sel.synchronizerId === undefined || c.synchronizerId === sel.synchronizerId) &&
-    sel.fields.every((f) => jsonEqual(valueAt(c.payload, f.path), evaluate(f.expr, scope)));
-  if (!sel.id) return env.index.find(sel.key, matches);
-  const ids = evaluate(sel.id.expr, scope);
-  const list = (Array.isArray(ids) ? ids : [ids]).filter((id): id is string => typeof id === 'string' && id !== '');
+function newScope(env: RecipeEnv, o: { args?: Record<string, unknown>; contract?: IndexedContract }): Scope {
+  return { admin: env.admin, now: formatInstant(env.nowMicros()), refs: new Map(), ...o };
+}
+
+/**
+ * The entries of one request: each entry's selection is made once, when first needed (an entry
+ * may read a selection named later in the list, `when` or `$ref`), then the context is assembled
+ * in list order.
+ */
+class Resolution {
+  private readonly memo = new Map<CompiledEntry, Promise<{ applies: boolean; found: IndexedContract[] }>>();
+  private readonly pending = new Set<CompiledEntry>();
+
+  constructor(
+    private readonly entries: readonly CompiledEntry[],
+    private readonly scope: Scope,
+    private readonly env: RecipeEnv,
+  ) {}
+
+  async slots(): Promise<Slot[]> {
+    const out: Slot[] = [];
+    const lists = new Map<string, { ids: Set<string>; items: AnyValue[] }>();
+    for (const e of this.entries) {
+      const { applies, found } = await this.selected(e);
+      const slot: Slot = { ...(e.name !== undefined ? { name: e.name } : {}), values: {}, disclose: [] };
+      out.push(slot);
+      if (!applies) continue;
+      if (e.value !== undefined) {
+        slot.values[e.contextKey!] = anyValueOf(evaluate(e.value, this.scope), e.contextKey!);
+      } else if (e.as === 'select') {
+        continue;
+      } else if (e.as === 'disclose' || e.contextKey === undefined) {
+        slot.disclose.push(...found);
+      } else if (e.as === 'list') {
+        // entries sharing a list key add to one list, each contract once
+        let list = lists.get(e.contextKey);
+        if (!list) lists.set(e.contextKey, (list = { ids: new Set(), items: [] }));
+        for (const c of found) {
+          if (list.ids.has(c.contractId)) continue;
+          list.ids.add(c.contractId);
+          list.items.push(contractIdValue(c.contractId));
+          slot.disclose.push(c);
+        }
+        slot.values[e.contextKey] = { tag: 'AV_List', value: list.items };
+      } else if (found.length > 0) {
+        const one = pickOne(e, found, this.scope, `Context entry "${e.contextKey}"`);
+        slot.values[e.contextKey] = contractIdValue(one.contractId);
+        slot.disclose.push(one);
+      }
+    }
+    return out;
+  }
+
+  private selected(e: CompiledEntry): Promise<{ applies: boolean; found: IndexedContract[] }> {
+    let r = this.memo.get(e);
+    if (!r) {
+      if (this.pending.has(e)) throw new RegistryError('INTERNAL', `Context entry "${e.name ?? e.contextKey ?? e.ref}" reads itself through $ref, $found or when`);
+      this.pending.add(e);
+      r = this.select(e);
+      this.memo.set(e, r);
+    }
+    return r;
+  }
+
+  private async select(e: CompiledEntry): Promise<{ applies: boolean; found: IndexedContract[] }> {
+    for (const name of e.deps) {
+      if (this.scope.refs.has(name)) continue;
+      const named = this.entries.find((x) => x.name === name);
+      const r = named ? await this.selected(named) : { applies: false, found: [] };
+      this.scope.refs.set(name, { contracts: r.applies ? r.found : [], many: named !== undefined && named.as !== 'contractId' });
+    }
+    if (e.when && (this.scope.refs.get(e.when.name)?.contracts.length ?? 0) > 0 !== e.when.found) return { applies: false, found: [] };
+    if (e.value !== undefined) return { applies: true, found: [] };
+    const perItem = await select(e, this.scope, this.env);
+    const found = flat(perItem);
+    const what = e.contextKey !== undefined ? `context entry "${e.contextKey}"` : e.name !== undefined ? `selection "${e.name}"` : 'disclosed contracts';
+    if (e.required === 'each') {
+      const none = perItem.find((x) => x.found.length === 0);
+      if (none) {
+        const scope = { ...this.scope, item: none.item };
+        throw notFound(e.missingError ? render(e.missingError, scope) : `No contract found for ${show(none.item)} in the required ${what}: ${missing(e, scope)}`);
+      }
+    } else if (found.length === 0 && e.required) {
+      throw notFound(e.missingError ? render(e.missingError, this.scope) : `No contract found for the required ${what}: ${missing(e, this.scope)}`);
+    }
+    return { applies: true, found: e.as === 'contractId' && found.length > 0 ? [pickOne(e, found, this.scope, `Context entry "${e.contextKey}"`)] : found };
+  }
+}
+
+/** A value entry's value as an AnyValue: a boolean, a text, or (absent) None-like `AV_Optional`. */
+function anyValueOf(v: unknown, key: string): AnyValue {
+  if (typeof v === 'boolean') return { tag: 'AV_Bool', value: v };
+  if (typeof v === 'string') return { tag: 'AV_Text', value: v };
+  throw new RegistryError('INTERNAL', `Context entry "${key}": its value ${show(v)} is neither a boolean nor a text`);
+}
+
+function flat(perItem: ReadonlyArray<{ found: IndexedContract[] }>): IndexedContract[] {
+  const seen = new Set<string>();
   const out: IndexedContract[] = [];
-  for (const id of new Set(list)) {
-    const c = await env.index.getById(id);
-    if (c && templateKey(c.packageName, c.templateId) === sel.key && matches(c)) out.push(c);
+  for (const { found } of perItem) for (const c of found) if (!seen.has(c.contractId)) (seen.add(c.contractId), out.push(c));
+  return out;
+}
+
+/**
+ * The active contracts a selector matches, in the index's order: one result for the selector,
+ * or one per element when a match value is a list expression (a `*` path, a `$ref` to a list,
+ * or a `$id` list).
+ */
+async function select(sel: CompiledSelector, scope: Scope, env: RecipeEnv): Promise<Array<{ item: unknown; found: IndexedContract[] }>> {
+  const values = sel.fields.map((f) => evaluateMany(f.expr, scope));
+  const idValue = sel.id ? evaluateMany(sel.id.expr, scope) : undefined;
+  // the list to iterate: the $id's (a list of ids always finds each), else the first list-valued field
+  const listField = values.findIndex((v) => v.many);
+  const items: unknown[] | undefined = idValue ? (idValue.many || Array.isArray(idValue.value) ? asList(idValue.value) : [idValue.value]) : listField >= 0 ? asList(values[listField]!.value) : undefined;
+  const once = async (item: unknown): Promise<IndexedContract[]> => {
+    const want = values.map((v, i) => (i === listField && !idValue ? item : v.value));
+    const matches = (c: IndexedContract) =>
+      (sel.synchronizerId === undefined || c.synchronizerId === sel.synchronizerId) &&
+      sel.fields.every((f, i) => {
+        const have = valueAt(c.payload, f.path);
+        if (f.op === 'eq') return jsonEqual(have, want[i]);
+        const c0 = compare(have, want[i]);
+        return c0 !== undefined && (f.op === 'lt' ? c0 < 0 : f.op === 'lte' ? c0 <= 0 : f.op === 'gt' ? c0 > 0 : c0 >= 0);
+      });
+    if (!sel.id) return [sel.key, ...sel.orKeys].flatMap((k) => env.index.find(k, matches));
+    if (typeof item !== 'string' || item === '') return [];
+    if (sel.id.expr.kind === 'args' && !/^[0-9a-f]{2,}$/.test(item)) throw badRequest(`${sel.id.expr.path[0]!}: "${item}" is not a contract id`);
+    const c = await env.index.getById(item);
+    const key = c && templateKey(c.packageName, c.templateId);
+    return c && (key === sel.key || sel.orKeys.includes(key!)) && matches(c) ? [c] : [];
+  };
+  if (items === undefined) return [{ item: undefined, found: await once(undefined) }];
+  const out: Array<{ item: unknown; found: IndexedContract[] }> = [];
+  for (const item of items) {
+    if (item === null || item === undefined) continue;
+    out.push({ item, found: await once(item) });
   }
   return out;
+}
+
+const asList = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+/** Orders two payload values: decimal texts as numbers, timestamps as times, other texts as text; undefined when they do not compare. */
+function compare(a: unknown, b: unknown): number | undefined {
+  if (typeof a !== 'string' || typeof b !== 'string') return typeof a === 'number' && typeof b === 'number' ? a - b : undefined;
+  if (DECIMAL.test(a) && DECIMAL.test(b)) {
+    const scale = (x: string) => {
+      const [int, frac = ''] = x.replace('-', '').split('.');
+      return { neg: x.startsWith('-'), int: int!, frac };
+    };
+    const [x, y] = [scale(a), scale(b)];
+    const digits = Math.max(x.frac.length, y.frac.length);
+    const n = (v: { neg: boolean; int: string; frac: string }) => BigInt(v.int + v.frac.padEnd(digits, '0')) * (v.neg ? -1n : 1n);
+    const d = n(x) - n(y);
+    return d < 0n ? -1 : d > 0n ? 1 : 0;
+  }
+  const [ia, ib] = [parseInstant(a), parseInstant(b)];
+  if (ia !== undefined && ib !== undefined) return ia < ib ? -1 : ia > ib ? 1 : 0;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function pickOne(sel: CompiledSelector, found: IndexedContract[], scope: Scope, what: string): IndexedContract {
@@ -359,14 +590,21 @@ function pickOne(sel: CompiledSelector, found: IndexedContract[], scope: Scope, 
         'Add a match field that tells them apart, or set "pick": "newest" in the recipe',
     );
   }
+  const by = sel.pick;
+  if (typeof by === 'object') {
+    const path = splitPath('max' in by ? by.max : by.min);
+    const sign = 'max' in by ? 1 : -1;
+    return found.reduce((best, c) => ((compare(valueAt(c.payload, path), valueAt(best.payload, path)) ?? 0) * sign > 0 ? c : best));
+  }
   const time = (c: IndexedContract) => parseInstant(c.createdAt) ?? 0n;
   const sorted = [...found].sort((a, b) => (time(a) < time(b) ? -1 : time(a) > time(b) ? 1 : a.contractId < b.contractId ? -1 : 1));
-  return sel.pick === 'newest' ? sorted[sorted.length - 1]! : sorted[0]!;
+  return by === 'newest' ? sorted[sorted.length - 1]! : sorted[0]!;
 }
 
 /** `#pkg:Mod:Ent with admin = "…", instrumentId = "X" ($args.transfer.instrumentId.id)` */
 function describe(sel: CompiledSelector, scope: Scope): string {
-  const conds = sel.fields.map((f) => `${f.path.join('.')} = ${show(evaluate(f.expr, scope))}${f.expr.kind === 'literal' ? '' : ` (${f.text})`}`);
+  const OPS = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+  const conds = sel.fields.map((f) => `${f.path.join('.')} ${OPS[f.op]} ${show(evaluate(f.expr, scope))}${f.expr.kind === 'literal' ? '' : ` (${f.text})`}`);
   if (sel.id) conds.unshift(`contract id ${show(evaluate(sel.id.expr, scope))} (${sel.id.text})`);
   if (sel.synchronizerId !== undefined) conds.push(`synchronizer ${sel.synchronizerId}`);
   const subject = `${sel.byInterface ? 'a contract implementing ' : ''}${sel.ref}`;
@@ -382,15 +620,34 @@ function show(v: unknown): string {
 }
 
 function evaluate(e: ValueExpr, scope: Scope): unknown {
+  return evaluateMany(e, scope).value;
+}
+
+/** A value expression's value; `many`: it is a list of values (a `*` step, or a `$ref` to a list). */
+function evaluateMany(e: ValueExpr, scope: Scope): { many: boolean; value: unknown } {
   switch (e.kind) {
     case 'literal':
-      return e.value;
+      return { many: false, value: e.value };
     case 'admin':
-      return scope.admin;
+      return { many: false, value: scope.admin };
+    case 'now':
+      return { many: false, value: scope.now };
+    case 'contractId':
+      return { many: false, value: scope.contract?.contractId };
+    case 'item':
+      return { many: false, value: scope.item };
     case 'args':
-      return valueAt(scope.args, e.path);
+      return walk(scope.args, e.path);
     case 'contract':
-      return valueAt(scope.contract?.payload, e.path);
+      return walk(scope.contract?.payload, e.path);
+    case 'found':
+      return { many: false, value: (scope.refs.get(e.name)?.contracts.length ?? 0) > 0 };
+    case 'ref': {
+      const r = scope.refs.get(e.name);
+      if (!r) return { many: false, value: undefined };
+      if (!r.many) return walk(r.contracts[0]?.payload, e.path);
+      return walk(r.contracts.map((c) => c.payload), ['*', ...e.path]);
+    }
     default: {
       const never: never = e;
       return never;
@@ -398,11 +655,49 @@ function evaluate(e: ValueExpr, scope: Scope): unknown {
   }
 }
 
-function valueAt(v: unknown, path: readonly string[]): unknown {
-  let cur = v;
-  for (const seg of path) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[seg] : undefined;
-  return cur;
+/**
+ * The value at a payload path. A `*` step goes into every element of a list, or every value of a
+ * map (in key order); the result is then the list of what the rest of the path finds, lists
+ * among them flattened.
+ */
+function walk(root: unknown, path: readonly string[]): { many: boolean; value: unknown } {
+  let many = false;
+  let cur: unknown[] = [root];
+  for (const seg of path) {
+    const field = (v: unknown, k: string) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined);
+    if (seg === '*') {
+      many = true;
+      cur = cur.flatMap((v) => (Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.keys(v).sort().map((k) => (v as Record<string, unknown>)[k]) : []));
+    } else if (seg.startsWith('{')) {
+      many = true;
+      const names = seg.slice(1, -1).split(',');
+      cur = cur.flatMap((v) => names.map((k) => field(v, k)));
+    } else {
+      const k = seg.startsWith('[') ? seg.slice(1, -1) : seg;
+      cur = cur.map((v) => field(v, k));
+    }
+  }
+  return many ? { many, value: cur.flatMap((v) => (Array.isArray(v) ? v : [v])) } : { many, value: cur[0] };
 }
+
+function valueAt(v: unknown, path: readonly string[]): unknown {
+  return walk(v, path).value;
+}
+
+function compileTemplate(text: string): Template {
+  return templateParts(text).map((p) => {
+    if (typeof p === 'string') return p;
+    // validateDeclarativeRecipe rejects these; a hand-built config gets the same message.
+    if ('error' in p) throw new Error(`declarative recipe: ${p.error}`);
+    return p;
+  });
+}
+
+function render(t: Template, scope: Scope): string {
+  return t.map((p) => (typeof p === 'string' ? p : text(evaluate(p.expr, scope)))).join('');
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '(absent)' : JSON.stringify(v));
 
 /** Equality of Daml-JSON values: an absent optional field equals `null` (None). */
 function jsonEqual(a: unknown, b: unknown): boolean {
@@ -416,22 +711,48 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-function compileSelector(s: ContractSelector | DirectRule | FactoryContextEntry | PerContractContextEntry): CompiledSelector {
-  const ref = (s.templateId ?? s.interfaceId)!;
-  const out: CompiledSelector = { ref, key: ref.slice(1), byInterface: s.templateId === undefined, fields: [], pick: s.pick };
-  for (const [field, raw] of Object.entries(s.match)) {
-    const expr = parseValueExpr(raw);
+function compileSelector(s: (ContractSelector | DirectRule | FactoryContextEntry | PerContractContextEntry) & { value?: string | boolean | null | undefined }): CompiledSelector {
+  const ref = s.templateId ?? s.interfaceId ?? '';
+  const out: CompiledSelector = { ref, key: ref.slice(1), orKeys: ('orTemplateIds' in s ? (s.orTemplateIds ?? []) : []).map((t) => t.slice(1)), byInterface: s.templateId === undefined && s.interfaceId !== undefined, fields: [], pick: s.pick, deps: [] };
+  const deps = new Set<string>();
+  for (const [field, raw] of Object.entries(s.match) as Array<[string, MatchValue]>) {
+    const [op, v]: ['eq' | Comparison, string | boolean | null] =
+      raw !== null && typeof raw === 'object' ? (Object.entries(raw)[0] as [Comparison, string | boolean | null]) : ['eq', raw];
+    const expr = parseValueExpr(v);
     // validateDeclarativeRecipe rejects these; a hand-built config gets the same message.
     if (typeof expr === 'string') throw new Error(`declarative recipe: ${field}: ${expr}`);
-    if (field === '$id') out.id = { text: String(raw), expr };
-    else out.fields.push({ path: field.split('.'), text: String(raw), expr });
+    if (field === '$id') out.id = { text: String(v), expr };
+    else out.fields.push({ path: field.split('.'), text: String(v), expr, op });
   }
+  for (const { expr } of expressionsOf(s)) if (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found')) deps.add(expr.name);
   if (s.synchronizerId !== undefined) out.synchronizerId = s.synchronizerId;
+  if (s.missingError !== undefined) out.missingError = compileTemplate(s.missingError);
+  out.deps = [...deps];
   return out;
 }
 
 function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoints: readonly string[]): CompiledEntry {
-  return { ...compileSelector(e), ...(e.key !== undefined ? { contextKey: e.key } : {}), required: e.required, as: e.as, endpoints };
+  const sel = compileSelector(e);
+  const when = e.when?.found !== undefined ? { found: true, name: e.when.found } : e.when?.missing !== undefined ? { found: false, name: e.when.missing } : undefined;
+  if (when && !sel.deps.includes(when.name)) sel.deps.push(when.name);
+  let value: ValueExpr | undefined;
+  if (e.value !== undefined) {
+    const v = parseValueExpr(e.value);
+    if (typeof v === 'string') throw new Error(`declarative recipe: value: ${v}`);
+    value = v;
+  }
+  const templates: unknown = 'templates' in e ? e.templates : undefined;
+  return {
+    ...sel,
+    ...(e.key !== undefined ? { contextKey: e.key } : {}),
+    ...(e.name !== undefined ? { name: e.name } : {}),
+    ...(value !== undefined ? { value } : {}),
+    ...(when ? { when } : {}),
+    ...(Array.isArray(templates) ? { templates: new Set(templates.filter((t): t is string => typeof t === 'string').map((t) => t.slice(1))) } : {}),
+    required: e.required,
+    as: e.as,
+    endpoints,
+  };
 }
 
 function unique(xs: string[]): string[] {

@@ -1,7 +1,7 @@
 /**
  * Helpers for driving the official wallet SDK (@canton-network/wallet-sdk@1.4.0) against the
  * emulated stack the way a wallet does: one SDK per user, configured with nothing but the ledger
- * URL and the registry URL (research/peers-clients.md §4, "Full-SDK path").
+ * URL and the registry URL (`SDK.create` with `ledgerClientUrl` and `token.registries`).
  */
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 

@@ -77,7 +77,7 @@ describe('validateDeclarativeRecipe', () => {
   it('rejects unknown keys (typos), naming the allowed ones', () => {
     // @ts-expect-error a misspelt key: what the validation must name
     expect(problems((c) => (c.contextEntries[0].requried = true))).toEqual([
-      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, synchronizerId, pick, key, required, as, endpoints',
+      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, orTemplateIds, synchronizerId, pick, missingError, key, name, value, when, required, as, endpoints',
     ]);
     // @ts-expect-error an unknown factory name: what the validation must name
     expect(problems((c) => (c.factories.transferFactoryV1 = {}))[0]).toMatch(
@@ -89,17 +89,16 @@ describe('validateDeclarativeRecipe', () => {
 
   it('rejects unknown value-expression roots and paths, and numbers', () => {
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$arg.transfer.instrumentId.id'))).toEqual([
-      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $args.<path>, $contract.<path>, or "$$..." for a literal starting with "$"',
+      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError), or "$$..." for a literal starting with "$"',
     ]);
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$args'))[0]).toMatch(/\$args needs a field path/);
-    // @ts-expect-error a number where JSON wants a string: what the validation must explain
     expect(problems((c) => (c.contextEntries[0].match.decimals = 2))[0]).toMatch(/^contextEntries\[0\]\.match\.decimals: 2: write numbers as strings \("2"\)/);
     // $args paths are checked against the choice argument
     expect(problems((c) => (c.contextEntries[0].match.receiver = '$args.transfer.reciever'))[0]).toMatch(
       /^contextEntries\[0\]\.match\.receiver: "\$args\.transfer\.reciever" \(for transferFactory\.v1\) names no field of transfer of TransferFactory_Transfer \(v1\) \(fields: sender, receiver, amount, instrumentId/,
     );
     // $contract is for per-contract contexts; $args is for factories
-    expect(problems((c) => (c.contextEntries[0].match.x = '$contract.transfer'))[0]).toMatch(/\$contract is only available in the contextEntries of transferInstructions/);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$contract.transfer'))[0]).toMatch(/\$contract and \$contractId are only available in the contextEntries of transferInstructions/);
     expect(
       problems(
         (c) =>
@@ -190,7 +189,7 @@ describe('validateDeclarativeRecipe', () => {
     const disclose = base();
     disclose.contextEntries.push({ templateId: '#acme-token:Acme.Holding:LockedHolding', match: { owner: '$args.transfer.sender' }, as: 'disclose' });
     expect(validateDeclarativeRecipe(disclose).warnings).toEqual([]);
-    expect(problems((c) => delete c.contextEntries[0].key)).toEqual(['contextEntries[0].key: a context entry needs a "key" (unless "as" is "disclose")']);
+    expect(problems((c) => delete c.contextEntries[0].key)).toEqual(['contextEntries[0].key: a context entry needs a "key" (unless "as" is "disclose" or "select")']);
     expect(problems((c) => (c.contextEntries[0].as = 'disclose'))).toEqual(['contextEntries[0].key: "as": "disclose" puts nothing into the context: remove "key"']);
   });
 
@@ -259,5 +258,70 @@ describe('validateDeclarativeRecipe', () => {
     expect(recipe.indexedTemplates).toEqual([RULES, CONFIG]);
     expect(recipe.indexedInterfaces).toEqual(['#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory']);
     expect(recipe.cachedTemplates).toEqual(['#acme-token:Acme.Transfer:TransferOffer', '#acme-token:Acme.Holding:LockedHolding']);
+  });
+
+  it('checks the names, roots and shapes of named selections, conditions, value entries, comparisons and refusals', () => {
+    const push = (c: BaseRecipe, e: Entry) => c.contextEntries.push(e);
+    const accepts = (mut: (c: BaseRecipe) => void) => {
+      const c = base();
+      mut(c);
+      expect(() => validateDeclarativeRecipe(c)).not.toThrow();
+    };
+    // $ref / $found / when / discloseAfter name an entry or rule of the same section
+    expect(problems((c) => (c.contextEntries[0].match.x = '$ref.nope.provider'))).toEqual(['contextEntries[0].match.x: "$ref.nope.provider": no entry or transferKind.direct rule here is named "nope"']);
+    expect(problems((c) => push(c, { key: 'acme.example.com/flag', value: '$found.nope' }))[0]).toMatch(/^contextEntries\[1\]\.value: "\$found\.nope": no entry/);
+    expect(problems((c) => (c.contextEntries[0].when = { found: 'nope' }))).toEqual(['contextEntries[0].when: no entry here is named "nope"']);
+    expect(problems((c) => (c.factories['transferFactory.v1'].discloseAfter = 'nope'))).toEqual(['factories.transferFactory.v1.discloseAfter: no context entry or transferKind.direct rule is named "nope"']);
+    // a named entry can be read; a value entry is valid
+    accepts((c) => {
+      c.contextEntries[0].name = 'config';
+      push(c, { key: 'acme.example.com/configured', value: '$found.config' });
+      c.factories['transferFactory.v1'].discloseAfter = 'config';
+    });
+    // a selection may not read itself, directly or through another
+    expect(problems((c) => {
+      c.contextEntries[0].name = 'a';
+      c.contextEntries[0].when = { found: 'b' };
+      push(c, { name: 'b', templateId: CONFIG, key: 'acme.example.com/b', match: { x: '$ref.a.x' } });
+    })).toEqual([
+      'contextEntries[0]: the selection "a" reads itself through "b" ($ref, $found or when); a selection may only read others',
+      'contextEntries[1]: the selection "b" reads itself through "a" ($ref, $found or when); a selection may only read others',
+    ]);
+    // roots where they do not belong
+    expect(problems((c) => (c.contextEntries[0].match.x = '$contractId'))[0]).toMatch(/\$contract and \$contractId are only available in the contextEntries of transferInstructions/);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$item'))).toEqual(['contextEntries[0].match.x: $item is only available in missingError']);
+    expect(problems((c) => (c.contextEntries[0].missingError = 'No {$args.transfer.nope} found'))[0]).toMatch(/^contextEntries\[0\]\.missingError: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
+    // a value entry has a key and a value only; exactly one of templateId, interfaceId, value
+    expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, match: { a: 'b' } }))).toEqual(['contextEntries[1].value: a value entry has a "key" and a "value" only (no "match", "as" or "required": "each")']);
+    expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, templateId: CONFIG }))).toEqual(['contextEntries[1]: give exactly one of "templateId", "interfaceId" and "value"']);
+    // comparisons and pick
+    accepts((c) => (c.contextEntries[0].match.opensAt = { lte: '$now' }));
+    expect(problems((c) => (c.contextEntries[0].match.opensAt = { lte: '$now', gt: '1' }))).toEqual(['contextEntries[0].match.opensAt: a comparison has exactly one of "lt", "lte", "gt", "gte"']);
+    accepts((c) => (c.contextEntries[0].pick = { max: 'round.number' }));
+    expect(problems((c) => (c.contextEntries[0].pick = 'largest'))).toEqual(['contextEntries[0].pick: pick is "unique", "newest", "oldest", {"max": "<payload path>"} or {"min": "<payload path>"}']);
+    // list steps and quoted steps are paths
+    accepts((c) => (c.contextEntries[0].match.account = '$args.transfer.meta.values.[cip-112/sender.provider]'));
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.{sender,reciever}'))[0]).toMatch(/names no field of transfer of TransferFactory_Transfer \(v1\)/);
+  });
+
+  it('per-contract sections: templates, instrumentByTemplate and refuse name the section\'s templates and valid expressions', () => {
+    const offer = '#acme-token:Acme.Transfer:TransferOffer';
+    const other = '#acme-token:Acme.Transfer:OtherOffer';
+    const withOffers = (extra: object) => ({ ...base(), transferInstructions: { templateIds: [offer], instrumentIdPath: 'transfer.instrumentId', ...extra } });
+    const problemsOf = (json: unknown) => {
+      try {
+        validateDeclarativeRecipe(json);
+        return [];
+      } catch (e) {
+        if (e instanceof RecipeConfigError) return [...e.problems];
+        throw e;
+      }
+    };
+    expect(problemsOf(withOffers({ contextEntries: [{ templateId: CONFIG, match: { admin: '$admin' }, key: 'acme.example.com/c', templates: [other] }] }))).toEqual([
+      `transferInstructions.contextEntries[0].templates[0]: ${other} is not in transferInstructions.templateIds`,
+    ]);
+    expect(problemsOf(withOffers({ instrumentByTemplate: { [other]: { instrumentId: 'X' } } }))).toEqual([`transferInstructions.instrumentByTemplate: ${other} is not in transferInstructions.templateIds`]);
+    expect(problemsOf(withOffers({ refuse: [{ versions: [2], status: 400, error: 'no {$nope}' }] }))[0]).toMatch(/^transferInstructions\.refuse\[0\]\.error: "\$nope": unknown value expression root/);
+    expect(problemsOf(withOffers({ refuse: [{ versions: [2], status: 400, error: '{$contractId} is V1 only' }] }))).toEqual([]);
   });
 });

@@ -398,6 +398,110 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     expect(contextValues(factoryOf(withConfig.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
   });
 
+  // ---- allocations, allocation instructions and the settlement factory ----
+  const ALLOCATION_FACTORY_V2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
+  const SETTLEMENT_FACTORY = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
+  const ALLOCATION_V1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
+  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '' };
+  const side = (s: 'SenderSide' | 'ReceiverSide', other: object, amount: string) => ({ transferLegId: 'leg-1', side: s, otherside: other, amount, instrumentId: 'TT2-USD', meta });
+  const allocV2Args = (trade: string, authorizer: object, sides: object[], inputs: string[], actors: string[], context: unknown = { values: {} }) => ({
+    settlement: { executors: [admin2], id: trade, cid: null, meta },
+    allocation: { admin: admin2, authorizer, transferLegSides: sides, settlementDeadline: '2026-05-03T10:00:00Z', nextIterationFunding: null, committed: false, meta },
+    requestedAt: '2026-05-01T09:59:00Z',
+    inputHoldingCids: inputs,
+    actors,
+    extraArgs: { context, meta },
+  });
+  const allocV1Args = (sender: string, receiver: string, amount: string, inputs: string[], legMeta: object = meta, context: unknown = { values: {} }) => ({
+    expectedAdmin: admin2,
+    allocation: {
+      settlement: { executor: admin2, settlementRef: { id: 'trade-v1', cid: null }, requestedAt: '2026-05-01T09:59:00Z', allocateBefore: '2026-05-02T10:00:00Z', settleBefore: '2026-05-03T10:00:00Z', meta },
+      transferLegId: 'leg-1',
+      transferLeg: { sender, receiver, amount, instrumentId: ID, meta: legMeta },
+    },
+    requestedAt: '2026-05-01T09:59:00Z',
+    inputHoldingCids: inputs,
+    extraArgs: { context, meta },
+  });
+  const settleArgs = (cids: string[], context: unknown = { values: {} }) => ({
+    settlement: { executors: [admin2], id: 'trade-1', cid: null, meta },
+    transferLegs: [{ transferLegId: 'leg-1', sender: basicAccount(alice2), receiver: basicAccount(bob2), amount: '5', instrumentId: 'TT2-USD', meta }],
+    allocations: cids.map((allocationCid) => ({ allocationCid, extraTransferLegSides: [], nextIterationFunding: null })),
+    actors: [admin2],
+    extraArgs: { context, meta },
+  });
+  /** Allocates with the declarative registry's answer; the allocation (or pending instruction) cid. */
+  async function allocate(path: string, iface: string, actAs: string[], args: (context: unknown) => unknown): Promise<{ tag: string; cid: string }> {
+    const f = await call(declarative2, 'POST', path, { choiceArguments: args({ values: {} }) });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    const factory = factoryOf(f.body);
+    const result = await exercise2(actAs, iface, factory.factoryId, 'AllocationFactory_Allocate', args(factory.choiceContext.choiceContextData), factory.choiceContext.disclosedContracts);
+    const tag = outputTag(result);
+    return { tag, cid: outputCid(result, tag === 'AllocationInstructionResult_Pending' ? 'allocationInstructionCid' : 'allocationCid') };
+  }
+
+  beforeAll(async () => {
+    const h = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '30' });
+    const a = await allocate('/registry/allocation-instruction/v2/allocation-factory', ALLOCATION_FACTORY_V2, [alice2], (c) => allocV2Args('trade-1', basicAccount(alice2), [side('SenderSide', basicAccount(bob2), '5')], [h], [alice2], c));
+    expect(a.tag).toBe('AllocationInstructionResult_Completed');
+    objects.allocV2 = a.cid;
+    const b = await allocate('/registry/allocation-instruction/v2/allocation-factory', ALLOCATION_FACTORY_V2, [bob2], (c) => allocV2Args('trade-1', basicAccount(bob2), [side('ReceiverSide', basicAccount(alice2), '5')], [], [bob2], c));
+    objects.bobAlloc = b.cid;
+    const h1 = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '7' });
+    const v1 = await allocate('/registry/allocation-instruction/v1/allocation-factory', ALLOCATION_FACTORY, [alice2], (c) => allocV1Args(alice2, bob2, '3', [h1], meta, c));
+    expect(v1.tag).toBe('AllocationInstructionResult_Completed');
+    objects.allocV1 = v1.cid;
+    // carol initiates, her provider must still approve: a pending allocation instruction
+    const pending = await allocate('/registry/allocation-instruction/v2/allocation-factory', ALLOCATION_FACTORY_V2, [carol2], (c) => allocV2Args('trade-2', carolAccount, [side('SenderSide', basicAccount(bob2), '1')], [], [carol2], c));
+    expect(pending.tag).toBe('AllocationInstructionResult_Pending');
+    objects.instruction = pending.cid;
+    await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
+  });
+
+  it('answers allocations, allocation instructions, the settlement factory and provider accounts upcast from V1 metadata as the built-in recipe', async () => {
+    const unknownCid = `00${'ef'.repeat(33)}`;
+    const cip112 = { values: { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'c-1' } };
+    const all: Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> = [];
+    const carolV1 = v1Args(carol2, bob2, '1', []);
+    all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: cip112 } } } });
+    all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) } });
+    all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(alice2, bob2, '1', []) } });
+    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
+      all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
+    }
+    const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, offer2, unknownCid];
+    for (const v of [1, 2]) {
+      for (const action of ['execute-transfer', 'withdraw', 'cancel']) for (const id of ids) all.push({ method: 'POST', path: `/registry/allocations/v${v}/${id}/choice-contexts/${action}`, body: {} });
+    }
+    for (const action of ['accept', 'withdraw']) for (const id of ids) all.push({ method: 'POST', path: `/registry/allocation-instruction/v2/${id}/choice-contexts/${action}`, body: {} });
+    const statuses = new Set<number>();
+    for (const r of all) {
+      const [a, b] = [await call(builtin2, r.method, r.path, r.body), await call(declarative2, r.method, r.path, r.body)];
+      expect(b, `${r.method} ${r.path} ${JSON.stringify(r.body)?.slice(0, 300)}`).toEqual(a);
+      statuses.add(a.status);
+    }
+    expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the V1 metadata named carol's provider account: its AccountConfig is in the context
+    const upcast = await call(declarative2, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) });
+    expect(contextValues(factoryOf(upcast.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
+  });
+
+  it("the declarative recipe's execute-transfer and settlement answers commit", async () => {
+    const exec = contextOf((await call(declarative2, 'POST', `/registry/allocations/v1/${objects.allocV1}/choice-contexts/execute-transfer`, {})).body);
+    const executed = await exercise2([admin2, alice2, bob2], ALLOCATION_V1, objects.allocV1, 'Allocation_ExecuteTransfer', { extraArgs: { context: exec.choiceContextData, meta } }, exec.disclosedContracts);
+    expect(executed).toBeDefined();
+    const f = await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs([objects.allocV2, objects.bobAlloc]) });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    const factory = factoryOf(f.body);
+    // TokenRules and alice's locked Token (bob's receipt-only allocation locks nothing)
+    expect(factory.choiceContext.disclosedContracts.map((d) => d.templateId.split(':').slice(1).join(':'))).toEqual([
+      'Splice.Testing.Tokens.TestTokenV2:TokenRules',
+      'Splice.Testing.Tokens.TestTokenV2.Holding:Token',
+    ]);
+    const settled = await exercise2([admin2], SETTLEMENT_FACTORY, factory.factoryId, 'SettlementFactory_SettleBatch', settleArgs([objects.allocV2, objects.bobAlloc], factory.choiceContext.choiceContextData), factory.choiceContext.disclosedContracts);
+    expect(settled).toBeDefined();
+  });
+
   it("bob accepts with the declarative recipe's accept context (the locked Token disclosed): it commits", async () => {
     const a = await call(declarative2, 'POST', `/registry/transfer-instruction/v1/${offer2}/choice-contexts/accept`, {});
     const ctx = contextOf(a.body);

@@ -1,0 +1,295 @@
+/**
+ * Amulet written as a declarative recipe (docs/examples/amulet.registry.json, loaded as `serve`
+ * loads it) against the built-in `splice-amulet` recipe over the same emulated ledger: every
+ * registry endpoint, both versions, answers identically (status and body), bad input and gone
+ * locks included; and the declarative registry's answers commit when a wallet submits them
+ * (offer, accept, direct transfer with the featured provider, reject after the lock is gone,
+ * V1 and V2 allocations, withdraw, cancel, a DvP settled through the settlement factory).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { buildEmulator } from '../../../src/emulator/index.js';
+import { ManualClock } from '../../../src/canton/clock.js';
+import { formatTime } from '../../../src/canton/lf.js';
+import { createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../../src/emulator/templates/amulet/index.js';
+import type { AmuletTransferInstructionPayload } from '../../../src/emulator/templates/amulet/values.js';
+import { MemoryCache } from '../../../src/cache/memory-cache.js';
+import { LedgerClient } from '../../../src/ledger/client.js';
+import { noAuth } from '../../../src/ledger/auth.js';
+import { createRegistry, type Registry } from '../../../src/registry/index.js';
+import { AmuletRecipe } from '../../../src/registry/recipes/amulet.js';
+import { declarativeRecipes } from '../../../src/registry/recipes/index.js';
+import { inProcessFetch } from '../../../src/ledger/in-process.js';
+import { parseRegistryConfig } from '../../../src/serve.js';
+import { contextOf, contextValues, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
+import { walletExercise } from '../../support/wallet-submit.js';
+
+const AMULET = parseRegistryConfig(JSON.parse(readFileSync(fileURLToPath(new URL('../../../docs/examples/amulet.registry.json', import.meta.url)), 'utf8')));
+
+const logger = pino({ level: 'silent' });
+const clock = new ManualClock('2026-05-01T10:00:00Z');
+const emu = buildEmulator({ config: { demoWorld: false, logLevel: 'silent' }, clock });
+const engine = emu.engine;
+const world = seedAmuletWorld(engine);
+const dso = world.dso;
+const alice = engine.parties.allocate('alice').party;
+const bob = engine.parties.allocate('bob').party;
+const carol = engine.parties.allocate('carol').party;
+const provider = engine.parties.allocate('provider').party;
+const executor = engine.parties.allocate('executor').party;
+const exercise = walletExercise(emu.app, 'recipe-examples-amulet');
+
+function registryWith(which: 'builtin' | 'declarative'): Registry {
+  const instrument = AMULET.instruments[0]!;
+  return createRegistry({
+    admin: dso,
+    instruments: [{ ...instrument, recipe: which === 'builtin' ? 'splice-amulet' : instrument.recipe }],
+    recipes: which === 'builtin' ? [new AmuletRecipe()] : declarativeRecipes(AMULET.recipes),
+    ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu.app) }),
+    cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+    clock,
+    logger,
+    pollIdleMs: 20,
+  });
+}
+const builtin = registryWith('builtin');
+const declarative = registryWith('declarative');
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+async function call(registry: Registry, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  const r = await registry.app.request(path, {
+    method,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
+  return { status: r.status, body: await r.json() };
+}
+const post = (path: string, body: unknown) => call(declarative, 'POST', path, body);
+
+const noMeta = { values: {} };
+const at = (ms: number) => formatTime(clock.nowMicros() + BigInt(ms) * 1000n);
+const acct = (owner: string) => ({ owner, provider: null, id: '' });
+const INSTRUMENT = { admin: dso, id: 'Amulet' };
+
+function transferV1(sender: string, receiver: string, amount: string, inputs: string[], context: unknown = noMeta, executeIn = 24 * 3600_000) {
+  return {
+    expectedAdmin: dso,
+    transfer: { sender, receiver, amount, instrumentId: INSTRUMENT, requestedAt: at(-60_000), executeBefore: at(executeIn), inputHoldingCids: inputs, meta: noMeta },
+    extraArgs: { context, meta: noMeta },
+  };
+}
+function transferV2(sender: string, receiver: string, amount: string, inputs: string[], context: unknown = noMeta) {
+  const { expectedAdmin: _v1Only, ...v1 } = transferV1(sender, receiver, amount, inputs, context);
+  return { ...v1, transfer: { ...v1.transfer, sender: acct(sender), receiver: acct(receiver) }, actors: [sender] };
+}
+function allocateV1(id: string, inputs: string[], context: unknown = noMeta) {
+  return {
+    expectedAdmin: dso,
+    allocation: {
+      settlement: { executor, settlementRef: { id, cid: null }, requestedAt: at(-1000), allocateBefore: at(3600_000), settleBefore: at(7200_000), meta: noMeta },
+      transferLegId: `${id}-leg`,
+      transferLeg: { sender: alice, receiver: bob, amount: '2', instrumentId: INSTRUMENT, meta: noMeta },
+    },
+    requestedAt: at(-1000),
+    inputHoldingCids: inputs,
+    extraArgs: { context, meta: noMeta },
+  };
+}
+const side = (id: string, s: 'SenderSide' | 'ReceiverSide', other: string, amount: string) => ({ transferLegId: id, side: s, otherside: acct(other), amount, instrumentId: 'Amulet', meta: noMeta });
+function allocateV2(trade: string, authorizer: string, sides: unknown[], inputs: string[], context: unknown = noMeta) {
+  return {
+    settlement: { executors: [executor], id: trade, cid: null, meta: noMeta },
+    allocation: { admin: dso, authorizer: acct(authorizer), transferLegSides: sides, settlementDeadline: at(2 * 3600_000), nextIterationFunding: null, committed: false, meta: noMeta },
+    requestedAt: at(-1000),
+    inputHoldingCids: inputs,
+    extraArgs: { context, meta: noMeta },
+    actors: [authorizer],
+  };
+}
+function settle(trade: string, cids: string[], context: unknown = noMeta) {
+  return {
+    settlement: { executors: [executor], id: trade, cid: null, meta: noMeta },
+    transferLegs: [
+      { transferLegId: `${trade}-a`, sender: acct(alice), receiver: acct(bob), amount: '30', instrumentId: 'Amulet', meta: noMeta },
+      { transferLegId: `${trade}-b`, sender: acct(bob), receiver: acct(alice), amount: '10', instrumentId: 'Amulet', meta: noMeta },
+    ],
+    allocations: cids.map((allocationCid) => ({ allocationCid, extraTransferLegSides: [], nextIterationFunding: null })),
+    actors: [executor],
+    extraArgs: { context, meta: noMeta },
+  };
+}
+
+const TF1 = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferFactory';
+const TF2 = '#splice-api-token-transfer-instruction-v2:Splice.Api.Token.TransferInstructionV2:TransferFactory';
+const TI1 = '#splice-api-token-transfer-instruction-v1:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
+const TI2 = '#splice-api-token-transfer-instruction-v2:Splice.Api.Token.TransferInstructionV2:TransferInstruction';
+const AF1 = '#splice-api-token-allocation-instruction-v1:Splice.Api.Token.AllocationInstructionV1:AllocationFactory';
+const AF2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
+const AL1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
+const AL2 = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:Allocation';
+const SF2 = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
+
+/** A wallet: ask the declarative registry, put its context into the arguments, submit with its disclosures. */
+async function viaFactory(path: string, actAs: string, iface: string, choice: string, args: (context: unknown) => unknown): Promise<{ transferKind?: string; result: unknown }> {
+  const f = await post(path, { choiceArguments: args(noMeta) });
+  expect(f.status, JSON.stringify(f.body)).toBe(200);
+  const factory = factoryOf(f.body);
+  const result = await exercise([actAs], iface, factory.factoryId, choice, args(factory.choiceContext.choiceContextData), factory.choiceContext.disclosedContracts);
+  return { ...(factory.transferKind !== undefined ? { transferKind: factory.transferKind } : {}), result };
+}
+async function viaContext(path: string, actAs: string, iface: string, cid: string, choice: string, arg: (context: unknown) => unknown): Promise<unknown> {
+  const a = await post(path, {});
+  expect(a.status, JSON.stringify(a.body)).toBe(200);
+  const ctx = contextOf(a.body);
+  return exercise([actAs], iface, cid, choice, arg(ctx.choiceContextData), ctx.disclosedContracts);
+}
+
+/** The objects the comparison asks about. */
+const o = { offerV1: '', offerV2: '', offerGone: '', allocV1: '', allocV2: '', allocUnfunded: '', bobAlloc: '' };
+
+beforeAll(async () => {
+  await Promise.all([builtin.start(), declarative.start()]);
+  createTransferPreapproval(engine, { dso, receiver: carol, provider });
+  createFeaturedAppRight(engine, { dso, provider });
+  createFeaturedAppRight(engine, { dso, provider: executor });
+
+  // an offer whose lock is gone: its deadline passes, the sender spends the expired LockedAmulet
+  const h0 = tapAmulet(engine, { dso, receiver: alice, amount: '5' });
+  const gone = await viaFactory('/registry/transfer-instruction/v1/transfer-factory', alice, TF1, 'TransferFactory_Transfer', (c) => transferV1(alice, bob, '5', [h0], c, 3600_000));
+  o.offerGone = outputCid(gone.result, 'transferInstructionCid');
+  clock.advance(2 * 3600_000);
+  const locked = (engine.contracts.get(o.offerGone)!.payload as AmuletTransferInstructionPayload).lockedAmulet;
+  await viaFactory('/registry/transfer-instruction/v1/transfer-factory', alice, TF1, 'TransferFactory_Transfer', (c) => transferV1(alice, alice, '5', [locked], c));
+
+  const h1 = tapAmulet(engine, { dso, receiver: alice, amount: '100' });
+  const o1 = await viaFactory('/registry/transfer-instruction/v1/transfer-factory', alice, TF1, 'TransferFactory_Transfer', (c) => transferV1(alice, bob, '10', [h1], c));
+  expect(o1.transferKind).toBe('offer');
+  o.offerV1 = outputCid(o1.result, 'transferInstructionCid');
+  const h2 = tapAmulet(engine, { dso, receiver: alice, amount: '8' });
+  const o2 = await viaFactory('/registry/transfer-instruction/v2/transfer-factory', alice, TF2, 'TransferFactory_Transfer', (c) => transferV2(alice, bob, '8', [h2], c));
+  o.offerV2 = outputCid(o2.result, 'transferInstructionCid');
+
+  const h3 = tapAmulet(engine, { dso, receiver: alice, amount: '2' });
+  const a1 = await viaFactory('/registry/allocation-instruction/v1/allocation-factory', alice, AF1, 'AllocationFactory_Allocate', (c) => allocateV1('v1-trade', [h3], c));
+  expect(outputTag(a1.result)).toBe('AllocationInstructionResult_Completed');
+  o.allocV1 = outputCid(a1.result, 'allocationCid');
+
+  const h4 = tapAmulet(engine, { dso, receiver: alice, amount: '100' });
+  const h5 = tapAmulet(engine, { dso, receiver: bob, amount: '50' });
+  const a2 = await viaFactory('/registry/allocation-instruction/v2/allocation-factory', alice, AF2, 'AllocationFactory_Allocate', (c) =>
+    allocateV2('dvp-1', alice, [side('dvp-1-a', 'SenderSide', bob, '30'), side('dvp-1-b', 'ReceiverSide', bob, '10')], [h4], c),
+  );
+  o.allocV2 = outputCid(a2.result, 'allocationCid');
+  const a3 = await viaFactory('/registry/allocation-instruction/v2/allocation-factory', bob, AF2, 'AllocationFactory_Allocate', (c) =>
+    allocateV2('dvp-1', bob, [side('dvp-1-a', 'ReceiverSide', alice, '30'), side('dvp-1-b', 'SenderSide', alice, '10')], [h5], c),
+  );
+  o.bobAlloc = outputCid(a3.result, 'allocationCid');
+  const a4 = await viaFactory('/registry/allocation-instruction/v2/allocation-factory', bob, AF2, 'AllocationFactory_Allocate', (c) =>
+    allocateV2('unfunded', bob, [side('unfunded-a', 'ReceiverSide', alice, '5')], [], c),
+  );
+  o.allocUnfunded = outputCid(a4.result, 'allocationCid');
+  await Promise.all([builtin.index.catchUp(), declarative.index.catchUp()]);
+});
+afterAll(async () => {
+  await Promise.all([builtin.stop(), declarative.stop()]);
+});
+
+/** Every registry endpoint, both versions, good and bad input, over the objects above. */
+function requests(): Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> {
+  const out: Array<{ method: 'GET' | 'POST'; path: string; body?: unknown }> = [];
+  for (const path of ['/registry/metadata/v1/info', '/registry/metadata/v1/instruments', '/registry/metadata/v1/instruments/Amulet', '/registry/metadata/v1/instruments/NOPE']) out.push({ method: 'GET', path });
+  const holding = tapAmulet(engine, { dso, receiver: alice, amount: '1' });
+  for (const v of [1, 2] as const) {
+    const t = v === 1 ? transferV1 : transferV2;
+    for (const body of [
+      { choiceArguments: t(alice, alice, '1', [holding]) },
+      { choiceArguments: t(alice, bob, '1', [holding]) },
+      { choiceArguments: t(alice, carol, '1', [holding]) },
+      { choiceArguments: t(alice, carol, '1', [holding]), excludeDebugFields: true },
+      { choiceArguments: t(alice, bob, '-1', [holding]) },
+      { choiceArguments: t(alice, bob, '0.00000000001', [holding]) },
+      { choiceArguments: { ...t(alice, bob, '1', []), expectedAdmin: bob } },
+      { choiceArguments: {} },
+      {},
+      '{"choiceArguments":',
+    ]) {
+      out.push({ method: 'POST', path: `/registry/transfer-instruction/v${v}/transfer-factory`, body });
+    }
+    for (const body of [
+      { choiceArguments: v === 1 ? allocateV1('x', [holding]) : allocateV2('x', alice, [side('x-a', 'SenderSide', bob, '1')], [holding]) },
+      { choiceArguments: v === 1 ? allocateV1('x', [holding]) : allocateV2('x', alice, [side('x-a', 'SenderSide', bob, '1')], [holding]), excludeDebugFields: true },
+      { choiceArguments: v === 1 ? allocateV2('x', alice, [], []) : allocateV1('x', []) },
+      { choiceArguments: {} },
+    ]) {
+      out.push({ method: 'POST', path: `/registry/allocation-instruction/v${v}/allocation-factory`, body });
+    }
+  }
+  const unknownCid = `00${'ab'.repeat(34)}`;
+  for (const cids of [[o.allocV2, o.bobAlloc], [o.allocV2, o.allocUnfunded], [o.allocV1], [unknownCid], [o.allocV2, unknownCid], ['not-a-cid'], [o.offerV1], []]) {
+    out.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settle('dvp-1', cids) } });
+  }
+  const all = [o.offerV1, o.offerV2, o.offerGone, o.allocV1, o.allocV2, o.allocUnfunded, unknownCid, 'not-a-cid'];
+  for (const v of [1, 2]) {
+    for (const action of ['accept', 'reject', 'withdraw']) for (const id of all) out.push({ method: 'POST', path: `/registry/transfer-instruction/v${v}/${id}/choice-contexts/${action}`, body: {} });
+    for (const action of ['execute-transfer', 'withdraw', 'cancel']) {
+      for (const id of all) out.push({ method: 'POST', path: `/registry/allocations/v${v}/${id}/choice-contexts/${action}`, body: { excludeDebugFields: true } });
+    }
+  }
+  for (const action of ['accept', 'withdraw']) for (const id of [o.offerV1, o.allocV1, unknownCid]) out.push({ method: 'POST', path: `/registry/allocation-instruction/v2/${id}/choice-contexts/${action}`, body: {} });
+  return out;
+}
+
+describe('Amulet as a declarative recipe (docs/examples/amulet.registry.json)', () => {
+  it('answers every endpoint, both versions, bad input included, exactly as the built-in recipe', async () => {
+    const all = requests();
+    expect(all.length).toBeGreaterThan(130);
+    const statuses = new Set<number>();
+    const kinds = new Set<unknown>();
+    for (const r of all) {
+      const [a, b] = [await call(builtin, r.method, r.path, r.body), await call(declarative, r.method, r.path, r.body)];
+      expect(b, `${r.method} ${r.path} ${JSON.stringify(r.body)?.slice(0, 300)}`).toEqual(a);
+      statuses.add(a.status);
+      if (a.status === 200 && r.path.endsWith('transfer-factory')) kinds.add(factoryOf(a.body).transferKind);
+    }
+    expect([...statuses].sort()).toEqual([200, 400, 404]);
+    expect([...kinds].sort()).toEqual(['direct', 'offer', 'self']);
+  });
+
+  it('the answers of a gone lock: reject gets only expire-lock false, accept the 404 naming the lock', async () => {
+    const rej = await post(`/registry/transfer-instruction/v1/${o.offerGone}/choice-contexts/reject`, {});
+    expect(rej.body).toEqual({ choiceContextData: { values: { 'expire-lock': { tag: 'AV_Bool', value: false } } }, disclosedContracts: [] });
+    const acc = await post(`/registry/transfer-instruction/v1/${o.offerGone}/choice-contexts/accept`, {});
+    expect(acc.status).toBe(404);
+    expect(JSON.stringify(acc.body)).toMatch(/LockedAmulet 'Some\(ContractId\([0-9a-f]+\)\)' not found for AmuletTransferInstruction/);
+  });
+
+  it("what a wallet builds from the declarative recipe's answers commits", async () => {
+    // a direct transfer to carol (pre-approval, provider featured)
+    const h = tapAmulet(engine, { dso, receiver: alice, amount: '4' });
+    await declarative.index.catchUp();
+    const direct = await viaFactory('/registry/transfer-instruction/v1/transfer-factory', alice, TF1, 'TransferFactory_Transfer', (c) => transferV1(alice, carol, '4', [h], c));
+    expect(direct.transferKind).toBe('direct');
+    expect(outputTag(direct.result)).toBe('TransferInstructionResult_Completed');
+    // accept (v1 and v2 offers) and reject after the lock is gone
+    const acc1 = await viaContext(`/registry/transfer-instruction/v1/${o.offerV1}/choice-contexts/accept`, bob, TI1, o.offerV1, 'TransferInstruction_Accept', (context) => ({ extraArgs: { context, meta: noMeta } }));
+    expect(outputTag(acc1)).toBe('TransferInstructionResult_Completed');
+    const acc2 = await viaContext(`/registry/transfer-instruction/v2/${o.offerV2}/choice-contexts/accept`, bob, TI2, o.offerV2, 'TransferInstruction_Accept', (context) => ({ actors: [bob], extraArgs: { context, meta: noMeta } }));
+    expect(outputTag(acc2)).toBe('TransferInstructionResult_Completed');
+    const rej = await viaContext(`/registry/transfer-instruction/v1/${o.offerGone}/choice-contexts/reject`, bob, TI1, o.offerGone, 'TransferInstruction_Reject', (context) => ({ extraArgs: { context, meta: noMeta } }));
+    expect(outputTag(rej)).toBe('TransferInstructionResult_Failed');
+    // the V1 allocation withdrawn through /v2 (the V1 fallback), the unfunded V2 one too
+    await viaContext(`/registry/allocations/v2/${o.allocV1}/choice-contexts/withdraw`, alice, AL1, o.allocV1, 'Allocation_Withdraw', (context) => ({ extraArgs: { context, meta: noMeta } }));
+    await viaContext(`/registry/allocations/v2/${o.allocUnfunded}/choice-contexts/withdraw`, bob, AL2, o.allocUnfunded, 'Allocation_Withdraw', (context) => ({ actors: [bob], extraArgs: { context, meta: noMeta } }));
+    // the DvP settled by the executor through the settlement factory (alice's LockedAmulet disclosed)
+    const f = await post('/registry/allocation/v2/settlement-factory', { choiceArguments: settle('dvp-1', [o.allocV2, o.bobAlloc]) });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    const factory = factoryOf(f.body);
+    expect(Object.keys(contextValues(factory.choiceContext.choiceContextData))).toEqual(['external-party-config-state']);
+    const settled = await exercise([executor], SF2, factory.factoryId, 'SettlementFactory_SettleBatch', settle('dvp-1', [o.allocV2, o.bobAlloc], factory.choiceContext.choiceContextData), factory.choiceContext.disclosedContracts);
+    expect(settled).toBeDefined();
+  });
+});
