@@ -10,6 +10,30 @@ import { OperationsConfigShape } from './operations.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
+/** The named sets of defaults `emulate` can start with (profiles.ts): `localnet` is Splice LocalNet's topology and addresses. */
+export const ProfileNameSchema = z.enum(['localnet']);
+export type ProfileName = z.infer<typeof ProfileNameSchema>;
+
+/** A Canton unique identifier `<identifier>::<namespace>` (a participant or synchronizer id), namespace `1220` + 64 hex. */
+const UniqueIdentifierSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,185}::1220[0-9a-f]{64}$/, 'a Canton id is <identifier>::1220<64 lowercase hex> (e.g. participant1::1220d44f...)');
+
+/**
+ * Splice's instance names (`splice-instance-names` of the SV and scan apps; Scan's
+ * `GET /v0/splice-instance-names`): what the network calls Amulet and the name service. MainNet's
+ * are the defaults; LocalNet's `common.env` sets Amulet / AMT and Amulet Name Service / ANS.
+ */
+export const SpliceInstanceNamesSchema = z
+  .object({
+    amuletName: z.string().min(1).default('Canton Coin'),
+    amuletNameAcronym: z.string().min(1).default('CC'),
+    nameServiceName: z.string().min(1).default('Canton Name Service'),
+    nameServiceNameAcronym: z.string().min(1).default('CNS'),
+  })
+  .strict();
+export type SpliceInstanceNames = z.infer<typeof SpliceInstanceNamesSchema>;
+
 const PackageIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a package id is 64 lowercase hex characters');
 
 /** A template or interface of a Daml model the emulator does not implement. */
@@ -53,6 +77,8 @@ const LocalnetAuthConfigSchema = z
 export const EmulatorAuthConfigSchema = z.union([AuthConfigSchema, LocalnetAuthConfigSchema]);
 
 export const EmulatorConfigSchema = z.object({
+  /** The profile whose defaults were applied (profiles.ts); settings given explicitly override them. */
+  profile: ProfileNameSchema.optional().describe('PROFILE (or emulate --profile): localnet'),
   /** Port of the emulated ledger node's JSON API (Canton's default is 7575). */
   port: z.number().int().min(0).max(65535).default(7575).describe('PORT: ledger JSON API port'),
   /** Port of the demo admin's token-standard registry. */
@@ -80,12 +106,24 @@ export const EmulatorConfigSchema = z.object({
   seed: z.string().min(1).default('token-registry').describe('EMULATOR_SEED'),
   participantName: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant1').describe('PARTICIPANT_NAME'),
   /**
+   * The first participant's id, pinned (`<identifier>::<namespace>`; its parties are
+   * `hint::<namespace>`). Default: `<participantName>::<a namespace derived from EMULATOR_SEED>`.
+   * For clients whose configuration holds a participant id a real Canton bootstrap fixed.
+   */
+  participantId: UniqueIdentifierSchema.optional().describe('PARTICIPANT_ID'),
+  /** The synchronizer's id, pinned (default `global-domain::<a namespace derived from EMULATOR_SEED>`). */
+  synchronizerId: UniqueIdentifierSchema.optional().describe('SYNCHRONIZER_ID'),
+  /**
    * How many participants the emulated synchronizer has. The second one (`participant2`) has its
    * own ledger API on `participant2Port`, its own users, rights, packages, hosted parties and offsets.
    */
   participants: z.union([z.literal(1), z.literal(2)]).default(1).describe('PARTICIPANTS: 1 or 2'),
   /** Port of the second participant's ledger API (with `participants: 2`). */
   participant2Port: z.number().int().min(0).max(65535).default(7579).describe('PARTICIPANT2_PORT'),
+  /** The second participant's node name (with `participants: 2`). */
+  participant2Name: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant2').describe('PARTICIPANT2_NAME'),
+  /** The second participant's id, pinned (default `<participant2Name>::<a namespace derived from EMULATOR_SEED>`). */
+  participant2Id: UniqueIdentifierSchema.optional().describe('PARTICIPANT2_ID'),
   /**
    * Keep the emulated world across restarts in this directory (journal + snapshots); in memory
    * only when unset.
@@ -108,6 +146,13 @@ export const EmulatorConfigSchema = z.object({
   listMaxElements: z.number().int().positive().default(200).describe('LEDGER_LIST_MAX_ELEMENTS'),
   logLevel: LogLevelSchema.default('info').describe('LOG_LEVEL'),
   /** Which Scan generation the emulated scan's Amulet registry answers as (`legacy`: pre config state). */
+  /** What the network calls Amulet and its name service (the Amulet registry's instrument name and symbol). */
+  instanceNames: SpliceInstanceNamesSchema.default({
+    amuletName: 'Canton Coin',
+    amuletNameAcronym: 'CC',
+    nameServiceName: 'Canton Name Service',
+    nameServiceNameAcronym: 'CNS',
+  }).describe('AMULET_NAME, AMULET_NAME_ACRONYM, NAME_SERVICE_NAME, NAME_SERVICE_NAME_ACRONYM'),
   amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe('AMULET_REGISTRY_COMPAT: current or legacy'),
   /**
    * How the token templates run: `native` (hand-written TypeScript, the default) or `daml` (the
