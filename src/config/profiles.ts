@@ -30,27 +30,8 @@
  */
 import { stableFingerprint } from '../emulator/shared/ids.js';
 import type { DemoWorld } from '../emulator/seed.js';
-import type { EmulatorConfigInput, ProfileName } from './schema.js';
-
-/** LocalNet's `PARTY_HINT` default (`compose.env`: `$DOCKER_NETWORK-localparty-1`, network `localnet`). */
-const LOCALNET_PARTY_HINT = 'localnet-localparty-1';
-/** The validator parties' hints (`env/app-user-auth-on.env`, `env/app-provider-auth-on.env`). */
-export const LOCALNET_APP_USER_PARTY_HINT = `app_user_${LOCALNET_PARTY_HINT}`;
-export const LOCALNET_APP_PROVIDER_PARTY_HINT = `app_provider_${LOCALNET_PARTY_HINT}`;
-/** Each LocalNet participant's validator ledger user and additional admin user. */
-export const LOCALNET_VALIDATOR_USER = 'ledger-api-user';
-
-/** LocalNet's addresses as the profile serves them (the wallet SDK's `localNetStaticConfig` holds the same). */
-export const LOCALNET_PORTS = {
-  /** The app-user participant's JSON Ledger API (`localNetStaticConfig.LOCALNET_APP_USER_LEDGER_URL`). */
-  appUserLedger: 2975,
-  /** The app-provider participant's JSON Ledger API. */
-  appProviderLedger: 3975,
-  /** The app-user gateway: its validator's `/api/validator` (`LOCALNET_APP_VALIDATOR_URL`, and the scan-proxy registry). */
-  appUserValidator: 2000,
-  /** The SV gateway: scan as `scan.localhost:4000/api/scan` (`LOCALNET_SCAN_API_URL`) and the Amulet registry at `/registry`. */
-  scan: 4000,
-} as const;
+import type { EmulatorConfigInput } from './schema.js';
+import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER, type ProfileName } from './localnet.js';
 
 /** The world LocalNet starts with: its validator parties and users, the DSO, no instruments, no coin. */
 export const LOCALNET_WORLD: DemoWorld = {

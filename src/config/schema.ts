@@ -7,12 +7,13 @@ import { AuthConfigSchema } from '../emulator/ledger-api/auth.js';
 import { DemoWorldSchema } from '../emulator/seed.js';
 import { AmuletRegistryCompatSchema } from './registry.js';
 import { OperationsConfigShape } from './operations.js';
+import { LOCALNET_LEDGER_AUTH, PROFILE_NAMES, type ProfileName } from './localnet.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /** The named sets of defaults `emulate` can start with (profiles.ts): `localnet` is Splice LocalNet's topology and addresses. */
-export const ProfileNameSchema = z.enum(['localnet']);
-export type ProfileName = z.infer<typeof ProfileNameSchema>;
+export const ProfileNameSchema = z.enum(PROFILE_NAMES);
+export type { ProfileName };
 
 /** A Canton unique identifier `<identifier>::<namespace>` (a participant or synchronizer id), namespace `1220` + 64 hex. */
 const UniqueIdentifierSchema = z
@@ -54,8 +55,7 @@ export const DeclaredTemplateConfigSchema = DeclaredIdSchema.extend({
 });
 export type DeclaredTemplateConfig = z.infer<typeof DeclaredTemplateConfigSchema>;
 
-/** What LocalNet's participants check (`unsafe-jwt-hmac-256` with secret `unsafe`, `target-audience`). */
-export const LOCALNET_LEDGER_AUTH = { hs256Secret: 'unsafe', targetAudience: 'https://canton.network.global' } as const;
+export { LOCALNET_LEDGER_AUTH };
 
 /**
  * `LEDGER_AUTH=localnet`: the ledger accepts LocalNet's tokens as they are (HS256, secret `unsafe`,

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadEmulatorConfig } from '../../../src/config/load.js';
-import { applyProfile, LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT, portInUseMessage } from '../../../src/config/profiles.js';
+import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT } from '../../../src/config/localnet.js';
+import { applyProfile, portInUseMessage } from '../../../src/config/profiles.js';
 import { buildEmulator } from '../../../src/emulator/index.js';
 
 const NS = `1220${'d4'.repeat(32)}`;
