@@ -226,21 +226,21 @@ export function setUpValidatorUser(engine: LedgerEngine, userId: string, validat
  * anything is created, so every participant hosting a party sees all of its transactions.
  */
 export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD, others: ReadonlyMap<string, LedgerEngine> = new Map()): SeededWorld {
-  const participant = (name: string, hint: string): LedgerEngine => {
+  const participant = (name: string, hint: string, how: 'allocated' | 'hosted'): LedgerEngine => {
     const found = name === engine.participantName ? engine : others.get(name);
     if (!found) {
-      throw new ConfigError(`demo world: party "${hint}" is on ${name}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts a second one)`);
+      throw new ConfigError(`demo world: party "${hint}" is ${how} on ${name}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts a second one)`);
     }
     return found;
   };
   const parties = world.parties.map(({ hint, role, participant: on, userId = hint, operatorUser, hostedOn }) => {
-    const home = on === undefined ? engine : participant(on, hint);
+    const home = on === undefined ? engine : participant(on, hint, 'allocated');
     const party = home.parties.allocate(hint).party;
     const rights: Right[] = [{ kind: 'CanActAs', party }];
     home.users.create({ id: userId, primaryParty: party }, rights);
     if (operatorUser !== undefined) setUpValidatorUser(home, operatorUser, party);
     for (const h of hostedOn ?? []) {
-      const other = participant(h.participant, hint);
+      const other = participant(h.participant, hint, 'hosted');
       other.parties.allocateHosted(party, '', h.permission);
       const right: Right = h.permission === 'Submission' ? { kind: 'CanActAs', party } : { kind: 'CanReadAs', party };
       if (!other.users.has(userId)) other.users.create({ id: userId, primaryParty: party }, [right]);

@@ -116,6 +116,11 @@ describe("the localnet profile's world", () => {
     expect(small.seeded!.parties.map((p) => p.hint)).toEqual(['carol']);
     expect(small.engine.participantName).toBe('app-user');
   });
+
+  it('a world party on a participant that is not running is refused with a clear message', () => {
+    const world = { parties: [{ hint: 'carol', role: '', participant: 'elsewhere' }], instruments: [] };
+    expect(() => buildEmulator({ config: { logLevel: 'silent', world } })).toThrow(/party "carol" is allocated on elsewhere, which is not running \(participant1 are/);
+  });
 });
 
 describe('pinned ids (PARTICIPANT_ID, PARTICIPANT2_ID, SYNCHRONIZER_ID) without a profile', () => {
