@@ -56,8 +56,9 @@ environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALI
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
   LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL,
-  AMULET_NAME, AMULET_NAME_ACRONYM, NAME_SERVICE_NAME, NAME_SERVICE_NAME_ACRONYM (Canton Coin, CC,
-  Canton Name Service, CNS: the network's instance names)
+  NETWORK_NAME, NETWORK_FAVICON_URL, AMULET_NAME, AMULET_NAME_ACRONYM, NAME_SERVICE_NAME,
+  NAME_SERVICE_NAME_ACRONYM (Canton Network, its favicon, Canton Coin, CC, Canton Name Service, CNS:
+  the network's instance names)
 
 environment (both): CORS_ORIGINS (browser origins allowed to call the registry, comma-separated, or *),
   SHUTDOWN_DRAIN_MS (10000: longest wait for requests in flight on SIGTERM/SIGINT; the process is gone

@@ -245,7 +245,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       scanUrl = s.url;
     } else if (seeded?.amulet) {
       const dso = seeded.amulet.dso;
-      scan = new ScanService({ engine, dsoParty: dso, logger: logger.child({ module: 'scan' }) });
+      scan = new ScanService({ engine, dsoParty: dso, instanceNames: config.instanceNames, logger: logger.child({ module: 'scan' }) });
       const scanApp = createScanApp({ service: scan, logger });
       const metrics = new ServiceMetrics({ service: 'scan' });
       amuletRegistry = await newRegistry(dso, userOf(dso), [{ ...amuletInstrumentConfig({ name: config.instanceNames.amuletName, symbol: config.instanceNames.amuletNameAcronym }), totalSupply: 'ledger' }], metrics);

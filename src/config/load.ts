@@ -44,7 +44,7 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   raw.participant2Name = env.PARTICIPANT2_NAME || undefined;
   raw.participant2Id = env.PARTICIPANT2_ID || undefined;
   const profile = profileOf(env);
-  const names = { amuletName: env.AMULET_NAME, amuletNameAcronym: env.AMULET_NAME_ACRONYM, nameServiceName: env.NAME_SERVICE_NAME, nameServiceNameAcronym: env.NAME_SERVICE_NAME_ACRONYM };
+  const names = { networkName: env.NETWORK_NAME, networkFaviconUrl: env.NETWORK_FAVICON_URL, amuletName: env.AMULET_NAME, amuletNameAcronym: env.AMULET_NAME_ACRONYM, nameServiceName: env.NAME_SERVICE_NAME, nameServiceNameAcronym: env.NAME_SERVICE_NAME_ACRONYM };
   if (Object.values(names).some((v) => v !== undefined && v !== '')) {
     // One name given keeps the others of the profile (or MainNet's defaults).
     raw.instanceNames = { ...applyProfile(profile).instanceNames, ...Object.fromEntries(Object.entries(names).filter(([, v]) => v !== undefined && v !== '')) };

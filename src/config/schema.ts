@@ -8,6 +8,7 @@ import { DemoWorldSchema } from '../emulator/seed.js';
 import { AmuletRegistryCompatSchema } from './registry.js';
 import { OperationsConfigShape } from './operations.js';
 import { LOCALNET_LEDGER_AUTH, PROFILE_NAMES, type ProfileName } from './localnet.js';
+import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from './instance-names.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -20,20 +21,7 @@ const UniqueIdentifierSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,185}::1220[0-9a-f]{64}$/, 'a Canton id is <identifier>::1220<64 lowercase hex> (e.g. participant1::1220d44f...)');
 
-/**
- * Splice's instance names (`splice-instance-names` of the SV and scan apps; Scan's
- * `GET /v0/splice-instance-names`): what the network calls Amulet and the name service. MainNet's
- * are the defaults; LocalNet's `common.env` sets Amulet / AMT and Amulet Name Service / ANS.
- */
-export const SpliceInstanceNamesSchema = z
-  .object({
-    amuletName: z.string().min(1).default('Canton Coin'),
-    amuletNameAcronym: z.string().min(1).default('CC'),
-    nameServiceName: z.string().min(1).default('Canton Name Service'),
-    nameServiceNameAcronym: z.string().min(1).default('CNS'),
-  })
-  .strict();
-export type SpliceInstanceNames = z.infer<typeof SpliceInstanceNamesSchema>;
+export { SpliceInstanceNamesSchema, type SpliceInstanceNames };
 
 const PackageIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a package id is 64 lowercase hex characters');
 
@@ -146,13 +134,15 @@ export const EmulatorConfigSchema = z.object({
   listMaxElements: z.number().int().positive().default(200).describe('LEDGER_LIST_MAX_ELEMENTS'),
   logLevel: LogLevelSchema.default('info').describe('LOG_LEVEL'),
   /** Which Scan generation the emulated scan's Amulet registry answers as (`legacy`: pre config state). */
-  /** What the network calls Amulet and its name service (the Amulet registry's instrument name and symbol). */
+  /** What the network calls itself, Amulet and its name service (scan's splice-instance-names; the Amulet registry's instrument name and symbol). */
   instanceNames: SpliceInstanceNamesSchema.default({
+    networkName: 'Canton Network',
+    networkFaviconUrl: 'https://www.canton.network/hubfs/cn-favicon-05%201-1.png',
     amuletName: 'Canton Coin',
     amuletNameAcronym: 'CC',
     nameServiceName: 'Canton Name Service',
     nameServiceNameAcronym: 'CNS',
-  }).describe('AMULET_NAME, AMULET_NAME_ACRONYM, NAME_SERVICE_NAME, NAME_SERVICE_NAME_ACRONYM'),
+  }).describe('NETWORK_NAME, NETWORK_FAVICON_URL, AMULET_NAME, AMULET_NAME_ACRONYM, NAME_SERVICE_NAME, NAME_SERVICE_NAME_ACRONYM'),
   amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe('AMULET_REGISTRY_COMPAT: current or legacy'),
   /**
    * How the token templates run: `native` (hand-written TypeScript, the default) or `daml` (the

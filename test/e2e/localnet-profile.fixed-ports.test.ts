@@ -96,12 +96,15 @@ describe('PROFILE=localnet: the wallet SDK with localNetStaticConfig as publishe
     expect(info).toMatchObject({ adminId: dso });
   });
 
-  it("names Amulet as LocalNet does (Amulet / AMT), at the scan host's registry and through the scan-proxy", async () => {
+  it("names Amulet as LocalNet does (Amulet / AMT): the registry at the scan host and through the scan-proxy, and scan's instance names", async () => {
     const auth = { Authorization: `Bearer ${await validatorJwt(USER)}` };
     const viaProxy = await fetch(`${REGISTRY.href}/registry/metadata/v1/instruments/Amulet`, { headers: auth }).then((r) => r.json());
     expect(viaProxy).toMatchObject({ id: 'Amulet', name: 'Amulet', symbol: 'AMT' });
     const atScanHost = await fetch(new URL('/registry/metadata/v1/instruments/Amulet', SCAN)).then((r) => r.json());
     expect(atScanHost).toMatchObject({ id: 'Amulet', name: 'Amulet', symbol: 'AMT' });
+    // What LocalNet's wallet UI reads (its common.env: "can be obtained from .../api/scan/v0/splice-instance-names").
+    const names = await fetch(`${SCAN.href}/v0/splice-instance-names`).then((r) => r.json());
+    expect(names).toMatchObject({ network_name: 'Splice', amulet_name: 'Amulet', amulet_name_acronym: 'AMT', name_service_name: 'Amulet Name Service', name_service_name_acronym: 'ANS' });
   });
 
   it('ledger-api-user creates two external parties on the app-user participant', async () => {

@@ -26,7 +26,14 @@ describe('PROFILE=localnet', () => {
       participant2Name: 'app-provider',
       auth: { mode: 'jwt', hs256Secret: 'unsafe', targetAudience: 'https://canton.network.global' },
       adminUsers: ['ledger-api-user'],
-      instanceNames: { amuletName: 'Amulet', amuletNameAcronym: 'AMT', nameServiceName: 'Amulet Name Service', nameServiceNameAcronym: 'ANS' },
+      instanceNames: {
+        networkName: 'Splice',
+        networkFaviconUrl: 'https://www.hyperledger.org/hubfs/hyperledgerfavicon.png',
+        amuletName: 'Amulet',
+        amuletNameAcronym: 'AMT',
+        nameServiceName: 'Amulet Name Service',
+        nameServiceNameAcronym: 'ANS',
+      },
       corsOrigins: ['*'],
     });
     expect(c.participantId).toMatch(/^participant::1220[0-9a-f]{64}$/);
@@ -49,7 +56,7 @@ describe('PROFILE=localnet', () => {
     });
     expect(c).toMatchObject({ port: 12975, scanPort: 14000, validatorPort: 2000, participant2Port: 3975, corsOrigins: ['http://localhost:5173'] });
     // One instance name given keeps the profile's others.
-    expect(c.instanceNames).toEqual({ amuletName: 'Test Coin', amuletNameAcronym: 'AMT', nameServiceName: 'Amulet Name Service', nameServiceNameAcronym: 'ANS' });
+    expect(c.instanceNames).toMatchObject({ networkName: 'Splice', amuletName: 'Test Coin', amuletNameAcronym: 'AMT', nameServiceName: 'Amulet Name Service', nameServiceNameAcronym: 'ANS' });
     // LEDGER_AUTH_* refine the profile's auth (LocalNet's), LEDGER_AUTH replaces it.
     expect(c.auth).toMatchObject({ mode: 'jwt', hs256Secret: 'unsafe', targetAudience: 'https://other.example' });
     expect(loadEmulatorConfig({ PROFILE: 'localnet', LEDGER_AUTH: 'none' }).auth).toEqual({ mode: 'none' });
@@ -65,7 +72,14 @@ describe('PROFILE=localnet', () => {
     const c = loadEmulatorConfig({});
     expect(c).toMatchObject({ port: 7575, scanPort: 7577, validatorPort: 7578, participants: 1, corsOrigins: [], auth: { mode: 'none' } });
     expect(c.profile).toBeUndefined();
-    expect(c.instanceNames).toEqual({ amuletName: 'Canton Coin', amuletNameAcronym: 'CC', nameServiceName: 'Canton Name Service', nameServiceNameAcronym: 'CNS' });
+    expect(c.instanceNames).toEqual({
+      networkName: 'Canton Network',
+      networkFaviconUrl: 'https://www.canton.network/hubfs/cn-favicon-05%201-1.png',
+      amuletName: 'Canton Coin',
+      amuletNameAcronym: 'CC',
+      nameServiceName: 'Canton Name Service',
+      nameServiceNameAcronym: 'CNS',
+    });
   });
 
   it('applyProfile (startStack options): a field given wins whole, an undefined one does not', () => {
