@@ -76,7 +76,11 @@ export const LOCALNET_PROFILE: EmulatorConfigInput = {
   instanceNames: {
     networkName: 'Splice',
     networkFaviconUrl: 'https://www.hyperledger.org/hubfs/hyperledgerfavicon.png',
-    amuletName: 'Amulet', amuletNameAcronym: 'AMT', nameServiceName: 'Amulet Name Service', nameServiceNameAcronym: 'ANS' },
+    amuletName: 'Amulet',
+    amuletNameAcronym: 'AMT',
+    nameServiceName: 'Amulet Name Service',
+    nameServiceNameAcronym: 'ANS',
+  },
   corsOrigins: ['*'],
 };
 
