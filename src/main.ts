@@ -24,12 +24,16 @@ import { loadRegistryConfig, startRegistry } from './serve.js';
 import { checkRegistryConfig, formatCheckLine } from './check-config.js';
 import { mintDevToken } from './emulator/ledger-api/auth.js';
 import { redactRedisUrl } from './cache/redis-cache.js';
+import { PortInUseError } from './http/listen.js';
 
 const USAGE = `usage: token-registry <command>
 
 commands:
-  emulate [--reset]  start the emulated stack (ledger node + token registry) with the demo world;
-                     with STATE_DIR the world is kept there across restarts (--reset starts it over)
+  emulate [--reset] [--profile localnet]
+                     start the emulated stack (ledger node + token registry) with the demo world;
+                     with STATE_DIR the world is kept there across restarts (--reset starts it over);
+                     --profile localnet (or PROFILE=localnet): Splice LocalNet's topology at its
+                     addresses (ledger 2975/3975, validator 2000, scan 4000; docs/localnet.md)
   serve              run the registry for an instrument admin against its participant
                      (REGISTRY_CONFIG_FILE=registry.json; LEDGER_URL, LEDGER_TOKEN, REDIS_URL, PORT,
                      RATE_LIMIT_RPS, RATE_LIMIT_BURST, MAX_BODY_BYTES, MAX_CONNECTIONS,
@@ -45,12 +49,17 @@ commands:
                      print the effective configuration (emulate by default; secrets redacted)
 
 environment (emulate): PORT (7575), REGISTRY_PORT (7576), SCAN_PORT (7577), VALIDATOR_PORT (7578), ADMIN_PORT (7580), HOST (127.0.0.1),
+  PROFILE (localnet: its defaults under every setting given), PARTICIPANT_NAME (participant1), PARTICIPANT_ID,
+  SYNCHRONIZER_ID (pinned ids, <identifier>::1220<64 hex>), PARTICIPANTS (1; 2 adds PARTICIPANT2_NAME, participant2,
+  on PARTICIPANT2_PORT, 7579), PARTICIPANT2_ID, STATE_DIR, STATE_SNAPSHOT_EVERY (10000),
   EXAMPLE_REGISTRY_PORT (unset: off; LocalNet's is 5634: the wallet repository's example test-token registry),
-  PARTICIPANTS (1; 2 adds participant2 on PARTICIPANT2_PORT, 7579), STATE_DIR, STATE_SNAPSHOT_EVERY (10000),
   STATE_PROBE_EVERY_MS (1000),
   SCAN_UPSTREAM / VALIDATOR_UPSTREAM (emulate | proxy:<url>), REDIS_URL, LEDGER_AUTH (none|jwt),
   LEDGER_AUTH_HS256_SECRET, LEDGER_AUTH_JWKS_URL, LEDGER_AUTH_PUBLIC_KEY_FILE,
-  LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL
+  LEDGER_AUTH_TARGET_AUDIENCE, LEDGER_AUTH_TARGET_SCOPE, EMULATOR_SEED, DEMO_WORLD, LOG_LEVEL,
+  NETWORK_NAME, NETWORK_FAVICON_URL, AMULET_NAME, AMULET_NAME_ACRONYM, NAME_SERVICE_NAME,
+  NAME_SERVICE_NAME_ACRONYM (Canton Network, its favicon, Canton Coin, CC, Canton Name Service, CNS:
+  the network's instance names)
 
 environment (both): CORS_ORIGINS (browser origins allowed to call the registry, comma-separated, or *),
   SHUTDOWN_DRAIN_MS (10000: longest wait for requests in flight on SIGTERM/SIGINT; the process is gone
@@ -83,8 +92,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function emulate(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { reset: { type: 'boolean', default: false } } });
-  const config = loadEmulatorConfig();
+  const { values } = parseArgs({ args, options: { reset: { type: 'boolean', default: false }, profile: { type: 'string' } } });
+  const config = loadEmulatorConfig(values.profile === undefined ? process.env : { ...process.env, PROFILE: values.profile });
   if (values.reset) {
     if (!config.stateDir) throw new ConfigError('emulate --reset starts STATE_DIR over: set STATE_DIR (without it, the world is in memory only and starts over anyway)');
     DurableState.reset(config.stateDir);
@@ -123,7 +132,9 @@ async function emulate(args: string[]): Promise<number> {
   // The process's own clock from its start (Node's, before any module loaded) to every port
   // listening: what a deployment's start-up costs, without the container runtime's share.
   const readyInMs = Math.round(process.uptime() * 1000);
-  const lines = [`token-registry emulator ready in ${readyInMs} ms (auth: ${config.auth.mode}, participant${stack.participants.length > 1 ? 's' : ''}: ${ids})`, '', table(rows)];
+  // The profile last: the testcontainers module reads auth and the first participant id from this line.
+  const profile = config.profile ? `, profile: ${config.profile}` : '';
+  const lines = [`token-registry emulator ready in ${readyInMs} ms (auth: ${config.auth.mode}, participant${stack.participants.length > 1 ? 's' : ''}: ${ids}${profile})`, '', table(rows)];
   if (stack.seeded) {
     lines.push('', table([['party', 'user', 'role'], ...stack.seeded.parties.map((p) => [p.party, p.userId, p.role])]));
     if (stack.seeded.instruments.length > 0) {
@@ -371,6 +382,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof ConfigError) printConfigError(err);
+    else if (err instanceof PortInUseError) console.error(err.message);
     else console.error(err);
     process.exitCode = 1;
   },

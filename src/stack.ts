@@ -32,7 +32,8 @@ import { registryHostApp } from './registry/health.js';
 import { registryRequestListener, registryRouteOf } from './registry/server.js';
 import type { Cache } from './cache/cache.js';
 import { corsPolicy, type CorsPolicy } from './http/cors.js';
-import type { Listening } from './http/listen.js';
+import { isAddressInUse, PortInUseError, type Listening } from './http/listen.js';
+import { portInUseMessage } from './config/profiles.js';
 import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
 import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/service.js';
@@ -60,7 +61,7 @@ export interface StackOptions extends StartEmulatorOptions {
   upstreams?: { scan?: UpstreamMode; validator?: UpstreamMode };
   /**
    * Port of the emulated example test-token registry of the wallet repository (0 picks a free one;
-   * LocalNet's is 5634, LOCALNET_EXAMPLE_REGISTRY_PORT). Default: `config.exampleRegistryPort`
+   * LocalNet's is 5634, `LOCALNET_PORTS.exampleRegistry`). Default: `config.exampleRegistryPort`
    * (EXAMPLE_REGISTRY_PORT); unset: not started.
    */
   exampleRegistryPort?: number;
@@ -160,7 +161,16 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const registries: Registry[] = [];
   const caches: Cache[] = [];
   // Every server bounds what it reads (listen applies src/http/server-limits.ts); their APIs answer JSON errors.
-  const serve = (o: Omit<ServiceOptions, 'logger' | 'contexts' | 'host'>) => startService({ ...o, host: config.host, logger });
+  // A port already taken is one clear error naming it (under a profile, with what it likely means).
+  const bound = async <T>(port: number, start: () => Promise<T>): Promise<T> => {
+    try {
+      return await start();
+    } catch (err) {
+      if (isAddressInUse(err)) throw new PortInUseError(port, portInUseMessage(port, config.profile));
+      throw err;
+    }
+  };
+  const serve = (o: Omit<ServiceOptions, 'logger' | 'contexts' | 'host'>) => bound(o.port, () => startService({ ...o, host: config.host, logger }));
   const newRegistry = async (admin: string, user: string, instruments: InstrumentConfig[], metrics: ServiceMetrics, recipes?: Recipe[]) => {
     const cache = createCache({ redisUrl: opts.redisUrl, keyPrefix: `token-registry:${user}`, defaultTtlSeconds: 3600, logger: logger.child({ module: 'cache' }) });
     caches.push(cache);
@@ -196,7 +206,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     const participants: StackParticipant[] = [];
     for (const [i, p] of built.participants.entries()) {
       const port = i === 0 ? config.port : config.participant2Port;
-      const ledger = await serveLedger(p, { port, host: config.host, logger, durable: built.durable });
+      const ledger = await bound(port, () => serveLedger(p, { port, host: config.host, logger, durable: built.durable }));
       servers.push({ listening: ledger.listening, beforeCut: () => p.streams.close() });
       participants.push({ participantId: p.engine.participantId, engine: p.engine, ledgerUrl: ledger.listening.url, ledgerStreams: p.streams });
     }
@@ -264,10 +274,10 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       scanUrl = s.url;
     } else if (seeded?.amulet) {
       const dso = seeded.amulet.dso;
-      scan = new ScanService({ engine, dsoParty: dso, logger: logger.child({ module: 'scan' }) });
+      scan = new ScanService({ engine, dsoParty: dso, instanceNames: config.instanceNames, logger: logger.child({ module: 'scan' }) });
       const scanApp = createScanApp({ service: scan, logger });
       const metrics = new ServiceMetrics({ service: 'scan' });
-      amuletRegistry = await newRegistry(dso, userOf(dso), [{ ...amuletInstrumentConfig(), totalSupply: 'ledger' }], metrics);
+      amuletRegistry = await newRegistry(dso, userOf(dso), [{ ...amuletInstrumentConfig({ name: config.instanceNames.amuletName, symbol: config.instanceNames.amuletNameAcronym }), totalSupply: 'ledger' }], metrics);
       const host = new Hono();
       host.route('/', scanApp);
       host.route('/', amuletRegistry.app);

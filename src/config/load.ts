@@ -3,7 +3,8 @@
  * name the variable and what is wrong with it, so a mistyped deployment fails at start.
  */
 import { readFileSync } from 'node:fs';
-import { EmulatorConfigSchema, type EmulatorConfig } from './schema.js';
+import { EmulatorConfigSchema, ProfileNameSchema, type EmulatorConfig, type ProfileName } from './schema.js';
+import { applyProfile } from './profiles.js';
 
 import { ConfigError, zodProblems } from './errors.js';
 import { operationsFromEnv, parsedConfig } from './operations.js';
@@ -37,8 +38,18 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   raw.host = env.HOST || undefined;
   raw.seed = env.EMULATOR_SEED || undefined;
   raw.participantName = env.PARTICIPANT_NAME || undefined;
+  raw.participantId = env.PARTICIPANT_ID || undefined;
+  raw.synchronizerId = env.SYNCHRONIZER_ID || undefined;
   raw.participants = num('PARTICIPANTS');
   raw.participant2Port = num('PARTICIPANT2_PORT');
+  raw.participant2Name = env.PARTICIPANT2_NAME || undefined;
+  raw.participant2Id = env.PARTICIPANT2_ID || undefined;
+  const profile = profileOf(env);
+  const names = { networkName: env.NETWORK_NAME, networkFaviconUrl: env.NETWORK_FAVICON_URL, amuletName: env.AMULET_NAME, amuletNameAcronym: env.AMULET_NAME_ACRONYM, nameServiceName: env.NAME_SERVICE_NAME, nameServiceNameAcronym: env.NAME_SERVICE_NAME_ACRONYM };
+  if (Object.values(names).some((v) => v !== undefined && v !== '')) {
+    // One name given keeps the others of the profile (or MainNet's defaults).
+    raw.instanceNames = { ...applyProfile(profile).instanceNames, ...Object.fromEntries(Object.entries(names).filter(([, v]) => v !== undefined && v !== '')) };
+  }
   raw.stateDir = env.STATE_DIR || undefined;
   raw.snapshotEvery = num('STATE_SNAPSHOT_EVERY');
   raw.stateProbeEveryMs = num('STATE_PROBE_EVERY_MS');
@@ -53,7 +64,8 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
   if (env.DECLARED_TEMPLATES_FILE) raw.declaredTemplates = readJson('DECLARED_TEMPLATES_FILE', readText('DECLARED_TEMPLATES_FILE', env.DECLARED_TEMPLATES_FILE));
   else if (env.DECLARED_TEMPLATES) raw.declaredTemplates = readJson('DECLARED_TEMPLATES', env.DECLARED_TEMPLATES);
 
-  const mode = env.LEDGER_AUTH ?? 'none';
+  // A profile's own auth is the default mode, so LEDGER_AUTH_* settings refine it.
+  const mode = env.LEDGER_AUTH ?? applyProfile(profile).auth?.mode ?? 'none';
   if (mode === 'jwt') {
     const pemFile = env.LEDGER_AUTH_PUBLIC_KEY_FILE;
     raw.auth = {
@@ -77,14 +89,25 @@ export function loadEmulatorConfig(env: Env = process.env): Readonly<EmulatorCon
       targetScope: env.LEDGER_AUTH_TARGET_SCOPE || undefined,
       leewaySeconds: num('LEDGER_AUTH_LEEWAY_SECONDS'),
     };
-  } else if (mode !== 'none') {
+  } else if (mode === 'none') {
+    raw.auth = { mode: 'none' };
+  } else {
     throw new ConfigError(`LEDGER_AUTH must be "none", "jwt" or "localnet", got "${mode}"`);
   }
 
   Object.assign(raw, operationsFromEnv(env));
-  const parsed = EmulatorConfigSchema.safeParse(raw);
+  // The profile's defaults under what the environment gives (profiles.ts).
+  const parsed = EmulatorConfigSchema.safeParse(applyProfile(profile, raw));
   if (!parsed.success) throw new ConfigError(zodProblems(parsed.error));
   return parsedConfig(parsed.data);
+}
+
+/** PROFILE, checked. */
+function profileOf(env: Env): ProfileName | undefined {
+  if (env.PROFILE === undefined || env.PROFILE === '') return undefined;
+  const parsed = ProfileNameSchema.safeParse(env.PROFILE);
+  if (!parsed.success) throw new ConfigError(`PROFILE must be one of ${ProfileNameSchema.options.map((o) => `"${o}"`).join(', ')}, got "${env.PROFILE}"`);
+  return parsed.data;
 }
 
 function readText(variable: string, path: string): string {

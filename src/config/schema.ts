@@ -7,8 +7,21 @@ import { AuthConfigSchema } from '../emulator/ledger-api/auth.js';
 import { DemoWorldSchema } from '../emulator/seed.js';
 import { AmuletRegistryCompatSchema } from './registry.js';
 import { OperationsConfigShape } from './operations.js';
+import { LOCALNET_LEDGER_AUTH, PROFILE_NAMES, type ProfileName } from './localnet.js';
+import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from './instance-names.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** The named sets of defaults `emulate` can start with (profiles.ts): `localnet` is Splice LocalNet's topology and addresses. */
+export const ProfileNameSchema = z.enum(PROFILE_NAMES);
+export type { ProfileName };
+
+/** A Canton unique identifier `<identifier>::<namespace>` (a participant or synchronizer id), namespace `1220` + 64 hex. */
+const UniqueIdentifierSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,185}::1220[0-9a-f]{64}$/, 'a Canton id is <identifier>::1220<64 lowercase hex> (e.g. participant1::1220d44f...)');
+
+export { SpliceInstanceNamesSchema, type SpliceInstanceNames };
 
 const PackageIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a package id is 64 lowercase hex characters');
 
@@ -35,8 +48,7 @@ export const DeclaredTemplateConfigSchema = DeclaredIdSchema.extend({
 });
 export type DeclaredTemplateConfig = z.infer<typeof DeclaredTemplateConfigSchema>;
 
-/** What LocalNet's participants check (`unsafe-jwt-hmac-256` with secret `unsafe`, `target-audience`). */
-export const LOCALNET_LEDGER_AUTH = { hs256Secret: 'unsafe', targetAudience: 'https://canton.network.global' } as const;
+export { LOCALNET_LEDGER_AUTH };
 
 /**
  * `LEDGER_AUTH=localnet`: the ledger accepts LocalNet's tokens as they are (HS256, secret `unsafe`,
@@ -58,6 +70,7 @@ const LocalnetAuthConfigSchema = z
 export const EmulatorAuthConfigSchema = z.union([AuthConfigSchema, LocalnetAuthConfigSchema]);
 
 export const EmulatorConfigSchema = z.object({
+  profile: ProfileNameSchema.optional().describe('The profile whose defaults were applied (`localnet`); settings given explicitly override them one by one.'),
   port: z.number().int().min(0).max(65535).default(7575).describe("Port of the emulated ledger node's JSON API (Canton's default is 7575)."),
   registryPort: z.number().int().min(0).max(65535).default(7576).describe("Port of the demo admin's token-standard registry."),
   scanPort: z.number().int().min(0).max(65535).default(7577).describe('Port of the emulated Splice scan (`/api/scan`, and the Amulet registry at `/registry`).'),
@@ -82,8 +95,12 @@ export const EmulatorConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1').describe('Interface to listen on (0.0.0.0 inside containers).'),
   seed: z.string().min(1).default('token-registry').describe('Seed of every generated id: the same seed and commands give the same ledger.'),
   participantName: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant1').describe('Name of the first participant.'),
+  participantId: UniqueIdentifierSchema.optional().describe("The first participant's id, pinned (`<identifier>::<namespace>`; its parties are `hint::<namespace>`), for clients whose configuration holds an id a real Canton bootstrap fixed. Default: `<participantName>::<a namespace derived from the seed>`."),
+  synchronizerId: UniqueIdentifierSchema.optional().describe("The synchronizer's id, pinned. Default: `global-domain::<a namespace derived from the seed>`."),
   participants: z.union([z.literal(1), z.literal(2)]).default(1).describe('How many participants the emulated synchronizer has; the second (`participant2`) has its own ledger API, users, rights, packages, hosted parties and offsets.'),
   participant2Port: z.number().int().min(0).max(65535).default(7579).describe("Port of the second participant's ledger API (with `participants: 2`)."),
+  participant2Name: z.string().regex(/^[A-Za-z0-9_-]+$/).default('participant2').describe("The second participant's node name (with `participants: 2`)."),
+  participant2Id: UniqueIdentifierSchema.optional().describe("The second participant's id, pinned. Default: `<participant2Name>::<a namespace derived from the seed>`."),
   stateDir: z.string().min(1).optional().describe('Keep the emulated world across restarts in this directory (journal + snapshots); in memory only when unset.'),
   snapshotEvery: z.number().int().positive().default(10_000).describe('Journaled changes between two snapshots of the state directory.'),
   stateProbeEveryMs: z.number().int().positive().default(1000).describe('While the state directory cannot be written (a full disk), how often a probe write checks whether it can again.'),
@@ -95,6 +112,14 @@ export const EmulatorConfigSchema = z.object({
   world: DemoWorldSchema.optional().describe('Replace the default demo world.'),
   listMaxElements: z.number().int().positive().default(200).describe('`http-list-max-elements-limit` of the JSON API.'),
   logLevel: LogLevelSchema.default('info').describe('pino level (`info`: one access-log line per request).'),
+  instanceNames: SpliceInstanceNamesSchema.default({
+    networkName: 'Canton Network',
+    networkFaviconUrl: 'https://www.canton.network/hubfs/cn-favicon-05%201-1.png',
+    amuletName: 'Canton Coin',
+    amuletNameAcronym: 'CC',
+    nameServiceName: 'Canton Name Service',
+    nameServiceNameAcronym: 'CNS',
+  }).describe("What the network calls itself, Amulet and its name service (scan's `/v0/splice-instance-names`; the Amulet registry's instrument name and symbol). MainNet's names by default; LocalNet's are Amulet / AMT, Amulet Name Service / ANS."),
   amuletRegistryCompat: AmuletRegistryCompatSchema.default('current').describe("Which Scan generation the emulated scan's Amulet registry answers as (`legacy`: before the external-party config state)."),
   templateEngine: z.enum(['native', 'daml']).default('native').describe('How the token templates run: `native` (TypeScript) or `daml` (the Daml-LF evaluator runs TestTokenV1/V2 and Amulet from their DARs in `darsDir`; the demo world is seeded through it). Templates of other uploaded DARs are evaluated either way.'),
   darsDir: z.string().min(1).optional().describe('A folder whose `*.dar` files every participant uploads at start (needed by `templateEngine: daml`).'),

@@ -14,7 +14,8 @@ import pino, { type Logger } from 'pino';
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
 import type { QualifiedId } from './ledger/types.js';
-import { EmulatorConfigSchema } from '../config/schema.js';
+import { EmulatorConfigSchema, type ProfileName } from '../config/schema.js';
+import { applyProfile } from '../config/profiles.js';
 import { isParsedConfig, parsedConfig } from '../config/operations.js';
 import { createAuthenticator } from './ledger-api/auth.js';
 import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-api/index.js';
@@ -46,6 +47,11 @@ import { seedExampleRegistry, type ExampleRegistryWorld } from './example-regist
 export interface StartEmulatorOptions {
   /** Parsed with the config schema: defaults fill what is left out (`auth: { mode: 'localnet' }` works). */
   config?: EmulatorConfigInput;
+  /**
+   * Start from a profile's defaults (`localnet`: LocalNet's topology at its addresses,
+   * src/config/profiles.ts); what `config` gives explicitly wins. Same as `config.profile`.
+   */
+  profile?: ProfileName;
   clock?: Clock;
   logger?: Logger;
   /** Replace the demo world (ignored when `config.demoWorld` is false). */
@@ -95,7 +101,9 @@ export function buildEmulator(
   serviceKey?: Uint8Array;
 } {
   // The CLI hands over the configuration it loaded (parsed once, frozen); library callers give input.
-  const config = isParsedConfig<EmulatorConfig>(opts.config) ? opts.config : parsedConfig(EmulatorConfigSchema.parse(opts.config ?? {}));
+  const config = isParsedConfig<EmulatorConfig>(opts.config)
+    ? opts.config
+    : parsedConfig(EmulatorConfigSchema.parse(applyProfile(opts.profile ?? opts.config?.profile, opts.config)));
   const logger = opts.logger ?? pino({ level: config.logLevel });
   // The world's clock: the given one (wall time by default), which the admin API can move ahead.
   const clock = new SkewedClock(opts.clock ?? systemClock);
@@ -103,12 +111,22 @@ export function buildEmulator(
     clock,
     seed: config.seed,
     participantName: config.participantName,
+    participantId: config.participantId,
+    synchronizerId: config.synchronizerId,
     listMaxElements: config.listMaxElements,
   });
   const engines = [engine];
   if (config.participants === 2) {
-    if (config.participantName === 'participant2') throw new Error('PARTICIPANT_NAME must differ from participant2 when PARTICIPANTS=2');
-    engines.push(new LedgerEngine({ synchronizer: engine.synchronizer, participantName: 'participant2', listMaxElements: config.listMaxElements }));
+    if (config.participantName === config.participant2Name) throw new ConfigError(`PARTICIPANT_NAME must differ from PARTICIPANT2_NAME (${config.participant2Name}) when PARTICIPANTS=2`);
+    if (config.participantId !== undefined && config.participantId === config.participant2Id) throw new ConfigError('PARTICIPANT_ID and PARTICIPANT2_ID must differ');
+    engines.push(
+      new LedgerEngine({
+        synchronizer: engine.synchronizer,
+        participantName: config.participant2Name,
+        participantId: config.participant2Id,
+        listMaxElements: config.listMaxElements,
+      }),
+    );
   }
   // One Daml-LF world for the synchronizer: templates of uploaded DARs without a native
   // implementation run through the evaluator (with TEMPLATE_ENGINE=daml, the token ones too).
@@ -160,6 +178,10 @@ export function buildEmulator(
         identity: {
           seed: config.seed,
           participants: engines.map((e) => e.participantName).join(','),
+          // Pinned ids are not derived from the seed: a saved world holds parties of those namespaces.
+          ...(config.participantId || config.participant2Id || config.synchronizerId
+            ? { ids: [engine.synchronizerId, ...engines.map((e) => e.participantId)].join(',') }
+            : {}),
           demoWorld: config.demoWorld,
           world: createHash('sha256').update(JSON.stringify(world ?? DEFAULT_DEMO_WORLD)).digest('hex'),
           declaredTemplates: createHash('sha256').update(JSON.stringify(config.declaredTemplates)).digest('hex'),

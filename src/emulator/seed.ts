@@ -84,11 +84,13 @@ export interface DemoUser {
 
 export interface DemoWorld {
   /**
-   * Party hints; each becomes `hint::<participant namespace>` on the first participant (with
-   * submission rights) and a user `hint` there. `hostedOn` lists further participants hosting it
-   * from the start; each gets a user `hint` too (CanActAs with Submission, else CanReadAs).
+   * Party hints; each becomes `hint::<participant namespace>` on the first participant (or on
+   * `participant`, another one by name), with submission rights, and a user `userId` (default: the
+   * hint) there. `hostedOn` lists further participants hosting it from the start; each gets the
+   * user too (CanActAs with Submission, else CanReadAs). `operatorUser` is a ledger user set up on
+   * the allocating participant as a Splice validator sets up its own (`setUpValidatorUser`).
    */
-  parties: Array<{ hint: string; role: string; hostedOn?: DemoHosting[] }>;
+  parties: Array<{ hint: string; role: string; participant?: string; userId?: string; operatorUser?: string; hostedOn?: DemoHosting[] }>;
   instruments: DemoInstrument[];
   /** A Canton Coin world (DSO, rules, rounds, tapped coin, wallets); absent: none. */
   amulet?: DemoAmulet;
@@ -108,6 +110,9 @@ export const DemoWorldSchema = z
         .object({
           hint: z.string().regex(/^[A-Za-z0-9:_ -]{1,200}$/),
           role: z.string().default(''),
+          participant: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+          userId: z.string().regex(/^[A-Za-z0-9@^$.!`\-#+'~_|:]{1,128}$/).optional(),
+          operatorUser: z.string().regex(/^[A-Za-z0-9@^$.!`\-#+'~_|:]{1,128}$/).optional(),
           hostedOn: z
             .array(z.object({ participant: z.string().regex(/^[A-Za-z0-9_-]+$/), permission: z.enum(['Submission', 'Confirmation', 'Observation']) }).strict())
             .optional(),
@@ -295,21 +300,27 @@ export function setUpValidatorUser(engine: LedgerEngine, userId: string, validat
  * anything is created, so every participant hosting a party sees all of its transactions.
  */
 export function seedDemoWorld(engine: LedgerEngine, world: DemoWorld = DEFAULT_DEMO_WORLD, others: ReadonlyMap<string, LedgerEngine> = new Map()): SeededWorld {
-  const parties = world.parties.map(({ hint, role, hostedOn }) => {
-    const party = engine.parties.allocate(hint).party;
+  const participant = (name: string, hint: string, how: 'allocated' | 'hosted'): LedgerEngine => {
+    const found = name === engine.participantName ? engine : others.get(name);
+    if (!found) {
+      throw new ConfigError(`demo world: party "${hint}" is ${how} on ${name}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts a second one)`);
+    }
+    return found;
+  };
+  const parties = world.parties.map(({ hint, role, participant: on, userId = hint, operatorUser, hostedOn }) => {
+    const home = on === undefined ? engine : participant(on, hint, 'allocated');
+    const party = home.parties.allocate(hint).party;
     const rights: Right[] = [{ kind: 'CanActAs', party }];
-    engine.users.create({ id: hint, primaryParty: party }, rights);
+    home.users.create({ id: userId, primaryParty: party }, rights);
+    if (operatorUser !== undefined) setUpValidatorUser(home, operatorUser, party);
     for (const h of hostedOn ?? []) {
-      const other = others.get(h.participant);
-      if (!other) {
-        throw new ConfigError(`demo world: party "${hint}" is hosted on ${h.participant}, which is not running (${[engine, ...others.values()].map((e) => e.participantName).join(', ')} are; PARTICIPANTS=2 starts participant2)`);
-      }
+      const other = participant(h.participant, hint, 'hosted');
       other.parties.allocateHosted(party, '', h.permission);
       const right: Right = h.permission === 'Submission' ? { kind: 'CanActAs', party } : { kind: 'CanReadAs', party };
-      if (!other.users.has(hint)) other.users.create({ id: hint, primaryParty: party }, [right]);
-      else other.users.grant(hint, [right]);
+      if (!other.users.has(userId)) other.users.create({ id: userId, primaryParty: party }, [right]);
+      else other.users.grant(userId, [right]);
     }
-    return { hint, role, party, userId: hint };
+    return { hint, role, party, userId };
   });
   const partyOf = (hint: string): string => {
     const p = parties.find((x) => x.hint === hint);

@@ -55,6 +55,22 @@ export interface Listening {
 
 export const DEFAULT_DRAIN_MS = 10_000;
 
+/** A port another process already listens on: one clear line for the operator, no stack trace. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PortInUseError';
+  }
+}
+
+/** Whether `err` is Node's EADDRINUSE from `server.listen`. */
+export function isAddressInUse(err: unknown): boolean {
+  return err instanceof Error && (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+}
+
 export async function listen(handler: RequestListener, opts: ListenOptions): Promise<Listening>;
 export async function listen(handler: ClosingRequestListener, opts: ListenOptions): Promise<Listening>;
 export async function listen(handler: RequestListener | ClosingRequestListener, opts: ListenOptions): Promise<Listening> {

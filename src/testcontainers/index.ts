@@ -15,7 +15,8 @@
 import type { Readable } from 'node:stream';
 import { AbstractStartedContainer, GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { RegistryConfigSchema, type RegistryConfig } from '../config/registry.js';
-import { noAuth, type TokenProvider } from '../ledger/auth.js';
+import { noAuth, selfSignedHs256, type TokenProvider } from '../ledger/auth.js';
+import { LOCALNET_LEDGER_AUTH, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER, type ProfileName } from '../config/localnet.js';
 import { LedgerClient } from '../ledger/client.js';
 import { z } from 'zod';
 import { mint, type MintRequest } from './mint.js';
@@ -29,6 +30,31 @@ export { parseStartOutput, type SeededInstrument, type SeededParty, type StartOu
 export const DEFAULT_IMAGE = 'token-registry:latest';
 /** The ports `emulate` listens on inside the container (the CLI's defaults). */
 export const EMULATED_STACK_PORTS = { ledger: 7575, registry: 7576, scan: 7577, validator: 7578, admin: 7580 } as const;
+
+/** Where `emulate` listens in a container: the services' ports, and which of them keep their number on the host. */
+export interface EmulatedStackLayout {
+  /** PROFILE, when one is set. */
+  profile?: ProfileName;
+  ports: { ledger: number; participant2?: number; registry?: number; exampleRegistry?: number; scan: number; validator: number; admin: number };
+  /** Published on the host under the same number (LocalNet's addresses); the others get a free host port. */
+  fixedOnHost: number[];
+}
+
+/**
+ * The container's layout for a profile. `localnet`: LocalNet's ports (src/config/profiles.ts),
+ * published on the host under the same numbers, so clients configured for LocalNet (the wallet
+ * SDK's `localNetStaticConfig`) reach the container unchanged; only the emulator's own admin API
+ * gets a free host port. No demo registry: LocalNet's world has no test instruments.
+ */
+export function emulatedStackLayout(profile?: ProfileName): EmulatedStackLayout {
+  if (profile === undefined) return { ports: { ...EMULATED_STACK_PORTS }, fixedOnHost: [] };
+  const p = LOCALNET_PORTS;
+  return {
+    profile,
+    ports: { ledger: p.appUserLedger, participant2: p.appProviderLedger, exampleRegistry: p.exampleRegistry, scan: p.scan, validator: p.appUserValidator, admin: EMULATED_STACK_PORTS.admin },
+    fixedOnHost: [p.appUserLedger, p.appProviderLedger, p.appUserValidator, p.scan, p.exampleRegistry],
+  };
+}
 /** The port `serve` listens on inside the container. */
 export const REGISTRY_PORT = 7576;
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
@@ -59,14 +85,21 @@ class OutputBuffer {
 
 /** `emulate` in a container: every port mapped, ready when it prints its URLs and the ledger's /readyz answers. */
 export class EmulatedStackContainer extends GenericContainer {
+  private layout = emulatedStackLayout();
+
   constructor(image: string = DEFAULT_IMAGE) {
     super(image);
-    const p = EMULATED_STACK_PORTS;
-    this.withCommand(['emulate'])
-      .withEnvironment({ HOST: '0.0.0.0' })
-      .withExposedPorts(p.ledger, p.registry, p.scan, p.validator, p.admin)
-      .withWaitStrategy(Wait.forAll([Wait.forLogMessage(EMULATE_READY_LINE), Wait.forHttp('/readyz', p.ledger).forStatusCode(200)]))
-      .withStartupTimeout(DEFAULT_STARTUP_TIMEOUT_MS);
+    this.withCommand(['emulate']).withEnvironment({ HOST: '0.0.0.0' }).withStartupTimeout(DEFAULT_STARTUP_TIMEOUT_MS);
+  }
+
+  /**
+   * Starts `emulate` with a profile's defaults (PROFILE). `localnet`: LocalNet's topology at
+   * LocalNet's addresses, its ports published on the host under the same numbers (2975, 3975,
+   * 2000, 4000; a LocalNet running on this host makes the start fail).
+   */
+  withProfile(profile: ProfileName): this {
+    this.layout = emulatedStackLayout(profile);
+    return this.withEnvironment({ PROFILE: profile });
   }
 
   /** The registries' cache (REDIS_URL), as reachable from inside the container. */
@@ -87,6 +120,11 @@ export class EmulatedStackContainer extends GenericContainer {
       output.attach(stream);
       theirs?.(stream);
     };
+    // The ports and the readiness probe follow the layout (withProfile may have changed it).
+    const { ports, fixedOnHost } = this.layout;
+    const served = [ports.ledger, ports.participant2, ports.registry, ports.exampleRegistry, ports.scan, ports.validator, ports.admin].filter((p) => p !== undefined);
+    this.withExposedPorts(...served.map((p) => (fixedOnHost.includes(p) ? { container: p, host: p } : p)));
+    this.withWaitStrategy(Wait.forAll([Wait.forLogMessage(EMULATE_READY_LINE), Wait.forHttp('/readyz', ports.ledger).forStatusCode(200)]));
     let started: StartedTestContainer;
     try {
       started = await super.start();
@@ -95,7 +133,9 @@ export class EmulatedStackContainer extends GenericContainer {
     }
     try {
       const out = await output.settle(parseStartOutput, 10_000);
-      const c = new StartedEmulatedStackContainer(started, out, noAuth);
+      // Under the localnet profile the ledger checks LocalNet's tokens: the client is LocalNet's ledger-api-user.
+      const tokens = this.layout.profile === 'localnet' ? localNetToken(LOCALNET_VALIDATOR_USER) : noAuth;
+      const c = new StartedEmulatedStackContainer(started, out, tokens, this.layout);
       // without instruments (DEMO_WORLD=false, or a world of none) there is no demo registry
       if (out.instruments.length > 0) await c.loadRegistryAdmin();
       return c;
@@ -108,7 +148,12 @@ export class EmulatedStackContainer extends GenericContainer {
 
 export class StartedEmulatedStackContainer extends AbstractStartedContainer {
   readonly ledgerUrl: string;
+  /** The second participant's ledger (the localnet profile's app-provider), when there is one. */
+  readonly participant2Url: string | undefined;
+  /** The demo registry; empty under the localnet profile (no demo instruments). */
   readonly registryUrl: string;
+  /** The example test-token registry (`withProfile('localnet')`: LocalNet's 5634), when served. */
+  readonly exampleRegistryUrl: string | undefined;
   readonly scanUrl: string;
   readonly validatorUrl: string;
   /** The admin API (ADMIN_PORT): snapshots, restore, reset, clock, mint, fund, holdings. */
@@ -126,14 +171,17 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
   private admin = '';
   private commands = 0;
 
-  constructor(started: StartedTestContainer, out: StartOutput, tokenProvider: TokenProvider) {
+  constructor(started: StartedTestContainer, out: StartOutput, tokenProvider: TokenProvider, layout: EmulatedStackLayout = emulatedStackLayout()) {
     super(started);
     const url = (port: number) => `http://${started.getHost()}:${started.getMappedPort(port)}`;
-    this.ledgerUrl = url(EMULATED_STACK_PORTS.ledger);
-    this.registryUrl = url(EMULATED_STACK_PORTS.registry);
-    this.scanUrl = url(EMULATED_STACK_PORTS.scan);
-    this.validatorUrl = url(EMULATED_STACK_PORTS.validator);
-    this.adminUrl = url(EMULATED_STACK_PORTS.admin);
+    const { ports } = layout;
+    this.ledgerUrl = url(ports.ledger);
+    this.participant2Url = ports.participant2 === undefined ? undefined : url(ports.participant2);
+    this.registryUrl = ports.registry === undefined ? '' : url(ports.registry);
+    this.exampleRegistryUrl = ports.exampleRegistry === undefined ? undefined : url(ports.exampleRegistry);
+    this.scanUrl = url(ports.scan);
+    this.validatorUrl = url(ports.validator);
+    this.adminUrl = url(ports.admin);
     this.adminApi = new AdminClient(this.adminUrl);
     this.participantId = out.participantId;
     this.readyInMs = out.readyInMs;
@@ -206,6 +254,11 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
   holdings(party: string): Promise<AdminHoldings> {
     return this.adminApi.holdings(party);
   }
+}
+
+/** LocalNet's self-signed tokens (HS256 `unsafe`, its audience) for `user`. */
+function localNetToken(user: string): TokenProvider {
+  return selfSignedHs256({ secret: LOCALNET_LEDGER_AUTH.hs256Secret, audience: LOCALNET_LEDGER_AUTH.targetAudience, userId: user });
 }
 
 /** The configuration `serve` reads (REGISTRY_CONFIG_FILE), as written in the file. */

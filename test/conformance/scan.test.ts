@@ -160,6 +160,7 @@ describe('scan conformance (scan.yaml of Splice 0.7.5 + the V2 excerpt)', () => 
       ['get', '/version'],
       ['get', '/v0/dso'],
       ['get', '/v0/dso-party-id'],
+      ['get', '/v0/splice-instance-names'],
       ['post', '/v0/open-and-issuing-mining-rounds'],
       ['post', '/v0/amulet-rules'],
       ['post', '/v0/external-party-amulet-rules'],
@@ -195,6 +196,15 @@ describe('scan conformance (scan.yaml of Splice 0.7.5 + the V2 excerpt)', () => 
 
     const { w, rules, round } = world();
     for (const p of ['readyz', 'livez', 'status', 'version', 'v0/dso', 'v0/dso-party-id']) expect((await call(w, 'GET', `/api/scan/${p}`)).status).toBe(200);
+    // MainNet's instance names unless configured (the localnet profile sets LocalNet's).
+    expect((await call(w, 'GET', '/api/scan/v0/splice-instance-names')).body).toEqual({
+      network_name: 'Canton Network',
+      network_favicon_url: 'https://www.canton.network/hubfs/cn-favicon-05%201-1.png',
+      amulet_name: 'Canton Coin',
+      amulet_name_acronym: 'CC',
+      name_service_name: 'Canton Name Service',
+      name_service_name_acronym: 'CNS',
+    });
     const rounds = (await call(w, 'POST', '/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [round], cached_issuing_round_contract_ids: [] })).body as MiningRounds;
     expect(Object.keys(rounds.issuing_mining_rounds)).toHaveLength(1);
     expect((await call(w, 'POST', '/api/scan/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [] })).status).toBe(400);

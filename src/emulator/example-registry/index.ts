@@ -53,6 +53,3 @@ import { ExampleRegistryTestTokenV2Recipe } from './recipe.js';
 export function exampleRegistryRecipes(): Recipe[] {
   return [new TestTokenV1Recipe(), new ExampleRegistryTestTokenV2Recipe()];
 }
-
-/** LocalNet's port of the example registry (the example's `listen(5634)`). */
-export const LOCALNET_EXAMPLE_REGISTRY_PORT = 5634;

@@ -32,9 +32,16 @@ export interface LedgerEngineOptions {
   seed?: string;
   /** Participant name, the part before `::` of the participant id (Canton: `participant1`). */
   participantName?: string;
+  /**
+   * The participant's id, pinned (`<identifier>::<namespace>`); default
+   * `<participantName>::<a namespace derived from the seed and the name>`.
+   */
+  participantId?: string;
   synchronizerAlias?: string;
   /** Synchronizer id name part (`global-domain` on Splice networks). */
   synchronizerName?: string;
+  /** The synchronizer's whole id, pinned (`<name>::<namespace>`); wins over `synchronizerName`. */
+  synchronizerId?: string;
   /** Server limit on list endpoints (`http-list-max-elements-limit`, default 200). */
   listMaxElements?: number;
   /**
@@ -85,6 +92,7 @@ export class LedgerEngine implements SynchronizerMember {
         clock: opts.clock ?? systemClock,
         seed: opts.seed ?? 'token-registry',
         name: opts.synchronizerName,
+        id: opts.synchronizerId,
         alias: opts.synchronizerAlias,
       });
     this.synchronizer = synchronizer;
@@ -93,8 +101,9 @@ export class LedgerEngine implements SynchronizerMember {
     this.traffic = synchronizer.traffic;
     this.externalParties = synchronizer.externalParties;
     this.participantName = opts.participantName ?? 'participant1';
-    this.namespace = stableFingerprint(`${synchronizer.seed}/namespace/${this.participantName}`);
-    this.participantId = `${this.participantName}::${this.namespace}`;
+    const pinned = opts.participantId?.split('::');
+    this.namespace = pinned?.[1] ?? stableFingerprint(`${synchronizer.seed}/namespace/${this.participantName}`);
+    this.participantId = pinned ? `${pinned[0]}::${this.namespace}` : `${this.participantName}::${this.namespace}`;
     this.participantMember = `PAR::${this.participantId}`;
     this.synchronizerId = synchronizer.id;
     this.synchronizerAlias = synchronizer.alias;

@@ -56,6 +56,8 @@ export interface SynchronizerOptions {
   seed: string;
   /** Id name part (`global-domain` on Splice networks). */
   name?: string;
+  /** The whole id, pinned (`<name>::<namespace>`); default `<name>::<a namespace derived from the seed>`. */
+  id?: string;
   alias?: string;
 }
 
@@ -94,7 +96,7 @@ export class Synchronizer {
     this.seed = opts.seed;
     this.ids = new IdGenerator(opts.seed);
     const name = opts.name ?? 'global-domain';
-    this.id = `${name}::${stableFingerprint(`${opts.seed}/synchronizer/${name}`)}`;
+    this.id = opts.id ?? `${name}::${stableFingerprint(`${opts.seed}/synchronizer/${name}`)}`;
     this.alias = opts.alias ?? 'global';
   }
 

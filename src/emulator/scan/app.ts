@@ -75,6 +75,7 @@ export function createScanApp(opts: ScanAppOptions): Hono {
     // DSO and rounds
     { method: 'GET', path: '/v0/dso', handler: () => scan.dsoInfo() },
     { method: 'GET', path: '/v0/dso-party-id', handler: () => scan.dsoPartyId() },
+    { method: 'GET', path: '/v0/splice-instance-names', handler: () => scan.spliceInstanceNames() },
     { method: 'POST', path: '/v0/open-and-issuing-mining-rounds', handler: async (c) => scan.openAndIssuingMiningRounds(await body(c, OpenAndIssuingMiningRoundsRequest)) },
     { method: 'POST', path: '/v0/amulet-rules', handler: async (c) => scan.amuletRules(await body(c, AmuletRulesRequest)) },
     { method: 'POST', path: '/v0/external-party-amulet-rules', handler: async (c) => scan.externalPartyAmuletRules(await body(c, ExternalPartyAmuletRulesRequest)) },

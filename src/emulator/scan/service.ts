@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../canton/clock.js';
+import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from '../../config/instance-names.js';
 import type { LedgerEngine } from '../ledger/engine.js';
 import type { ContractRecord } from '../ledger/types.js';
 import { formatId, nameKey } from '../ledger/types.js';
@@ -73,6 +74,8 @@ export interface ScanServiceOptions {
   svUser?: string;
   /** `/version` `version`. */
   version?: string;
+  /** `/v0/splice-instance-names` (the scan app's `splice-instance-names`); MainNet's by default. */
+  instanceNames?: SpliceInstanceNames;
   logger?: Logger;
 }
 
@@ -99,6 +102,7 @@ export class ScanService {
   readonly svParty: string;
   readonly svUser: string;
   readonly version: string;
+  readonly instanceNames: SpliceInstanceNames;
   private readonly startedAtMicros: bigint;
 
   constructor(opts: ScanServiceOptions) {
@@ -110,6 +114,7 @@ export class ScanService {
     this.svParty = opts.svParty ?? opts.dsoParty;
     this.svUser = opts.svUser ?? 'sv1';
     this.version = opts.version ?? '0.7.5';
+    this.instanceNames = opts.instanceNames ?? SpliceInstanceNamesSchema.parse({});
     this.store = new ScanStore(this.engine, this.dsoParty, this.clock, SCAN_TEMPLATES.openMiningRound);
     this.startedAtMicros = this.clock.nowMicros();
   }
@@ -129,6 +134,19 @@ export class ScanService {
 
   dsoPartyId(): JsonObject {
     return { dso_party_id: this.dsoParty };
+  }
+
+  /** `getSpliceInstanceNames`: what this network calls itself, Amulet and the name service. */
+  spliceInstanceNames(): JsonObject {
+    const n = this.instanceNames;
+    return {
+      network_name: n.networkName,
+      network_favicon_url: n.networkFaviconUrl,
+      amulet_name: n.amuletName,
+      amulet_name_acronym: n.amuletNameAcronym,
+      name_service_name: n.nameServiceName,
+      name_service_name_acronym: n.nameServiceNameAcronym,
+    };
   }
 
   /**

@@ -136,7 +136,8 @@ describe('the commands in README.md and docs/*.md', () => {
 
   /** Ports of their own for a process of the emulated stack. */
   async function stackPorts(): Promise<Env> {
-    const names = ['PORT', 'REGISTRY_PORT', 'SCAN_PORT', 'VALIDATOR_PORT', 'ADMIN_PORT', 'PARTICIPANT2_PORT'];
+    // EXAMPLE_REGISTRY_PORT too: the localnet profile would otherwise bind LocalNet's 5634.
+    const names = ['PORT', 'REGISTRY_PORT', 'SCAN_PORT', 'VALIDATOR_PORT', 'ADMIN_PORT', 'PARTICIPANT2_PORT', 'EXAMPLE_REGISTRY_PORT'];
     const ports = await Promise.all(names.map(() => freePort()));
     return Object.fromEntries(names.map((n, i) => [n, String(ports[i])]));
   }
@@ -187,6 +188,7 @@ describe('the commands in README.md and docs/*.md', () => {
       const ports = await stackPorts();
       const out = await runServer(['emulate', ...args], { ...env, ...ports }, READY, `http://127.0.0.1:${ports.PORT}/readyz`);
       if (env.PARTICIPANTS === '2') expect(out).toContain('participant2');
+      if (env.PROFILE === 'localnet') expect(out).toMatch(/app_user_localnet-localparty-1::1220/);
       if (env.DEMO_WORLD === 'false') expect(out).not.toContain('TT2-USD');
       if (env.STATE_DIR !== undefined) expect(out).toContain(`state: ${stateDir}`);
       ran.push(command);

@@ -59,6 +59,11 @@ describe('parseStartOutput', () => {
     expect(out).toEqual({ auth: 'none', participantId: `a::${NS}`, parties: [], instruments: [] });
   });
 
+  it('the profile, printed last (PROFILE=localnet), leaves auth and the first participant as they were', () => {
+    const out = parseStartOutput(`token-registry emulator ready in 900 ms (auth: jwt, participants: participant::${NS}, participant::${NS}, profile: localnet)\n\nservice  url\nledger   http://127.0.0.1:2975\n`)!;
+    expect(out).toEqual({ auth: 'jwt', participantId: `participant::${NS}`, readyInMs: 900, parties: [], instruments: [] });
+  });
+
   it('a changed header is an error, not an empty world', () => {
     expect(() => parseStartOutput('token-registry emulator ready, somehow different\n')).toThrow(/unexpected first line/);
   });
