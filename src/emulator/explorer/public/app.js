@@ -104,6 +104,11 @@ function templateName(templateId) {
   return parts.length >= 3 ? parts.slice(1).join(':') : templateId;
 }
 
+/** `pkg:Module:Entity` → `Entity`, what a list shows (the full id in the title). */
+function entityName(templateId) {
+  return templateId.slice(templateId.lastIndexOf(':') + 1);
+}
+
 function time(iso) {
   return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');
 }
@@ -162,9 +167,9 @@ function Value({ value, names, depth = 0 }) {
 function EventNode({ event, children, names }) {
   const label =
     event.kind === 'created'
-      ? html`<span class="badge created">created</span> ${templateName(event.templateId)}`
+      ? html`<span class="badge created">created</span> <span title=${event.templateId}>${entityName(event.templateId)}</span>`
       : html`<span class="badge exercised">exercised</span>${event.consuming ? html` <span class="badge archived">archived</span>` : ''}
-          ${' '}<strong>${event.choice}</strong> on ${templateName(event.templateId)}`;
+          ${' '}<strong>${event.choice}</strong> on <span title=${event.templateId}>${entityName(event.templateId)}</span>`;
   return html`<li>
     <details class="event" data-kind=${event.kind}>
       <summary>${label} <span class="muted">#${event.nodeId}</span></summary>
@@ -199,7 +204,7 @@ function EventTree({ events, names }) {
 
 function Roots({ tx }) {
   return tx.roots.map(
-    (r, i) => html`${i > 0 ? '; ' : ''}${r.kind === 'created' ? `created ${templateName(r.templateId)}` : `${r.choice} on ${templateName(r.templateId)}`}`,
+    (r, i) => html`${i > 0 ? '; ' : ''}<span title=${r.templateId}>${r.kind === 'created' ? `created ${entityName(r.templateId)}` : `${r.choice} on ${entityName(r.templateId)}`}</span>`,
   );
 }
 
@@ -432,35 +437,39 @@ function Actions({ world, clock, onDone, say }) {
   });
   return html`<section aria-labelledby="actions-heading" class="panel actions">
     <h2 id="actions-heading">Between tests</h2>
-    <p>Ledger time: <time datetime=${clock?.now}>${clock ? time(clock.now) : '…'}</time>${clock && clock.skewSeconds > 0 ? html` <span class="muted">(+${clock.skewSeconds} s)</span>` : ''}</p>
-    <div class="row">
+    <div class="groups">
+    <fieldset>
+      <legend>Snapshots</legend>
       <button type="button" onClick=${snapshot} disabled=${busy}>Snapshot</button>
-      <label>Snapshot
-        <select value=${chosen} onChange=${(e) => setChosen(e.currentTarget.value)}>
+      <label>Saved snapshot
+        <select value=${chosen || snapshots[0]} onChange=${(e) => setChosen(e.currentTarget.value)}>
           ${snapshots.length === 0 ? html`<option value="">none yet</option>` : snapshots.map((s) => html`<option value=${s}>${s}</option>`)}
         </select>
       </label>
       <button type="button" onClick=${restore} disabled=${busy || snapshots.length === 0}>Restore</button>
       <button type="button" onClick=${reset} disabled=${busy}>Reset</button>
-    </div>
-    <div class="row">
+    </fieldset>
+    <fieldset>
+      <legend>Ledger time: <time datetime=${clock?.now}>${clock ? time(clock.now) : '…'}</time>${clock && clock.skewSeconds > 0 ? html` <span class="muted">(+${clock.skewSeconds} s)</span>` : ''}</legend>
       <label>Seconds <input type="number" min="1" step="any" value=${seconds} onInput=${(e) => setSeconds(e.currentTarget.value)} /></label>
       <button type="button" onClick=${advance} disabled=${busy}>Advance the clock</button>
-    </div>
-    <div class="row">
+    </fieldset>
+    <fieldset>
+      <legend>Holdings</legend>
       <label>Instrument
-        <select value=${instrument} onChange=${(e) => setInstrument(e.currentTarget.value)}>
+        <select value=${instrument || instruments[0]?.instrument.id} onChange=${(e) => setInstrument(e.currentTarget.value)}>
           ${instruments.map((i) => html`<option value=${i.instrument.id}>${i.instrument.id}</option>`)}
         </select>
       </label>
       <label>Owner
-        <select value=${owner} onChange=${(e) => setOwner(e.currentTarget.value)}>
+        <select value=${owner || owners[0]?.party} onChange=${(e) => setOwner(e.currentTarget.value)}>
           ${owners.map((p) => html`<option value=${p.party}>${p.name ?? shortId(p.party)}</option>`)}
         </select>
       </label>
       <label>Amount <input type="text" inputmode="decimal" value=${amount} onInput=${(e) => setAmount(e.currentTarget.value)} /></label>
       <button type="button" onClick=${mint} disabled=${busy || instruments.length === 0}>Mint</button>
       <button type="button" onClick=${fund} disabled=${busy || instruments.length === 0}>Fund to at least</button>
+    </fieldset>
     </div>
   </section>`;
 }
@@ -620,4 +629,6 @@ function App() {
     </main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.textContent = '';
+render(html`<${App} />`, root);
