@@ -1,4 +1,4 @@
-/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine|index-lag|admin-restore]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine|index-lag|admin-restore|explorer]`. Exits non-zero when a target is missed. */
 import { runLedgerBench } from './ledger.js';
 import { report } from './report.js';
 import { runRegistryBench } from './registry.js';
@@ -8,6 +8,7 @@ import { runDurableStateBench } from './durable-state.js';
 import { runDamlEngineBench } from './daml-engine.js';
 import { runIndexLagBench } from './index-lag.js';
 import { runAdminRestoreBench } from './admin-restore.js';
+import { runExplorerBench } from './explorer.js';
 
 const benches = {
   ledger: runLedgerBench,
@@ -18,6 +19,7 @@ const benches = {
   'daml-engine': runDamlEngineBench,
   'index-lag': runIndexLagBench,
   'admin-restore': runAdminRestoreBench,
+  explorer: runExplorerBench,
 } as const;
 const which = process.argv[2] ?? 'ledger';
 if (!(which in benches)) {

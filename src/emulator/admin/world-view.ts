@@ -81,7 +81,22 @@ export type TransactionEvent =
       lastDescendantNodeId: number;
     };
 
+interface HoldingRow {
+  owner: string;
+  instrument: InstrumentKey;
+  amount: bigint;
+  locked: boolean;
+}
+
 export class WorldView {
+  /**
+   * The active holdings as of each participant's last published transaction: instruments and
+   * balances are read together by the page, and again after every transaction, so one pass over
+   * the contracts serves both until the ledger moves. The key holds the last transaction records
+   * themselves, so a restore to another world with the same ledger end does not match.
+   */
+  private holdingsCache?: { key: ReadonlyArray<TransactionRecord | undefined>; rows: HoldingRow[] };
+
   constructor(private readonly deps: WorldViewDeps) {}
 
   /** A participant by id or name; the first when absent; 404 when unknown. */
@@ -132,14 +147,27 @@ export class WorldView {
   }
 
   /** Every active HoldingV1 (each contract once, from the first participant storing it). */
-  private *activeHoldings(): Generator<{ owner: string; instrument: InstrumentKey; amount: bigint; locked: boolean }> {
+  private activeHoldings(): HoldingRow[] {
+    const key = this.deps.participants.map((e) => e.updates.atOffset(e.readableEnd()));
+    const cached = this.holdingsCache;
+    if (cached && cached.key.length === key.length && cached.key.every((k, i) => k === key[i])) return cached.rows;
+    const rows: HoldingRow[] = [];
     const seen = new Set<string>();
     const holdingKey = nameKey(TS.HoldingV1.id);
     for (const e of this.deps.participants) {
       const end = e.readableEnd();
+      // Whether a template implements HoldingV1, asked once per template rather than per contract.
+      const implementsHolding = new Map<string, boolean>();
       for (const c of e.contracts.activeAt(end, end)) {
         if (seen.has(c.contractId)) continue;
         seen.add(c.contractId);
+        const t = formatId(c.templateId);
+        let holds = implementsHolding.get(t);
+        if (holds === undefined) {
+          holds = e.templates.templateById(c.templateId)?.implements.some((i) => nameKey(i.interface.id) === holdingKey) ?? false;
+          implementsHolding.set(t, holds);
+        }
+        if (!holds) continue;
         const v = holdingView(e, c, holdingKey);
         if (!v) continue;
         let amount: bigint;
@@ -148,9 +176,11 @@ export class WorldView {
         } catch {
           continue;
         }
-        yield { owner: v.owner, instrument: { admin: v.instrumentId.admin, id: v.instrumentId.id }, amount, locked: v.lock !== null && v.lock !== undefined };
+        rows.push({ owner: v.owner, instrument: { admin: v.instrumentId.admin, id: v.instrumentId.id }, amount, locked: v.lock !== null && v.lock !== undefined });
       }
     }
+    this.holdingsCache = { key, rows };
+    return rows;
   }
 
   instruments() {

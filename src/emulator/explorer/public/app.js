@@ -242,14 +242,21 @@ function Transactions({ participant, names, parties, feed }) {
   const [txs, setTxs] = useState([]);
   const [nextBefore, setNextBefore] = useState(null);
   const [party, setParty] = useState('');
+  const [shown, setShown] = useState(participant);
   const [error, setError] = useState(null);
-  const first = useCallback(() => {
-    const q = new URLSearchParams({ participant, limit: String(PAGE_SIZE) });
+  // Until the live feed names the participants, the first one (the API's default).
+  const query = (extra) => {
+    const q = new URLSearchParams({ limit: String(PAGE_SIZE), ...extra });
+    if (participant) q.set('participant', participant);
     if (party) q.set('party', party);
-    get(`/admin/v1/transactions?${q}`)
+    return q;
+  };
+  const first = useCallback(() => {
+    get(`/admin/v1/transactions?${query({})}`)
       .then((page) => {
         setTxs(page.transactions);
         setNextBefore(page.nextBefore);
+        setShown(page.participantId);
         setError(null);
       })
       .catch((e) => setError(e.message));
@@ -258,7 +265,7 @@ function Transactions({ participant, names, parties, feed }) {
   // A live transaction: put on top when it follows the newest shown, else reload the first page.
   useEffect(() => {
     const tx = feed.transaction;
-    if (!tx || tx.participantId !== participant) return;
+    if (!tx || tx.participantId !== (participant || shown)) return;
     if (party) return first();
     setTxs((list) => {
       const top = list.length > 0 ? list[0].offset : 0;
@@ -271,9 +278,7 @@ function Transactions({ participant, names, parties, feed }) {
     });
   }, [feed.transaction]);
   const older = () => {
-    const q = new URLSearchParams({ participant, limit: String(PAGE_SIZE), before: String(nextBefore) });
-    if (party) q.set('party', party);
-    get(`/admin/v1/transactions?${q}`)
+    get(`/admin/v1/transactions?${query({ before: String(nextBefore) })}`)
       .then((page) => {
         setTxs((list) => [...list, ...page.transactions.filter((t) => t.offset < (list.length ? list[list.length - 1].offset : Infinity))]);
         setNextBefore(page.nextBefore);
@@ -290,7 +295,7 @@ function Transactions({ participant, names, parties, feed }) {
     </label>
     ${error ? html`<p role="alert" class="error">${error}</p>` : ''}
     <ol class="txs" aria-label="Transactions">
-      ${txs.map((tx) => html`<${TransactionRow} key=${`${participant}/${tx.offset}/${tx.updateId}`} tx=${tx} names=${names} participant=${participant} />`)}
+      ${txs.map((tx) => html`<${TransactionRow} key=${`${tx.participantId}/${tx.offset}/${tx.updateId}`} tx=${tx} names=${names} participant=${tx.participantId} />`)}
     </ol>
     ${txs.length === 0 ? html`<p class="muted">No transactions.</p>` : ''}
     ${nextBefore !== null ? html`<button type="button" onClick=${older}>Load older transactions</button>` : ''}
@@ -576,7 +581,6 @@ function App() {
         if (type === 'hello') {
           const ids = Object.keys(data.ledgerEnds);
           setParticipants(ids);
-          setParticipant((p) => p || ids[0] || '');
         } else if (type === 'transaction') {
           setFeed((f) => ({ ...f, transaction: data }));
           refreshSoon();
@@ -599,7 +603,7 @@ function App() {
       <p class="stream" aria-live="polite">Live feed: <strong>${stream}</strong></p>
       ${participants.length > 1
         ? html`<label>Participant
-            <select value=${participant} onChange=${(e) => setParticipant(e.currentTarget.value)}>
+            <select value=${participant || participants[0]} onChange=${(e) => setParticipant(e.currentTarget.value)}>
               ${participants.map((p) => html`<option value=${p}>${p.split('::')[0]}</option>`)}
             </select>
           </label>`
@@ -623,7 +627,7 @@ function App() {
           : html`<${Actions} world=${world} clock=${clock} onDone=${loadWorld} say=${say} />
               <div class="columns">
                 <${World} world=${world} names=${names} />
-                ${participant ? html`<${Transactions} participant=${participant} names=${names} parties=${world.parties} feed=${feed} />` : html`<p class="muted">Connecting…</p>`}
+                <${Transactions} participant=${participant} names=${names} parties=${world.parties} feed=${feed} />
               </div>
               <${Requests} requests=${requests} />`}
     </main>`;
