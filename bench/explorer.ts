@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { performance, type PerformanceEntry } from 'node:perf_hooks';
 import { chromium } from 'playwright-core';
 import { startStack } from '../src/stack.js';
 import { BENCH_TEMPLATE, round } from './ledger.js';
@@ -133,6 +133,7 @@ export async function runExplorerBench(): Promise<Result[]> {
     });
     const browserTimes: number[] = [];
     const wallTimes: number[] = [];
+    const phases: Array<Record<string, number>> = [];
     try {
       for (let r = 0; r < 11; r++) {
         const page = await context.newPage();
@@ -141,6 +142,17 @@ export async function runExplorerBench(): Promise<Result[]> {
         await page.waitForFunction(() => (globalThis as { paintedMs?: number }).paintedMs !== undefined, undefined, { timeout: 10_000 });
         const wall = performance.now() - t0;
         const painted = await page.evaluate(() => (globalThis as { paintedMs?: number }).paintedMs ?? NaN);
+        // Where the time went, from the page's Navigation and Resource Timing entries.
+        phases.push(
+          await page.evaluate(() => {
+            // The page's (DOM) entries, typed here with Node's PerformanceEntry and the fields read.
+            type Timing = PerformanceEntry & { responseEnd?: number; domContentLoadedEventEnd?: number };
+            const entries: Timing[] = performance.getEntries();
+            const nav = entries.find((e) => (e.entryType as string) === 'navigation');
+            const list = entries.find((e) => (e.entryType as string) === 'resource' && e.name.includes('/admin/v1/transactions'));
+            return { html_ms: nav?.responseEnd ?? NaN, dom_content_loaded_ms: nav?.domContentLoadedEventEnd ?? NaN, list_request_ms: list?.startTime ?? NaN, list_answered_ms: list?.responseEnd ?? NaN };
+          }),
+        );
         const top = await page.locator('li.tx').first().getAttribute('data-offset');
         if (top !== String(end)) throw new Error(`the list starts at offset ${top}, not the ledger end ${end}`);
         if (r > 0) {
@@ -163,6 +175,8 @@ export async function runExplorerBench(): Promise<Result[]> {
         max_ms: round(Math.max(...browserTimes)),
         // as seen from here: new tab, navigation, the painted row reported back over the DevTools protocol
         driver_wall_p50_ms: round(p50(wallTimes)),
+        // p50 of each phase, on the page's clock
+        phases_p50_ms: Object.fromEntries(Object.keys(phases[0] ?? {}).map((k) => [k, round(p50(phases.slice(1).map((p) => p[k]!)))])),
         pinned,
         load_average: os.loadavg()[0],
       },
