@@ -4,8 +4,8 @@
  * OFFICIAL wallet SDK (@canton-network/wallet-sdk, `token.transfer.create` + the SDK's own
  * submit): the page shows the seeded parties and instruments; the transfer appears in the
  * transaction list within a second without a reload (pushed on the admin API's event stream);
- * its events expand; the contract page opens from a contract id; the snapshot and restore
- * buttons work; the browser logs no error. Screenshots of the main pages go to
+ * its events expand; the contract page opens from a contract id; the snapshot, restore, mint,
+ * clock and reset buttons work; the browser logs no error. Screenshots of the main pages go to
  * test-results/explorer/ (a CI artefact).
  *
  * Runs wherever chromium is installed (CHROMIUM_PATH, default /usr/bin/chromium; `.ci/run`
@@ -170,6 +170,29 @@ describe.skipIf(missing !== undefined && !IN_CI)('explorer in chromium', () => {
     await expect.poll(() => txRow(later).count()).toBe(0);
     await expect.poll(() => page.locator('li.tx').first().getAttribute('data-offset')).toBe(String(endAtSnapshot));
     await page.screenshot({ path: join(SHOTS, 'restored.png'), fullPage: false });
+  });
+
+  it('the mint, clock and reset buttons work', async () => {
+    const endBefore = stack.engine.ledgerEnd();
+    const actions = page.getByRole('region', { name: 'Between tests' });
+    await actions.getByLabel('Instrument').selectOption('TT1');
+    await actions.getByLabel('Owner').selectOption(bob);
+    await actions.getByLabel('Amount').fill('7');
+    await actions.getByRole('button', { name: 'Mint' }).click();
+    await expect.poll(() => message().innerText()).toMatch(/^Minted 7 TT1/);
+    await expect.poll(() => page.locator('li.tx').first().getAttribute('data-offset')).toBe(String(endBefore + 1));
+
+    const before = stack.clock.nowMicros();
+    await actions.getByLabel('Seconds').fill('86400');
+    await actions.getByRole('button', { name: 'Advance the clock' }).click();
+    await expect.poll(() => message().innerText()).toMatch(/^Ledger time is now/);
+    expect(stack.clock.nowMicros() - before).toBeGreaterThanOrEqual(86_400_000_000n);
+
+    await actions.getByRole('button', { name: 'Reset' }).click();
+    await expect.poll(() => message().innerText()).toMatch(/^Reset to the seeded world/);
+    const initialEnd = stack.engine.ledgerEnd();
+    expect(initialEnd).toBeLessThan(endBefore);
+    await expect.poll(() => page.locator('li.tx').first().getAttribute('data-offset')).toBe(String(initialEnd));
   });
 
   it('the registry requests the wallet made are listed', async () => {

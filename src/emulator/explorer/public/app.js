@@ -418,8 +418,8 @@ function Actions({ world, clock, onDone, say }) {
     return `Saved ${s.id} (ledger ends ${s.ledgerEnds.join(', ')}).`;
   });
   const restore = run('Restore', async () => {
-    const id = chosen || snapshots[0];
-    if (!id) throw new ApiError('take a snapshot first');
+    const id = (chosen || snapshots[0] || '').trim();
+    if (!id) throw new ApiError('take a snapshot first, or give a snapshot id');
     const r = await post(`/admin/v1/snapshots/${encodeURIComponent(id)}/restore`);
     return `Restored ${r.id} (ledger ends ${r.ledgerEnds.join(', ')}).`;
   });
@@ -446,12 +446,11 @@ function Actions({ world, clock, onDone, say }) {
     <fieldset>
       <legend>Snapshots</legend>
       <button type="button" onClick=${snapshot} disabled=${busy}>Snapshot</button>
-      <label>Saved snapshot
-        <select value=${chosen || snapshots[0]} onChange=${(e) => setChosen(e.currentTarget.value)}>
-          ${snapshots.length === 0 ? html`<option value="">none yet</option>` : snapshots.map((s) => html`<option value=${s}>${s}</option>`)}
-        </select>
+      <label>Snapshot id
+        <input type="text" list="snapshot-ids" size="12" placeholder=${snapshots.length === 0 ? 'take one first' : ''} value=${chosen || snapshots[0] || ''} onInput=${(e) => setChosen(e.currentTarget.value)} />
+        <datalist id="snapshot-ids">${snapshots.map((s) => html`<option value=${s} />`)}</datalist>
       </label>
-      <button type="button" onClick=${restore} disabled=${busy || snapshots.length === 0}>Restore</button>
+      <button type="button" onClick=${restore} disabled=${busy || !(chosen || snapshots[0])}>Restore</button>
       <button type="button" onClick=${reset} disabled=${busy}>Reset</button>
     </fieldset>
     <fieldset>
