@@ -6,6 +6,10 @@
  *
  * The hub subscribes to the ledgers only while someone listens, so a stack without an open
  * explorer holds no listener on its update logs.
+ *
+ * KNOWN LIMITATIONS: no replay (no event ids, no `Last-Event-ID`): a client that connects again
+ * reloads what it shows from the reads; events for a client that reads slowly wait in memory
+ * without a bound (the explorer is one local page, not a public feed).
  */
 import type { LedgerEngine } from '../ledger/engine.js';
 import type { RecordedRequest, RequestLog } from './request-log.js';

@@ -6,6 +6,10 @@
  *
  * Like the access log (src/http/access-log.ts), an entry holds no header and no query string,
  * so never a token.
+ *
+ * KNOWN LIMITATIONS: in memory only (a restart forgets it), the last `capacity` requests; the
+ * ledger's and the admin API's own requests are not recorded; a request counts when its answer
+ * is done, so one still streaming is not listed yet.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { honoRequestListener, type ServiceOptions } from '../../http/service.js';

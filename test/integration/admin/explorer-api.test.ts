@@ -161,6 +161,9 @@ describe('explorer reads', () => {
       before = page.nextBefore;
     } while (before !== null);
     expect(seen).toEqual(Array.from({ length: end }, (_, i) => end - i));
+    // past the end: from the end; before the first: nothing, and no next page
+    expect((await ok<Page>(`/admin/v1/transactions?limit=1&before=${end + 100}`)).transactions[0]!.offset).toBe(end);
+    expect(await ok<Page>('/admin/v1/transactions?before=1')).toMatchObject({ transactions: [], nextBefore: null });
     // participant2 by name; and a party filter (bob witnesses only some)
     const p2 = await ok<Page>('/admin/v1/transactions?participant=participant2');
     expect(p2.transactions.every((t) => t.participantId === stack.participants[1]!.participantId)).toBe(true);

@@ -52,7 +52,10 @@ function followEvents(onEvent, onState) {
       controller = new AbortController();
       try {
         const res = await fetch('/admin/v1/events', { headers: authHeaders(), signal: controller.signal });
-        if (!res.ok || !res.body) throw new ApiError(`event stream: ${res.status}`);
+        if (!res.ok || !res.body) {
+          const answer = await res.json().catch(() => null);
+          throw new ApiError(`event stream: ${answer && typeof answer.error === 'string' ? answer.error : res.status}`);
+        }
         onState('live');
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';
@@ -73,14 +76,14 @@ function followEvents(onEvent, onState) {
             if (data.length > 0) onEvent(type, JSON.parse(data.join('\n')));
           }
         }
+        if (!stopped) onState('reconnecting');
       } catch (e) {
         if (stopped) return;
+        // Refused (a missing or wrong token): say so, and try again less often.
         onState(e instanceof ApiError ? e.message : 'reconnecting');
+        if (e instanceof ApiError) await new Promise((r) => setTimeout(r, 4000));
       }
-      if (!stopped) {
-        onState('reconnecting');
-        await new Promise((r) => setTimeout(r, 1000));
-      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 1000));
     }
   };
   void run();
@@ -552,6 +555,7 @@ function App() {
   const [token, setToken] = useState(() => sessionStorage.getItem(TOKEN_KEY) ?? '');
   const [tokenInput, setTokenInput] = useState(token);
   const refreshTimer = useRef(null);
+  const connected = useRef(false);
 
   const loadWorld = useCallback(() => {
     Promise.all([get('/admin/v1/parties'), get('/admin/v1/users'), get('/admin/v1/instruments'), get('/admin/v1/balances'), get('/admin/v1/clock')])
@@ -580,6 +584,12 @@ function App() {
         if (type === 'hello') {
           const ids = Object.keys(data.ledgerEnds);
           setParticipants(ids);
+          // Connected again (after a restart of the stack, a lost connection): what was missed is reloaded.
+          if (connected.current) {
+            setFeed((f) => ({ transaction: null, world: f.world + 1 }));
+            loadWorld();
+          }
+          connected.current = true;
         } else if (type === 'transaction') {
           setFeed((f) => ({ ...f, transaction: data }));
           refreshSoon();
