@@ -147,23 +147,29 @@ function TxLink({ id, label }) {
   return html`<a class="uid" href=${`#/transaction/${encodeURIComponent(id)}`} title=${id}>${label ?? shortId(id)}</a>`;
 }
 
-/** A Daml value (JSON API encoding) as a tree; contract ids link to their page. */
-function Value({ value, names, depth = 0 }) {
-  if (value === null || value === undefined) return html`<span class="muted">null</span>`;
+/** A Daml value (JSON API encoding) as a tree; contract ids link to their page, parties show by name. */
+function Value({ value, names, label = null, depth = 0 }) {
+  const key = label === null ? '' : html`<span class="key">${label}</span>: `;
+  if (value === null || value === undefined) return html`<span>${key}<span class="muted">null</span></span>`;
+  if (typeof value !== 'object') return html`<span>${key}<${Scalar} value=${value} names=${names} /></span>`;
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const shape = Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
+  if (entries.length === 0) return html`<span>${key}<span class="muted">${Array.isArray(value) ? '[]' : '{}'}</span></span>`;
+  return html`<details class="value" open=${depth < 2}>
+    <summary>${key}<span class="muted">${shape}</span></summary>
+    <ul>
+      ${entries.map(([k, v]) => html`<li><${Value} value=${v} names=${names} label=${k} depth=${depth + 1} /></li>`)}
+    </ul>
+  </details>`;
+}
+
+function Scalar({ value, names }) {
   if (typeof value === 'string') {
     if (CONTRACT_ID.test(value)) return html`<${ContractLink} id=${value} />`;
     if (names.has(value)) return html`<${Party} id=${value} names=${names} />`;
     return html`<span class="str">"${value}"</span>`;
   }
-  if (typeof value !== 'object') return html`<span class="num">${String(value)}</span>`;
-  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-  if (entries.length === 0) return html`<span class="muted">${Array.isArray(value) ? '[]' : '{}'}</span>`;
-  return html`<details class="value" open=${depth < 2}>
-    <summary>${Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`}</summary>
-    <ul>
-      ${entries.map(([k, v]) => html`<li><span class="key">${k}</span>: <${Value} value=${v} names=${names} depth=${depth + 1} /></li>`)}
-    </ul>
-  </details>`;
+  return html`<span class="num">${String(value)}</span>`;
 }
 
 /** One event with its children (an exercise's consequences), as nested disclosures. */
