@@ -107,6 +107,13 @@ describe.skipIf(missing !== undefined && !IN_CI)('explorer in chromium', () => {
     // TT1's seeded supply (alice 1000, bob 500).
     expect(await instruments.getByRole('row').filter({ hasText: 'TT1' }).innerText()).toContain('1500.0000000000');
     await page.locator('li.tx').first().waitFor();
+    // Accessible markup: one h1, a heading per section, every form field labelled.
+    expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
+    for (const name of ['Between tests', 'World', /^Transactions/, /^Registry, scan and validator requests/]) {
+      expect(await page.getByRole('heading', { level: 2, name }).count()).toBe(1);
+    }
+    const unlabelled = await page.locator('input, select').evaluateAll((fields) => fields.filter((f) => !('labels' in f) || !f.labels || f.labels.length === 0).length);
+    expect(unlabelled).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'world.png'), fullPage: false });
   });
 
