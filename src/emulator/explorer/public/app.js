@@ -218,10 +218,14 @@ function Roots({ tx }) {
 }
 
 function TransactionRow({ tx, names, participant }) {
+  const [open, setOpen] = useState(false);
   const [detail, setDetail] = useState(null);
   const [error, setError] = useState(null);
+  // The body is built only once opened: the first view stays small however long the list.
   const onToggle = (e) => {
-    if (e.currentTarget.open && !detail) {
+    const isOpen = e.currentTarget.open;
+    setOpen(isOpen);
+    if (isOpen && !detail) {
       get(`/admin/v1/transactions/${encodeURIComponent(tx.updateId)}?participant=${encodeURIComponent(participant)}`)
         .then(setDetail)
         .catch((err) => setError(err.message));
@@ -235,14 +239,16 @@ function TransactionRow({ tx, names, participant }) {
         <span class="roots"><${Roots} tx=${tx} /></span>
         <span class="acting">by <${Parties} ids=${tx.actAs} names=${names} /></span>
       </summary>
-      <dl class="facts">
-        <dt>Update id</dt><dd><${TxLink} id=${tx.updateId} label=${tx.updateId} /></dd>
-        <dt>Command id</dt><dd>${tx.commandId || html`<span class="muted">(not the submitter's participant)</span>`}</dd>
-        <dt>User</dt><dd>${tx.userId}</dd>
-        <dt>Acting parties</dt><dd><${Parties} ids=${tx.actAs} names=${names} /></dd>
-        <dt>Events</dt><dd>${tx.eventCount}</dd>
-      </dl>
-      ${error ? html`<p role="alert" class="error">${error}</p>` : detail ? html`<${EventTree} events=${detail.events} names=${names} />` : html`<p class="muted">Loading events…</p>`}
+      ${open
+        ? html`<dl class="facts">
+              <dt>Update id</dt><dd><${TxLink} id=${tx.updateId} label=${tx.updateId} /></dd>
+              <dt>Command id</dt><dd>${tx.commandId || html`<span class="muted">(not the submitter's participant)</span>`}</dd>
+              <dt>User</dt><dd>${tx.userId}</dd>
+              <dt>Acting parties</dt><dd><${Parties} ids=${tx.actAs} names=${names} /></dd>
+              <dt>Events</dt><dd>${tx.eventCount}</dd>
+            </dl>
+            ${error ? html`<p role="alert" class="error">${error}</p>` : detail ? html`<${EventTree} events=${detail.events} names=${names} />` : html`<p class="muted">Loading events…</p>`}`
+        : ''}
     </details>
   </li>`;
 }
