@@ -1,4 +1,4 @@
-/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine|index-lag|admin-restore|localnet]`. Exits non-zero when a target is missed. */
+/** Runs the benchmarks: `npm run bench [-- ledger|registry|interactive-submission|websocket|durable-state|daml-engine|index-lag|admin-restore|localnet|explorer]`. Exits non-zero when a target is missed. */
 import { runLedgerBench } from './ledger.js';
 import { report } from './report.js';
 import { runRegistryBench } from './registry.js';
@@ -9,6 +9,7 @@ import { runDamlEngineBench } from './daml-engine.js';
 import { runIndexLagBench } from './index-lag.js';
 import { runAdminRestoreBench } from './admin-restore.js';
 import { runLocalnetBench } from './localnet.js';
+import { runExplorerBench } from './explorer.js';
 
 const benches = {
   ledger: runLedgerBench,
@@ -20,6 +21,7 @@ const benches = {
   'index-lag': runIndexLagBench,
   'admin-restore': runAdminRestoreBench,
   localnet: runLocalnetBench,
+  explorer: runExplorerBench,
 } as const;
 const which = process.argv[2] ?? 'ledger';
 if (!(which in benches)) {

@@ -39,7 +39,18 @@ import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/service.js';
 import type { Clock } from './canton/clock.js';
 import { LedgerApiError } from './canton/errors.js';
-import { AdminService, createAdminApp, type SkewedClock, type Funded, type Holdings, type Minted } from './emulator/admin/index.js';
+import {
+  AdminService,
+  createAdminApp,
+  LiveEvents,
+  RequestLog,
+  WorldView,
+  type SkewedClock,
+  type Funded,
+  type Holdings,
+  type Minted,
+} from './emulator/admin/index.js';
+import { explorerPage } from './emulator/explorer/page.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
 import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/index.js';
 import type { Recipe } from './registry/recipes/recipe.js';
@@ -157,7 +168,9 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   // Scan's own API answers CORS itself (any origin, as Splice's scan does); CORS_ORIGINS is for
   // the registry, which the scan host serves at its root.
   const scanHostCors: CorsPolicy | undefined = cors && { decide: (method, path, headers) => (path.startsWith('/api/scan') ? undefined : cors.decide(method, path, headers)) };
-  const servers: Array<{ listening: Listening; beforeCut?: () => void }> = [];
+  const servers: Array<{ listening: Listening; beforeCut?: () => void; beforeClose?: () => void }> = [];
+  // What the registry, scan and validator were asked lately (the explorer lists it).
+  const requestLog = new RequestLog();
   const registries: Registry[] = [];
   const caches: Cache[] = [];
   // Every server bounds what it reads (listen applies src/http/server-limits.ts); their APIs answer JSON errors.
@@ -194,6 +207,8 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
   const close = async (drainMs: number) => {
     // Stop accepting everywhere and drain in parallel; then the registries' index tails, the
     // caches (Redis connections) and, through beforeCut, the ledger's websockets.
+    // Open-ended answers (the explorer's event streams) end first, so the drain does not wait for them.
+    for (const s of servers) s.beforeClose?.();
     await Promise.all(servers.map((s) => s.listening.close({ drainMs, beforeCut: s.beforeCut })));
     for (const r of registries) await r.stop();
     for (const c of caches) await c.close();
@@ -228,7 +243,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       const host = registryHostApp(registry.index, registry.app);
       const s = await serve({
         port: opts.registryPort ?? config.registryPort,
-        handler: { listener: registryRequestListener(registry.http, host), routeOf: registryRouteOf(registry.http, host) },
+        handler: requestLog.recording('registry', { listener: registryRequestListener(registry.http, host), routeOf: registryRouteOf(registry.http, host) }),
         metrics,
         cors,
       });
@@ -269,7 +284,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       if (root !== scanMode.url) {
         host.route('/', createProxyApp({ upstream: { ...scanMode, url: root }, api: 'scan', mountPath: '', logger }));
       }
-      const s = await serve({ port: scanPort, handler: host, metrics: new ServiceMetrics({ service: 'scan' }), cors: scanHostCors });
+      const s = await serve({ port: scanPort, handler: requestLog.recording('scan', host), metrics: new ServiceMetrics({ service: 'scan' }), cors: scanHostCors });
       servers.push({ listening: s });
       scanUrl = s.url;
     } else if (seeded?.amulet) {
@@ -284,7 +299,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       host.notFound((c) => (c.req.path.startsWith('/api/scan') ? c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404) : noSuchEndpoint(c)));
       const s = await serve({
         port: scanPort,
-        handler: { listener: registryRequestListener(amuletRegistry.http, host), routeOf: registryRouteOf(amuletRegistry.http, host) },
+        handler: requestLog.recording('scan', { listener: registryRequestListener(amuletRegistry.http, host), routeOf: registryRouteOf(amuletRegistry.http, host) }),
         metrics,
         cors: scanHostCors,
       });
@@ -298,7 +313,7 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
     const validatorPort = opts.validatorPort ?? config.validatorPort;
     if (validatorMode.mode === 'proxy') {
       const proxy = createProxyApp({ upstream: validatorMode, api: 'validator', mountPath: '/api/validator', logger });
-      const s = await serve({ port: validatorPort, handler: proxy, metrics: new ServiceMetrics({ service: 'validator' }) });
+      const s = await serve({ port: validatorPort, handler: requestLog.recording('validator', proxy), metrics: new ServiceMetrics({ service: 'validator' }) });
       servers.push({ listening: s });
       validatorUrl = s.url;
     } else if (seeded?.amulet) {
@@ -318,20 +333,22 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
       const s = await serve({
         port: validatorPort,
         // A refusal of the ledger (STATE_DIR cannot be written) as the validator answers ledger errors.
-        handler: {
+        handler: requestLog.recording('validator', {
           fetch: answerWhenDurable(built.durable, validatorApp.fetch, (err) => {
             const e = fromLedgerError(err);
             return Response.json({ error: e.message }, { status: e.status, headers: { 'retry-after': '1' } });
           }),
           router: validatorApp.router,
-        },
+        }),
         metrics: new ServiceMetrics({ service: 'validator' }),
       });
       servers.push({ listening: s });
       validatorUrl = s.url;
     }
 
-    // The admin API (emulate only): snapshots, restore, reset, clock, mint, fund, holdings.
+    // The admin API (emulate only): snapshots, restore, reset, clock, mint, fund, holdings; and
+    // the explorer (its web page at the root, its reads and live feed under /admin/v1).
+    let live: LiveEvents | undefined;
     const admin = new AdminService({
       world: { synchronizer: engine.synchronizer, participants: built.participants.map((p) => p.engine), clock: built.clock, scan: scan?.store },
       seeded,
@@ -343,18 +360,33 @@ export async function startStack(opts: StackOptions = {}): Promise<RunningStack>
         // With STATE_DIR, the journal describes the replaced world: save the restored one instead.
         built.durable?.compact();
       },
+      onWorldChange: (change) => live?.worldChanged(change),
     });
+    const engines = built.participants.map((p) => p.engine);
+    const view = new WorldView({
+      synchronizer: engine.synchronizer,
+      participants: engines,
+      seeded,
+      instruments: () => admin.instruments(),
+      resolveParty: (p) => admin.resolveParty(p),
+    });
+    live = new LiveEvents({ participants: engines, view, requests: requestLog });
+    const liveEvents = live;
     const adminApp = createAdminApp({
       service: admin,
       authenticate: config.auth.mode === 'none' ? undefined : createAuthenticator(config.auth, { engine }),
       logger: logger.child({ module: 'admin' }),
+      view,
+      live,
+      requests: requestLog,
+      page: explorerPage(),
     });
     const adminServer = await serve({
       port: opts.adminPort ?? (config.port === 0 && opts.config?.adminPort === undefined ? 0 : config.adminPort),
       handler: { fetch: answerWhenDurable(built.durable, adminApp.fetch), router: adminApp.router },
       metrics: new ServiceMetrics({ service: 'admin' }),
     });
-    servers.push({ listening: adminServer });
+    servers.push({ listening: adminServer, beforeClose: () => liveEvents.closeAll() });
 
     return {
       engine,

@@ -17,6 +17,18 @@ import { isAdmin } from '../ledger/claims.js';
 import type { Authenticator } from '../ledger-api/auth.js';
 import {
   AdminErrorSchema,
+  BalancesSchema,
+  ContractIdParamSchema,
+  ContractSchema,
+  InstrumentsSchema,
+  ParticipantQuerySchema,
+  PartiesSchema,
+  RequestsSchema,
+  TransactionDetailSchema,
+  TransactionsPageSchema,
+  TransactionsQuerySchema,
+  UpdateIdParamSchema,
+  UsersSchema,
   AdvanceClockRequestSchema,
   ClockSchema,
   FundedSchema,
@@ -31,6 +43,9 @@ import {
   SnapshotIdParamSchema,
 } from '../../http/admin-api-schemas.js';
 import { AdminError, type AdminService } from './service.js';
+import type { LiveEvents } from './live-events.js';
+import type { RequestLog } from './request-log.js';
+import type { WorldView } from './world-view.js';
 
 /** Admin requests are small JSON objects. */
 const ADMIN_MAX_BODY_BYTES = 64 * 1024;
@@ -40,6 +55,14 @@ export interface AdminAppDeps {
   /** The first participant's authenticator; absent when the ledger's auth is off. */
   authenticate?: Authenticator;
   logger?: Logger;
+  /** The explorer's reads: parties, users, instruments, balances, transactions, contracts. */
+  view?: WorldView;
+  /** The live feed (server-sent events) of transactions, requests and world changes. */
+  live?: LiveEvents;
+  /** The registry, scan and validator requests of the last minutes. */
+  requests?: RequestLog;
+  /** Serves the explorer's web page at `/` and its assets (src/emulator/explorer). */
+  page?: (app: OpenAPIHono) => void;
 }
 
 const errors = (statuses: ReadonlyArray<400 | 401 | 403 | 404>) =>
@@ -110,7 +133,77 @@ const routes = {
     request: { query: HoldingsQuerySchema },
     responses: { ...ok(HoldingsSchema), ...errors([400, 401, 403, 404]) },
   }),
+  parties: createRoute({
+    method: 'get',
+    path: '/admin/v1/parties',
+    operationId: 'listParties',
+    description: 'Every party any participant knows: its seeded name, hosting participants with their permissions, and its signing keys when external.',
+    responses: { ...ok(PartiesSchema), ...errors([401, 403]) },
+  }),
+  users: createRoute({
+    method: 'get',
+    path: '/admin/v1/users',
+    operationId: 'listUsers',
+    description: "Every participant's users with their primary party and rights.",
+    responses: { ...ok(UsersSchema), ...errors([401, 403]) },
+  }),
+  instruments: createRoute({
+    method: 'get',
+    path: '/admin/v1/instruments',
+    operationId: 'listInstruments',
+    description: 'The seeded instruments, and any other instrument with holdings, with their supply (sum of the active HoldingV1 views) and holder count.',
+    responses: { ...ok(InstrumentsSchema), ...errors([401, 403]) },
+  }),
+  balances: createRoute({
+    method: 'get',
+    path: '/admin/v1/balances',
+    operationId: 'listBalances',
+    description: "Every party's balance of every instrument it holds (unlocked and locked).",
+    responses: { ...ok(BalancesSchema), ...errors([401, 403]) },
+  }),
+  transactions: createRoute({
+    method: 'get',
+    path: '/admin/v1/transactions',
+    operationId: 'listTransactions',
+    description: "A participant's transactions, newest first, one page at a time (pass `nextBefore` as `before`).",
+    request: { query: TransactionsQuerySchema },
+    responses: { ...ok(TransactionsPageSchema), ...errors([400, 401, 403, 404]) },
+  }),
+  events: createRoute({
+    method: 'get',
+    path: '/admin/v1/events',
+    operationId: 'streamEvents',
+    description:
+      'Server-sent events: `hello` (each participant\'s ledger end) on connect, then `transaction` (a TransactionSummary, as each participant publishes it), ' +
+      '`request` (a RecordedRequest) and `world` (`{"change": "restored"|"reset"|"clock", "ledgerEnds": {...}}`).',
+    responses: { 200: { description: 'an event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors([401, 403]) },
+  }),
+  transaction: createRoute({
+    method: 'get',
+    path: '/admin/v1/transactions/{updateId}',
+    operationId: 'getTransaction',
+    description: 'One transaction with all its events (created and exercised, with payloads, choices and results), in pre-order.',
+    request: { params: UpdateIdParamSchema, query: ParticipantQuerySchema },
+    responses: { ...ok(TransactionDetailSchema), ...errors([400, 401, 403, 404]) },
+  }),
+  contract: createRoute({
+    method: 'get',
+    path: '/admin/v1/contracts/{contractId}',
+    operationId: 'getContract',
+    description: 'One contract (active or archived): payload, signatories, observers, key, and the transactions that created and archived it.',
+    request: { params: ContractIdParamSchema, query: ParticipantQuerySchema },
+    responses: { ...ok(ContractSchema), ...errors([400, 401, 403, 404]) },
+  }),
+  requests: createRoute({
+    method: 'get',
+    path: '/admin/v1/requests',
+    operationId: 'listRequests',
+    description: 'The registry, scan and validator requests of the last minutes (method, path without query, status, time), newest first.',
+    responses: { ...ok(RequestsSchema), ...errors([401, 403]) },
+  }),
 };
+
+const SSE_KEEPALIVE_MS = 15_000;
 
 export function createAdminApp(deps: AdminAppDeps): OpenAPIHono {
   const { service } = deps;
@@ -148,6 +241,20 @@ export function createAdminApp(deps: AdminAppDeps): OpenAPIHono {
   app.openapi(routes.fund, (c) => c.json(service.fund(c.req.valid('json')), 200));
   app.openapi(routes.holdings, (c) => c.json(service.holdings(c.req.valid('query').party), 200));
 
+  const { view, live, requests } = deps;
+  if (view) {
+    app.openapi(routes.parties, (c) => c.json(view.parties(), 200));
+    app.openapi(routes.users, (c) => c.json(view.users(), 200));
+    app.openapi(routes.instruments, (c) => c.json(view.instruments(), 200));
+    app.openapi(routes.balances, (c) => c.json(view.balances(), 200));
+    app.openapi(routes.transactions, (c) => c.json(view.transactions(c.req.valid('query')), 200));
+    app.openapi(routes.transaction, (c) => c.json(view.transaction(c.req.valid('param').updateId, c.req.valid('query').participant), 200));
+    app.openapi(routes.contract, (c) => c.json(view.contract(c.req.valid('param').contractId, c.req.valid('query').participant), 200));
+  }
+  if (live) app.openapi(routes.events, () => eventStream(live));
+  if (requests) app.openapi(routes.requests, (c) => c.json({ requests: requests.recent() }, 200));
+  deps.page?.(app);
+
   app.notFound((c) => c.json({ error: `no such admin endpoint: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
     if (err instanceof AdminError) return c.json({ error: err.message }, err.status);
@@ -159,6 +266,40 @@ export function createAdminApp(deps: AdminAppDeps): OpenAPIHono {
     return c.json({ error: 'An unexpected error occurred.' }, 500);
   });
   return app;
+}
+
+/** The live feed as server-sent events (the WHATWG HTML `text/event-stream` format). */
+function eventStream(live: LiveEvents): Response {
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const write = (text: string) => {
+        if (open) controller.enqueue(encoder.encode(text));
+      };
+      const event = (type: string, data: unknown) => write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+      const timer = setInterval(() => write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
+      timer.unref();
+      const unsubscribe = live.subscribe(
+        (e) => event(e.type, e.data),
+        () => {
+          cleanup();
+          controller.close();
+        },
+      );
+      cleanup = () => {
+        open = false;
+        clearInterval(timer);
+        unsubscribe();
+      };
+      event('hello', { ledgerEnds: live.ledgerEnds() });
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
 }
 
 export function adminOpenApiDocument(app: OpenAPIHono) {

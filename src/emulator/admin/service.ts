@@ -51,6 +51,8 @@ export interface AdminServiceDeps {
    * reloads its registries' indexes and, with STATE_DIR, writes the restored world to disk.
    */
   afterRestore?: () => Promise<void>;
+  /** Told after each restore, reset and clock advance (the explorer's live feed says so to its pages). */
+  onWorldChange?: (change: 'restored' | 'reset' | 'clock') => void;
 }
 
 export type InstrumentKind = 'splice-test-token-v1' | 'splice-test-token-v2' | 'amulet';
@@ -120,18 +122,19 @@ export class AdminService {
   restore(id: string): Promise<{ id: string; ledgerEnds: number[] }> {
     const s = this.snapshots.get(id);
     if (!s) return Promise.reject(new AdminError(404, `no snapshot with id "${id}"`));
-    return this.restoreTo(s).then((ledgerEnds) => ({ id, ledgerEnds }));
+    return this.restoreTo(s, 'restored').then((ledgerEnds) => ({ id, ledgerEnds }));
   }
 
   /** Back to the world as the stack started (the seeded demo world; with STATE_DIR, as loaded). */
   reset(): Promise<{ ledgerEnds: number[] }> {
-    return this.restoreTo(this.initial).then((ledgerEnds) => ({ ledgerEnds }));
+    return this.restoreTo(this.initial, 'reset').then((ledgerEnds) => ({ ledgerEnds }));
   }
 
-  private restoreTo(s: WorldSnapshot): Promise<number[]> {
+  private restoreTo(s: WorldSnapshot, change: 'restored' | 'reset'): Promise<number[]> {
     const run = this.restoring.then(async () => {
       restoreWorld(this.deps.world, s);
       await this.deps.afterRestore?.();
+      this.deps.onWorldChange?.(change);
       return this.deps.world.participants.map((e) => e.ledgerEnd());
     });
     this.restoring = run.catch(() => undefined);
@@ -152,6 +155,7 @@ export class AdminService {
     if (micros <= 0n) throw new AdminError(400, `seconds must be at least one microsecond, got ${seconds}`);
     this.deps.world.clock.advance(micros);
     for (const e of this.deps.world.participants) e.runAutomations();
+    this.deps.onWorldChange?.('clock');
     return this.clock();
   }
 
@@ -282,14 +286,15 @@ export class AdminService {
   }
 }
 
-interface HoldingViewV1 {
+export interface HoldingViewV1 {
   owner: string;
   instrumentId: { admin: string; id: string };
   amount: string;
   lock: unknown;
 }
 
-function holdingView(engine: LedgerEngine, c: ContractRecord, holdingKey: string): HoldingViewV1 | undefined {
+/** The HoldingV1 view of a contract whose template implements it; undefined otherwise. */
+export function holdingView(engine: LedgerEngine, c: ContractRecord, holdingKey: string): HoldingViewV1 | undefined {
   const impl = engine.templates.templateById(c.templateId)?.implements.find((i) => nameKey(i.interface.id) === holdingKey);
   if (!impl) return undefined;
   let view: unknown;

@@ -14,6 +14,7 @@ import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/seed.j
 import { startStack, type RunningStack } from '../../../src/stack.js';
 import { AdminClient } from '../../../src/testcontainers/admin-client.js';
 import { createSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';
+import { EXPLORER_OPERATIONS } from './explorer-operations.js';
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, Tt1Client } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
 
 // bob is hosted on both participants, so TT1 transfers to him reach participant2's ledger too.
@@ -298,7 +299,8 @@ describe('admin API: bad input answers {"error"} and changes nothing', () => {
   }
 
   it('every operation of the OpenAPI document was answered and conformed', () => {
-    expect(spec.uncovered().map((o) => `${o.method} ${o.pathTemplate}`)).toEqual([]);
+    const own = spec.operations().filter((o) => !EXPLORER_OPERATIONS.has(o.operationId));
+    expect(spec.uncovered(own).map((o) => `${o.method} ${o.pathTemplate}`)).toEqual([]);
   });
 });
 

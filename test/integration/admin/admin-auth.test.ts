@@ -37,6 +37,20 @@ describe('admin API with LEDGER_AUTH=localnet', () => {
     expect((await fetch(`${stack.adminUrl}/admin/openapi.json`)).status).toBe(200);
   });
 
+  it("the explorer's reads and event stream need the same token; its page (no data) does not", async () => {
+    const admin = { authorization: `Bearer ${await token('ledger-api-user')}` };
+    for (const path of ['/admin/v1/parties', '/admin/v1/transactions', '/admin/v1/requests', '/admin/v1/events']) {
+      expect((await fetch(`${stack.adminUrl}${path}`)).status, path).toBe(401);
+      expect((await fetch(`${stack.adminUrl}${path}`, { headers: { authorization: `Bearer ${await token('alice')}` } })).status, path).toBe(403);
+    }
+    expect((await fetch(`${stack.adminUrl}/admin/v1/parties`, { headers: admin })).status).toBe(200);
+    const ac = new AbortController();
+    const events = await fetch(`${stack.adminUrl}/admin/v1/events`, { headers: admin, signal: ac.signal });
+    expect(events.status).toBe(200);
+    ac.abort();
+    expect((await fetch(`${stack.adminUrl}/`)).status).toBe(200);
+  });
+
   it("after a two-hour advance the registries still read the ledger (their tokens follow ledger time)", async () => {
     const headers = { authorization: `Bearer ${await token('ledger-api-user')}`, 'content-type': 'application/json' };
     const advanced = await fetch(`${stack.adminUrl}/admin/v1/clock/advance`, { method: 'POST', headers, body: JSON.stringify({ seconds: 7200 }) });
