@@ -32,16 +32,17 @@ export type AdminFunded = z.infer<typeof FundedSchema>;
 export type AdminHoldings = z.infer<typeof HoldingsSchema>;
 
 export class AdminClient {
-  /** `token`: a bearer token of a ParticipantAdmin user, when the ledger's auth is on. */
+  /** `token`: a bearer token of a ParticipantAdmin user when the ledger's auth is on (undefined: no Authorization header). */
   constructor(
     readonly baseUrl: string,
-    private readonly token?: () => Promise<string>,
+    private readonly token?: () => Promise<string | undefined>,
   ) {}
 
   private async call<S extends z.ZodType>(schema: S, method: 'GET' | 'POST', path: string, body?: unknown): Promise<z.infer<S>> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.token) headers.authorization = `Bearer ${await this.token()}`;
+    const token = await this.token?.();
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
     const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const json: unknown = await res.json().catch(() => undefined);
     if (res.status !== 200) {

@@ -182,7 +182,8 @@ export class StartedEmulatedStackContainer extends AbstractStartedContainer {
     this.scanUrl = url(ports.scan);
     this.validatorUrl = url(ports.validator);
     this.adminUrl = url(ports.admin);
-    this.adminApi = new AdminClient(this.adminUrl);
+    // The admin API checks the ledger's auth: under the localnet profile, LocalNet's ledger-api-user (a ParticipantAdmin).
+    this.adminApi = new AdminClient(this.adminUrl, () => tokenProvider.token());
     this.participantId = out.participantId;
     this.readyInMs = out.readyInMs;
     this.parties = out.parties;

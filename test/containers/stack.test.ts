@@ -3,7 +3,8 @@
  * started with the testcontainers module next to a Redis container on one network, a wallet flow
  * through it (registry transfer factory, then the TT1 transfer and its acceptance submitted to the
  * container's ledger API), `serve` started with `RegistryContainer` against the stack's ledger and
- * the same Redis, and both compose files brought up once (waiting on HTTP: podman does not run
+ * the same Redis, the admin API driven from outside (snapshot, mint and fund, restore; the clock;
+ * its refusals), and both compose files brought up once (waiting on HTTP: podman does not run
  * healthchecks). Timings are printed, never asserted.
  *
  * Runs wherever a Docker-compatible runtime is reachable; in CI (CI=true) a missing runtime or
@@ -297,6 +298,45 @@ describe.skipIf(missing !== undefined && !IN_CI)('token-registry image with test
     const keys = await eventually(async () => (await redis!.exec(['redis-cli', '-n', '1', '--raw', 'keys', `*${cid}*`])).output.split('\n').filter((k) => k !== ''));
     expect(keys).toHaveLength(1);
   }, 120_000);
+
+  it('admin API from outside: snapshot, mint and fund, restore gives back the holdings and the clock; the clock moves forward; bad input is a 400/404 {"error"}', async () => {
+    const s = stack!;
+    const before = await s.holdings('executor');
+    const clock0 = await s.adminApi.clock();
+    const id = await s.snapshot();
+
+    const minted = await s.adminApi.mint({ instrument: 'TT1', owner: 'executor', amount: '5' });
+    const funded = await s.fund({ owner: 'executor', instrument: 'TT2-EUR', atLeast: '250' });
+    expect(Number(funded.balance)).toBeGreaterThanOrEqual(250);
+    expect(funded.minted).not.toBeNull();
+    const during = (await s.holdings('executor')).holdings.map((h) => h.contractId);
+    expect(during).toEqual(expect.arrayContaining([minted.contractId, funded.minted!.contractId]));
+    // funding again to a balance already reached mints nothing
+    expect((await s.fund({ owner: 'executor', instrument: 'TT2-EUR', atLeast: '250' })).minted).toBeNull();
+
+    const advanced = await s.advanceClock(3600);
+    expect(Date.parse(advanced) - Date.parse(clock0.now)).toBeGreaterThanOrEqual(3_600_000);
+    const skew = (await s.adminApi.clock()).skewSeconds;
+    expect(skew).toBe(clock0.skewSeconds + 3600);
+
+    // what a Java or Python suite sends: raw HTTP; each refusal is the API's {"error"} and changes nothing
+    const post = async (path: string, body?: string) => {
+      const r = await fetch(`${s.adminUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: r.status, body: (await r.json()) as unknown };
+    };
+    for (const body of ['{"seconds": -5}', '{"seconds": "ten"}', 'not json']) {
+      expect(await post('/admin/v1/clock/advance', body), body).toEqual({ status: 400, body: { error: expect.any(String) } });
+    }
+    expect(await post('/admin/v1/mint', JSON.stringify({ instrument: 'TT1', owner: 'executor', amount: '-1' }))).toEqual({ status: 400, body: { error: expect.any(String) } });
+    expect(await post('/admin/v1/mint', JSON.stringify({ instrument: 'NOPE', owner: 'executor', amount: '1' }))).toEqual({ status: 404, body: { error: expect.stringContaining('unknown instrument') } });
+    expect(await post('/admin/v1/snapshots/no-such-snapshot/restore')).toEqual({ status: 404, body: { error: expect.any(String) } });
+    expect((await s.adminApi.clock()).skewSeconds).toBe(skew);
+    expect((await s.holdings('executor')).holdings.map((h) => h.contractId).sort()).toEqual([...during].sort());
+
+    await s.restore(id);
+    expect(await s.holdings('executor')).toEqual(before);
+    expect((await s.adminApi.clock()).skewSeconds).toBe(clock0.skewSeconds);
+  });
 
   it('RegistryContainer rejects a bad configuration before starting anything', async () => {
     await expect(new RegistryContainer(TEST_IMAGE).withConfig({ adminParty: '', ledger: { url: 'not a url' }, instruments: [] }).start()).rejects.toThrow(/invalid configuration/);

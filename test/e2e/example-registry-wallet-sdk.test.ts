@@ -14,24 +14,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
+import { ALLOCATION_V2, allocateV2, askTransferFactory, postJson, settleBatchV2, v2Settlement, type OfferMint, type SubmitAs } from './support/example-registry.js';
 import { balanceOf, createWalletSdk, plus, type WalletSdk } from './support/wallet-sdk.js';
-
-const ALLOCATION_FACTORY_V2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
-const SETTLEMENT_FACTORY_V2 = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
-const meta = { values: {} };
-const at = (ms: number) => new Date(Date.now() + ms).toISOString();
-const basic = (owner: string) => ({ owner, provider: null, id: '' });
-
-interface Disclosed {
-  templateId: string;
-  contractId: string;
-  createdEventBlob: string;
-  synchronizerId: string;
-}
-interface Factory {
-  factoryId: string;
-  choiceContext: { choiceContextData: { values: Record<string, unknown> }; disclosedContracts: Disclosed[] };
-}
 
 describe('wallet SDK 1.4.0 against the emulated example test-token registry', () => {
   let stack: RunningStack;
@@ -44,11 +28,6 @@ describe('wallet SDK 1.4.0 against the emulated example test-token registry', ()
   let bobSdk: WalletSdk;
   let executorSdk: WalletSdk;
   const tt2 = () => ({ admin: operator, id: 'test-token-v2' });
-
-  async function post<T>(path: string, body: unknown): Promise<{ status: number; body: T }> {
-    const r = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    return { status: r.status, body: (await r.json()) as T };
-  }
 
   /** The transfer instructions of test-token-v2 that `party` sees (SDK: TransferInstruction interface ACS). */
   async function pendingTt2(sdk: WalletSdk, party: string) {
@@ -82,7 +61,7 @@ describe('wallet SDK 1.4.0 against the emulated example test-token registry', ()
   });
 
   it('offer-mint: alice accepts the mint offer with the SDK and holds 100.0 test-token-v2', async () => {
-    const offer = await post<{ offerCid: string; updateId: string; completionOffset: number }>('/admin/v2/offer-mint', { receiver: alice });
+    const offer = await postJson<OfferMint>(url, '/admin/v2/offer-mint', { receiver: alice });
     expect(offer.status).toBe(200);
     const pending = await pendingTt2(aliceSdk, alice);
     expect(pending.map((p) => p.contractId)).toEqual([offer.body.offerCid]);
@@ -115,92 +94,38 @@ describe('wallet SDK 1.4.0 against the emulated example test-token registry', ()
     expect(refused).toBeInstanceOf(Error);
     expect((refused as Error).message).toMatch(/doesn't have any unlocked holdings/);
 
-    const factory = await post<{ error: string }>('/registry/transfer-instruction/v1/transfer-factory', {
-      choiceArguments: {
-        expectedAdmin: operator,
-        transfer: { sender: alice, receiver: bob, amount: '1', instrumentId: { admin: operator, id: 'test-token-paused' }, requestedAt: at(-1000), executeBefore: at(3_600_000), inputHoldingCids: [], meta },
-        extraArgs: { context: { values: {} }, meta },
-      },
-    });
+    const factory = await askTransferFactory(url, { admin: operator, sender: alice, receiver: bob, amount: '1', instrumentId: 'test-token-paused' });
     expect(factory).toEqual({ status: 400, body: { error: 'Instrument test-token-paused is paused until 2099-01-01T00:00:00.000Z: CIP-0112 solvency fixture' } });
   });
 
   it("V2 allocations of both sides, settled by the executor with the settlement factory's context", async () => {
-    const settlement = { executors: [executor], id: 'example-registry-dvp', cid: null, meta };
-    const leg = { transferLegId: 'tt2-leg', sender: basic(alice), receiver: basic(bob), amount: '20.0', instrumentId: 'test-token-v2', meta };
+    const s = v2Settlement({ id: 'example-registry-dvp', executor, sender: alice, receiver: bob, amount: '20.0', instrumentId: 'test-token-v2' });
     const utxos = await aliceSdk.token.utxos.list({ partyId: alice, includeLocked: false });
     const inputs = utxos.filter((u) => u.interfaceViewValue.instrumentId.id === 'test-token-v2' && u.interfaceViewValue.instrumentId.admin === operator).map((u) => u.contractId);
+    /** Local parties: the SDK's own submission. */
+    const submitWith =
+      (sdk: WalletSdk): SubmitAs =>
+      (party, command, disclosed) =>
+        sdk.ledger.internal.submit({ commands: [command], actAs: [party], disclosedContracts: disclosed });
 
-    /** allocation-factory (raw JSON), then AllocationFactory_Allocate through the SDK's submission. */
-    const allocate = async (sdk: WalletSdk, who: string, side: 'SenderSide' | 'ReceiverSide', holdings: string[]) => {
-      const choiceArguments = {
-        settlement,
-        allocation: {
-          admin: operator,
-          authorizer: basic(who),
-          transferLegSides: [{ transferLegId: leg.transferLegId, side, otherside: side === 'SenderSide' ? leg.receiver : leg.sender, amount: leg.amount, instrumentId: leg.instrumentId, meta }],
-          settlementDeadline: at(3_600_000),
-          nextIterationFunding: null,
-          committed: false,
-          meta,
-        },
-        requestedAt: at(-1000),
-        inputHoldingCids: holdings,
-        extraArgs: { context: { values: {} }, meta },
-        actors: [who],
-      };
-      const f = await post<Factory>('/registry/allocation-instruction/v2/allocation-factory', { choiceArguments, excludeDebugFields: true });
-      expect(f.status).toBe(200);
-      expect(Object.keys(f.body.choiceContext.choiceContextData.values)).toEqual(['testTokenV2/tokenRules']);
-      const command = {
-        ExerciseCommand: {
-          templateId: ALLOCATION_FACTORY_V2,
-          contractId: f.body.factoryId,
-          choice: 'AllocationFactory_Allocate',
-          choiceArgument: { ...choiceArguments, extraArgs: { context: f.body.choiceContext.choiceContextData, meta } },
-        },
-      };
-      await sdk.ledger.internal.submit({ commands: [command], actAs: [who], disclosedContracts: f.body.choiceContext.disclosedContracts });
-    };
-    await allocate(aliceSdk, alice, 'SenderSide', inputs);
-    await allocate(bobSdk, bob, 'ReceiverSide', []);
+    for (const [sdk, who, side, holdings] of [
+      [aliceSdk, alice, 'SenderSide', inputs],
+      [bobSdk, bob, 'ReceiverSide', []],
+    ] as const) {
+      const f = await allocateV2(url, { admin: operator, s, who, side, holdings: [...holdings], submit: submitWith(sdk) });
+      expect(Object.keys(f.choiceContext.choiceContextData.values)).toEqual(['testTokenV2/tokenRules']);
+    }
     expect(await balanceOf(aliceSdk, alice, tt2())).toEqual({ unlocked: '50', locked: '20' });
 
     // The executor sees both allocations (V2 Allocation interface) and settles them.
-    const allocations = await executorSdk.ledger.acs.read({
-      parties: [executor],
-      filterByParty: true,
-      interfaceIds: ['#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:Allocation'],
-    });
+    const allocations = await executorSdk.ledger.acs.read({ parties: [executor], filterByParty: true, interfaceIds: [ALLOCATION_V2] });
     const allocationCids = allocations.map((a) => a.contractId);
     expect(allocationCids).toHaveLength(2);
-    const choiceArguments = {
-      settlement,
-      transferLegs: [leg],
-      allocations: allocationCids.map((allocationCid) => ({ allocationCid, extraTransferLegSides: [], nextIterationFunding: null })),
-      actors: [executor],
-      extraArgs: { context: { values: {} }, meta },
-    };
-    const settle = await post<Factory>('/registry/allocation/v2/settlement-factory', { choiceArguments, excludeDebugFields: true });
-    expect(settle.status).toBe(200);
+    const settled = await settleBatchV2(url, { s, executor, allocationCids, submit: submitWith(executorSdk) });
     // TokenRules, both allocations, then alice's locked holding.
-    const disclosedIds = settle.body.choiceContext.disclosedContracts.map((d) => d.contractId);
+    const disclosedIds = settled.choiceContext.disclosedContracts.map((d) => d.contractId);
     expect(disclosedIds.slice(1, 3).sort()).toEqual([...allocationCids].sort());
     expect(disclosedIds).toHaveLength(4);
-    await executorSdk.ledger.internal.submit({
-      commands: [
-        {
-          ExerciseCommand: {
-            templateId: SETTLEMENT_FACTORY_V2,
-            contractId: settle.body.factoryId,
-            choice: 'SettlementFactory_SettleBatch',
-            choiceArgument: { ...choiceArguments, extraArgs: { context: settle.body.choiceContext.choiceContextData, meta } },
-          },
-        },
-      ],
-      actAs: [executor],
-      disclosedContracts: settle.body.choiceContext.disclosedContracts,
-    });
     expect(await balanceOf(aliceSdk, alice, tt2())).toEqual({ unlocked: '50', locked: '0' });
     expect(await balanceOf(bobSdk, bob, tt2())).toEqual({ unlocked: plus('30', '20'), locked: '0' });
   });

@@ -10,7 +10,13 @@
  *    registry (offer, accept), each command prepared, signed by the party's own key and executed;
  *  - the Amulet instrument carries LocalNet's instance names (Amulet / AMT);
  *  - the app-provider participant at `localhost:3975` hosts its validator party, with its own
- *    `ledger-api-user`.
+ *    `ledger-api-user`;
+ *  - the example test-token registry at `localhost:5634`, added to the SDK's token registries as
+ *    LocalNet tests add it: `POST /admin/v2/offer-mint` to an external party, who accepts; a
+ *    test-token-v2 transfer to another external party, who accepts; `test-token-paused` refused
+ *    as the SDK refuses it; V2 allocations of both sides of a leg and `SettlementFactory_SettleBatch`
+ *    with the settlement factory's context (raw JSON: SDK 1.4.0 has no V2 call), every command
+ *    prepared, signed by the acting party's key and executed.
  * This file binds LocalNet's fixed ports: vitest.config.ts runs it in the `fixed-ports` project,
  * one file at a time.
  */
@@ -20,7 +26,8 @@ import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT } from '
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { resolveLocalhostNames } from '../support/localhost-names.js';
 import { validatorJwt } from './support/amulet.js';
-import { balanceOf, selfSignedAuth } from './support/wallet-sdk.js';
+import { ALLOCATION_V2, allocateV2, askTransferFactory, postJson, settleBatchV2, v2Settlement, type OfferMint, type SubmitAs } from './support/example-registry.js';
+import { balanceOf, plus, selfSignedAuth } from './support/wallet-sdk.js';
 
 const {
   LOCALNET_APP_USER_LEDGER_URL: LEDGER,
@@ -29,8 +36,14 @@ const {
   LOCALNET_SCAN_API_URL: SCAN,
   LOCALNET_USER_ID: USER,
 } = localNetStaticConfig;
+/**
+ * The example test-token registry as LocalNet runs it (the wallet repository's
+ * `examples/test-token-v1-registry`, its `localhost:5634`); not in `localNetStaticConfig`, so
+ * LocalNet tests add it to the token registries.
+ */
+const TEST_TOKEN_REGISTRY = new URL('http://localhost:5634');
 
-/** The SDK as LocalNet examples create it: every URL from `localNetStaticConfig`. */
+/** The SDK as LocalNet examples create it: every URL from `localNetStaticConfig`, plus the test-token registry. */
 function createLocalNetSdk(userId: string) {
   const auth = selfSignedAuth(userId);
   return SDK.create({
@@ -38,7 +51,7 @@ function createLocalNetSdk(userId: string) {
     ledgerClientUrl: LEDGER,
     logAdapter: new CustomLogAdapter(() => {}),
     amulet: { auth, scanApiUrl: SCAN, validatorUrl: VALIDATOR, registryUrl: REGISTRY },
-    token: { auth, registries: [REGISTRY], validatorUrl: VALIDATOR },
+    token: { auth, registries: [REGISTRY, TEST_TOKEN_REGISTRY], validatorUrl: VALIDATOR },
   });
 }
 type LocalNetSdk = Awaited<ReturnType<typeof createLocalNetSdk>>;
@@ -54,6 +67,7 @@ describe('PROFILE=localnet: the wallet SDK with localNetStaticConfig as publishe
   let dso: string;
   let alice: ExternalParty;
   let bob: ExternalParty;
+  let executor: ExternalParty;
 
   beforeAll(async () => {
     resolveLocalhostNames();
@@ -71,6 +85,9 @@ describe('PROFILE=localnet: the wallet SDK with localNetStaticConfig as publishe
   function submitAs(p: ExternalParty, commands: unknown, disclosedContracts: Parameters<LocalNetSdk['ledger']['prepare']>[0]['disclosedContracts'] = []) {
     return sdk.ledger.prepare({ partyId: p.partyId, commands, disclosedContracts }).sign(p.privateKey).execute({ partyId: p.partyId });
   }
+
+  /** The example registry's helpers' submission: the external party whose id is `party`. */
+  const submitExternal: SubmitAs = (party, command, disclosed) => submitAs([alice, bob, executor].find((p) => p.partyId === party)!, command, disclosed);
 
   async function createExternalParty(hint: string): Promise<ExternalParty> {
     const { publicKey, privateKey } = sdk.keys.generate();
@@ -147,5 +164,88 @@ describe('PROFILE=localnet: the wallet SDK with localNetStaticConfig as publishe
     expect(user).toMatchObject({ user: { id: USER, primaryParty: provider.party } });
     expect(stack.participants[1]!.engine.hosts(provider.party)).toBe(true);
     expect(stack.engine.hosts(provider.party)).toBe(false);
+  });
+
+  describe('the example test-token registry on localhost:5634', () => {
+    let operator: string;
+    const tt2 = () => ({ admin: operator, id: 'test-token-v2' });
+    /** The test-token-v2 transfer instructions `party` sees through the SDK. */
+    const pendingTt2 = async (party: string) => (await sdk.token.transfer.pending(party)).filter((p) => p.interfaceViewValue.transfer.instrumentId.id === 'test-token-v2');
+
+    beforeAll(async () => {
+      executor = await createExternalParty('executor');
+      const info = await fetch(new URL('/registry/metadata/v1/info', TEST_TOKEN_REGISTRY)).then((r) => r.json() as Promise<{ adminId: string }>);
+      operator = info.adminId;
+      expect(operator).toBe(stack.exampleRegistry!.admin);
+    });
+
+    it('offer-mint to alice (an external party): she accepts the offer, prepared and signed with her key, and holds 100 test-token-v2', async () => {
+      const offer = await postJson<OfferMint>(TEST_TOKEN_REGISTRY.href, '/admin/v2/offer-mint', { receiver: alice.partyId });
+      expect(offer.status, JSON.stringify(offer.body)).toBe(200);
+      const pending = await pendingTt2(alice.partyId);
+      expect(pending.map((p) => p.contractId)).toEqual([offer.body.offerCid]);
+      expect(pending[0]!.interfaceViewValue.transfer).toMatchObject({ receiver: alice.partyId, amount: '100.0000000000', instrumentId: tt2() });
+      const [accept, disclosed] = await sdk.token.transfer.accept({ transferInstructionCid: offer.body.offerCid, registryUrl: TEST_TOKEN_REGISTRY });
+      await submitAs(alice, accept, disclosed);
+      expect(await balanceOf(sdk, alice.partyId, tt2())).toEqual({ unlocked: '100', locked: '0' });
+      expect(await pendingTt2(alice.partyId)).toEqual([]);
+    });
+
+    it('alice transfers 30 test-token-v2 to bob through the 5634 registry: an offer, which bob accepts', async () => {
+      const [offer, disclosed] = await sdk.token.transfer.create({
+        sender: alice.partyId,
+        recipient: bob.partyId,
+        amount: '30',
+        instrumentId: 'test-token-v2',
+        registryUrl: TEST_TOKEN_REGISTRY,
+        memo: 'tt2 on localnet',
+      });
+      await submitAs(alice, offer, disclosed);
+      expect(await balanceOf(sdk, alice.partyId, tt2())).toEqual({ unlocked: '70', locked: '30' });
+      const [instruction] = await pendingTt2(bob.partyId);
+      expect(instruction!.interfaceViewValue.transfer).toMatchObject({ sender: alice.partyId, receiver: bob.partyId, amount: '30.0000000000' });
+      const [accept, acceptDisclosed] = await sdk.token.transfer.accept({ transferInstructionCid: instruction!.contractId, registryUrl: TEST_TOKEN_REGISTRY });
+      await submitAs(bob, accept, acceptDisclosed);
+      expect(await balanceOf(sdk, bob.partyId, tt2())).toEqual({ unlocked: '30', locked: '0' });
+      expect(await balanceOf(sdk, alice.partyId, tt2())).toEqual({ unlocked: '70', locked: '0' });
+    });
+
+    it('test-token-paused is refused: the SDK finds nothing to send, the registry refuses its factory', async () => {
+      const refused = await sdk.token.transfer
+        .create({ sender: alice.partyId, recipient: bob.partyId, amount: '1', instrumentId: 'test-token-paused', registryUrl: TEST_TOKEN_REGISTRY })
+        .then(() => undefined, (e: unknown) => e);
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toMatch(/doesn't have any unlocked holdings/);
+      const factory = await askTransferFactory(TEST_TOKEN_REGISTRY.href, { admin: operator, sender: alice.partyId, receiver: bob.partyId, amount: '1', instrumentId: 'test-token-paused' });
+      expect(factory).toEqual({ status: 400, body: { error: 'Instrument test-token-paused is paused until 2099-01-01T00:00:00.000Z: CIP-0112 solvency fixture' } });
+    });
+
+    it("V2 allocations of both sides (external parties), settled by an external executor with the settlement factory's context", async () => {
+      const s = v2Settlement({ id: 'localnet-dvp', executor: executor.partyId, sender: alice.partyId, receiver: bob.partyId, amount: '20.0', instrumentId: 'test-token-v2' });
+      const utxos = await sdk.token.utxos.list({ partyId: alice.partyId, includeLocked: false });
+      const inputs = utxos.filter((u) => u.interfaceViewValue.instrumentId.id === 'test-token-v2' && u.interfaceViewValue.instrumentId.admin === operator).map((u) => u.contractId);
+      expect(inputs.length).toBeGreaterThan(0);
+      for (const [who, side, holdings] of [
+        [alice.partyId, 'SenderSide', inputs],
+        [bob.partyId, 'ReceiverSide', []],
+      ] as const) {
+        const f = await allocateV2(TEST_TOKEN_REGISTRY.href, { admin: operator, s, who, side, holdings: [...holdings], submit: submitExternal });
+        expect(Object.keys(f.choiceContext.choiceContextData.values)).toEqual(['testTokenV2/tokenRules']);
+      }
+      expect(await balanceOf(sdk, alice.partyId, tt2())).toEqual({ unlocked: '50', locked: '20' });
+
+      // The executor (a stakeholder of both allocations) sees them through the V2 Allocation interface.
+      const allocations = await sdk.ledger.acs.read({ parties: [executor.partyId], filterByParty: true, interfaceIds: [ALLOCATION_V2] });
+      const allocationCids = allocations.map((a) => a.contractId);
+      expect(allocationCids).toHaveLength(2);
+      const settled = await settleBatchV2(TEST_TOKEN_REGISTRY.href, { s, executor: executor.partyId, allocationCids, submit: submitExternal });
+      expect(settled.choiceContext.choiceContextData.values).toEqual({ 'testTokenV2/tokenRules': { tag: 'AV_ContractId', value: expect.any(String) } });
+      // TokenRules, both allocations, then alice's locked holding.
+      const disclosedIds = settled.choiceContext.disclosedContracts.map((d) => d.contractId);
+      expect(disclosedIds.slice(1, 3).sort()).toEqual([...allocationCids].sort());
+      expect(disclosedIds).toHaveLength(4);
+      expect(await balanceOf(sdk, alice.partyId, tt2())).toEqual({ unlocked: '50', locked: '0' });
+      expect(await balanceOf(sdk, bob.partyId, tt2())).toEqual({ unlocked: plus('30', '20'), locked: '0' });
+    });
   });
 });
