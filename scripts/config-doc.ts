@@ -6,10 +6,10 @@
  *   npm run config-doc:gen     rewrites the part of docs/configuration.md between the markers
  *   npm run config-doc:check   exits 1 when that part differs from what the schemas generate
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { runGeneratedDocCommand, withGenerated, type GeneratedDoc } from './generated-doc.js';
 import { ENVIRONMENT_VARIABLES, type EnvironmentVariable, type Mode } from '../src/config/environment.js';
 import { recipeJsonSchemaOverride } from '../src/config/recipe-schema.js';
 import { RegistryConfigSchema } from '../src/config/registry.js';
@@ -185,25 +185,13 @@ export function renderReference(variables: readonly EnvironmentVariable[] = ENVI
   ].join('\n');
 }
 
+const DOC: GeneratedDoc = { path: CONFIG_DOC_PATH, name: 'docs/configuration.md', genScript: 'config-doc:gen', begin: BEGIN, end: END };
+
 /** docs/configuration.md with its generated part replaced by `reference`. */
 export function withReference(doc: string, reference: string): string {
-  const a = doc.indexOf(BEGIN);
-  const b = doc.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`docs/configuration.md has no generated part (markers ${BEGIN} … ${END})`);
-  return doc.slice(0, a) + reference + doc.slice(b + END.length);
+  return withGenerated(DOC, doc, reference);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const mode = process.argv[2] ?? 'gen';
-  const current = readFileSync(CONFIG_DOC_PATH, 'utf8');
-  const rendered = withReference(current, renderReference());
-  if (mode === 'gen') {
-    writeFileSync(CONFIG_DOC_PATH, rendered);
-    console.log(`wrote ${CONFIG_DOC_PATH}`);
-  } else if (current !== rendered) {
-    console.error('docs/configuration.md is stale: run `npm run config-doc:gen` and commit it');
-    process.exit(1);
-  } else {
-    console.log('docs/configuration.md is current');
-  }
+  runGeneratedDocCommand(DOC, renderReference, process.argv[2] ?? 'gen');
 }

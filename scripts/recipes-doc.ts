@@ -4,10 +4,10 @@
  *   npm run recipes:gen     rewrites the part of docs/recipes.md between the markers
  *   npm run recipes:check   exits 1 when that part differs from what the schema generates
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { runGeneratedDocCommand, withGenerated, type GeneratedDoc } from './generated-doc.js';
 import { DeclarativeRecipeSchema, recipeJsonSchemaOverride } from '../src/config/recipe-schema.js';
 
 export const RECIPES_DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'recipes.md');
@@ -80,25 +80,13 @@ export function renderReference(): string {
   return [BEGIN, '', ...table, '', END].join('\n');
 }
 
+const DOC: GeneratedDoc = { path: RECIPES_DOC_PATH, name: 'docs/recipes.md', genScript: 'recipes:gen', begin: BEGIN, end: END };
+
 /** docs/recipes.md with its generated part replaced by `reference`. */
 export function withReference(doc: string, reference: string): string {
-  const a = doc.indexOf(BEGIN);
-  const b = doc.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`docs/recipes.md has no generated part (markers ${BEGIN} … ${END})`);
-  return doc.slice(0, a) + reference + doc.slice(b + END.length);
+  return withGenerated(DOC, doc, reference);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const mode = process.argv[2] ?? 'gen';
-  const current = readFileSync(RECIPES_DOC_PATH, 'utf8');
-  const rendered = withReference(current, renderReference());
-  if (mode === 'gen') {
-    writeFileSync(RECIPES_DOC_PATH, rendered);
-    console.log(`wrote ${RECIPES_DOC_PATH}`);
-  } else if (current !== rendered) {
-    console.error('docs/recipes.md is stale: run `npm run recipes:gen` and commit it');
-    process.exit(1);
-  } else {
-    console.log('docs/recipes.md is current');
-  }
+  runGeneratedDocCommand(DOC, renderReference, process.argv[2] ?? 'gen');
 }
