@@ -144,9 +144,7 @@ const KNOWN_CYCLES: { files: string[]; reason: string }[] = [
     files: ['registry/recipes/amulet.ts', 'registry/recipes/index.ts', 'registry/service.ts'],
     reason: 'not yet removed',
   },
-  { files: ['emulator/daml-lf/runtime.ts', 'emulator/daml-lf/value.ts'], reason: 'not yet removed' },
   { files: ['emulator/templates/amulet/external-party-config-state.ts', 'emulator/templates/amulet/transfer.ts'], reason: 'not yet removed' },
-  { files: ['emulator/daml-lf/compile.ts', 'emulator/daml-lf/update.ts'], reason: 'not yet removed' },
 ];
 
 describe('no import cycles in src/', () => {
