@@ -144,7 +144,6 @@ const KNOWN_CYCLES: { files: string[]; reason: string }[] = [
     files: ['registry/recipes/amulet.ts', 'registry/recipes/index.ts', 'registry/service.ts'],
     reason: 'not yet removed',
   },
-  { files: ['emulator/templates/amulet/external-party-config-state.ts', 'emulator/templates/amulet/transfer.ts'], reason: 'not yet removed' },
 ];
 
 describe('no import cycles in src/', () => {
