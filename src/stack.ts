@@ -36,7 +36,7 @@ import { isAddressInUse, PortInUseError, type Listening } from './http/listen.js
 import { portInUseMessage } from './config/profiles.js';
 import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
 import { startService, type ServiceOptions } from './http/service.js';
-import type { InstrumentConfig } from './registry/service.js';
+import type { InstrumentConfig } from './registry/instrument-config.js';
 import type { Clock } from './canton/clock.js';
 import { LedgerApiError } from './canton/errors.js';
 import {
