@@ -120,36 +120,11 @@ function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles.sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
 }
 
-/**
- * Cycles still present, each listed with every file of its strongly-connected component and why it
- * is still there. The test fails on any cycle not listed here, and on a listed one that is gone (so
- * this list stays exactly what remains).
- */
-const KNOWN_CYCLES: { files: string[]; reason: string }[] = [
-  {
-    files: [
-      'emulator/ledger/automations.ts',
-      'emulator/ledger/commands.ts',
-      'emulator/ledger/durability/changes.ts',
-      'emulator/ledger/engine.ts',
-      'emulator/ledger/interactive/build-prepared.ts',
-      'emulator/ledger/interactive/service.ts',
-      'emulator/ledger/parties.ts',
-      'emulator/ledger/synchronizer.ts',
-      'emulator/ledger/users.ts',
-    ],
-    reason: 'the engine builds its services and each takes the whole LedgerEngine back (not yet narrowed)',
-  },
-];
-
 describe('no import cycles in src/', () => {
-  it('every strongly-connected component of the import graph is a single file (apart from the listed known ones)', () => {
+  it('every strongly-connected component of the import graph is a single file', () => {
     const cycles = importCycles(wholeGraph());
     if (cycles.length > 0) console.log(`import cycles in src/ (${cycles.length}, largest ${cycles[0]!.length} files):\n${cycles.map((c) => `  ${c.join(' <-> ')}`).join('\n')}`);
-    const known = KNOWN_CYCLES.map(({ files }) => [...files].sort().join(' '));
-    const found = cycles.map((c) => c.join(' '));
-    expect(found.filter((c) => !known.includes(c)), 'new import cycles').toEqual([]);
-    expect(known.filter((c) => !found.includes(c)), 'known cycles that are gone: remove them from KNOWN_CYCLES').toEqual([]);
+    expect(cycles.map((c) => c.join(' <-> ')), 'import cycles (each line one strongly-connected component)').toEqual([]);
   });
 
   it('the cycle finder finds a cycle when there is one, so the check above can fail', () => {
