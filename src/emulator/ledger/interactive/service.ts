@@ -26,7 +26,7 @@ import type { ExternalPartyStore } from '../external-parties.js';
 import type { Synchronizer, SynchronizerMember } from '../synchronizer.js';
 import { errors, LedgerApiError } from '../../../canton/errors.js';
 import type { WireSignature } from '../external-parties.js';
-import { ProtoError } from '../dar/protobuf.js';
+import { ProtoError } from '../../shared/protobuf.js';
 import type { TransactionRecord } from '../updates.js';
 import { explainHash, hashPreparedTransactionV2, HashingError } from './hashing.js';
 import { PreparedTransactionBuilder, type PreparedBuilderEngine } from './build-prepared.js';
