@@ -10,6 +10,11 @@
  * Second rule: no import cycles anywhere in src/. Type-only imports count too: they vanish at run
  * time, but a type import is still a dependency a reader has to follow, and the circles worth
  * removing (a service taking its whole owner back by type) are made of them.
+ *
+ * Third, no arrows running back up: the plumbing that assembles (`config/`, `http/`) knows no
+ * domain code (a domain module owns its config schema in an `*-options.ts` module and its metrics
+ * in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/ledger/dar/`) sits below the
+ * Daml-LF engine (`emulator/daml-lf/`), with the protobuf reading both use in `emulator/shared/`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -135,5 +140,35 @@ describe('no import cycles in src/', () => {
       ['/d.ts', []],
     ]);
     expect(importCycles(graph).map((c) => c.length)).toEqual([3]);
+  });
+});
+
+/** Each edge `from -> to` of the whole graph where `from` matches `source` and `to` matches `target`. */
+function edges(source: (file: string) => boolean, target: (file: string) => boolean): string[] {
+  return [...wholeGraph()].flatMap(([file, targets]) => {
+    const from = relative(SRC, file);
+    return source(from) ? targets.map((t) => relative(SRC, t)).filter(target).map((to) => `${from} -> ${to}`) : [];
+  });
+}
+
+describe('no arrows up', () => {
+  it('config/ assembles the options schemas of the emulator and loads none of its behaviour', () => {
+    // emulator/shared/ holds leaves with no behaviour (stable ids), below everything.
+    const found = edges((f) => f.startsWith('config/'), (f) => f.startsWith('emulator/') && !f.endsWith('-options.ts') && !f.startsWith('emulator/shared/'));
+    expect(found).toEqual([]);
+    // The options modules are leaves of the emulator: zod, the user-id rule and the ledger's
+    // record types, no engine, no templates.
+    const leaves = ['emulator/ledger/object-meta.ts', 'emulator/ledger/types.ts'];
+    const optionsDeps = edges((f) => f.startsWith('emulator/') && f.endsWith('-options.ts'), (f) => f.startsWith('emulator/') && !leaves.includes(f));
+    expect(optionsDeps).toEqual([]);
+  });
+
+  it('http/ is plumbing: it imports no domain module (ledger client, cache, contract index, registry, emulator)', () => {
+    const domain = ['ledger/', 'cache/', 'contracts/', 'registry/', 'emulator/'];
+    expect(edges((f) => f.startsWith('http/'), (f) => domain.some((d) => f.startsWith(d)))).toEqual([]);
+  });
+
+  it('the DAR reader (emulator/ledger/dar/) does not import the Daml-LF engine (emulator/daml-lf/)', () => {
+    expect(edges((f) => f.startsWith('emulator/ledger/dar/'), (f) => f.startsWith('emulator/daml-lf/'))).toEqual([]);
   });
 });
