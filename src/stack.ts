@@ -34,9 +34,12 @@ import type { Cache } from './cache/cache.js';
 import { corsPolicy, type CorsPolicy } from './http/cors.js';
 import { isAddressInUse, PortInUseError, type Listening } from './http/listen.js';
 import { portInUseMessage } from './config/profiles.js';
-import { cacheMetrics, indexMetrics, ledgerCallMetrics, ServiceMetrics } from './http/metrics.js';
+import { ServiceMetrics } from './http/metrics.js';
+import { cacheMetrics } from './cache/metrics.js';
+import { indexMetrics } from './contracts/metrics.js';
+import { ledgerCallMetrics } from './ledger/metrics.js';
 import { startService, type ServiceOptions } from './http/service.js';
-import type { InstrumentConfig } from './registry/service.js';
+import type { InstrumentConfig } from './registry/instrument-config.js';
 import type { Clock } from './canton/clock.js';
 import { LedgerApiError } from './canton/errors.js';
 import {

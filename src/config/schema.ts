@@ -3,8 +3,8 @@
  * environment, see load.ts), frozen, and passed down; nothing else reads `process.env`.
  */
 import { z } from 'zod';
-import { AuthConfigSchema } from '../emulator/ledger-api/auth.js';
-import { DemoWorldSchema } from '../emulator/seed.js';
+import { AuthConfigSchema } from '../emulator/ledger-api/auth-options.js';
+import { DemoWorldSchema } from '../emulator/seed-options.js';
 import { AmuletRegistryCompatSchema } from './registry.js';
 import { OperationsConfigShape } from './operations.js';
 import { LOCALNET_LEDGER_AUTH, PROFILE_NAMES, type ProfileName } from './localnet.js';

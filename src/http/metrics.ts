@@ -7,16 +7,17 @@
  *
  * Each service has its own registry so that scraping one port reports that service only. The
  * values that live elsewhere (cache counters, index offsets, Redis state, websocket subscribers)
- * are read at scrape time from their owners, which keep no reference to prom-client.
+ * are read at scrape time from their owners, which keep no reference to prom-client. This module
+ * is the plumbing only (the registry, HTTP series, the name prefix, gauges read at scrape time):
+ * each domain module declares its own series beside it (ledger/metrics.ts, cache/metrics.ts,
+ * contracts/metrics.ts), and serve.ts / stack.ts assemble them.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Cache } from '../cache/cache.js';
-import type { LedgerCall } from '../ledger/client.js';
 
-const PREFIX = 'token_registry_';
+export const PREFIX = 'token_registry_';
 
 /** Seconds buckets for HTTP and ledger latencies: sub-millisecond registry answers to slow ledgers. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface ServiceMetricsOptions {
   /** `registry`, `ledger`, `scan`, `validator`: the `service` label of the HTTP series. */
@@ -147,122 +148,6 @@ export class ServiceMetrics {
 
   render(): Promise<string> {
     return this.registry.metrics();
-  }
-}
-
-/** Ledger JSON API calls of a registry's client, by endpoint and outcome. */
-export function ledgerCallMetrics(registry: Registry): (call: LedgerCall) => void {
-  const calls = new Counter({
-    name: `${PREFIX}ledger_requests_total`,
-    help: 'Calls to the ledger JSON API, by endpoint and outcome (HTTP status, network, timeout, auth)',
-    labelNames: ['method', 'endpoint', 'outcome'],
-    registers: [registry],
-  });
-  const time = new Histogram({
-    name: `${PREFIX}ledger_request_duration_seconds`,
-    help: 'Duration of one call to the ledger JSON API (one attempt), by endpoint',
-    labelNames: ['method', 'endpoint'],
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  return (c) => {
-    calls.inc({ method: c.method, endpoint: c.path, outcome: c.outcome });
-    time.observe({ method: c.method, endpoint: c.path }, c.seconds);
-  };
-}
-
-/** Cache hits, misses and errors (from `Cache.stats()`), and Redis connection state. */
-export function cacheMetrics(registry: Registry, cache: Cache): void {
-  const backend = cache.health().backend;
-  // Counters that follow the cache's own counters: each scrape adds what happened since the last.
-  const follow = (name: string, help: string, read: () => number) => {
-    let seen = 0;
-    new Counter({
-      name: `${PREFIX}cache_${name}_total`,
-      help,
-      labelNames: ['backend'],
-      registers: [registry],
-      collect() {
-        const now = read();
-        if (now > seen) this.inc({ backend }, now - seen);
-        else this.inc({ backend }, 0);
-        seen = Math.max(seen, now);
-      },
-    });
-  };
-  follow('hits', 'Cache reads that found the contract', () => cache.stats().hits);
-  follow('misses', 'Cache reads that did not (the ledger is asked instead); failed reads included', () => cache.stats().misses);
-  follow('errors', 'Cache operations that failed (reads, writes, deletes)', () => cache.stats().errors);
-  if (backend === 'redis') {
-    new Gauge({
-      name: `${PREFIX}redis_up`,
-      help: 'Whether the Redis connection is ready and answering (1) or not (0)',
-      registers: [registry],
-      collect() {
-        this.set(cache.health().ok ? 1 : 0);
-      },
-    });
-  }
-}
-
-/** What indexMetrics reads from the contract index (a ContractIndex fits). */
-export interface IndexForMetrics {
-  currentOffset: number;
-  lag(): Promise<number>;
-  /** How it follows the ledger now (`websocket` or `poll`). */
-  transport?: string;
-  onApplied?(listener: (u: { recordTime: string; appliedAtMs: number }) => void): void;
-}
-
-/**
- * How far the contract index is behind its ledger: in offsets (ledger end minus the index's
- * offset, read at scrape time; offsets of transactions the admin does not see count too until
- * the index next reads up to the ledger end), and in time (each transaction's record time, the
- * ledger's commit time, to the moment the index had applied it).
- */
-export function indexMetrics(registry: Registry, index: IndexForMetrics): void {
-  new Gauge({
-    name: `${PREFIX}contract_index_offset`,
-    help: 'The ledger offset the contract index is current to',
-    registers: [registry],
-    collect() {
-      this.set(index.currentOffset);
-    },
-  });
-  new Gauge({
-    name: `${PREFIX}contract_index_lag_offsets`,
-    help: 'Ledger end minus the offset the contract index is current to (unchanged when the ledger cannot be asked)',
-    registers: [registry],
-    async collect() {
-      try {
-        this.set(await index.lag());
-      } catch {
-        // the ledger is unreachable: keep the last value rather than fail the scrape
-      }
-    },
-  });
-  if (index.transport !== undefined) {
-    new Gauge({
-      name: `${PREFIX}contract_index_follows_websocket`,
-      help: 'Whether the contract index follows the ledger over the websocket update stream (1) or by long polls (0)',
-      registers: [registry],
-      collect() {
-        this.set(index.transport === 'websocket' ? 1 : 0);
-      },
-    });
-  }
-  if (index.onApplied) {
-    const delay = new Histogram({
-      name: `${PREFIX}contract_index_apply_delay_seconds`,
-      help: "Time from a transaction's record time on the ledger to the contract index having applied it",
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [registry],
-    });
-    index.onApplied((u) => {
-      const recorded = Date.parse(u.recordTime);
-      // A record time ahead of this host's clock (skew) counts as no delay.
-      if (Number.isFinite(recorded)) delay.observe(Math.max(0, u.appliedAtMs - recorded) / 1000);
-    });
   }
 }
 

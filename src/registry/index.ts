@@ -11,7 +11,8 @@ import type { LedgerClient } from '../ledger/client.js';
 import { createRegistryHttp } from './app.js';
 import type { Recipe } from './recipes/recipe.js';
 import { checkInstrumentRecipes } from './recipes/index.js';
-import { RegistryService, type InstrumentConfig } from './service.js';
+import { RegistryService } from './service.js';
+import type { InstrumentConfig } from './instrument-config.js';
 
 export interface RegistryOptions {
   admin: string;

@@ -47,22 +47,7 @@ import { checkInstrumentRecipes } from './recipes/index.js';
 import type { DisclosedContract, Instrument } from './schemas.js';
 import { isPromise, thenMaybe, type MaybePromise } from './maybe-promise.js';
 import { inPlace, type InPlaceSchema } from './in-place.js';
-
-export interface InstrumentConfig {
-  id: string;
-  name: string;
-  symbol: string;
-  decimals: number;
-  /** Name of the recipe of the token implementation (e.g. `splice-test-token-v1`). */
-  recipe: string;
-  /** Overrides the recipe's supported APIs. */
-  supportedApis?: Record<string, number>;
-  paused?: boolean;
-  pauseInfo?: { reason?: string; until?: string };
-  accountInputFieldsToShow?: Array<'provider' | 'accountId'>;
-  /** `ledger`: totalSupply = sum of the admin's HoldingV1 views of this instrument. */
-  totalSupply?: 'ledger' | 'none';
-}
+import type { InstrumentConfig } from './instrument-config.js';
 
 export interface RegistryServiceOptions {
   admin: string;

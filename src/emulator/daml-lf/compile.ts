@@ -20,6 +20,7 @@ import { DamlFailure, DamlThrow } from './runtime.js';
 import { sameTycon, typesEqual } from './eval-types.js';
 import { consList, isEmptyList, unconsList } from './eval-lists.js';
 import { compileUpdate } from './update.js';
+import { asRecord, bind, childScope, internal, matchError, rootScope, type Code, type Frame, type Scope } from './compile-scope.js';
 import {
   EMPTY_LIST,
   FALSE,
@@ -33,13 +34,6 @@ import {
   type RecordV,
   type Value,
 } from './value.js';
-
-/** A runtime frame: the slots of one activation, linked to the enclosing frame. */
-export interface Frame {
-  readonly up: Frame | undefined;
-  readonly s: Value[];
-}
-export type Code = (env: Frame) => Value;
 
 /** What compiled code asks of the evaluator (definitions, data types, budget, interfaces). */
 export interface Runtime {
@@ -70,53 +64,11 @@ export interface Runtime {
   choiceObserversValue(owner: TypeConRef, choice: string, rec: RecordV, arg: Value): Value;
 }
 
-interface FrameInfo {
-  readonly level: number;
-  nslots: number;
-}
-interface VarEntry {
-  readonly name: string;
-  readonly level: number;
-  readonly slot: number;
-  readonly next: VarEntry | undefined;
-}
-/** Compile-time scope: the frame being filled and the variables visible. */
-export interface Scope {
-  readonly frame: FrameInfo;
-  readonly vars: VarEntry | undefined;
-}
-
-export function rootScope(): Scope {
-  return { frame: { level: 0, nslots: 0 }, vars: undefined };
-}
-/** A scope for code that runs in a frame of its own, created at run time inside `scope`'s frame. */
-export function childScope(scope: Scope): Scope {
-  return { frame: { level: scope.frame.level + 1, nslots: 0 }, vars: scope.vars };
-}
-/** Binds `name` to a fresh slot of the current frame. */
-export function bind(scope: Scope, name: string): { scope: Scope; slot: number } {
-  const slot = scope.frame.nslots++;
-  return { scope: { frame: scope.frame, vars: { name, level: scope.frame.level, slot, next: scope.vars } }, slot };
-}
-
-export function matchError(): never {
-  throw new DamlFailure({ kind: 'other', message: 'match error: no case alternative matched the value' });
-}
-
-export function internal(message: string): never {
-  throw new DamlFailure({ kind: 'other', message: `Daml-LF evaluation: ${message}` });
-}
-
 /** Applies a function value; the exact-arity call is the fast path. */
 export function apply(f: Value, args: Value[]): Value {
   if (f.tag === 'fun' && f.arity === args.length) return f.invoke(args);
   if (f.tag !== 'fun') internal(`applying a ${f.tag} value as a function`);
   return applyValue(f, args);
-}
-
-export function asRecord(v: Value, what: string): RecordV {
-  if (v.tag !== 'record') internal(`${what}: expected a record (template or interface value), got ${v.tag}`);
-  return v;
 }
 
 function literal(l: Literal): Value {

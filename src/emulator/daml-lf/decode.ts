@@ -29,8 +29,8 @@ import {
   type LfType,
   type TypeConRef,
 } from '../ledger/dar/lf2.js';
-import { ProtoMessage } from '../ledger/dar/protobuf.js';
-import { Msg } from './lf-reader.js';
+import { ProtoMessage } from '../shared/protobuf.js';
+import { Msg } from '../shared/lf-reader.js';
 import {
   tyconKey,
   type Binding,

@@ -39,7 +39,8 @@ import {
   type TypeConRef,
   type ValueRef,
 } from './ast.js';
-import { Compiler, apply, internal } from './compile.js';
+import { Compiler, apply } from './compile.js';
+import { internal } from './compile-scope.js';
 import { normalizeType, refText } from './eval-types.js';
 import { DamlFailure, DamlThrow, type DamlEngine, type LedgerPort } from './runtime.js';
 import { UNIT, contractId, fun, text, type AnyExceptionV, type FunV, type RecordV, type Value } from './value.js';

@@ -10,28 +10,11 @@
  *    participant returns.
  */
 import type { TypeConRef } from './ast.js';
-import type { AnyExceptionV, RecordV, Value } from './value.js';
+import type { AnyExceptionV, LedgerPort, RecordV, Value } from './value.js';
 
-/** Ledger access for running updates. Contract arguments are evaluator values (records). */
-export interface LedgerPort {
-  /** The transaction's ledger time (`getTime`), microseconds since the epoch. */
-  readonly nowMicros: bigint;
-  /** Creates a contract of `template` (its signatories, precondition and key are asked of the DamlEngine). */
-  create(template: TypeConRef, arg: RecordV): string;
-  /** Fetches an active, visible contract that must be of `template`; returns its argument. */
-  fetchTemplate(template: TypeConRef, cid: string): RecordV;
-  /** Fetches an active, visible contract that must implement `iface`; returns its template's argument. */
-  fetchInterface(iface: TypeConRef, cid: string): RecordV;
-  /** Exercises `choice` of `template` on `cid`; returns the choice's result. */
-  exerciseTemplate(template: TypeConRef, cid: string, choice: string, arg: Value): Value;
-  /** Exercises the interface choice `choice` of `iface` on `cid`; returns the choice's result. */
-  exerciseInterface(iface: TypeConRef, cid: string, choice: string, arg: Value): Value;
-  /**
-   * Runs `body` in a rollback scope (LF `try`): when it throws, every ledger effect it made is
-   * rolled back (a rollback node in the transaction, as Canton records it) and the error rethrown.
-   */
-  rollbackScope<T>(body: () => T): T;
-}
+// `LedgerPort` is declared beside `UpdateV` in value.ts (an update value runs against a port, and
+// the port's methods take values: one module holds both so the two files import one way).
+export type { LedgerPort } from './value.js';
 
 /** What the ledger asks of Daml code. `template`/`owner` name a template or an interface. */
 export interface DamlEngine {

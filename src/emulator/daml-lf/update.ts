@@ -12,7 +12,7 @@
  * guarded `exercise_interface` (2.dev) are unsupported-feature failures when run.
  */
 import type { Update } from './ast.js';
-import { asRecord, bind, childScope, internal, type Code, type Compiler, type Frame, type Scope } from './compile.js';
+import { asRecord, bind, childScope, internal, type Code, type ExpressionCompiler, type Frame, type Scope } from './compile-scope.js';
 import { DamlFailure, DamlThrow, type LedgerPort } from './runtime.js';
 import { contractId, type UpdateV, type Value } from './value.js';
 
@@ -34,7 +34,7 @@ function unsupported(feature: string): never {
   throw new DamlFailure({ kind: 'unsupported', feature });
 }
 
-export function compileUpdate(c: Compiler, u: Update, scope: Scope): Code {
+export function compileUpdate(c: ExpressionCompiler, u: Update, scope: Scope): Code {
   switch (u.tag) {
     case 'pure': {
       const e = c.compile(u.expr, scope);

@@ -17,7 +17,6 @@
  *  - Updates are `UpdateV`: a suspended action run against the ledger by the update interpreter.
  */
 import type { FailureCategoryName, LfType, RoundingModeName, TypeConRef } from './ast.js';
-import type { LedgerPort } from './runtime.js';
 
 export type Value =
   | UnitV
@@ -107,6 +106,28 @@ export interface UpdateV {
   /** Runs the action against the ledger. */
   readonly run: (ledger: LedgerPort) => Value;
 }
+/** Ledger access for running updates. Contract arguments are evaluator values (records).
+ * The emulated ledger's command interpreter implements it (runtime.ts describes the seams). */
+export interface LedgerPort {
+  /** The transaction's ledger time (`getTime`), microseconds since the epoch. */
+  readonly nowMicros: bigint;
+  /** Creates a contract of `template` (its signatories, precondition and key are asked of the DamlEngine). */
+  create(template: TypeConRef, arg: RecordV): string;
+  /** Fetches an active, visible contract that must be of `template`; returns its argument. */
+  fetchTemplate(template: TypeConRef, cid: string): RecordV;
+  /** Fetches an active, visible contract that must implement `iface`; returns its template's argument. */
+  fetchInterface(iface: TypeConRef, cid: string): RecordV;
+  /** Exercises `choice` of `template` on `cid`; returns the choice's result. */
+  exerciseTemplate(template: TypeConRef, cid: string, choice: string, arg: Value): Value;
+  /** Exercises the interface choice `choice` of `iface` on `cid`; returns the choice's result. */
+  exerciseInterface(iface: TypeConRef, cid: string, choice: string, arg: Value): Value;
+  /**
+   * Runs `body` in a rollback scope (LF `try`): when it throws, every ledger effect it made is
+   * rolled back (a rollback node in the transaction, as Canton records it) and the error rethrown.
+   */
+  rollbackScope<T>(body: () => T): T;
+}
+
 export interface RoundingModeV { readonly tag: 'roundingMode'; readonly value: RoundingModeName }
 export interface FailureCategoryV { readonly tag: 'failureCategory'; readonly value: FailureCategoryName }
 

@@ -4,7 +4,7 @@
  * a fixed list, including its fixed `totalSupply` / `totalSupplyAsOf` texts, in its order.
  */
 import type { Instrument } from '../../registry/schemas.js';
-import type { InstrumentConfig } from '../../registry/service.js';
+import type { InstrumentConfig } from '../../registry/instrument-config.js';
 
 /** What the example advertises for TestTokenV1 (`supportedApisV1`), and at `/registry/metadata/v1/info`. */
 export const EXAMPLE_REGISTRY_V1_APIS: Readonly<Record<string, number>> = {

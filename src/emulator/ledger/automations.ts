@@ -16,20 +16,22 @@
  * With a ManualClock nothing happens until the clock moves and someone submits or reads, so two
  * engines fed the same commands and clock moves produce the same ledger.
  */
-import type { LedgerEngine } from './engine.js';
+/**
+ * An automation, run with the participant it is registered on. Generic in the participant's type
+ * (engine.ts's `LedgerEngine`) so this module does not depend on the engine that owns it.
+ */
+export type Automation<E> = (engine: E) => void;
 
-export type Automation = (engine: LedgerEngine) => void;
-
-export class EngineAutomations {
-  private readonly list: Array<{ name: string; run: Automation }> = [];
+export class EngineAutomations<E> {
+  private readonly list: Array<{ name: string; run: Automation<E> }> = [];
   private running = false;
   /** The last error of each automation that failed on its latest run (cleared on success). */
   readonly lastErrors = new Map<string, unknown>();
 
-  constructor(private readonly engine: LedgerEngine) {}
+  constructor(private readonly engine: E) {}
 
   /** Registers an automation; a second registration under the same name replaces the first. */
-  register(name: string, run: Automation): void {
+  register(name: string, run: Automation<E>): void {
     const i = this.list.findIndex((a) => a.name === name);
     if (i >= 0) this.list[i] = { name, run };
     else this.list.push({ name, run });

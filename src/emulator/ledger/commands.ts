@@ -14,14 +14,21 @@
  */
 import { createHash } from 'node:crypto';
 import { encodeBlob, decodeBlob } from './blob.js';
-import type { LedgerEngine } from './engine.js';
+import type { Clock } from '../../canton/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { ContractStore } from './contracts.js';
+import type { PartyStore } from './parties.js';
+import type { Synchronizer, SynchronizerMember } from './synchronizer.js';
+import type { SequencerTraffic } from './traffic.js';
+import type { UpdateLog } from './updates.js';
 import { errors, LedgerApiError, type Category } from '../../canton/errors.js';
 import { NumericSyntaxError } from '../../canton/lf.js';
 import { formatIdRef, resolveRef, unknownTemplateError, type IdRef, parseIdRef } from './identifiers.js';
-import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, type UpdateContext } from './templates.js';
-import type { ContractRecord, LfValue, QualifiedId } from './types.js';
+import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, type TemplateRegistry, type UpdateContext } from './templates.js';
+import type { ContractRecord, HostingPermission, LfValue, QualifiedId } from './types.js';
 import { formatId, nameKey, stakeholdersOf } from './types.js';
-import type { CreateNode, ExerciseNode, TransactionRecord, TxNode } from './updates.js';
+import type { CommittedTransaction, CreateNode, ExerciseNode, TransactionRecord, TxNode } from './updates.js';
+export type { CommittedTransaction } from './updates.js';
 import { unexpectedFieldsIn, type NativeValueType } from './value-types.js';
 import { LfValueError } from './lf-value.js';
 import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/ledger/errors.js';
@@ -77,9 +84,29 @@ export interface Completion {
   recordTimeMicros: bigint;
 }
 
+/**
+ * What the command service uses of its participant: engine.ts's `LedgerEngine` implements it.
+ * Declared here so the service depends on the stores it uses, not on the engine that builds it.
+ */
+export interface CommandEngine extends SynchronizerMember {
+  readonly synchronizer: Synchronizer;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly parties: PartyStore;
+  readonly contracts: ContractStore;
+  readonly updates: UpdateLog;
+  readonly templates: TemplateRegistry;
+  readonly traffic: SequencerTraffic;
+  readonly participantName: string;
+  /** The participant as a sequencer member (`PAR::<uid>`). */
+  readonly participantMember: string;
+  readonly synchronizerId: string;
+  hostingPermission(party: string): HostingPermission | undefined;
+}
+
 export class CommandService {
   private readonly dedup = new Map<string, Completion>();
-  constructor(private readonly engine: LedgerEngine) {}
+  constructor(private readonly engine: CommandEngine) {}
 
   /** Interprets and commits a submission; returns the committed transaction or throws. */
   submit(s: Submission): TransactionRecord {
@@ -259,17 +286,6 @@ export class CommandService {
   }
 }
 
-/** A transaction as committed, with what its effects need (what durable state journals). */
-export interface CommittedTransaction {
-  tx: TransactionRecord;
-  /** The contracts it creates (the records its create nodes carry). */
-  created: ContractRecord[];
-  consumed: string[];
-  /** Deduplication key of its change id. */
-  changeKey: string;
-  /** Traffic cost of its confirmation request, before the base rate pays part of it. */
-  eventCost: bigint;
-}
 
 /**
  * What interpreting a submission produced, not yet on the ledger: the nodes with their
@@ -312,7 +328,7 @@ class TransactionBuilder {
   private readonly updateId: string;
 
   constructor(
-    private readonly engine: LedgerEngine,
+    private readonly engine: CommandEngine,
     private readonly s: Submission,
     private readonly now: bigint,
   ) {

@@ -81,7 +81,7 @@ export class LedgerEngine implements SynchronizerMember {
   /** Prepare / execute of externally signed transactions. */
   readonly interactive: InteractiveSubmissionService;
   /** Background automation run lazily before each submission (automations.ts). */
-  readonly automations: EngineAutomations;
+  readonly automations: EngineAutomations<LedgerEngine>;
   /** The synchronizer's traffic control, metering this participant's requests (off until parameters are set). */
   readonly traffic: SequencerTraffic;
 
@@ -124,7 +124,7 @@ export class LedgerEngine implements SynchronizerMember {
     this.updates = new UpdateLog();
     this.commands = new CommandService(this);
     this.interactive = new InteractiveSubmissionService(this);
-    this.automations = new EngineAutomations(this);
+    this.automations = new EngineAutomations<LedgerEngine>(this);
     synchronizer.connect(this);
   }
 

@@ -27,8 +27,7 @@ import {
   UpdateMask,
   verifyAnnotations,
 } from './object-meta.js';
-import type { PartyRecord } from './types.js';
-import type { HostingPermission } from './synchronizer.js';
+import type { HostingPermission, PartyRecord } from './types.js';
 
 /** `PartyManagementServiceConfig.DefaultMaxPartiesPageSize`. */
 export const MAX_PARTIES_PAGE_SIZE = 10000;

@@ -30,11 +30,10 @@ import { IdGenerator, stableFingerprint } from '../shared/ids.js';
 import { ExternalPartyStore, type ExternalPartyRecord } from './external-parties.js';
 import type { SavedExternalParty, StateJournal } from './durability/changes.js';
 import { SequencerTraffic } from './traffic.js';
-import type { ContractRecord } from './types.js';
+import type { ContractRecord, HostingPermission } from './types.js';
 import type { CreateNode, TransactionRecord, TxNode } from './updates.js';
 
-/** `ParticipantPermission` of a PartyToParticipant mapping (topology.proto). */
-export type HostingPermission = 'Submission' | 'Confirmation' | 'Observation';
+export type { HostingPermission } from './types.js';
 
 /** What the synchronizer needs of a connected participant. */
 export interface SynchronizerMember {

@@ -77,3 +77,6 @@ export interface ContractRecord {
 export function stakeholdersOf(c: Pick<ContractRecord, 'signatories' | 'observers'>): string[] {
   return [...c.signatories, ...c.observers];
 }
+
+/** `ParticipantPermission` of a PartyToParticipant mapping (topology.proto). */
+export type HostingPermission = 'Submission' | 'Confirmation' | 'Observation';

@@ -213,3 +213,15 @@ function lowerBound(list: number[], value: number): number {
   }
   return lo;
 }
+
+/** A transaction as committed, with what its effects need (what durable state journals). */
+export interface CommittedTransaction {
+  tx: TransactionRecord;
+  /** The contracts it creates (the records its create nodes carry). */
+  created: ContractRecord[];
+  consumed: string[];
+  /** Deduplication key of its change id. */
+  changeKey: string;
+  /** Traffic cost of its confirmation request, before the base rate pays part of it. */
+  eventCost: bigint;
+}

@@ -48,7 +48,7 @@ import type { AnyValue } from '../../canton/lf.js';
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
 import { badRequest, notFound } from '../errors.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
-import type { InstrumentConfig } from '../service.js';
+import type { InstrumentConfig } from '../instrument-config.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
 import { contractIdValue, UnsupportedOperation, TOKEN_STANDARD_V1_APIS } from './recipe.js';
 

@@ -4,7 +4,10 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { honoRouteOf } from '../../../src/http/pipeline.js';
-import { cacheMetrics, gaugeOf, indexMetrics, ledgerCallMetrics, ServiceMetrics } from '../../../src/http/metrics.js';
+import { gaugeOf, ServiceMetrics } from '../../../src/http/metrics.js';
+import { cacheMetrics } from '../../../src/cache/metrics.js';
+import { indexMetrics } from '../../../src/contracts/metrics.js';
+import { ledgerCallMetrics } from '../../../src/ledger/metrics.js';
 import { parsePrometheusText, sampleValue } from '../../support/prometheus-text.js';
 
 describe('service metrics', () => {

@@ -24,7 +24,7 @@ import { createTestTokenV2Account, createTestTokenV2Rules, mintTestTokenV2, regi
 import { noAuth, TokenProviderError, type TokenProvider } from '../../../src/ledger/auth.js';
 import { LedgerClient } from '../../../src/ledger/client.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
-import type { InstrumentConfig } from '../../../src/registry/service.js';
+import type { InstrumentConfig } from '../../../src/registry/instrument-config.js';
 import { TestTokenV2Recipe, TestTokenV2Templates } from '../../../src/registry/recipes/test-token-v2.js';
 import type { Account, AllocationSpecificationV2, TransferLegSide } from '../../../src/emulator/templates/test-token-v2/values.js';
 import type { JsActiveContract } from '../../../src/ledger/schemas/events.js';

@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { LedgerApiError } from '../../../canton/errors.js';
 import { decodePackage, LfDecodeError, type DecodedPackage } from './lf2.js';
 import { ManifestError, readDarManifest, type DarManifest } from './manifest.js';
-import { ProtoError, ProtoMessage } from './protobuf.js';
+import { ProtoError, ProtoMessage } from '../../shared/protobuf.js';
 import { DEFAULT_MAX_ENTRY_SIZE, forEachZipEntry, readEntry, ZipBombError, ZipFormatError, type ZipEntryRef } from './zip.js';
 
 export type { DecodedPackage } from './lf2.js';

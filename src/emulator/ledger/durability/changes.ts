@@ -3,10 +3,9 @@
  * write to a store that is not derived from another. Everything else (scan's history, indexes,
  * caches) is rebuilt from these.
  */
-import type { CommittedTransaction } from '../commands.js';
 import type { SavedDarUpload } from '../packages.js';
-import type { HostingPermission } from '../synchronizer.js';
-import type { PartyRecord } from '../types.js';
+import type { HostingPermission, PartyRecord } from '../types.js';
+import type { CommittedTransaction } from '../updates.js';
 import type { SavedUser } from '../users.js';
 import type { SigningKeySpec } from '../external-parties.js';
 

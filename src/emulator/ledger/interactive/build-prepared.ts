@@ -7,7 +7,10 @@
  * their LF types where known (lf-proto-value.ts).
  */
 import type { ActionNode, Interpretation } from '../commands.js';
-import type { LedgerEngine } from '../engine.js';
+import type { IdGenerator } from '../../shared/ids.js';
+import type { ContractStore } from '../contracts.js';
+import type { PackageStore } from '../packages.js';
+import type { TemplateRegistry } from '../templates.js';
 import type { ContractRecord, QualifiedId } from '../types.js';
 import { nameKey, stakeholdersOf } from '../types.js';
 import { inferValue, nativeTypedValue, typedValue } from './lf-proto-value.js';
@@ -16,8 +19,17 @@ import type { PCreate, PIdentifier, PNode, PPreparedTransaction, PValue } from '
 /** The LF version Canton 3.5 writes into transactions and nodes (LF 2.1). */
 const LF_VERSION = '2.1';
 
+/** What building a prepared transaction reads of the participant (engine.ts's `LedgerEngine` implements it). */
+export interface PreparedBuilderEngine {
+  readonly ids: IdGenerator;
+  readonly contracts: ContractStore;
+  readonly packages: PackageStore;
+  readonly templates: TemplateRegistry;
+  readonly synchronizerId: string;
+}
+
 export class PreparedTransactionBuilder {
-  constructor(private readonly engine: LedgerEngine) {}
+  constructor(private readonly engine: PreparedBuilderEngine) {}
 
   /** The PreparedTransaction of `i`, prepared at `preparationTime` (micros). */
   build(i: Interpretation, preparationTime: bigint, times: { minLedgerTimeMicros?: bigint; maxRecordTimeMicros?: bigint }): PPreparedTransaction {

@@ -5,7 +5,7 @@
  *
  * 64-bit integers are bigints; contract ids are hex strings (as on the wire).
  */
-import { ProtoError, ProtoMessage } from '../dar/protobuf.js';
+import { ProtoError, ProtoMessage } from '../../shared/protobuf.js';
 import { ProtoWriter } from '../protobuf-writer.js';
 
 export interface PIdentifier {

@@ -20,14 +20,16 @@
  * A rejected execute writes nothing (only the background automation may have moved on).
  */
 import { createHash } from 'node:crypto';
-import type { LedgerEngine } from '../engine.js';
-import type { Deduplication, Interpretation, Submission } from '../commands.js';
+import type { Clock } from '../../../canton/clock.js';
+import type { CommandService, Deduplication, Interpretation, Submission } from '../commands.js';
+import type { ExternalPartyStore } from '../external-parties.js';
+import type { Synchronizer, SynchronizerMember } from '../synchronizer.js';
 import { errors, LedgerApiError } from '../../../canton/errors.js';
 import type { WireSignature } from '../external-parties.js';
-import { ProtoError } from '../dar/protobuf.js';
+import { ProtoError } from '../../shared/protobuf.js';
 import type { TransactionRecord } from '../updates.js';
 import { explainHash, hashPreparedTransactionV2, HashingError } from './hashing.js';
-import { PreparedTransactionBuilder } from './build-prepared.js';
+import { PreparedTransactionBuilder, type PreparedBuilderEngine } from './build-prepared.js';
 import { decodePreparedTransaction, encodePreparedTransaction, type PPreparedTransaction } from './prepared-transaction.js';
 
 /** Canton's default `preparationTimeRecordTimeTolerance`. */
@@ -72,6 +74,14 @@ interface PreparedEntry {
   committed?: { offset: number; submissionId: string };
 }
 
+/** What prepare / execute use of the participant (engine.ts's `LedgerEngine` implements it). */
+export interface InteractiveEngine extends PreparedBuilderEngine, SynchronizerMember {
+  readonly clock: Clock;
+  readonly commands: CommandService;
+  readonly externalParties: ExternalPartyStore;
+  readonly synchronizer: Synchronizer;
+}
+
 export class InteractiveSubmissionService {
   /** By V2 hash (hex). */
   private readonly prepared = new Map<string, PreparedEntry>();
@@ -80,7 +90,7 @@ export class InteractiveSubmissionService {
 
   private readonly builder: PreparedTransactionBuilder;
 
-  constructor(private readonly engine: LedgerEngine) {
+  constructor(private readonly engine: InteractiveEngine) {
     this.builder = new PreparedTransactionBuilder(engine);
   }
 

@@ -20,7 +20,7 @@
  *    permission 2, onboarding 3 (empty message, present iff onboarding)
  *  - SigningPublicKey: format 2, public_key 3, scheme 4 (deprecated), usage 5 (packed), key_spec 6
  */
-import { ProtoError, ProtoMessage } from '../dar/protobuf.js';
+import { ProtoError, ProtoMessage } from '../../shared/protobuf.js';
 import { cantonHash, HashPurpose } from './canton-hash.js';
 import { ProtoWriter } from '../protobuf-writer.js';
 

@@ -33,7 +33,6 @@ import { nativeChoice } from '../native-choice.js';
 import {
   configStateReference,
   contextCid,
-  fetchOpenRound,
   optionalContextBool,
   paymentOf,
   prepareTwoStepTransfer,
@@ -42,6 +41,7 @@ import {
   type TransferReference,
   type TwoStepTransfer,
 } from './transfer.js';
+import { fetchOpenRound } from './fetch-checked.js';
 import { configStateFromContext } from './external-party-config-state.js';
 import {
   AMULET_INSTRUMENT_ID,

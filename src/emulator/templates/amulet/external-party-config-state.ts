@@ -26,7 +26,7 @@ import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { opt, rec, recordParser, type LfT } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
-import { fetchForDso, fetchOpenRound } from './transfer.js';
+import { fetchForDso, fetchOpenRound } from './fetch-checked.js';
 import {
   assertDeadlineExceeded,
   failGeneral,

@@ -30,7 +30,8 @@ import type { QualifiedId } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
-import { executeTransfer, fetchForDso, holdingTxMeta, type AmuletBehaviour } from './transfer.js';
+import { executeTransfer, holdingTxMeta, type AmuletBehaviour } from './transfer.js';
+import { fetchForDso } from './fetch-checked.js';
 import {
   AmuletIds,
   META,

@@ -28,7 +28,6 @@ import {
   executeTwoStepTransfer,
   exercisePayment,
   exercisePaymentTransfer,
-  fetchOpenRound,
   holdingToTransferInputs,
   holdingTxMeta,
   optionalContextCid,
@@ -41,6 +40,7 @@ import {
   type AmuletBehaviour,
   type TwoStepTransfer,
 } from './transfer.js';
+import { fetchOpenRound } from './fetch-checked.js';
 import {
   AMULET_INSTRUMENT_ID,
   AmuletIds,

@@ -30,7 +30,8 @@ import type { QualifiedId } from '../../ledger/types.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { checkExpectedDso, splitAndBurn } from './preapproval.js';
-import { fetchForDso, fetchOpenRound, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
+import { transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
+import { fetchForDso, fetchOpenRound } from './fetch-checked.js';
 import {
   AmuletIds,
   SPLICE_AMULET_PACKAGE_ID,

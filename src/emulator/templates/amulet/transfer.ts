@@ -20,6 +20,7 @@ import { nameKey } from '../../ledger/types.js';
 import { TS } from '../token-standard.js';
 import { parseTime } from '../../../canton/lf.js';
 import { configStateFromContext, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
+import { fetchForDso, fetchOpenRound, groupMismatch, showForOwner } from './fetch-checked.js';
 import {
   AMULET_INSTRUMENT_ID,
   AmuletIds,
@@ -64,24 +65,7 @@ export interface AmuletBehaviour {
   holdingFeesOnTransfer: boolean;
 }
 
-// ---- checked fetches (Splice.Util fetchChecked with ForDso / ForOwner) -------------------------------
-
-const showForDso = (dso: string) => `ForDso {dso = ${showParty(dso)}}`;
-const showForOwner = (dso: string, owner: string) => `ForOwner {dso = ${showParty(dso)}, owner = ${showParty(owner)}}`;
-
-function groupMismatch(ctx: UpdateContext, expected: string, got: string, cid: string): never {
-  return failGeneral(ctx, `Contract group identifier mismatch: expected ${expected}, got ${got} for ${cid}`);
-}
-
-export function fetchForDso<P extends { dso: string }>(ctx: UpdateContext, dso: string, cid: string, template: (typeof AmuletIds)[keyof typeof AmuletIds]): P {
-  const p = ctx.fetch(cid, template).payload as P;
-  if (p.dso !== dso) groupMismatch(ctx, showForDso(dso), showForDso(p.dso), cid);
-  return p;
-}
-
-export function fetchOpenRound(ctx: UpdateContext, dso: string, cid: string): OpenMiningRoundPayload {
-  return fetchForDso<OpenMiningRoundPayload>(ctx, dso, cid, AmuletIds.OpenMiningRound);
-}
+// ---- checked fetches: fetch-checked.ts (below this module and external-party-config-state.ts) ----
 
 // ---- fees ----------------------------------------------------------------------------------------
 

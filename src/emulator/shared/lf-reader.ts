@@ -1,13 +1,13 @@
 /**
  * A lean protobuf message view for the expression decoder. A package holds hundreds of thousands
- * of `Expr` messages; `dar/protobuf.ts`'s `ProtoMessage` (a map of field objects and buffer
+ * of `Expr` messages; `protobuf.ts`'s `ProtoMessage` (a map of field objects and buffer
  * slices per message) made decoding allocation-bound. Here a message is its buffer plus one flat
  * array of `[field number, wire type, a, b]` quadruples: for a varint `a` is its low 32 bits as a
  * signed int32 (exact for the int32, enum and bool fields read through this view); for a
  * length-delimited or fixed-width field `a`..`b` is its byte range. Messages with 64-bit scalars
  * (literals) and types go to the standard reader through `asProto()`.
  */
-import { ProtoError, ProtoMessage } from '../ledger/dar/protobuf.js';
+import { ProtoError, ProtoMessage } from './protobuf.js';
 
 const TRUNCATED = 'While parsing a protocol message, the input ended unexpectedly in the middle of a field.';
 

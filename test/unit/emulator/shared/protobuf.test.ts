@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProtoError, ProtoMessage } from '../../../../../src/emulator/ledger/dar/protobuf.js';
-import { ProtoWriter } from '../../../../support/dar-builder.js';
+import { ProtoError, ProtoMessage } from '../../../../src/emulator/shared/protobuf.js';
+import { ProtoWriter } from '../../../support/dar-builder.js';
 
 describe('ProtoMessage', () => {
   it('reads scalars, strings, nested messages and skips unknown fields', () => {
