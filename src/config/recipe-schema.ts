@@ -143,17 +143,34 @@ const ValueExprSchema = z.union(
 
 const COMPARISONS = ['lt', 'lte', 'gt', 'gte'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
-/** `{ "lte": "$now" }`: an ordered comparison instead of equality. */
-const ConditionSchema = z
-  .partialRecord(z.enum(COMPARISONS), ValueExprSchema)
-  .refine((o) => Object.keys(o).length === 1, 'a comparison has exactly one of "lt", "lte", "gt", "gte"');
+const MATCH_OPS = ['eq', ...COMPARISONS] as const;
+export type MatchOp = (typeof MATCH_OPS)[number];
+/**
+ * `{ "lte": "$now" }`: an ordered comparison instead of equality; `{ "eq": "$args.x", "default": "" }`:
+ * equality with the value to use when the expression's path is absent (e.g. an optional metadata key).
+ */
+const ConditionSchema = strict({
+  eq: ValueExprSchema.optional(),
+  lt: ValueExprSchema.optional(),
+  lte: ValueExprSchema.optional(),
+  gt: ValueExprSchema.optional(),
+  gte: ValueExprSchema.optional(),
+  default: ValueExprSchema.optional(),
+}).refine((o) => MATCH_OPS.filter((k) => o[k] !== undefined).length === 1, 'a condition has exactly one of "eq", "lt", "lte", "gt", "gte" (and optionally "default")');
+type Condition = { [K in MatchOp | 'default']?: string | boolean | null };
 /** Dispatched on the input's shape, so that a mistake is reported at its own path. */
-const MatchValueSchema = z.unknown().transform((v, ctx): string | boolean | null | Partial<Record<Comparison, string | boolean | null>> => {
+const MatchValueSchema = z.unknown().transform((v, ctx): string | boolean | null | Condition => {
   const r = v !== null && typeof v === 'object' && !Array.isArray(v) ? ConditionSchema.safeParse(v) : ValueExprSchema.safeParse(v);
   if (r.success) return r.data;
   for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
   return z.NEVER;
 });
+/** The operator, its value expression and the default of a match value. */
+export function matchCondition(mv: MatchValue): { op: MatchOp; value: string | boolean | null; default?: string | boolean | null } {
+  if (mv === null || typeof mv !== 'object') return { op: 'eq', value: mv };
+  const op = MATCH_OPS.find((k) => mv[k] !== undefined) ?? 'eq';
+  return { op, value: mv[op] ?? null, ...(mv.default !== undefined ? { default: mv.default } : {}) };
+}
 export type MatchValue = z.output<typeof MatchValueSchema>;
 
 /** Keys are payload field paths, or `$id` (the contract id: the contract is looked up by id). */
@@ -189,7 +206,7 @@ const selectorShape = {
     'Find the contracts of any template that implements this interface (`#<package-name>:<Module>:<Interface>`), e.g. a token-standard factory interface. Give exactly one of `templateId` and `interfaceId`.',
   ),
   match: MatchSchema.default({}).describe(
-    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a comparison `{"lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. Empty: every active contract of the template that the admin sees.',
+    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a condition `{"eq" | "lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text), optionally with `"default": <value expression>`, the value to use when the expression\'s path is absent (e.g. a metadata key a wallet may leave out: `"account.id": {"eq": "$args.transfer.meta.values.[cip-112/sender.id]", "default": ""}`). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. Empty: every active contract of the template that the admin sees.',
   ),
   orTemplateIds: z
     .array(QualifiedIdSchema)
@@ -411,7 +428,7 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
   if (ctx.zodSchema === MatchValueSchema) {
     const expr = { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] };
     Object.assign(ctx.jsonSchema, {
-      anyOf: [...expr.anyOf, { type: 'object', properties: Object.fromEntries(COMPARISONS.map((c) => [c, expr])), minProperties: 1, maxProperties: 1, additionalProperties: false }],
+      anyOf: [...expr.anyOf, { type: 'object', properties: Object.fromEntries([...MATCH_OPS, 'default'].map((c) => [c, expr])), minProperties: 1, maxProperties: 2, additionalProperties: false }],
     });
     return;
   }
@@ -487,8 +504,9 @@ export function templateParts(text: string): Array<string | { expr: ValueExpr; t
 export function expressionsOf(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined }): Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> {
   const out: Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [];
   for (const [field, mv] of Object.entries(e.match)) {
-    if (mv !== null && typeof mv === 'object') for (const [op, raw] of Object.entries(mv)) out.push({ at: `match.${field}.${op}`, raw: raw ?? null, expr: parseValueExpr(raw ?? null) });
-    else out.push({ at: `match.${field}`, raw: mv, expr: parseValueExpr(mv) });
+    if (mv !== null && typeof mv === 'object') {
+      for (const [op, raw] of Object.entries(mv)) if (raw !== undefined) out.push({ at: `match.${field}.${op}`, raw, expr: parseValueExpr(raw) });
+    } else out.push({ at: `match.${field}`, raw: mv, expr: parseValueExpr(mv) });
   }
   if (e.value !== undefined) out.push({ at: 'value', raw: e.value, expr: parseValueExpr(e.value) });
   if (e.missingError !== undefined) {

@@ -40,7 +40,8 @@ import {
   splitPath,
   templateParts,
   TRANSFER_INSTRUCTION_ACTIONS,
-  type Comparison,
+  matchCondition,
+  type MatchOp,
   type MatchValue,
   validateDeclarativeRecipe,
   type ContractSelector,
@@ -96,7 +97,7 @@ interface CompiledSelector {
   /** Index keys of `orTemplateIds`. */
   orKeys: string[];
   byInterface: boolean;
-  fields: Array<{ path: string[]; text: string; expr: ValueExpr; op: 'eq' | Comparison }>;
+  fields: Array<{ path: string[]; text: string; expr: ValueExpr; op: MatchOp; default?: ValueExpr }>;
   id?: { text: string; expr: ValueExpr };
   synchronizerId?: string;
   pick: 'unique' | 'newest' | 'oldest' | { max: string } | { min: string };
@@ -528,7 +529,7 @@ function flat(perItem: ReadonlyArray<{ found: IndexedContract[] }>): IndexedCont
  * or a `$id` list).
  */
 async function select(sel: CompiledSelector, scope: Scope, env: RecipeEnv): Promise<Array<{ item: unknown; found: IndexedContract[] }>> {
-  const values = sel.fields.map((f) => evaluateMany(f.expr, scope));
+  const values = sel.fields.map((f) => fieldValue(f, scope));
   const idValue = sel.id ? evaluateMany(sel.id.expr, scope) : undefined;
   // the list to iterate: the $id's (a list of ids always finds each), else the first list-valued field
   const listField = values.findIndex((v) => v.many);
@@ -604,7 +605,7 @@ function pickOne(sel: CompiledSelector, found: IndexedContract[], scope: Scope, 
 /** `#pkg:Mod:Ent with admin = "…", instrumentId = "X" ($args.transfer.instrumentId.id)` */
 function describe(sel: CompiledSelector, scope: Scope): string {
   const OPS = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
-  const conds = sel.fields.map((f) => `${f.path.join('.')} ${OPS[f.op]} ${show(evaluate(f.expr, scope))}${f.expr.kind === 'literal' ? '' : ` (${f.text})`}`);
+  const conds = sel.fields.map((f) => `${f.path.join('.')} ${OPS[f.op]} ${show(fieldValue(f, scope).value)}${f.expr.kind === 'literal' ? '' : ` (${f.text})`}`);
   if (sel.id) conds.unshift(`contract id ${show(evaluate(sel.id.expr, scope))} (${sel.id.text})`);
   if (sel.synchronizerId !== undefined) conds.push(`synchronizer ${sel.synchronizerId}`);
   const subject = `${sel.byInterface ? 'a contract implementing ' : ''}${sel.ref}`;
@@ -617,6 +618,12 @@ function missing(sel: CompiledSelector, scope: Scope): string {
 
 function show(v: unknown): string {
   return v === undefined ? '(absent)' : JSON.stringify(v);
+}
+
+/** The value a match field compares with: its expression's, or its `default` when that is absent. */
+function fieldValue(f: CompiledSelector['fields'][number], scope: Scope): { many: boolean; value: unknown } {
+  const v = evaluateMany(f.expr, scope);
+  return v.value === undefined && f.default !== undefined ? evaluateMany(f.default, scope) : v;
 }
 
 function evaluate(e: ValueExpr, scope: Scope): unknown {
@@ -716,13 +723,14 @@ function compileSelector(s: (ContractSelector | DirectRule | FactoryContextEntry
   const out: CompiledSelector = { ref, key: ref.slice(1), orKeys: ('orTemplateIds' in s ? (s.orTemplateIds ?? []) : []).map((t) => t.slice(1)), byInterface: s.templateId === undefined && s.interfaceId !== undefined, fields: [], pick: s.pick, deps: [] };
   const deps = new Set<string>();
   for (const [field, raw] of Object.entries(s.match) as Array<[string, MatchValue]>) {
-    const [op, v]: ['eq' | Comparison, string | boolean | null] =
-      raw !== null && typeof raw === 'object' ? (Object.entries(raw)[0] as [Comparison, string | boolean | null]) : ['eq', raw];
+    const { op, value: v, default: d } = matchCondition(raw);
     const expr = parseValueExpr(v);
+    const dflt = d === undefined ? undefined : parseValueExpr(d);
     // validateDeclarativeRecipe rejects these; a hand-built config gets the same message.
     if (typeof expr === 'string') throw new Error(`declarative recipe: ${field}: ${expr}`);
+    if (typeof dflt === 'string') throw new Error(`declarative recipe: ${field}.default: ${dflt}`);
     if (field === '$id') out.id = { text: String(v), expr };
-    else out.fields.push({ path: field.split('.'), text: String(v), expr, op });
+    else out.fields.push({ path: field.split('.'), text: String(v), expr, op, ...(dflt !== undefined ? { default: dflt } : {}) });
   }
   for (const { expr } of expressionsOf(s)) if (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found')) deps.add(expr.name);
   if (s.synchronizerId !== undefined) out.synchronizerId = s.synchronizerId;

@@ -296,7 +296,12 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, templateId: CONFIG }))).toEqual(['contextEntries[1]: give exactly one of "templateId", "interfaceId" and "value"']);
     // comparisons and pick
     accepts((c) => (c.contextEntries[0].match.opensAt = { lte: '$now' }));
-    expect(problems((c) => (c.contextEntries[0].match.opensAt = { lte: '$now', gt: '1' }))).toEqual(['contextEntries[0].match.opensAt: a comparison has exactly one of "lt", "lte", "gt", "gte"']);
+    expect(problems((c) => (c.contextEntries[0].match.opensAt = { lte: '$now', gt: '1' }))).toEqual(['contextEntries[0].match.opensAt: a condition has exactly one of "eq", "lt", "lte", "gt", "gte" (and optionally "default")']);
+    // equality with a default for an absent path; the default is a value expression checked where it is used
+    accepts((c) => (c.contextEntries[0].match['account.id'] = { eq: '$args.transfer.meta.values.[cip-112/sender.id]', default: '' }));
+    expect(problems((c) => (c.contextEntries[0].match.x = { default: '' }))).toEqual(['contextEntries[0].match.x: a condition has exactly one of "eq", "lt", "lte", "gt", "gte" (and optionally "default")']);
+    expect(problems((c) => (c.contextEntries[0].match.x = { eq: '$admin', default: '$args.nope' }))[0]).toMatch(/^contextEntries\[0\]\.match\.x\.default: "\$args\.nope" \(for transferFactory\.v1\) names no field/);
+    expect(problems((c) => (c.contextEntries[0].match.x = { eq: '$admin', fallback: '' }))[0]).toMatch(/^contextEntries\[0\]\.match\.x: unknown key "fallback"; allowed: eq, lt, lte, gt, gte, default/);
     accepts((c) => (c.contextEntries[0].pick = { max: 'round.number' }));
     expect(problems((c) => (c.contextEntries[0].pick = 'largest'))).toEqual(['contextEntries[0].pick: pick is "unique", "newest", "oldest", {"max": "<payload path>"} or {"min": "<payload path>"}']);
     // list steps and quoted steps are paths

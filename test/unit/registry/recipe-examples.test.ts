@@ -317,6 +317,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   beforeAll(async () => {
     createTestTokenV2Rules(emu2.engine, admin2);
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'c-1' });
+    // carol's second account at the bank, id "": what V1 metadata naming only the provider means
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2 });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
     mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
     await Promise.all([builtin2.start(), declarative2.start()]);
@@ -466,6 +468,10 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: cip112 } } } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(alice2, bob2, '1', []) } });
+    // V1 metadata without a `.id` key: account id "" (carol's second account), found as the built-in finds it
+    const providerOnly = { values: { 'cip-112/sender.provider': bank2 } };
+    all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: providerOnly } } } });
+    all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], providerOnly) } });
     for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
@@ -482,8 +488,10 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
     // the V1 metadata named carol's provider account: its AccountConfig is in the context
-    const upcast = await call(declarative2, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) });
-    expect(contextValues(factoryOf(upcast.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
+    for (const legMeta of [cip112, providerOnly]) {
+      const upcast = await call(declarative2, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocV1Args(carol2, bob2, '1', [], legMeta) });
+      expect(contextValues(factoryOf(upcast.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
+    }
   });
 
   it("the declarative recipe's execute-transfer and settlement answers commit", async () => {
