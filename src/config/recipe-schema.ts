@@ -12,7 +12,7 @@
  *    contract id and looks the contract up by id), `synchronizerId`, `pick` (unique, newest,
  *    oldest, or max/min of a payload field), `missingError`;
  *  - a *path* is dot-separated steps: field names, `*` (every element / map value), `{a,b}` (those
- *    fields in order), `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
+ *    fields in order), `(a.b|c)` (the first present of these sub-paths), `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
  *    a selector matched against one runs once per element;
  *  - a *value expression* is a literal (string, boolean or null), `$admin` (the registry admin),
  *    `$now`, `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` /
@@ -93,9 +93,12 @@ const NAME = /^[a-z0-9][a-z0-9._:-]*$/;
 const QUALIFIED_NAME = /^#[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /**
  * A path step: a field name, `*` (every element of a list or value of a map), `{a,b}` (the fields
- * a and b, in this order) or `[text]` (a field whose name has dots, e.g. a metadata key).
+ * a and b, in this order), `(a.b|c)` (the first of these sub-paths that is present: not absent,
+ * not null; e.g. the same data of a V2 record and of the V1 record that wraps one) or `[text]`
+ * (a field whose name has dots, e.g. a metadata key).
  */
-const SEGMENT = String.raw`(?:\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}]+)`;
+const FIELDS = String.raw`[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*`;
+const SEGMENT = String.raw`(?:\(${FIELDS}(?:\|${FIELDS})+\)|\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}()|]+)`;
 const PATH = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`);
 const SEGMENTS = new RegExp(SEGMENT, 'g');
 /** The steps of a path that PATH accepts. */
@@ -121,7 +124,7 @@ const QualifiedIdSchema = z.string().superRefine((s, ctx) => {
   });
 });
 
-const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b} or [name.with.dots])');
+const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b}, (a.b|c) or [name.with.dots])');
 
 /** A value expression; its root is checked here, its use (which roots are allowed where) in the second pass. */
 const ValueExprSchema = z.union(
@@ -206,7 +209,7 @@ const selectorShape = {
     'Find the contracts of any template that implements this interface (`#<package-name>:<Module>:<Interface>`), e.g. a token-standard factory interface. Give exactly one of `templateId` and `interfaceId`.',
   ),
   match: MatchSchema.default({}).describe(
-    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a condition `{"eq" | "lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text), optionally with `"default": <value expression>`, the value to use when the expression\'s path is absent (e.g. a metadata key a wallet may leave out: `"account.id": {"eq": "$args.transfer.meta.values.[cip-112/sender.id]", "default": ""}`). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. Empty: every active contract of the template that the admin sees.',
+    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a condition `{"eq" | "lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text), optionally with `"default": <value expression>`, the value to use when the expression\'s path is absent (e.g. a metadata key a wallet may leave out: `"account.id": {"eq": "$args.transfer.meta.values.[cip-112/sender.id]", "default": ""}`). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. A path step `(a.b|c)` takes the first of these sub-paths that is present (neither absent nor null), e.g. `$ref.allocations.(lockedTokens|allocationV2.lockedTokens).*`: the locks of each allocation, whether a V2 one or a V1 one wrapping its V2 record, in the order of the allocations. Empty: every active contract of the template that the admin sees.',
   ),
   orTemplateIds: z
     .array(QualifiedIdSchema)
@@ -747,6 +750,21 @@ function checkIdMatch(entry: { match: Record<string, unknown>; templateId?: stri
   }
 }
 
+/** Checks the plain field steps of a `(a.b|c)` alternative below `tree`; the error or undefined. */
+function checkFieldPath(tree: FieldTree | '*', steps: readonly string[], choice: string, before: readonly string[]): string | undefined {
+  let t = tree;
+  for (let j = 0; j < steps.length; j++) {
+    if (t === '*') return undefined;
+    if (!(steps[j]! in t)) {
+      const at = [...before, ...steps.slice(0, j)];
+      return `names no field of ${at.length === 0 ? `the ${choice} choice argument` : `${at.join('.')} of ${choice}`} (fields: ${Object.keys(t).join(', ')})`;
+    }
+    t = t[steps[j]!]!;
+  }
+  return undefined;
+}
+const subtree = (tree: FieldTree | '*', steps: readonly string[]): FieldTree | '*' => steps.reduce<FieldTree | '*'>((t, s) => (t === '*' ? '*' : (t[s] ?? '*')), tree);
+
 /** Checks an `$args` path against the choice argument's known fields; returns the error or undefined. */
 function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): string | undefined {
   const { choice, fields } = CHOICE_ARGUMENT_FIELDS[endpoint];
@@ -754,6 +772,16 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
   for (let i = 0; i < path.length; i++) {
     if (tree === '*') return undefined;
     const step = path[i]!;
+    if (step.startsWith('(')) {
+      // each alternative is a sub-path of the tree here; the rest of the path is checked below the first
+      const alternatives = step.slice(1, -1).split('|').map((a) => a.split('.'));
+      for (const alt of alternatives) {
+        const err = checkFieldPath(tree, alt, choice, path.slice(0, i));
+        if (err) return err;
+      }
+      tree = subtree(tree, alternatives[0]!);
+      continue;
+    }
     // `{a,b}` checks each field (the tree below is that of the first); `[x]` names the field x
     const alternatives = step.startsWith('{') ? step.slice(1, -1).split(',') : [step.startsWith('[') ? step.slice(1, -1) : step];
     const seg = alternatives.find((a) => !(a in (tree as FieldTree))) ?? alternatives[0]!;

@@ -675,6 +675,16 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
     if (seg === '*') {
       many = true;
       cur = cur.flatMap((v) => (Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.keys(v).sort().map((k) => (v as Record<string, unknown>)[k]) : []));
+    } else if (seg.startsWith('(')) {
+      // the first alternative sub-path that is present (neither absent nor null), per element
+      const alternatives = seg.slice(1, -1).split('|').map((a) => a.split('.'));
+      cur = cur.map((v) => {
+        for (const alt of alternatives) {
+          const x = alt.reduce<unknown>((o, k) => field(o, k), v);
+          if (x !== undefined && x !== null) return x;
+        }
+        return undefined;
+      });
     } else if (seg.startsWith('{')) {
       many = true;
       const names = seg.slice(1, -1).split(',');

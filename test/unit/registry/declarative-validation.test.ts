@@ -306,6 +306,10 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems((c) => (c.contextEntries[0].pick = 'largest'))).toEqual(['contextEntries[0].pick: pick is "unique", "newest", "oldest", {"max": "<payload path>"} or {"min": "<payload path>"}']);
     // list steps and quoted steps are paths
     accepts((c) => (c.contextEntries[0].match.account = '$args.transfer.meta.values.[cip-112/sender.provider]'));
+    // a `(a.b|c)` step: each alternative is checked against the choice argument
+    accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.id|sender)'));
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.nope|sender)'))[0]).toMatch(/names no field of transfer\.instrumentId of TransferFactory_Transfer \(v1\) \(fields: admin, id\)/);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(sender'))[0]).toMatch(/needs a field path/);
     expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.{sender,reciever}'))[0]).toMatch(/names no field of transfer of TransferFactory_Transfer \(v1\)/);
   });
 

@@ -472,7 +472,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     const providerOnly = { values: { 'cip-112/sender.provider': bank2 } };
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: providerOnly } } } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], providerOnly) } });
-    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
+    // V1- and V2-made allocations mixed, either order: the locks are disclosed allocation by allocation
+    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
     const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, offer2, unknownCid];
