@@ -311,6 +311,95 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E, per
     .describe('One context entry: a contract (or list of contracts) put into the choice context under `key`, and disclosed; or a value (`value`).');
 }
 
+// ---- predicates ---------------------------------------------------------------------------------
+
+type Operand = string | boolean | null;
+/** A condition on value expressions (see PREDICATE_FORMS). */
+export type Predicate =
+  | { eq: [Operand, Operand] }
+  | { in: [Operand, Operand] }
+  | { subsetOf: [Operand, Operand] }
+  | { exists: Operand }
+  | { not: Predicate }
+  | { all: Predicate[] }
+  | { any: Predicate[] };
+
+const PREDICATE_FORMS =
+  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+
+/** Parses a predicate, reporting each mistake at its own path. */
+function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
+  const fail = (message: string, at: PropertyKey[] = path) => {
+    ctx.addIssue({ code: 'custom', message, path: at });
+    return undefined;
+  };
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).length !== 1) return fail(`a predicate is one of ${PREDICATE_FORMS}`);
+  const [op, arg] = Object.entries(v)[0]!;
+  const operand = (x: unknown, at: PropertyKey[]): Operand | undefined => {
+    const r = ValueExprSchema.safeParse(x);
+    if (r.success) return r.data;
+    for (const i of r.error.issues) fail(i.message, at);
+    return undefined;
+  };
+  switch (op) {
+    case 'eq':
+    case 'in':
+    case 'subsetOf': {
+      if (!Array.isArray(arg) || arg.length !== 2) return fail(`"${op}" takes a list of two value expressions`, [...path, op]);
+      const a = operand(arg[0], [...path, op, 0]);
+      const b = operand(arg[1], [...path, op, 1]);
+      return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : { subsetOf: [a, b] };
+    }
+    case 'exists': {
+      const a = operand(arg, [...path, op]);
+      return a === undefined ? undefined : { exists: a };
+    }
+    case 'not': {
+      const p = parsePredicate(arg, [...path, op], ctx);
+      return p === undefined ? undefined : { not: p };
+    }
+    case 'all':
+    case 'any': {
+      if (!Array.isArray(arg) || arg.length === 0) return fail(`"${op}" takes a non-empty list of predicates`, [...path, op]);
+      const ps = arg.map((x, i) => parsePredicate(x, [...path, op, i], ctx));
+      if (ps.some((p) => p === undefined)) return undefined;
+      const ok = ps.filter((p): p is Predicate => p !== undefined);
+      return op === 'all' ? { all: ok } : { any: ok };
+    }
+    default:
+      return fail(`unknown predicate "${op}"; a predicate is one of ${PREDICATE_FORMS}`);
+  }
+}
+
+const PredicateSchema = z.unknown().transform((v, ctx): Predicate => parsePredicate(v, [], ctx) ?? z.NEVER);
+
+/** The value expressions of a predicate, with their paths. */
+export function predicateExpressions(p: Predicate, at: string): Array<{ at: string; raw: Operand; expr: ValueExpr | string }> {
+  const one = (raw: Operand, here: string) => ({ at: here, raw, expr: parseValueExpr(raw) });
+  if ('eq' in p) return p.eq.map((x, i) => one(x, `${at}.eq[${i}]`));
+  if ('in' in p) return p.in.map((x, i) => one(x, `${at}.in[${i}]`));
+  if ('subsetOf' in p) return p.subsetOf.map((x, i) => one(x, `${at}.subsetOf[${i}]`));
+  if ('exists' in p) return [one(p.exists, `${at}.exists`)];
+  if ('not' in p) return predicateExpressions(p.not, `${at}.not`);
+  if ('all' in p) return p.all.flatMap((q, i) => predicateExpressions(q, `${at}.all[${i}]`));
+  return p.any.flatMap((q, i) => predicateExpressions(q, `${at}.any[${i}]`));
+}
+
+const SelfWhenSchema = PredicateSchema.describe(
+    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
+export type SelfRule = z.output<typeof SelfRuleSchema>;
+const SelfRuleSchema = strict({
+  endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
+  when: SelfWhenSchema,
+}).describe('When the transfer factory reports `self`.');
+const SelfRuleListSchema = z.array(SelfRuleSchema);
+const SelfRulesSchema = z.unknown().transform((v, ctx): SelfRule[] => {
+  const r = Array.isArray(v) ? SelfRuleListSchema.safeParse(v) : SelfRuleSchema.safeParse(v);
+  if (r.success) return Array.isArray(r.data) ? r.data : [r.data];
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
+  return z.NEVER;
+});
+
 export type DirectRule = z.output<typeof DirectRuleSchema>;
 const DirectRuleSchema = strict({
   ...selectorShape,
@@ -401,7 +490,10 @@ export const DeclarativeRecipeSchema = strict({
   contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS, false)).default([]).describe('The choice-context entries of the factory endpoints.'),
   transferKind: strict({
     direct: DirectRulesSchema.optional().describe(
-      'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`; sender = receiver is always `self`.',
+      'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`. A `self` transfer is not looked at.',
+    ),
+    self: SelfRulesSchema.optional().describe(
+      'One rule `{"endpoints"?, "when": <predicate>}` or a list of rules: the transfer is `self` when a rule for the endpoint holds (e.g. the actors can complete both the sender\'s and the receiver\'s side at once). No rule for the endpoint: `self` when sender = receiver (whole Account records in V2).',
     ),
   })
     .optional()
@@ -435,8 +527,19 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
     });
     return;
   }
+  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema) {
+    // recursive: stated as "one operator key" here; the description lists each form and its operands
+    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'exists', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
+    return;
+  }
+  if (ctx.zodSchema === SelfRulesSchema) {
+    const rule = z.toJSONSchema(SelfRuleSchema, { io: 'input', override: recipeJsonSchemaOverride });
+    delete rule.$schema;
+    Object.assign(ctx.jsonSchema, { anyOf: [rule, { type: 'array', items: rule }] });
+    return;
+  }
   if (ctx.zodSchema !== DirectRulesSchema) return;
-  const rule = z.toJSONSchema(DirectRuleSchema, { io: 'input' });
+  const rule = z.toJSONSchema(DirectRuleSchema, { io: 'input', override: recipeJsonSchemaOverride });
   delete rule.$schema;
   Object.assign(ctx.jsonSchema, { anyOf: [rule, { type: 'array', items: rule }] });
 }
@@ -569,9 +672,10 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     entry: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined },
     at: string,
     where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string> } | { perContract: true; names: ReadonlySet<string> },
+    extra: ReadonlyArray<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [],
   ) => {
-    for (const { at: sub, raw, expr: e } of expressionsOf(entry)) {
-      const here = `${at}.${sub}`;
+    for (const { at: sub, raw, expr: e } of [...expressionsOf(entry), ...extra]) {
+      const here = sub === '' ? at : `${at}.${sub}`;
       if (typeof e === 'string') {
         problems.push(`${here}: ${e}`);
         continue;
@@ -657,6 +761,17 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       for (const ep of endpoints) claimKey(ep, rule.key, at);
     }
     checkIdMatch(rule, at, problems);
+  });
+
+  const selfRules = config.transferKind?.self ?? [];
+  if (selfRules.length > 0 && transferConfigured.length === 0) problems.push('transferKind.self: no transfer factory is configured (factories.transferFactory.v1 or .v2)');
+  selfRules.forEach((rule, i) => {
+    const at = Array.isArray((json as { transferKind?: { self?: unknown } }).transferKind?.self) ? `transferKind.self[${i}]` : 'transferKind.self';
+    const unknown = (rule.endpoints ?? []).filter((e) => !transferConfigured.includes(e));
+    if (unknown.length > 0) problems.push(`${at}.endpoints: ${unknown.join(', ')} not configured in "factories" (configured: ${transferConfigured.join(', ') || 'none'})`);
+    const endpoints = (rule.endpoints ?? transferConfigured).filter((e) => transferConfigured.includes(e));
+    // the transfer kind is decided before the direct rules run: only context entries can be read
+    checkMatch({ match: {} }, at, { endpoints, restrictable: rule.endpoints === undefined, names: namesOf(config.contextEntries) }, predicateExpressions(rule.when, 'when'));
   });
 
   // Per-contract objects: a template belongs to one kind; entry keys unique per action.

@@ -6,8 +6,10 @@
  *  - which contracts form the choice context, each under a key, found by template plus field
  *    matches (`$args.<path>` for factories, `$contract.<path>` for per-contract contexts),
  *    required or optional, one contract id or a list;
- *  - `transferKind`: `self` when sender = receiver (whole Account records in v2, as Scan compares,
- *    Splice `HttpTokenStandardTransferInstructionHandler.scala`), `direct` when a configured rule finds a contract (a
+ *  - `transferKind`: `self` when a `transferKind.self` predicate for the endpoint holds (over the
+ *    arguments and the named entries, selected first), else without such rules when sender =
+ *    receiver (whole Account records in v2, as Scan compares,
+ *    Splice `HttpTokenStandardTransferInstructionHandler.scala`); `direct` when a configured rule finds a contract (a
  *    pre-approval; the index is caught up once before answering `offer`), else `offer`.
  * Every contract put into the context is disclosed, in entry order, and so is the factory (first,
  * or after the entry its `discloseAfter` names), as Scan's `ChoiceContextBuilder` does: the service
@@ -52,6 +54,8 @@ import {
   type PerContractConfig,
   type PerContractContextEntry,
   type PerContractKind,
+  type Predicate,
+  predicateExpressions,
   type ValueExpr,
 } from '../../config/recipe-schema.js';
 import type { AnyValue } from '../../canton/lf.js';
@@ -161,6 +165,7 @@ export class DeclarativeRecipe implements Recipe {
   private readonly factories = new Map<FactoryEndpoint, CompiledSelector & { discloseAfter?: string }>();
   private readonly entries: CompiledEntry[];
   private readonly direct: CompiledDirect[];
+  private readonly self: Array<{ when: Predicate; endpoints: readonly string[]; deps: string[] }>;
   private readonly perContract = new Map<ContractKind, CompiledPerContract>();
   /**
    * How errors name the token: the package of its templates (the first factory `templateId`, else
@@ -192,6 +197,11 @@ export class DeclarativeRecipe implements Recipe {
       ...(r.key !== undefined ? { contextKey: r.key } : {}),
       ...(r.name !== undefined ? { name: r.name } : {}),
       endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
+    }));
+    this.self = (config.transferKind?.self ?? []).map((r) => ({
+      when: r.when,
+      endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
+      deps: unique(predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []))),
     }));
     for (const k of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
       const pc: PerContractConfig | undefined = config[k];
@@ -280,9 +290,17 @@ export class DeclarativeRecipe implements Recipe {
     const unmatched = () => {
       for (const r of rules) if (r.name !== undefined && !scope.refs.has(r.name)) scope.refs.set(r.name, { contracts: [], many: false });
     };
-    if (jsonEqual(transfer.sender, transfer.receiver)) {
+    const resolution = new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env);
+    const selfRules = this.self.filter((r) => r.endpoints.includes(endpoint));
+    let self: boolean;
+    if (selfRules.length === 0) self = jsonEqual(transfer.sender, transfer.receiver);
+    else {
+      await resolution.need(selfRules.flatMap((r) => r.deps));
+      self = selfRules.some((r) => holds(r.when, scope));
+    }
+    if (self) {
       unmatched();
-      return { ...(await this.factoryParts(endpoint, scope, env, slots())), transferKind: 'self' };
+      return { ...(await this.factoryParts(endpoint, scope, env, slots(), resolution)), transferKind: 'self' };
     }
     let matched = await this.firstDirect(rules, scope, env);
     if (!matched && rules.length > 0) {
@@ -293,7 +311,7 @@ export class DeclarativeRecipe implements Recipe {
       matched = await this.firstDirect(rules, scope, env);
     }
     unmatched();
-    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched))), transferKind: matched ? 'direct' : 'offer' };
+    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched), resolution)), transferKind: matched ? 'direct' : 'offer' };
   }
 
   /** The first `transferKind.direct` rule that finds a contract, and the contract (named in `scope`). */
@@ -330,7 +348,7 @@ export class DeclarativeRecipe implements Recipe {
 
   // ---- resolution ------------------------------------------------------------------------------
 
-  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = []): Promise<FactoryParts> {
+  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = [], resolution?: Resolution): Promise<FactoryParts> {
     const sel = this.factories.get(endpoint);
     if (!sel) {
       const configured = [...this.factories.keys()];
@@ -349,7 +367,7 @@ export class DeclarativeRecipe implements Recipe {
     const found = flat(await select(sel, scope, env));
     if (found.length === 0) throw notFound(sel.missingError ? render(sel.missingError, scope) : `No ${endpoint} factory found: ${missing(sel, scope)}`);
     const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
-    const slots = await new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env).slots();
+    const slots = await (resolution ?? new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env)).slots();
     slots.push(...directSlots);
     const values = Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>;
     // the factory goes first, or after the named slot (its last one, whether or not it found anything)
@@ -473,6 +491,16 @@ class Resolution {
     return out;
   }
 
+  /** Makes the named selections (before the context is assembled), e.g. for a `transferKind.self` predicate. */
+  async need(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      if (this.scope.refs.has(name)) continue;
+      const named = this.entries.find((x) => x.name === name);
+      const r = named ? await this.selected(named) : { applies: false, found: [] };
+      this.scope.refs.set(name, { contracts: r.applies ? r.found : [], many: named !== undefined && named.as !== 'contractId' });
+    }
+  }
+
   private selected(e: CompiledEntry): Promise<{ applies: boolean; found: IndexedContract[] }> {
     let r = this.memo.get(e);
     if (!r) {
@@ -485,12 +513,7 @@ class Resolution {
   }
 
   private async select(e: CompiledEntry): Promise<{ applies: boolean; found: IndexedContract[] }> {
-    for (const name of e.deps) {
-      if (this.scope.refs.has(name)) continue;
-      const named = this.entries.find((x) => x.name === name);
-      const r = named ? await this.selected(named) : { applies: false, found: [] };
-      this.scope.refs.set(name, { contracts: r.applies ? r.found : [], many: named !== undefined && named.as !== 'contractId' });
-    }
+    await this.need(e.deps);
     if (e.when && (this.scope.refs.get(e.when.name)?.contracts.length ?? 0) > 0 !== e.when.found) return { applies: false, found: [] };
     if (e.value !== undefined) return { applies: true, found: [] };
     const perItem = await select(e, this.scope, this.env);
@@ -507,6 +530,29 @@ class Resolution {
     }
     return { applies: true, found: e.as === 'contractId' && found.length > 0 ? [pickOne(e, found, this.scope, `Context entry "${e.contextKey}"`)] : found };
   }
+}
+
+/** Whether a predicate holds (`transferKind.self`). */
+function holds(p: Predicate, scope: Scope): boolean {
+  const present = (v: unknown) => v !== undefined && v !== null;
+  const member = (x: unknown, list: unknown) => present(x) && asList(list).some((y) => jsonEqual(x, y));
+  if ('eq' in p) return jsonEqual(evaluate(parsed(p.eq[0]), scope), evaluate(parsed(p.eq[1]), scope));
+  if ('in' in p) return member(evaluate(parsed(p.in[0]), scope), evaluate(parsed(p.in[1]), scope));
+  if ('subsetOf' in p) {
+    const b = evaluate(parsed(p.subsetOf[1]), scope);
+    return asList(evaluate(parsed(p.subsetOf[0]), scope)).every((x) => !present(x) || member(x, b));
+  }
+  if ('exists' in p) return present(evaluate(parsed(p.exists), scope));
+  if ('not' in p) return !holds(p.not, scope);
+  if ('all' in p) return p.all.every((q) => holds(q, scope));
+  return p.any.some((q) => holds(q, scope));
+}
+
+/** A predicate operand, parsed (validateDeclarativeRecipe has checked it). */
+function parsed(raw: string | boolean | null): ValueExpr {
+  const e = parseValueExpr(raw);
+  if (typeof e === 'string') throw new Error(`declarative recipe: ${e}`);
+  return e;
 }
 
 /** A value entry's value as an AnyValue: a boolean, a text, or (absent) None-like `AV_Optional`. */

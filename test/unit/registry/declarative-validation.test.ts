@@ -306,6 +306,24 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems((c) => (c.contextEntries[0].pick = 'largest'))).toEqual(['contextEntries[0].pick: pick is "unique", "newest", "oldest", {"max": "<payload path>"} or {"min": "<payload path>"}']);
     // list steps and quoted steps are paths
     accepts((c) => (c.contextEntries[0].match.account = '$args.transfer.meta.values.[cip-112/sender.provider]'));
+    // transferKind.self: predicates over $args, $admin and named context entries, checked where used
+    const self = (when: unknown, extra: object = {}) => (c: BaseRecipe) => {
+      c.contextEntries[0].name = 'config';
+      (c as { transferKind?: unknown }).transferKind = { self: { when, ...extra } };
+    };
+    accepts(self({ all: [{ subsetOf: ['$args.transfer.{sender,receiver}', '$args.expectedAdmin'] }, { not: { exists: '$args.transfer.meta.values.[acme/x]' } }, { any: [{ eq: ['$admin', true] }, { in: [true, '$ref.config.enabled'] }] }] }));
+    expect(problems(self({ same: ['$admin', '$admin'] }))).toEqual([
+      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
+    ]);
+    expect(problems(self({ all: [{ eq: ['$admin'] }] }))).toEqual(['transferKind.self.when.all[0].eq: "eq" takes a list of two value expressions']);
+    expect(problems(self({ any: [] }))).toEqual(['transferKind.self.when.any: "any" takes a non-empty list of predicates']);
+    expect(problems(self({ not: { exists: 3 } }))[0]).toMatch(/^transferKind\.self\.when\.not\.exists: 3: write numbers as strings/);
+    expect(problems(self({ in: ['$args.transfer.nope', '$ref.nope.x'] }))).toEqual([
+      'transferKind.self.when.in[0]: "$args.transfer.nope" (for transferFactory.v1) names no field of transfer of TransferFactory_Transfer (v1) (fields: sender, receiver, amount, instrumentId, requestedAt, executeBefore, inputHoldingCids, meta); if the entry is not meant for this endpoint, restrict it with "endpoints"',
+      'transferKind.self.when.in[1]: "$ref.nope.x": no entry or transferKind.direct rule here is named "nope" (names: config)',
+    ]);
+    expect(problems(self({ exists: '$contractId' }))[0]).toMatch(/^transferKind\.self\.when\.exists: "\$contractId": \$contract and \$contractId are only available/);
+    expect(problems(self({ exists: '$admin' }, { endpoints: ['transferFactory.v2'] }))).toEqual(['transferKind.self.endpoints: transferFactory.v2 not configured in "factories" (configured: transferFactory.v1)']);
     // a `(a.b|c)` step: each alternative is checked against the choice argument
     accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.id|sender)'));
     expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.nope|sender)'))[0]).toMatch(/names no field of transfer\.instrumentId of TransferFactory_Transfer \(v1\) \(fields: admin, id\)/);

@@ -301,12 +301,14 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const declarative2 = registry2('declarative');
   const basicAccount = (p: string) => ({ owner: p, provider: null, id: '' });
   const carolAccount = { owner: carol2, provider: bank2, id: 'c-1' };
+  const carolDirect = { owner: carol2, provider: bank2, id: 'd-1' };
   const ID = { admin: admin2, id: 'TT2-USD' };
   const v1Args = (sender: string, receiver: string, amount: string, inputs: string[]) => ({
     expectedAdmin: admin2,
     transfer: { sender, receiver, amount, instrumentId: ID, requestedAt: '2026-05-01T09:59:00Z', executeBefore: '2026-05-02T10:00:00Z', inputHoldingCids: inputs, meta },
     extraArgs: { context: { values: {} }, meta },
   });
+  const withMeta = (a: ReturnType<typeof v1Args>, values: Record<string, string>) => ({ ...a, transfer: { ...a.transfer, meta: { values } } });
   const v2Args = (sender: object, receiver: object, amount: string, inputs: string[], actors: string[]) => {
     const { expectedAdmin: _v1Only, ...v1 } = v1Args(alice2, bob2, amount, inputs);
     return { ...v1, transfer: { ...v1.transfer, sender, receiver }, actors };
@@ -319,6 +321,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'c-1' });
     // carol's second account at the bank, id "": what V1 metadata naming only the provider means
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2 });
+    // carol's third account: carol initiates alone, the bank need not approve (its authority passes to carol's actions)
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'd-1', providerConfig: { canInitiate: false, mustApprove: false } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
     mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
     await Promise.all([builtin2.start(), declarative2.start()]);
@@ -347,6 +351,9 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v1Args(alice2, bob2, '1', [aliceHolding]), excludeDebugFields: true },
       { choiceArguments: v1Args(alice2, bob2, '-1', []) },
       { choiceArguments: { ...v1Args(alice2, bob2, '1', []), expectedAdmin: bob2 } },
+      { choiceArguments: withMeta(v1Args(carol2, bank2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1' }) },
+      { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'c-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'c-1' }) },
+      { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'd-1' }) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body });
@@ -356,6 +363,18 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args(basicAccount(alice2), carolAccount, '1', [aliceHolding], [alice2]) },
       { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1.001', [], [alice2]) },
+      // transferKind: self exactly when the actors, with the authority an AccountConfig passes on, complete both sides
+      { choiceArguments: v2Args(carolAccount, carolAccount, '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolAccount, carolAccount, '1', [], [carol2, bank2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bank2), '1', [], [carol2, bank2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bank2), '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolDirect, carolDirect, '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolDirect, carolAccount, '1', [], [carol2]) },
+      { choiceArguments: v2Args(basicAccount(bank2), carolDirect, '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], []) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(alice2), '1', [], []) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [], []) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v2/transfer-factory', body });
@@ -392,6 +411,16 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the comparison covered both transfer kinds where sender and receiver differ and where they are the same
+    const kinds: string[] = [];
+    for (const [from, to, actors] of [
+      [carolDirect, basicAccount(bank2), [carol2]],
+      [carolAccount, carolAccount, [carol2]],
+    ] as const) {
+      const r = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args(from, to, '1', [], [...actors]) });
+      kinds.push((r.body as { transferKind: string }).transferKind);
+    }
+    expect(kinds).toEqual(['self', 'offer']);
     // the comparison included a context with an AccountConfig (carol's provider account)
     const withConfig = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
       choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]),
