@@ -265,6 +265,7 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E, per
     value: ValueExprSchema.optional().describe(
       'A value entry instead of a contract: the context gets this value under `key` (a boolean as `AV_Bool`, text as `AV_Text`), e.g. `"value": "$found.locked"`. Give exactly one of `templateId`, `interfaceId` and `value`.',
     ),
+    if: EntryIfSchema.optional(),
     when: WhenSchema.optional().describe(
       'Apply the entry only when the named selection found a contract (`{"found": "<name>"}`) or found nothing (`{"missing": "<name>"}`). The named entry may come later in the list: selections are made first, the context is then assembled in list order.',
     ),
@@ -385,6 +386,9 @@ export function predicateExpressions(p: Predicate, at: string): Array<{ at: stri
   return p.any.flatMap((q, i) => predicateExpressions(q, `${at}.any[${i}]`));
 }
 
+const EntryIfSchema = PredicateSchema.describe(
+  'Apply the entry only when this predicate holds (the forms are those of `transferKind.self[].when`), e.g. only for a real owner: `{"not": {"eq": ["$args.transfer.receiver", "cip-112_no-owner::1220…"]}}`. Its value expressions may read what the entry\'s `match` may read, named selections included. With `when`, both must hold.',
+);
 const SelfWhenSchema = PredicateSchema.describe(
     'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
 export type SelfRule = z.output<typeof SelfRuleSchema>;
@@ -527,7 +531,7 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
     });
     return;
   }
-  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema) {
+  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema) {
     // recursive: stated as "one operator key" here; the description lists each form and its operands
     Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'exists', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
     return;
@@ -741,7 +745,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       );
     }
     const endpoints = (entry.endpoints ?? configured).filter((e) => configured.includes(e));
-    checkMatch(entry, at, { endpoints, restrictable: entry.endpoints === undefined, names: factoryNames });
+    checkMatch(entry, at, { endpoints, restrictable: entry.endpoints === undefined, names: factoryNames }, entry.if ? predicateExpressions(entry.if, 'if') : []);
     for (const ep of endpoints) claimKey(ep, entry.key, at, entry.as === 'list');
     checkIdMatch(entry, at, problems);
   });
@@ -795,7 +799,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     pc.contextEntries.forEach((entry, i) => {
       const at = `${kind}.contextEntries[${i}]`;
       if (entry.key !== undefined) checkKey(entry.key, `${at}.key`);
-      checkMatch(entry, at, { perContract: true, names: namesOf(pc.contextEntries) });
+      checkMatch(entry, at, { perContract: true, names: namesOf(pc.contextEntries) }, entry.if ? predicateExpressions(entry.if, 'if') : []);
       const templates: unknown = 'templates' in entry ? entry.templates : undefined;
       for (const [j, t] of (Array.isArray(templates) ? templates.filter((x): x is string => typeof x === 'string') : []).entries()) {
         if (!pc.templateIds.includes(t)) problems.push(`${at}.templates[${j}]: ${t} is not in ${kind}.templateIds`);
@@ -835,8 +839,8 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
 }
 
 /** The names an entry reads: `$ref` / `$found` in its expressions, and its `when`. */
-function namesRead(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined }): string[] {
-  const out = expressionsOf(e).flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []));
+function namesRead(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined; if?: Predicate | undefined }): string[] {
+  const out = [...expressionsOf(e), ...(e.if ? predicateExpressions(e.if, 'if') : [])].flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []));
   const w = e.when?.found ?? e.when?.missing;
   return w === undefined ? out : [...out, w];
 }

@@ -117,6 +117,8 @@ interface CompiledEntry extends CompiledSelector {
   /** A value entry: no selector (its `key` is the empty template key). */
   value?: ValueExpr;
   when?: { found: boolean; name: string };
+  /** The entry's `if` predicate. */
+  if?: Predicate;
   required: boolean | 'each';
   as: 'contractId' | 'list' | 'disclose' | 'select';
   endpoints: readonly string[];
@@ -515,6 +517,7 @@ class Resolution {
   private async select(e: CompiledEntry): Promise<{ applies: boolean; found: IndexedContract[] }> {
     await this.need(e.deps);
     if (e.when && (this.scope.refs.get(e.when.name)?.contracts.length ?? 0) > 0 !== e.when.found) return { applies: false, found: [] };
+    if (e.if && !holds(e.if, this.scope)) return { applies: false, found: [] };
     if (e.value !== undefined) return { applies: true, found: [] };
     const perItem = await select(e, this.scope, this.env);
     const found = flat(perItem);
@@ -799,6 +802,7 @@ function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoint
   const sel = compileSelector(e);
   const when = e.when?.found !== undefined ? { found: true, name: e.when.found } : e.when?.missing !== undefined ? { found: false, name: e.when.missing } : undefined;
   if (when && !sel.deps.includes(when.name)) sel.deps.push(when.name);
+  if (e.if) for (const { expr } of predicateExpressions(e.if, '')) if (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') && !sel.deps.includes(expr.name)) sel.deps.push(expr.name);
   let value: ValueExpr | undefined;
   if (e.value !== undefined) {
     const v = parseValueExpr(e.value);
@@ -812,6 +816,7 @@ function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoint
     ...(e.name !== undefined ? { name: e.name } : {}),
     ...(value !== undefined ? { value } : {}),
     ...(when ? { when } : {}),
+    ...(e.if ? { if: e.if } : {}),
     ...(Array.isArray(templates) ? { templates: new Set(templates.filter((t): t is string => typeof t === 'string').map((t) => t.slice(1))) } : {}),
     required: e.required,
     as: e.as,

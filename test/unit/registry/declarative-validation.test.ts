@@ -77,7 +77,7 @@ describe('validateDeclarativeRecipe', () => {
   it('rejects unknown keys (typos), naming the allowed ones', () => {
     // @ts-expect-error a misspelt key: what the validation must name
     expect(problems((c) => (c.contextEntries[0].requried = true))).toEqual([
-      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, orTemplateIds, synchronizerId, pick, missingError, key, name, value, when, required, as, endpoints',
+      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, orTemplateIds, synchronizerId, pick, missingError, key, name, value, if, when, required, as, endpoints',
     ]);
     // @ts-expect-error an unknown factory name: what the validation must name
     expect(problems((c) => (c.factories.transferFactoryV1 = {}))[0]).toMatch(
@@ -324,6 +324,11 @@ describe('validateDeclarativeRecipe', () => {
     ]);
     expect(problems(self({ exists: '$contractId' }))[0]).toMatch(/^transferKind\.self\.when\.exists: "\$contractId": \$contract and \$contractId are only available/);
     expect(problems(self({ exists: '$admin' }, { endpoints: ['transferFactory.v2'] }))).toEqual(['transferKind.self.endpoints: transferFactory.v2 not configured in "factories" (configured: transferFactory.v1)']);
+    // an entry's `if` predicate: checked as its match is
+    accepts((c) => (c.contextEntries[0].if = { not: { eq: ['$args.transfer.receiver', 'acme-special::1220'] } }));
+    expect(problems((c) => (c.contextEntries[0].if = { eq: ['$args.transfer.nope', ''] }))[0]).toMatch(/^contextEntries\[0\]\.if\.eq\[0\]: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
+    expect(problems((c) => (c.contextEntries[0].if = { exists: '$ref.nope' }))).toEqual(['contextEntries[0].if.exists: "$ref.nope": no entry or transferKind.direct rule here is named "nope"']);
+    expect(problems((c) => (c.contextEntries[0].if = { maybe: true }))[0]).toMatch(/^contextEntries\[0\]\.if: unknown predicate "maybe"/);
     // a `(a.b|c)` step: each alternative is checked against the choice argument
     accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.id|sender)'));
     expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.nope|sender)'))[0]).toMatch(/names no field of transfer\.instrumentId of TransferFactory_Transfer \(v1\) \(fields: admin, id\)/);

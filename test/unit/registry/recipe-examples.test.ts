@@ -308,6 +308,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     transfer: { sender, receiver, amount, instrumentId: ID, requestedAt: '2026-05-01T09:59:00Z', executeBefore: '2026-05-02T10:00:00Z', inputHoldingCids: inputs, meta },
     extraArgs: { context: { values: {} }, meta },
   });
+  const NO_OWNER = 'cip-112_no-owner::1220000000000000000000000000000000000000000000000000000000000000abcd';
   const withMeta = (a: ReturnType<typeof v1Args>, values: Record<string, string>) => ({ ...a, transfer: { ...a.transfer, meta: { values } } });
   const v2Args = (sender: object, receiver: object, amount: string, inputs: string[], actors: string[]) => {
     const { expectedAdmin: _v1Only, ...v1 } = v1Args(alice2, bob2, amount, inputs);
@@ -321,6 +322,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'c-1' });
     // carol's second account at the bank, id "": what V1 metadata naming only the provider means
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2 });
+    // the bank's account without owner (a CIP-112 special account), which V1 names by the owner stub
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: bank2, id: 's-1' });
     // carol's third account: carol initiates alone, the bank need not approve (its authority passes to carol's actions)
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'd-1', providerConfig: { canInitiate: false, mustApprove: false } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
@@ -352,6 +355,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v1Args(alice2, bob2, '-1', []) },
       { choiceArguments: { ...v1Args(alice2, bob2, '1', []), expectedAdmin: bob2 } },
       { choiceArguments: withMeta(v1Args(carol2, bank2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1' }) },
+      { choiceArguments: withMeta(v1Args(alice2, NO_OWNER, '1', [aliceHolding]), { 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 's-1' }) },
       { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'c-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'c-1' }) },
       { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'd-1' }) },
       { choiceArguments: {} },
@@ -421,6 +425,11 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       kinds.push((r.body as { transferKind: string }).transferKind);
     }
     expect(kinds).toEqual(['self', 'offer']);
+    // the V1 owner stub named the bank's owner-less account: its AccountConfig is in the context
+    const special = await call(declarative2, 'POST', '/registry/transfer-instruction/v1/transfer-factory', {
+      choiceArguments: withMeta(v1Args(alice2, NO_OWNER, '1', [aliceHolding]), { 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 's-1' }),
+    });
+    expect(contextValues(factoryOf(special.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
     // the comparison included a context with an AccountConfig (carol's provider account)
     const withConfig = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
       choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]),
