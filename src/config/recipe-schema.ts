@@ -12,7 +12,8 @@
  *    contract id and looks the contract up by id), `synchronizerId`, `pick` (unique, newest,
  *    oldest, or max/min of a payload field), `missingError`;
  *  - a *path* is dot-separated steps: field names, `*` (every element / map value), `{a,b}` (those
- *    fields in order), `(a.b|c)` (the first present of these sub-paths), `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
+ *    fields in order), `(a.b|c)` (the first present of these sub-paths), `~` (a map's keys),
+ *    `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
  *    a selector matched against one runs once per element;
  *  - a *value expression* is a literal (string, boolean or null), `$admin` (the registry admin),
  *    `$now`, `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` /
@@ -94,10 +95,11 @@ const QUALIFIED_NAME = /^#[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z_][A-Za-z0-9_]*(\.[A
 /**
  * A path step: a field name, `*` (every element of a list or value of a map), `{a,b}` (the fields
  * a and b, in this order), `(a.b|c)` (the first of these sub-paths that is present: not absent,
- * not null; e.g. the same data of a V2 record and of the V1 record that wraps one) or `[text]`
+ * not null; e.g. the same data of a V2 record and of the V1 record that wraps one), `~` (the keys
+ * of a map, as one list value in the payload's order, so that `~.0` is its first key) or `[text]`
  * (a field whose name has dots, e.g. a metadata key).
  */
-const FIELDS = String.raw`[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*`;
+const FIELDS = String.raw`(?:[A-Za-z0-9_-]+|~)(?:\.(?:[A-Za-z0-9_-]+|~))*`;
 const SEGMENT = String.raw`(?:\(${FIELDS}(?:\|${FIELDS})+\)|\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}()|]+)`;
 const PATH = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`);
 const SEGMENTS = new RegExp(SEGMENT, 'g');
@@ -124,7 +126,7 @@ const QualifiedIdSchema = z.string().superRefine((s, ctx) => {
   });
 });
 
-const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b}, (a.b|c) or [name.with.dots])');
+const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b}, (a.b|c), ~ or [name.with.dots])');
 
 /** A value expression; its root is checked here, its use (which roots are allowed where) in the second pass. */
 const ValueExprSchema = z.union(
@@ -440,7 +442,7 @@ function perContractSchema<E extends readonly [string, ...string[]]>(actions: E)
       .min(1, 'list at least one template')
       .describe('The templates of these objects (`#<package-name>:<Module>:<Entity>`): a contract id the wallet names must be of one of them.'),
     instrumentIdPath: PathSchema.describe(
-      'Payload path to the `{admin, id}` InstrumentId of the object (e.g. `transfer.instrumentId`), or to the instrument id text (then give `instrumentAdminPath`). The registry answers only for its own instruments.',
+      'Payload path to the `{admin, id}` InstrumentId of the object (e.g. `transfer.instrumentId`), or to the instrument id text (then give `instrumentAdminPath`). The registry answers only for its own instruments. Where the instrument may be in several places, `(a.b|c)` takes the first present, and `~` lists a map\'s keys: e.g. `(allocation.transferLegSides.0.instrumentId|allocation.nextIterationFunding.~.0)`, the first leg\'s instrument, else the first funded one.',
     ),
     instrumentAdminPath: PathSchema.optional().describe('Payload path to the admin party, when `instrumentIdPath` points to the id text alone.'),
     instrumentByTemplate: z
@@ -873,7 +875,7 @@ function checkIdMatch(entry: { match: Record<string, unknown>; templateId?: stri
 function checkFieldPath(tree: FieldTree | '*', steps: readonly string[], choice: string, before: readonly string[]): string | undefined {
   let t = tree;
   for (let j = 0; j < steps.length; j++) {
-    if (t === '*') return undefined;
+    if (t === '*' || steps[j] === '~') return undefined;
     if (!(steps[j]! in t)) {
       const at = [...before, ...steps.slice(0, j)];
       return `names no field of ${at.length === 0 ? `the ${choice} choice argument` : `${at.join('.')} of ${choice}`} (fields: ${Object.keys(t).join(', ')})`;
@@ -891,6 +893,7 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
   for (let i = 0; i < path.length; i++) {
     if (tree === '*') return undefined;
     const step = path[i]!;
+    if (step === '~') return undefined;
     if (step.startsWith('(')) {
       // each alternative is a sub-path of the tree here; the rest of the path is checked below the first
       const alternatives = step.slice(1, -1).split('|').map((a) => a.split('.'));

@@ -724,12 +724,15 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
     if (seg === '*') {
       many = true;
       cur = cur.flatMap((v) => (Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.keys(v).sort().map((k) => (v as Record<string, unknown>)[k]) : []));
+    } else if (seg === '~') {
+      // the keys of a map, as one list value (so that `~.0` is the first), in the payload's order
+      cur = cur.map(keysOf);
     } else if (seg.startsWith('(')) {
       // the first alternative sub-path that is present (neither absent nor null), per element
       const alternatives = seg.slice(1, -1).split('|').map((a) => a.split('.'));
       cur = cur.map((v) => {
         for (const alt of alternatives) {
-          const x = alt.reduce<unknown>((o, k) => field(o, k), v);
+          const x = alt.reduce<unknown>((o, k) => (k === '~' ? keysOf(o) : field(o, k)), v);
           if (x !== undefined && x !== null) return x;
         }
         return undefined;
@@ -744,6 +747,11 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
     }
   }
   return many ? { many, value: cur.flatMap((v) => (Array.isArray(v) ? v : [v])) } : { many, value: cur[0] };
+}
+
+/** The keys of a map (a JSON object), in its order; undefined for anything else. */
+function keysOf(v: unknown): string[] | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : undefined;
 }
 
 function valueAt(v: unknown, path: readonly string[]): unknown {

@@ -333,6 +333,10 @@ describe('validateDeclarativeRecipe', () => {
     accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.id|sender)'));
     expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.nope|sender)'))[0]).toMatch(/names no field of transfer\.instrumentId of TransferFactory_Transfer \(v1\) \(fields: admin, id\)/);
     expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(sender'))[0]).toMatch(/needs a field path/);
+    // `~`: a map's keys; in an alternative too
+    accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.meta.values.~.0'));
+    accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.id|meta.values.~.0)'));
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(nope.~|sender)'))[0]).toMatch(/names no field of transfer of TransferFactory_Transfer \(v1\)/);
     expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.{sender,reciever}'))[0]).toMatch(/names no field of transfer of TransferFactory_Transfer \(v1\)/);
   });
 

@@ -442,7 +442,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const ALLOCATION_FACTORY_V2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
   const SETTLEMENT_FACTORY = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
   const ALLOCATION_V1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
-  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '' };
+  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '' };
   const side = (s: 'SenderSide' | 'ReceiverSide', other: object, amount: string) => ({ transferLegId: 'leg-1', side: s, otherside: other, amount, instrumentId: 'TT2-USD', meta });
   const allocV2Args = (trade: string, authorizer: object, sides: object[], inputs: string[], actors: string[], context: unknown = { values: {} }) => ({
     settlement: { executors: [admin2], id: trade, cid: null, meta },
@@ -496,6 +496,16 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     expect(pending.tag).toBe('AllocationInstructionResult_Pending');
     objects.instruction = pending.cid;
     await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
+    // an allocation with no leg sides, funding the next iteration only: the registry's factory
+    // refuses to build one (no legs), the token accepts it; its instrument is the funded one
+    const hf = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '4' });
+    const withLeg = allocV2Args('trade-3', basicAccount(alice2), [side('SenderSide', basicAccount(bob2), '1')], [hf], [alice2]);
+    const f = factoryOf((await call(declarative2, 'POST', '/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: withLeg })).body);
+    const noLegs = allocV2Args('trade-3', basicAccount(alice2), [], [hf], [alice2], f.choiceContext.choiceContextData);
+    const funded = await exercise2([alice2], ALLOCATION_FACTORY_V2, f.factoryId, 'AllocationFactory_Allocate', { ...noLegs, allocation: { ...noLegs.allocation, nextIterationFunding: { 'TT2-USD': '2' } } }, f.choiceContext.disclosedContracts);
+    expect(outputTag(funded)).toBe('AllocationInstructionResult_Completed');
+    objects.fundingOnly = outputCid(funded, 'allocationCid');
+    await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
   });
 
   it('answers allocations, allocation instructions, the settlement factory and provider accounts upcast from V1 metadata as the built-in recipe', async () => {
@@ -514,7 +524,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
-    const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, offer2, unknownCid];
+    const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, objects.fundingOnly, offer2, unknownCid];
     for (const v of [1, 2]) {
       for (const action of ['execute-transfer', 'withdraw', 'cancel']) for (const id of ids) all.push({ method: 'POST', path: `/registry/allocations/v${v}/${id}/choice-contexts/${action}`, body: {} });
     }
@@ -526,6 +536,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the funding-only allocation is the registry's: its withdraw context is answered (not 404)
+    expect((await call(declarative2, 'POST', `/registry/allocations/v2/${objects.fundingOnly}/choice-contexts/withdraw`, {})).status).toBe(200);
     // the V1 metadata named carol's provider account: its AccountConfig is in the context
     for (const legMeta of [cip112, providerOnly]) {
       const upcast = await call(declarative2, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocV1Args(carol2, bob2, '1', [], legMeta) });
