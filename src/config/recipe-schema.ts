@@ -12,7 +12,8 @@
  *    contract id and looks the contract up by id), `synchronizerId`, `pick` (unique, newest,
  *    oldest, or max/min of a payload field), `missingError`;
  *  - a *path* is dot-separated steps: field names, `*` (every element / map value), `{a,b}` (those
- *    fields in order), `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
+ *    fields in order), `(a.b|c)` (the first present of these sub-paths), `~` (a map's keys),
+ *    `[name.with.dots]`; a path with `*` or `{a,b}` makes a list expression, and
  *    a selector matched against one runs once per element;
  *  - a *value expression* is a literal (string, boolean or null), `$admin` (the registry admin),
  *    `$now`, `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` /
@@ -93,9 +94,13 @@ const NAME = /^[a-z0-9][a-z0-9._:-]*$/;
 const QUALIFIED_NAME = /^#[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /**
  * A path step: a field name, `*` (every element of a list or value of a map), `{a,b}` (the fields
- * a and b, in this order) or `[text]` (a field whose name has dots, e.g. a metadata key).
+ * a and b, in this order), `(a.b|c)` (the first of these sub-paths that is present: not absent,
+ * not null; e.g. the same data of a V2 record and of the V1 record that wraps one), `~` (the keys
+ * of a map, as one list value in the payload's order, so that `~.0` is its first key) or `[text]`
+ * (a field whose name has dots, e.g. a metadata key).
  */
-const SEGMENT = String.raw`(?:\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}]+)`;
+const FIELDS = String.raw`(?:[A-Za-z0-9_-]+|~)(?:\.(?:[A-Za-z0-9_-]+|~))*`;
+const SEGMENT = String.raw`(?:\(${FIELDS}(?:\|${FIELDS})+\)|\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}()|]+)`;
 const PATH = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`);
 const SEGMENTS = new RegExp(SEGMENT, 'g');
 /** The steps of a path that PATH accepts. */
@@ -121,7 +126,7 @@ const QualifiedIdSchema = z.string().superRefine((s, ctx) => {
   });
 });
 
-const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b} or [name.with.dots])');
+const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b}, (a.b|c), ~ or [name.with.dots])');
 
 /** A value expression; its root is checked here, its use (which roots are allowed where) in the second pass. */
 const ValueExprSchema = z.union(
@@ -143,17 +148,34 @@ const ValueExprSchema = z.union(
 
 const COMPARISONS = ['lt', 'lte', 'gt', 'gte'] as const;
 export type Comparison = (typeof COMPARISONS)[number];
-/** `{ "lte": "$now" }`: an ordered comparison instead of equality. */
-const ConditionSchema = z
-  .partialRecord(z.enum(COMPARISONS), ValueExprSchema)
-  .refine((o) => Object.keys(o).length === 1, 'a comparison has exactly one of "lt", "lte", "gt", "gte"');
+const MATCH_OPS = ['eq', ...COMPARISONS] as const;
+export type MatchOp = (typeof MATCH_OPS)[number];
+/**
+ * `{ "lte": "$now" }`: an ordered comparison instead of equality; `{ "eq": "$args.x", "default": "" }`:
+ * equality with the value to use when the expression's path is absent (e.g. an optional metadata key).
+ */
+const ConditionSchema = strict({
+  eq: ValueExprSchema.optional(),
+  lt: ValueExprSchema.optional(),
+  lte: ValueExprSchema.optional(),
+  gt: ValueExprSchema.optional(),
+  gte: ValueExprSchema.optional(),
+  default: ValueExprSchema.optional(),
+}).refine((o) => MATCH_OPS.filter((k) => o[k] !== undefined).length === 1, 'a condition has exactly one of "eq", "lt", "lte", "gt", "gte" (and optionally "default")');
+type Condition = { [K in MatchOp | 'default']?: string | boolean | null };
 /** Dispatched on the input's shape, so that a mistake is reported at its own path. */
-const MatchValueSchema = z.unknown().transform((v, ctx): string | boolean | null | Partial<Record<Comparison, string | boolean | null>> => {
+const MatchValueSchema = z.unknown().transform((v, ctx): string | boolean | null | Condition => {
   const r = v !== null && typeof v === 'object' && !Array.isArray(v) ? ConditionSchema.safeParse(v) : ValueExprSchema.safeParse(v);
   if (r.success) return r.data;
   for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
   return z.NEVER;
 });
+/** The operator, its value expression and the default of a match value. */
+export function matchCondition(mv: MatchValue): { op: MatchOp; value: string | boolean | null; default?: string | boolean | null } {
+  if (mv === null || typeof mv !== 'object') return { op: 'eq', value: mv };
+  const op = MATCH_OPS.find((k) => mv[k] !== undefined) ?? 'eq';
+  return { op, value: mv[op] ?? null, ...(mv.default !== undefined ? { default: mv.default } : {}) };
+}
 export type MatchValue = z.output<typeof MatchValueSchema>;
 
 /** Keys are payload field paths, or `$id` (the contract id: the contract is looked up by id). */
@@ -189,7 +211,7 @@ const selectorShape = {
     'Find the contracts of any template that implements this interface (`#<package-name>:<Module>:<Interface>`), e.g. a token-standard factory interface. Give exactly one of `templateId` and `interfaceId`.',
   ),
   match: MatchSchema.default({}).describe(
-    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a comparison `{"lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. Empty: every active contract of the template that the admin sees.',
+    'Conditions on the contract: payload field path (dot-separated, e.g. `instrumentId.id`) → value expression that the field must equal, or a condition `{"eq" | "lt" | "lte" | "gt" | "gte": <value expression>}` (e.g. `"opensAt": {"lte": "$now"}`; numbers written as strings compare as numbers, timestamps as times, other text as text), optionally with `"default": <value expression>`, the value to use when the expression\'s path is absent (e.g. a metadata key a wallet may leave out: `"account.id": {"eq": "$args.transfer.meta.values.[cip-112/sender.id]", "default": ""}`). The key `$id` matches the contract id instead (the contract is then looked up by id, e.g. `"$id": "$contract.lockedHoldingCid"`; a list of ids finds each). A value expression whose path has a `*` step is a list: the selector finds the contracts for each of its elements in turn. A path step `(a.b|c)` takes the first of these sub-paths that is present (neither absent nor null), e.g. `$ref.allocations.(lockedTokens|allocationV2.lockedTokens).*`: the locks of each allocation, whether a V2 one or a V1 one wrapping its V2 record, in the order of the allocations. Empty: every active contract of the template that the admin sees.',
   ),
   orTemplateIds: z
     .array(QualifiedIdSchema)
@@ -245,6 +267,7 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E, per
     value: ValueExprSchema.optional().describe(
       'A value entry instead of a contract: the context gets this value under `key` (a boolean as `AV_Bool`, text as `AV_Text`), e.g. `"value": "$found.locked"`. Give exactly one of `templateId`, `interfaceId` and `value`.',
     ),
+    if: EntryIfSchema.optional(),
     when: WhenSchema.optional().describe(
       'Apply the entry only when the named selection found a contract (`{"found": "<name>"}`) or found nothing (`{"missing": "<name>"}`). The named entry may come later in the list: selections are made first, the context is then assembled in list order.',
     ),
@@ -291,6 +314,98 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E, per
     .describe('One context entry: a contract (or list of contracts) put into the choice context under `key`, and disclosed; or a value (`value`).');
 }
 
+// ---- predicates ---------------------------------------------------------------------------------
+
+type Operand = string | boolean | null;
+/** A condition on value expressions (see PREDICATE_FORMS). */
+export type Predicate =
+  | { eq: [Operand, Operand] }
+  | { in: [Operand, Operand] }
+  | { subsetOf: [Operand, Operand] }
+  | { exists: Operand }
+  | { not: Predicate }
+  | { all: Predicate[] }
+  | { any: Predicate[] };
+
+const PREDICATE_FORMS =
+  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+
+/** Parses a predicate, reporting each mistake at its own path. */
+function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
+  const fail = (message: string, at: PropertyKey[] = path) => {
+    ctx.addIssue({ code: 'custom', message, path: at });
+    return undefined;
+  };
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).length !== 1) return fail(`a predicate is one of ${PREDICATE_FORMS}`);
+  const [op, arg] = Object.entries(v)[0]!;
+  const operand = (x: unknown, at: PropertyKey[]): Operand | undefined => {
+    const r = ValueExprSchema.safeParse(x);
+    if (r.success) return r.data;
+    for (const i of r.error.issues) fail(i.message, at);
+    return undefined;
+  };
+  switch (op) {
+    case 'eq':
+    case 'in':
+    case 'subsetOf': {
+      if (!Array.isArray(arg) || arg.length !== 2) return fail(`"${op}" takes a list of two value expressions`, [...path, op]);
+      const a = operand(arg[0], [...path, op, 0]);
+      const b = operand(arg[1], [...path, op, 1]);
+      return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : { subsetOf: [a, b] };
+    }
+    case 'exists': {
+      const a = operand(arg, [...path, op]);
+      return a === undefined ? undefined : { exists: a };
+    }
+    case 'not': {
+      const p = parsePredicate(arg, [...path, op], ctx);
+      return p === undefined ? undefined : { not: p };
+    }
+    case 'all':
+    case 'any': {
+      if (!Array.isArray(arg) || arg.length === 0) return fail(`"${op}" takes a non-empty list of predicates`, [...path, op]);
+      const ps = arg.map((x, i) => parsePredicate(x, [...path, op, i], ctx));
+      if (ps.some((p) => p === undefined)) return undefined;
+      const ok = ps.filter((p): p is Predicate => p !== undefined);
+      return op === 'all' ? { all: ok } : { any: ok };
+    }
+    default:
+      return fail(`unknown predicate "${op}"; a predicate is one of ${PREDICATE_FORMS}`);
+  }
+}
+
+const PredicateSchema = z.unknown().transform((v, ctx): Predicate => parsePredicate(v, [], ctx) ?? z.NEVER);
+
+/** The value expressions of a predicate, with their paths. */
+export function predicateExpressions(p: Predicate, at: string): Array<{ at: string; raw: Operand; expr: ValueExpr | string }> {
+  const one = (raw: Operand, here: string) => ({ at: here, raw, expr: parseValueExpr(raw) });
+  if ('eq' in p) return p.eq.map((x, i) => one(x, `${at}.eq[${i}]`));
+  if ('in' in p) return p.in.map((x, i) => one(x, `${at}.in[${i}]`));
+  if ('subsetOf' in p) return p.subsetOf.map((x, i) => one(x, `${at}.subsetOf[${i}]`));
+  if ('exists' in p) return [one(p.exists, `${at}.exists`)];
+  if ('not' in p) return predicateExpressions(p.not, `${at}.not`);
+  if ('all' in p) return p.all.flatMap((q, i) => predicateExpressions(q, `${at}.all[${i}]`));
+  return p.any.flatMap((q, i) => predicateExpressions(q, `${at}.any[${i}]`));
+}
+
+const EntryIfSchema = PredicateSchema.describe(
+  'Apply the entry only when this predicate holds (the forms are those of `transferKind.self[].when`), e.g. only for a real owner: `{"not": {"eq": ["$args.transfer.receiver", "cip-112_no-owner::1220…"]}}`. Its value expressions may read what the entry\'s `match` may read, named selections included. With `when`, both must hold.',
+);
+const SelfWhenSchema = PredicateSchema.describe(
+    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
+export type SelfRule = z.output<typeof SelfRuleSchema>;
+const SelfRuleSchema = strict({
+  endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
+  when: SelfWhenSchema,
+}).describe('When the transfer factory reports `self`.');
+const SelfRuleListSchema = z.array(SelfRuleSchema);
+const SelfRulesSchema = z.unknown().transform((v, ctx): SelfRule[] => {
+  const r = Array.isArray(v) ? SelfRuleListSchema.safeParse(v) : SelfRuleSchema.safeParse(v);
+  if (r.success) return Array.isArray(r.data) ? r.data : [r.data];
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
+  return z.NEVER;
+});
+
 export type DirectRule = z.output<typeof DirectRuleSchema>;
 const DirectRuleSchema = strict({
   ...selectorShape,
@@ -327,7 +442,7 @@ function perContractSchema<E extends readonly [string, ...string[]]>(actions: E)
       .min(1, 'list at least one template')
       .describe('The templates of these objects (`#<package-name>:<Module>:<Entity>`): a contract id the wallet names must be of one of them.'),
     instrumentIdPath: PathSchema.describe(
-      'Payload path to the `{admin, id}` InstrumentId of the object (e.g. `transfer.instrumentId`), or to the instrument id text (then give `instrumentAdminPath`). The registry answers only for its own instruments.',
+      'Payload path to the `{admin, id}` InstrumentId of the object (e.g. `transfer.instrumentId`), or to the instrument id text (then give `instrumentAdminPath`). The registry answers only for its own instruments. Where the instrument may be in several places, `(a.b|c)` takes the first present, and `~` lists a map\'s keys: e.g. `(allocation.transferLegSides.0.instrumentId|allocation.nextIterationFunding.~.0)`, the first leg\'s instrument, else the first funded one.',
     ),
     instrumentAdminPath: PathSchema.optional().describe('Payload path to the admin party, when `instrumentIdPath` points to the id text alone.'),
     instrumentByTemplate: z
@@ -381,7 +496,10 @@ export const DeclarativeRecipeSchema = strict({
   contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS, false)).default([]).describe('The choice-context entries of the factory endpoints.'),
   transferKind: strict({
     direct: DirectRulesSchema.optional().describe(
-      'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`; sender = receiver is always `self`.',
+      'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`. A `self` transfer is not looked at.',
+    ),
+    self: SelfRulesSchema.optional().describe(
+      'One rule `{"endpoints"?, "when": <predicate>}` or a list of rules: the transfer is `self` when a rule for the endpoint holds (e.g. the actors can complete both the sender\'s and the receiver\'s side at once). No rule for the endpoint: `self` when sender = receiver (whole Account records in V2).',
     ),
   })
     .optional()
@@ -411,12 +529,23 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
   if (ctx.zodSchema === MatchValueSchema) {
     const expr = { anyOf: [{ type: 'string' }, { type: 'boolean' }, { type: 'null' }] };
     Object.assign(ctx.jsonSchema, {
-      anyOf: [...expr.anyOf, { type: 'object', properties: Object.fromEntries(COMPARISONS.map((c) => [c, expr])), minProperties: 1, maxProperties: 1, additionalProperties: false }],
+      anyOf: [...expr.anyOf, { type: 'object', properties: Object.fromEntries([...MATCH_OPS, 'default'].map((c) => [c, expr])), minProperties: 1, maxProperties: 2, additionalProperties: false }],
     });
     return;
   }
+  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema) {
+    // recursive: stated as "one operator key" here; the description lists each form and its operands
+    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'exists', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
+    return;
+  }
+  if (ctx.zodSchema === SelfRulesSchema) {
+    const rule = z.toJSONSchema(SelfRuleSchema, { io: 'input', override: recipeJsonSchemaOverride });
+    delete rule.$schema;
+    Object.assign(ctx.jsonSchema, { anyOf: [rule, { type: 'array', items: rule }] });
+    return;
+  }
   if (ctx.zodSchema !== DirectRulesSchema) return;
-  const rule = z.toJSONSchema(DirectRuleSchema, { io: 'input' });
+  const rule = z.toJSONSchema(DirectRuleSchema, { io: 'input', override: recipeJsonSchemaOverride });
   delete rule.$schema;
   Object.assign(ctx.jsonSchema, { anyOf: [rule, { type: 'array', items: rule }] });
 }
@@ -487,8 +616,9 @@ export function templateParts(text: string): Array<string | { expr: ValueExpr; t
 export function expressionsOf(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined }): Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> {
   const out: Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [];
   for (const [field, mv] of Object.entries(e.match)) {
-    if (mv !== null && typeof mv === 'object') for (const [op, raw] of Object.entries(mv)) out.push({ at: `match.${field}.${op}`, raw: raw ?? null, expr: parseValueExpr(raw ?? null) });
-    else out.push({ at: `match.${field}`, raw: mv, expr: parseValueExpr(mv) });
+    if (mv !== null && typeof mv === 'object') {
+      for (const [op, raw] of Object.entries(mv)) if (raw !== undefined) out.push({ at: `match.${field}.${op}`, raw, expr: parseValueExpr(raw) });
+    } else out.push({ at: `match.${field}`, raw: mv, expr: parseValueExpr(mv) });
   }
   if (e.value !== undefined) out.push({ at: 'value', raw: e.value, expr: parseValueExpr(e.value) });
   if (e.missingError !== undefined) {
@@ -548,9 +678,10 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     entry: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined },
     at: string,
     where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string> } | { perContract: true; names: ReadonlySet<string> },
+    extra: ReadonlyArray<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [],
   ) => {
-    for (const { at: sub, raw, expr: e } of expressionsOf(entry)) {
-      const here = `${at}.${sub}`;
+    for (const { at: sub, raw, expr: e } of [...expressionsOf(entry), ...extra]) {
+      const here = sub === '' ? at : `${at}.${sub}`;
       if (typeof e === 'string') {
         problems.push(`${here}: ${e}`);
         continue;
@@ -616,7 +747,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       );
     }
     const endpoints = (entry.endpoints ?? configured).filter((e) => configured.includes(e));
-    checkMatch(entry, at, { endpoints, restrictable: entry.endpoints === undefined, names: factoryNames });
+    checkMatch(entry, at, { endpoints, restrictable: entry.endpoints === undefined, names: factoryNames }, entry.if ? predicateExpressions(entry.if, 'if') : []);
     for (const ep of endpoints) claimKey(ep, entry.key, at, entry.as === 'list');
     checkIdMatch(entry, at, problems);
   });
@@ -636,6 +767,17 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       for (const ep of endpoints) claimKey(ep, rule.key, at);
     }
     checkIdMatch(rule, at, problems);
+  });
+
+  const selfRules = config.transferKind?.self ?? [];
+  if (selfRules.length > 0 && transferConfigured.length === 0) problems.push('transferKind.self: no transfer factory is configured (factories.transferFactory.v1 or .v2)');
+  selfRules.forEach((rule, i) => {
+    const at = Array.isArray((json as { transferKind?: { self?: unknown } }).transferKind?.self) ? `transferKind.self[${i}]` : 'transferKind.self';
+    const unknown = (rule.endpoints ?? []).filter((e) => !transferConfigured.includes(e));
+    if (unknown.length > 0) problems.push(`${at}.endpoints: ${unknown.join(', ')} not configured in "factories" (configured: ${transferConfigured.join(', ') || 'none'})`);
+    const endpoints = (rule.endpoints ?? transferConfigured).filter((e) => transferConfigured.includes(e));
+    // the transfer kind is decided before the direct rules run: only context entries can be read
+    checkMatch({ match: {} }, at, { endpoints, restrictable: rule.endpoints === undefined, names: namesOf(config.contextEntries) }, predicateExpressions(rule.when, 'when'));
   });
 
   // Per-contract objects: a template belongs to one kind; entry keys unique per action.
@@ -659,7 +801,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     pc.contextEntries.forEach((entry, i) => {
       const at = `${kind}.contextEntries[${i}]`;
       if (entry.key !== undefined) checkKey(entry.key, `${at}.key`);
-      checkMatch(entry, at, { perContract: true, names: namesOf(pc.contextEntries) });
+      checkMatch(entry, at, { perContract: true, names: namesOf(pc.contextEntries) }, entry.if ? predicateExpressions(entry.if, 'if') : []);
       const templates: unknown = 'templates' in entry ? entry.templates : undefined;
       for (const [j, t] of (Array.isArray(templates) ? templates.filter((x): x is string => typeof x === 'string') : []).entries()) {
         if (!pc.templateIds.includes(t)) problems.push(`${at}.templates[${j}]: ${t} is not in ${kind}.templateIds`);
@@ -699,8 +841,8 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
 }
 
 /** The names an entry reads: `$ref` / `$found` in its expressions, and its `when`. */
-function namesRead(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined }): string[] {
-  const out = expressionsOf(e).flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []));
+function namesRead(e: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined; if?: Predicate | undefined }): string[] {
+  const out = [...expressionsOf(e), ...(e.if ? predicateExpressions(e.if, 'if') : [])].flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []));
   const w = e.when?.found ?? e.when?.missing;
   return w === undefined ? out : [...out, w];
 }
@@ -729,6 +871,21 @@ function checkIdMatch(entry: { match: Record<string, unknown>; templateId?: stri
   }
 }
 
+/** Checks the plain field steps of a `(a.b|c)` alternative below `tree`; the error or undefined. */
+function checkFieldPath(tree: FieldTree | '*', steps: readonly string[], choice: string, before: readonly string[]): string | undefined {
+  let t = tree;
+  for (let j = 0; j < steps.length; j++) {
+    if (t === '*' || steps[j] === '~') return undefined;
+    if (!(steps[j]! in t)) {
+      const at = [...before, ...steps.slice(0, j)];
+      return `names no field of ${at.length === 0 ? `the ${choice} choice argument` : `${at.join('.')} of ${choice}`} (fields: ${Object.keys(t).join(', ')})`;
+    }
+    t = t[steps[j]!]!;
+  }
+  return undefined;
+}
+const subtree = (tree: FieldTree | '*', steps: readonly string[]): FieldTree | '*' => steps.reduce<FieldTree | '*'>((t, s) => (t === '*' ? '*' : (t[s] ?? '*')), tree);
+
 /** Checks an `$args` path against the choice argument's known fields; returns the error or undefined. */
 function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): string | undefined {
   const { choice, fields } = CHOICE_ARGUMENT_FIELDS[endpoint];
@@ -736,6 +893,17 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
   for (let i = 0; i < path.length; i++) {
     if (tree === '*') return undefined;
     const step = path[i]!;
+    if (step === '~') return undefined;
+    if (step.startsWith('(')) {
+      // each alternative is a sub-path of the tree here; the rest of the path is checked below the first
+      const alternatives = step.slice(1, -1).split('|').map((a) => a.split('.'));
+      for (const alt of alternatives) {
+        const err = checkFieldPath(tree, alt, choice, path.slice(0, i));
+        if (err) return err;
+      }
+      tree = subtree(tree, alternatives[0]!);
+      continue;
+    }
     // `{a,b}` checks each field (the tree below is that of the first); `[x]` names the field x
     const alternatives = step.startsWith('{') ? step.slice(1, -1).split(',') : [step.startsWith('[') ? step.slice(1, -1) : step];
     const seg = alternatives.find((a) => !(a in (tree as FieldTree))) ?? alternatives[0]!;

@@ -6,8 +6,10 @@
  *  - which contracts form the choice context, each under a key, found by template plus field
  *    matches (`$args.<path>` for factories, `$contract.<path>` for per-contract contexts),
  *    required or optional, one contract id or a list;
- *  - `transferKind`: `self` when sender = receiver (whole Account records in v2, as Scan compares,
- *    Splice `HttpTokenStandardTransferInstructionHandler.scala`), `direct` when a configured rule finds a contract (a
+ *  - `transferKind`: `self` when a `transferKind.self` predicate for the endpoint holds (over the
+ *    arguments and the named entries, selected first), else without such rules when sender =
+ *    receiver (whole Account records in v2, as Scan compares,
+ *    Splice `HttpTokenStandardTransferInstructionHandler.scala`); `direct` when a configured rule finds a contract (a
  *    pre-approval; the index is caught up once before answering `offer`), else `offer`.
  * Every contract put into the context is disclosed, in entry order, and so is the factory (first,
  * or after the entry its `discloseAfter` names), as Scan's `ChoiceContextBuilder` does: the service
@@ -40,7 +42,8 @@ import {
   splitPath,
   templateParts,
   TRANSFER_INSTRUCTION_ACTIONS,
-  type Comparison,
+  matchCondition,
+  type MatchOp,
   type MatchValue,
   validateDeclarativeRecipe,
   type ContractSelector,
@@ -51,6 +54,8 @@ import {
   type PerContractConfig,
   type PerContractContextEntry,
   type PerContractKind,
+  type Predicate,
+  predicateExpressions,
   type ValueExpr,
 } from '../../config/recipe-schema.js';
 import type { AnyValue } from '../../canton/lf.js';
@@ -96,7 +101,7 @@ interface CompiledSelector {
   /** Index keys of `orTemplateIds`. */
   orKeys: string[];
   byInterface: boolean;
-  fields: Array<{ path: string[]; text: string; expr: ValueExpr; op: 'eq' | Comparison }>;
+  fields: Array<{ path: string[]; text: string; expr: ValueExpr; op: MatchOp; default?: ValueExpr }>;
   id?: { text: string; expr: ValueExpr };
   synchronizerId?: string;
   pick: 'unique' | 'newest' | 'oldest' | { max: string } | { min: string };
@@ -112,6 +117,8 @@ interface CompiledEntry extends CompiledSelector {
   /** A value entry: no selector (its `key` is the empty template key). */
   value?: ValueExpr;
   when?: { found: boolean; name: string };
+  /** The entry's `if` predicate. */
+  if?: Predicate;
   required: boolean | 'each';
   as: 'contractId' | 'list' | 'disclose' | 'select';
   endpoints: readonly string[];
@@ -160,6 +167,7 @@ export class DeclarativeRecipe implements Recipe {
   private readonly factories = new Map<FactoryEndpoint, CompiledSelector & { discloseAfter?: string }>();
   private readonly entries: CompiledEntry[];
   private readonly direct: CompiledDirect[];
+  private readonly self: Array<{ when: Predicate; endpoints: readonly string[]; deps: string[] }>;
   private readonly perContract = new Map<ContractKind, CompiledPerContract>();
   /**
    * How errors name the token: the package of its templates (the first factory `templateId`, else
@@ -191,6 +199,11 @@ export class DeclarativeRecipe implements Recipe {
       ...(r.key !== undefined ? { contextKey: r.key } : {}),
       ...(r.name !== undefined ? { name: r.name } : {}),
       endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
+    }));
+    this.self = (config.transferKind?.self ?? []).map((r) => ({
+      when: r.when,
+      endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
+      deps: unique(predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []))),
     }));
     for (const k of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
       const pc: PerContractConfig | undefined = config[k];
@@ -279,9 +292,17 @@ export class DeclarativeRecipe implements Recipe {
     const unmatched = () => {
       for (const r of rules) if (r.name !== undefined && !scope.refs.has(r.name)) scope.refs.set(r.name, { contracts: [], many: false });
     };
-    if (jsonEqual(transfer.sender, transfer.receiver)) {
+    const resolution = new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env);
+    const selfRules = this.self.filter((r) => r.endpoints.includes(endpoint));
+    let self: boolean;
+    if (selfRules.length === 0) self = jsonEqual(transfer.sender, transfer.receiver);
+    else {
+      await resolution.need(selfRules.flatMap((r) => r.deps));
+      self = selfRules.some((r) => holds(r.when, scope));
+    }
+    if (self) {
       unmatched();
-      return { ...(await this.factoryParts(endpoint, scope, env, slots())), transferKind: 'self' };
+      return { ...(await this.factoryParts(endpoint, scope, env, slots(), resolution)), transferKind: 'self' };
     }
     let matched = await this.firstDirect(rules, scope, env);
     if (!matched && rules.length > 0) {
@@ -292,7 +313,7 @@ export class DeclarativeRecipe implements Recipe {
       matched = await this.firstDirect(rules, scope, env);
     }
     unmatched();
-    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched))), transferKind: matched ? 'direct' : 'offer' };
+    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched), resolution)), transferKind: matched ? 'direct' : 'offer' };
   }
 
   /** The first `transferKind.direct` rule that finds a contract, and the contract (named in `scope`). */
@@ -329,7 +350,7 @@ export class DeclarativeRecipe implements Recipe {
 
   // ---- resolution ------------------------------------------------------------------------------
 
-  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = []): Promise<FactoryParts> {
+  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = [], resolution?: Resolution): Promise<FactoryParts> {
     const sel = this.factories.get(endpoint);
     if (!sel) {
       const configured = [...this.factories.keys()];
@@ -348,7 +369,7 @@ export class DeclarativeRecipe implements Recipe {
     const found = flat(await select(sel, scope, env));
     if (found.length === 0) throw notFound(sel.missingError ? render(sel.missingError, scope) : `No ${endpoint} factory found: ${missing(sel, scope)}`);
     const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
-    const slots = await new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env).slots();
+    const slots = await (resolution ?? new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env)).slots();
     slots.push(...directSlots);
     const values = Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>;
     // the factory goes first, or after the named slot (its last one, whether or not it found anything)
@@ -472,6 +493,16 @@ class Resolution {
     return out;
   }
 
+  /** Makes the named selections (before the context is assembled), e.g. for a `transferKind.self` predicate. */
+  async need(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      if (this.scope.refs.has(name)) continue;
+      const named = this.entries.find((x) => x.name === name);
+      const r = named ? await this.selected(named) : { applies: false, found: [] };
+      this.scope.refs.set(name, { contracts: r.applies ? r.found : [], many: named !== undefined && named.as !== 'contractId' });
+    }
+  }
+
   private selected(e: CompiledEntry): Promise<{ applies: boolean; found: IndexedContract[] }> {
     let r = this.memo.get(e);
     if (!r) {
@@ -484,13 +515,9 @@ class Resolution {
   }
 
   private async select(e: CompiledEntry): Promise<{ applies: boolean; found: IndexedContract[] }> {
-    for (const name of e.deps) {
-      if (this.scope.refs.has(name)) continue;
-      const named = this.entries.find((x) => x.name === name);
-      const r = named ? await this.selected(named) : { applies: false, found: [] };
-      this.scope.refs.set(name, { contracts: r.applies ? r.found : [], many: named !== undefined && named.as !== 'contractId' });
-    }
+    await this.need(e.deps);
     if (e.when && (this.scope.refs.get(e.when.name)?.contracts.length ?? 0) > 0 !== e.when.found) return { applies: false, found: [] };
+    if (e.if && !holds(e.if, this.scope)) return { applies: false, found: [] };
     if (e.value !== undefined) return { applies: true, found: [] };
     const perItem = await select(e, this.scope, this.env);
     const found = flat(perItem);
@@ -506,6 +533,29 @@ class Resolution {
     }
     return { applies: true, found: e.as === 'contractId' && found.length > 0 ? [pickOne(e, found, this.scope, `Context entry "${e.contextKey}"`)] : found };
   }
+}
+
+/** Whether a predicate holds (`transferKind.self`). */
+function holds(p: Predicate, scope: Scope): boolean {
+  const present = (v: unknown) => v !== undefined && v !== null;
+  const member = (x: unknown, list: unknown) => present(x) && asList(list).some((y) => jsonEqual(x, y));
+  if ('eq' in p) return jsonEqual(evaluate(parsed(p.eq[0]), scope), evaluate(parsed(p.eq[1]), scope));
+  if ('in' in p) return member(evaluate(parsed(p.in[0]), scope), evaluate(parsed(p.in[1]), scope));
+  if ('subsetOf' in p) {
+    const b = evaluate(parsed(p.subsetOf[1]), scope);
+    return asList(evaluate(parsed(p.subsetOf[0]), scope)).every((x) => !present(x) || member(x, b));
+  }
+  if ('exists' in p) return present(evaluate(parsed(p.exists), scope));
+  if ('not' in p) return !holds(p.not, scope);
+  if ('all' in p) return p.all.every((q) => holds(q, scope));
+  return p.any.some((q) => holds(q, scope));
+}
+
+/** A predicate operand, parsed (validateDeclarativeRecipe has checked it). */
+function parsed(raw: string | boolean | null): ValueExpr {
+  const e = parseValueExpr(raw);
+  if (typeof e === 'string') throw new Error(`declarative recipe: ${e}`);
+  return e;
 }
 
 /** A value entry's value as an AnyValue: a boolean, a text, or (absent) None-like `AV_Optional`. */
@@ -528,7 +578,7 @@ function flat(perItem: ReadonlyArray<{ found: IndexedContract[] }>): IndexedCont
  * or a `$id` list).
  */
 async function select(sel: CompiledSelector, scope: Scope, env: RecipeEnv): Promise<Array<{ item: unknown; found: IndexedContract[] }>> {
-  const values = sel.fields.map((f) => evaluateMany(f.expr, scope));
+  const values = sel.fields.map((f) => fieldValue(f, scope));
   const idValue = sel.id ? evaluateMany(sel.id.expr, scope) : undefined;
   // the list to iterate: the $id's (a list of ids always finds each), else the first list-valued field
   const listField = values.findIndex((v) => v.many);
@@ -604,7 +654,7 @@ function pickOne(sel: CompiledSelector, found: IndexedContract[], scope: Scope, 
 /** `#pkg:Mod:Ent with admin = "…", instrumentId = "X" ($args.transfer.instrumentId.id)` */
 function describe(sel: CompiledSelector, scope: Scope): string {
   const OPS = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
-  const conds = sel.fields.map((f) => `${f.path.join('.')} ${OPS[f.op]} ${show(evaluate(f.expr, scope))}${f.expr.kind === 'literal' ? '' : ` (${f.text})`}`);
+  const conds = sel.fields.map((f) => `${f.path.join('.')} ${OPS[f.op]} ${show(fieldValue(f, scope).value)}${f.expr.kind === 'literal' ? '' : ` (${f.text})`}`);
   if (sel.id) conds.unshift(`contract id ${show(evaluate(sel.id.expr, scope))} (${sel.id.text})`);
   if (sel.synchronizerId !== undefined) conds.push(`synchronizer ${sel.synchronizerId}`);
   const subject = `${sel.byInterface ? 'a contract implementing ' : ''}${sel.ref}`;
@@ -617,6 +667,12 @@ function missing(sel: CompiledSelector, scope: Scope): string {
 
 function show(v: unknown): string {
   return v === undefined ? '(absent)' : JSON.stringify(v);
+}
+
+/** The value a match field compares with: its expression's, or its `default` when that is absent. */
+function fieldValue(f: CompiledSelector['fields'][number], scope: Scope): { many: boolean; value: unknown } {
+  const v = evaluateMany(f.expr, scope);
+  return v.value === undefined && f.default !== undefined ? evaluateMany(f.default, scope) : v;
 }
 
 function evaluate(e: ValueExpr, scope: Scope): unknown {
@@ -668,6 +724,19 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
     if (seg === '*') {
       many = true;
       cur = cur.flatMap((v) => (Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.keys(v).sort().map((k) => (v as Record<string, unknown>)[k]) : []));
+    } else if (seg === '~') {
+      // the keys of a map, as one list value (so that `~.0` is the first), in the payload's order
+      cur = cur.map(keysOf);
+    } else if (seg.startsWith('(')) {
+      // the first alternative sub-path that is present (neither absent nor null), per element
+      const alternatives = seg.slice(1, -1).split('|').map((a) => a.split('.'));
+      cur = cur.map((v) => {
+        for (const alt of alternatives) {
+          const x = alt.reduce<unknown>((o, k) => (k === '~' ? keysOf(o) : field(o, k)), v);
+          if (x !== undefined && x !== null) return x;
+        }
+        return undefined;
+      });
     } else if (seg.startsWith('{')) {
       many = true;
       const names = seg.slice(1, -1).split(',');
@@ -678,6 +747,11 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
     }
   }
   return many ? { many, value: cur.flatMap((v) => (Array.isArray(v) ? v : [v])) } : { many, value: cur[0] };
+}
+
+/** The keys of a map (a JSON object), in its order; undefined for anything else. */
+function keysOf(v: unknown): string[] | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : undefined;
 }
 
 function valueAt(v: unknown, path: readonly string[]): unknown {
@@ -716,13 +790,14 @@ function compileSelector(s: (ContractSelector | DirectRule | FactoryContextEntry
   const out: CompiledSelector = { ref, key: ref.slice(1), orKeys: ('orTemplateIds' in s ? (s.orTemplateIds ?? []) : []).map((t) => t.slice(1)), byInterface: s.templateId === undefined && s.interfaceId !== undefined, fields: [], pick: s.pick, deps: [] };
   const deps = new Set<string>();
   for (const [field, raw] of Object.entries(s.match) as Array<[string, MatchValue]>) {
-    const [op, v]: ['eq' | Comparison, string | boolean | null] =
-      raw !== null && typeof raw === 'object' ? (Object.entries(raw)[0] as [Comparison, string | boolean | null]) : ['eq', raw];
+    const { op, value: v, default: d } = matchCondition(raw);
     const expr = parseValueExpr(v);
+    const dflt = d === undefined ? undefined : parseValueExpr(d);
     // validateDeclarativeRecipe rejects these; a hand-built config gets the same message.
     if (typeof expr === 'string') throw new Error(`declarative recipe: ${field}: ${expr}`);
+    if (typeof dflt === 'string') throw new Error(`declarative recipe: ${field}.default: ${dflt}`);
     if (field === '$id') out.id = { text: String(v), expr };
-    else out.fields.push({ path: field.split('.'), text: String(v), expr, op });
+    else out.fields.push({ path: field.split('.'), text: String(v), expr, op, ...(dflt !== undefined ? { default: dflt } : {}) });
   }
   for (const { expr } of expressionsOf(s)) if (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found')) deps.add(expr.name);
   if (s.synchronizerId !== undefined) out.synchronizerId = s.synchronizerId;
@@ -735,6 +810,7 @@ function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoint
   const sel = compileSelector(e);
   const when = e.when?.found !== undefined ? { found: true, name: e.when.found } : e.when?.missing !== undefined ? { found: false, name: e.when.missing } : undefined;
   if (when && !sel.deps.includes(when.name)) sel.deps.push(when.name);
+  if (e.if) for (const { expr } of predicateExpressions(e.if, '')) if (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') && !sel.deps.includes(expr.name)) sel.deps.push(expr.name);
   let value: ValueExpr | undefined;
   if (e.value !== undefined) {
     const v = parseValueExpr(e.value);
@@ -748,6 +824,7 @@ function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoint
     ...(e.name !== undefined ? { name: e.name } : {}),
     ...(value !== undefined ? { value } : {}),
     ...(when ? { when } : {}),
+    ...(e.if ? { if: e.if } : {}),
     ...(Array.isArray(templates) ? { templates: new Set(templates.filter((t): t is string => typeof t === 'string').map((t) => t.slice(1))) } : {}),
     required: e.required,
     as: e.as,

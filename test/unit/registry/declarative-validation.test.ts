@@ -77,7 +77,7 @@ describe('validateDeclarativeRecipe', () => {
   it('rejects unknown keys (typos), naming the allowed ones', () => {
     // @ts-expect-error a misspelt key: what the validation must name
     expect(problems((c) => (c.contextEntries[0].requried = true))).toEqual([
-      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, orTemplateIds, synchronizerId, pick, missingError, key, name, value, when, required, as, endpoints',
+      'contextEntries[0]: unknown key "requried"; allowed: templateId, interfaceId, match, orTemplateIds, synchronizerId, pick, missingError, key, name, value, if, when, required, as, endpoints',
     ]);
     // @ts-expect-error an unknown factory name: what the validation must name
     expect(problems((c) => (c.factories.transferFactoryV1 = {}))[0]).toMatch(
@@ -296,11 +296,47 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, templateId: CONFIG }))).toEqual(['contextEntries[1]: give exactly one of "templateId", "interfaceId" and "value"']);
     // comparisons and pick
     accepts((c) => (c.contextEntries[0].match.opensAt = { lte: '$now' }));
-    expect(problems((c) => (c.contextEntries[0].match.opensAt = { lte: '$now', gt: '1' }))).toEqual(['contextEntries[0].match.opensAt: a comparison has exactly one of "lt", "lte", "gt", "gte"']);
+    expect(problems((c) => (c.contextEntries[0].match.opensAt = { lte: '$now', gt: '1' }))).toEqual(['contextEntries[0].match.opensAt: a condition has exactly one of "eq", "lt", "lte", "gt", "gte" (and optionally "default")']);
+    // equality with a default for an absent path; the default is a value expression checked where it is used
+    accepts((c) => (c.contextEntries[0].match['account.id'] = { eq: '$args.transfer.meta.values.[cip-112/sender.id]', default: '' }));
+    expect(problems((c) => (c.contextEntries[0].match.x = { default: '' }))).toEqual(['contextEntries[0].match.x: a condition has exactly one of "eq", "lt", "lte", "gt", "gte" (and optionally "default")']);
+    expect(problems((c) => (c.contextEntries[0].match.x = { eq: '$admin', default: '$args.nope' }))[0]).toMatch(/^contextEntries\[0\]\.match\.x\.default: "\$args\.nope" \(for transferFactory\.v1\) names no field/);
+    expect(problems((c) => (c.contextEntries[0].match.x = { eq: '$admin', fallback: '' }))[0]).toMatch(/^contextEntries\[0\]\.match\.x: unknown key "fallback"; allowed: eq, lt, lte, gt, gte, default/);
     accepts((c) => (c.contextEntries[0].pick = { max: 'round.number' }));
     expect(problems((c) => (c.contextEntries[0].pick = 'largest'))).toEqual(['contextEntries[0].pick: pick is "unique", "newest", "oldest", {"max": "<payload path>"} or {"min": "<payload path>"}']);
     // list steps and quoted steps are paths
     accepts((c) => (c.contextEntries[0].match.account = '$args.transfer.meta.values.[cip-112/sender.provider]'));
+    // transferKind.self: predicates over $args, $admin and named context entries, checked where used
+    const self = (when: unknown, extra: object = {}) => (c: BaseRecipe) => {
+      c.contextEntries[0].name = 'config';
+      (c as { transferKind?: unknown }).transferKind = { self: { when, ...extra } };
+    };
+    accepts(self({ all: [{ subsetOf: ['$args.transfer.{sender,receiver}', '$args.expectedAdmin'] }, { not: { exists: '$args.transfer.meta.values.[acme/x]' } }, { any: [{ eq: ['$admin', true] }, { in: [true, '$ref.config.enabled'] }] }] }));
+    expect(problems(self({ same: ['$admin', '$admin'] }))).toEqual([
+      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
+    ]);
+    expect(problems(self({ all: [{ eq: ['$admin'] }] }))).toEqual(['transferKind.self.when.all[0].eq: "eq" takes a list of two value expressions']);
+    expect(problems(self({ any: [] }))).toEqual(['transferKind.self.when.any: "any" takes a non-empty list of predicates']);
+    expect(problems(self({ not: { exists: 3 } }))[0]).toMatch(/^transferKind\.self\.when\.not\.exists: 3: write numbers as strings/);
+    expect(problems(self({ in: ['$args.transfer.nope', '$ref.nope.x'] }))).toEqual([
+      'transferKind.self.when.in[0]: "$args.transfer.nope" (for transferFactory.v1) names no field of transfer of TransferFactory_Transfer (v1) (fields: sender, receiver, amount, instrumentId, requestedAt, executeBefore, inputHoldingCids, meta); if the entry is not meant for this endpoint, restrict it with "endpoints"',
+      'transferKind.self.when.in[1]: "$ref.nope.x": no entry or transferKind.direct rule here is named "nope" (names: config)',
+    ]);
+    expect(problems(self({ exists: '$contractId' }))[0]).toMatch(/^transferKind\.self\.when\.exists: "\$contractId": \$contract and \$contractId are only available/);
+    expect(problems(self({ exists: '$admin' }, { endpoints: ['transferFactory.v2'] }))).toEqual(['transferKind.self.endpoints: transferFactory.v2 not configured in "factories" (configured: transferFactory.v1)']);
+    // an entry's `if` predicate: checked as its match is
+    accepts((c) => (c.contextEntries[0].if = { not: { eq: ['$args.transfer.receiver', 'acme-special::1220'] } }));
+    expect(problems((c) => (c.contextEntries[0].if = { eq: ['$args.transfer.nope', ''] }))[0]).toMatch(/^contextEntries\[0\]\.if\.eq\[0\]: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
+    expect(problems((c) => (c.contextEntries[0].if = { exists: '$ref.nope' }))).toEqual(['contextEntries[0].if.exists: "$ref.nope": no entry or transferKind.direct rule here is named "nope"']);
+    expect(problems((c) => (c.contextEntries[0].if = { maybe: true }))[0]).toMatch(/^contextEntries\[0\]\.if: unknown predicate "maybe"/);
+    // a `(a.b|c)` step: each alternative is checked against the choice argument
+    accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.id|sender)'));
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.nope|sender)'))[0]).toMatch(/names no field of transfer\.instrumentId of TransferFactory_Transfer \(v1\) \(fields: admin, id\)/);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(sender'))[0]).toMatch(/needs a field path/);
+    // `~`: a map's keys; in an alternative too
+    accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.meta.values.~.0'));
+    accepts((c) => (c.contextEntries[0].match.x = '$args.transfer.(instrumentId.id|meta.values.~.0)'));
+    expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.(nope.~|sender)'))[0]).toMatch(/names no field of transfer of TransferFactory_Transfer \(v1\)/);
     expect(problems((c) => (c.contextEntries[0].match.x = '$args.transfer.{sender,reciever}'))[0]).toMatch(/names no field of transfer of TransferFactory_Transfer \(v1\)/);
   });
 

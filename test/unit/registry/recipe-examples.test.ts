@@ -301,12 +301,15 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const declarative2 = registry2('declarative');
   const basicAccount = (p: string) => ({ owner: p, provider: null, id: '' });
   const carolAccount = { owner: carol2, provider: bank2, id: 'c-1' };
+  const carolDirect = { owner: carol2, provider: bank2, id: 'd-1' };
   const ID = { admin: admin2, id: 'TT2-USD' };
   const v1Args = (sender: string, receiver: string, amount: string, inputs: string[]) => ({
     expectedAdmin: admin2,
     transfer: { sender, receiver, amount, instrumentId: ID, requestedAt: '2026-05-01T09:59:00Z', executeBefore: '2026-05-02T10:00:00Z', inputHoldingCids: inputs, meta },
     extraArgs: { context: { values: {} }, meta },
   });
+  const NO_OWNER = 'cip-112_no-owner::1220000000000000000000000000000000000000000000000000000000000000abcd';
+  const withMeta = (a: ReturnType<typeof v1Args>, values: Record<string, string>) => ({ ...a, transfer: { ...a.transfer, meta: { values } } });
   const v2Args = (sender: object, receiver: object, amount: string, inputs: string[], actors: string[]) => {
     const { expectedAdmin: _v1Only, ...v1 } = v1Args(alice2, bob2, amount, inputs);
     return { ...v1, transfer: { ...v1.transfer, sender, receiver }, actors };
@@ -317,6 +320,12 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   beforeAll(async () => {
     createTestTokenV2Rules(emu2.engine, admin2);
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'c-1' });
+    // carol's second account at the bank, id "": what V1 metadata naming only the provider means
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2 });
+    // the bank's account without owner (a CIP-112 special account), which V1 names by the owner stub
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: bank2, id: 's-1' });
+    // carol's third account: carol initiates alone, the bank need not approve (its authority passes to carol's actions)
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'd-1', providerConfig: { canInitiate: false, mustApprove: false } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
     mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
     await Promise.all([builtin2.start(), declarative2.start()]);
@@ -345,6 +354,10 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v1Args(alice2, bob2, '1', [aliceHolding]), excludeDebugFields: true },
       { choiceArguments: v1Args(alice2, bob2, '-1', []) },
       { choiceArguments: { ...v1Args(alice2, bob2, '1', []), expectedAdmin: bob2 } },
+      { choiceArguments: withMeta(v1Args(carol2, bank2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1' }) },
+      { choiceArguments: withMeta(v1Args(alice2, NO_OWNER, '1', [aliceHolding]), { 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 's-1' }) },
+      { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'c-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'c-1' }) },
+      { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'd-1' }) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body });
@@ -354,6 +367,18 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args(basicAccount(alice2), carolAccount, '1', [aliceHolding], [alice2]) },
       { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1.001', [], [alice2]) },
+      // transferKind: self exactly when the actors, with the authority an AccountConfig passes on, complete both sides
+      { choiceArguments: v2Args(carolAccount, carolAccount, '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolAccount, carolAccount, '1', [], [carol2, bank2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bank2), '1', [], [carol2, bank2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bank2), '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolDirect, carolDirect, '1', [], [carol2]) },
+      { choiceArguments: v2Args(carolDirect, carolAccount, '1', [], [carol2]) },
+      { choiceArguments: v2Args(basicAccount(bank2), carolDirect, '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], []) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(alice2), '1', [], []) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [], []) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v2/transfer-factory', body });
@@ -390,6 +415,21 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the comparison covered both transfer kinds where sender and receiver differ and where they are the same
+    const kinds: string[] = [];
+    for (const [from, to, actors] of [
+      [carolDirect, basicAccount(bank2), [carol2]],
+      [carolAccount, carolAccount, [carol2]],
+    ] as const) {
+      const r = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args(from, to, '1', [], [...actors]) });
+      kinds.push((r.body as { transferKind: string }).transferKind);
+    }
+    expect(kinds).toEqual(['self', 'offer']);
+    // the V1 owner stub named the bank's owner-less account: its AccountConfig is in the context
+    const special = await call(declarative2, 'POST', '/registry/transfer-instruction/v1/transfer-factory', {
+      choiceArguments: withMeta(v1Args(alice2, NO_OWNER, '1', [aliceHolding]), { 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 's-1' }),
+    });
+    expect(contextValues(factoryOf(special.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
     // the comparison included a context with an AccountConfig (carol's provider account)
     const withConfig = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
       choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bank2]),
@@ -402,7 +442,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const ALLOCATION_FACTORY_V2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
   const SETTLEMENT_FACTORY = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
   const ALLOCATION_V1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
-  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '' };
+  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '' };
   const side = (s: 'SenderSide' | 'ReceiverSide', other: object, amount: string) => ({ transferLegId: 'leg-1', side: s, otherside: other, amount, instrumentId: 'TT2-USD', meta });
   const allocV2Args = (trade: string, authorizer: object, sides: object[], inputs: string[], actors: string[], context: unknown = { values: {} }) => ({
     settlement: { executors: [admin2], id: trade, cid: null, meta },
@@ -456,6 +496,16 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     expect(pending.tag).toBe('AllocationInstructionResult_Pending');
     objects.instruction = pending.cid;
     await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
+    // an allocation with no leg sides, funding the next iteration only: the registry's factory
+    // refuses to build one (no legs), the token accepts it; its instrument is the funded one
+    const hf = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '4' });
+    const withLeg = allocV2Args('trade-3', basicAccount(alice2), [side('SenderSide', basicAccount(bob2), '1')], [hf], [alice2]);
+    const f = factoryOf((await call(declarative2, 'POST', '/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: withLeg })).body);
+    const noLegs = allocV2Args('trade-3', basicAccount(alice2), [], [hf], [alice2], f.choiceContext.choiceContextData);
+    const funded = await exercise2([alice2], ALLOCATION_FACTORY_V2, f.factoryId, 'AllocationFactory_Allocate', { ...noLegs, allocation: { ...noLegs.allocation, nextIterationFunding: { 'TT2-USD': '2' } } }, f.choiceContext.disclosedContracts);
+    expect(outputTag(funded)).toBe('AllocationInstructionResult_Completed');
+    objects.fundingOnly = outputCid(funded, 'allocationCid');
+    await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
   });
 
   it('answers allocations, allocation instructions, the settlement factory and provider accounts upcast from V1 metadata as the built-in recipe', async () => {
@@ -466,10 +516,15 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: cip112 } } } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(alice2, bob2, '1', []) } });
-    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
+    // V1 metadata without a `.id` key: account id "" (carol's second account), found as the built-in finds it
+    const providerOnly = { values: { 'cip-112/sender.provider': bank2 } };
+    all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: providerOnly } } } });
+    all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], providerOnly) } });
+    // V1- and V2-made allocations mixed, either order: the locks are disclosed allocation by allocation
+    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
-    const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, offer2, unknownCid];
+    const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, objects.fundingOnly, offer2, unknownCid];
     for (const v of [1, 2]) {
       for (const action of ['execute-transfer', 'withdraw', 'cancel']) for (const id of ids) all.push({ method: 'POST', path: `/registry/allocations/v${v}/${id}/choice-contexts/${action}`, body: {} });
     }
@@ -481,9 +536,13 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the funding-only allocation is the registry's: its withdraw context is answered (not 404)
+    expect((await call(declarative2, 'POST', `/registry/allocations/v2/${objects.fundingOnly}/choice-contexts/withdraw`, {})).status).toBe(200);
     // the V1 metadata named carol's provider account: its AccountConfig is in the context
-    const upcast = await call(declarative2, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) });
-    expect(contextValues(factoryOf(upcast.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
+    for (const legMeta of [cip112, providerOnly]) {
+      const upcast = await call(declarative2, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocV1Args(carol2, bob2, '1', [], legMeta) });
+      expect(contextValues(factoryOf(upcast.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
+    }
   });
 
   it("the declarative recipe's execute-transfer and settlement answers commit", async () => {

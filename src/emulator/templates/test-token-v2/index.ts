@@ -149,11 +149,12 @@ export function createTestTokenV2Rules(engine: LedgerEngine, admin: string): str
 
 /**
  * Opens a provider account the way the reference registry does (`makeAccountIfMissing`): the
- * provider proposes an AccountConfig, the owner accepts. Returns the AccountConfig contract id.
+ * provider proposes an AccountConfig, the owner accepts (an account without owner: the provider
+ * creates it). Returns the AccountConfig contract id.
  */
 export function createTestTokenV2Account(
   engine: LedgerEngine,
-  opts: { admin: string; owner: string; provider: string; id?: string; ownerConfig?: PartyConfig; providerConfig?: PartyConfig },
+  opts: { admin: string; owner: string | null; provider: string; id?: string; ownerConfig?: PartyConfig; providerConfig?: PartyConfig },
 ): string {
   const config: AccountConfig = {
     admin: opts.admin,
@@ -161,10 +162,18 @@ export function createTestTokenV2Account(
     ownerConfig: opts.ownerConfig ?? { canInitiate: true, mustApprove: true },
     providerConfig: opts.providerConfig ?? { canInitiate: true, mustApprove: true },
   };
+  if (opts.owner === null) {
+    // an account without owner (CIP-112 special account): the provider, its only signatory, creates it
+    const created = submit(engine, [opts.provider], [{ kind: 'create', template: refOf(TestTokenV2Ids.AccountConfig), createArguments: config }]);
+    const node = created.nodes[0];
+    if (!node || node.kind !== 'create') throw new Error('expected a create');
+    return node.contract.contractId;
+  }
+  const owner = opts.owner;
   const proposal = submit(engine, [opts.provider], [{ kind: 'create', template: refOf(TestTokenV2Ids.AccountProposal), createArguments: { config } }]);
   const node = proposal.nodes[0];
   if (!node || node.kind !== 'create') throw new Error('expected a create');
-  const accepted = submit(engine, [opts.owner], [
+  const accepted = submit(engine, [owner], [
     { kind: 'exercise', template: refOf(TestTokenV2Ids.AccountProposal), contractId: node.contract.contractId, choice: 'AccountProposal_Accept', choiceArgument: {} },
   ]);
   return (rootResult(accepted) as { accountConfig: string }).accountConfig;
