@@ -23,7 +23,17 @@ import { archiveChoice } from '../../ledger/templates.js';
 import type { QualifiedId } from '../../ledger/types.js';
 import { list, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
-import { dec, decText, require, SPLICE_AMULET_PACKAGE_ID, SPLICE_AMULET_PACKAGE_NAME, type FeaturedAppRightPayload } from './values.js';
+import { NO_ARGS } from './choice-helpers.js';
+import {
+  AmuletIds,
+  T,
+  dec,
+  decText,
+  require,
+  SPLICE_AMULET_PACKAGE_ID,
+  SPLICE_AMULET_PACKAGE_NAME,
+  type FeaturedAppRightPayload,
+} from './values.js';
 
 /** `splice-api-featured-app-v1` 1.0.0 (its package id, as bundled in the DARs that use it). */
 const FEATURED_APP_API = {
@@ -114,5 +124,31 @@ export function featuredAppActivityMarkerTemplate(): TemplateDef<FeaturedAppActi
         choices: { Archive: archiveChoice(signatories) },
       },
     ],
+  };
+}
+
+/** The `FeaturedAppRight` template: withdrawn by the DSO, cancelled by the provider. */
+export function featuredAppRightTemplate(): TemplateDef<FeaturedAppRightPayload> {
+  return {
+    id: AmuletIds.FeaturedAppRight,
+    kind: 'native',
+    signatories: (p) => [p.dso],
+    observers: (p) => [p.provider],
+    ensure: (p) => (p.activityWeight === null || dec(p.activityWeight) >= 0n ? undefined : '0.0 <= fromOptional defaultAppActivityWeight activityWeight'),
+    parsePayload: recordParser(T.FeaturedAppRight, 'createArguments'),
+    payloadType: T.FeaturedAppRight,
+    choices: {
+      FeaturedAppRight_Withdraw: nativeChoice<FeaturedAppRightPayload, { reason: string }>('FeaturedAppRight_Withdraw', rec(['reason', 'text']), {
+        consuming: true,
+        controllers: (p) => [p.dso],
+        body: () => ({}),
+      }),
+      FeaturedAppRight_Cancel: nativeChoice<FeaturedAppRightPayload, Record<string, never>>('FeaturedAppRight_Cancel', NO_ARGS, {
+        consuming: true,
+        controllers: (p) => [p.provider],
+        body: () => ({}),
+      }),
+    },
+    implements: [featuredAppRightV1()],
   };
 }

@@ -76,7 +76,8 @@ import type { ContractRecord, LfValue, QualifiedId } from '../../ledger/types.js
 import { nameKey } from '../../ledger/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { registerTokenStandardInterfaces } from '../token-standard.js';
-import { amuletTemplates, SummarizingMiningRoundId } from './templates.js';
+import { amuletTemplates } from './templates.js';
+import { SummarizingMiningRoundId } from './mining-rounds.js';
 import type { AmuletBehaviour } from './transfer.js';
 import { AmuletIds, decText, dec, type AmuletConfigV, type OpenMiningRoundPayload } from './values.js';
 import { walletTemplates } from './wallet.js';
@@ -86,7 +87,8 @@ import { registerMemberTraffic, trafficControlParametersOf } from './traffic.js'
 import { registerBuyTrafficRequests } from './buy-traffic-request.js';
 
 export * from './values.js';
-export { amuletHoldingView, lockedAmuletHoldingView, SummarizingMiningRoundId } from './templates.js';
+export { amuletHoldingView, lockedAmuletHoldingView } from './amulet-holdings.js';
+export { SummarizingMiningRoundId } from './mining-rounds.js';
 export { chargeSteppedRate, transferConfigAmulet, type AmuletBehaviour } from './transfer.js';
 export { ExternalPartyConfigStateId, EXTERNAL_PARTY_CONFIG_STATE_KEY, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
 export { TransferPreapprovalProposalId, payForTransferPreapproval, type TransferPreapprovalProposalPayload } from './preapproval.js';

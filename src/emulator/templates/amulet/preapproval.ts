@@ -7,7 +7,7 @@
  *    automation accepts (src/emulator/validator/wallet.ts);
  *  - `AmuletRules_CreateTransferPreapproval` (controllers provider and receiver) and
  *    `TransferPreapproval_Renew` (controller provider), added to the AmuletRules and
- *    TransferPreapproval templates of ./templates.ts when those lack them;
+ *    TransferPreapproval templates (./amulet-rules.ts, ./transfer-preapproval.ts) when those lack them;
  *  - `payForTransferPreapproval`: the provider pays for the part of the pre-approval's lifetime
  *    beyond `transferPreapprovalBaseDuration` (default 90 days, so the validator's default 90-day
  *    pre-approvals are free) at `transferPreapprovalFee` USD per day (default 0.00274), converted
