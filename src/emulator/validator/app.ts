@@ -154,51 +154,51 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono<ValidatorEnv
       method: 'GET',
       path: '/v0/validator-user',
       auth: 'public',
-      handler: () => ({ party_id: opts.validatorParty, user_name: validatorUser, featured: wallets.validatorFeatured() }),
+      handler: () => ({ party_id: opts.validatorParty, user_name: validatorUser, featured: wallets.users.validatorFeatured() }),
     },
 
     // wallet, external (wallet-external.yaml)
-    { method: 'GET', path: '/v0/wallet/transfer-offers', auth: walletRoute('listTransferOffers'), handler: (_c, u) => wallets.listTransferOffers(w(u)) },
+    { method: 'GET', path: '/v0/wallet/transfer-offers', auth: walletRoute('listTransferOffers'), handler: (_c, u) => wallets.transferOffers.listTransferOffers(w(u)) },
     {
       method: 'POST',
       path: '/v0/wallet/transfer-offers',
       auth: walletRoute('createTransferOffer'),
-      handler: async (c, u) => wallets.createTransferOffer(w(u), await body(c, CreateTransferOfferRequest)),
+      handler: async (c, u) => wallets.transferOffers.createTransferOffer(w(u), await body(c, CreateTransferOfferRequest)),
     },
     {
       method: 'POST',
       path: '/v0/wallet/transfer-offers/:tracking_id/status',
       auth: walletRoute('getTransferOfferStatus'),
-      handler: (c, u) => wallets.transferOfferStatus(w(u), c.req.param('tracking_id')!),
+      handler: (c, u) => wallets.transferOffers.transferOfferStatus(w(u), c.req.param('tracking_id')!),
     },
 
     {
       method: 'POST',
       path: '/v0/wallet/buy-traffic-requests',
       auth: walletRoute('createBuyTrafficRequest'),
-      handler: async (c, u) => wallets.createBuyTrafficRequest(w(u), await body(c, CreateBuyTrafficRequest)),
+      handler: async (c, u) => wallets.buyTraffic.createBuyTrafficRequest(w(u), await body(c, CreateBuyTrafficRequest)),
     },
     {
       method: 'POST',
       path: '/v0/wallet/buy-traffic-requests/:tracking_id/status',
       auth: walletRoute('getBuyTrafficRequestStatus'),
-      handler: (c, u) => wallets.buyTrafficRequestStatus(w(u), c.req.param('tracking_id')!),
+      handler: (c, u) => wallets.buyTraffic.buyTrafficRequestStatus(w(u), c.req.param('tracking_id')!),
     },
 
     // wallet, internal (wallet-internal.yaml)
-    { method: 'GET', path: '/v0/wallet/user-status', auth: { realm: REALMS.wallet, wallet: false }, handler: (_c, u) => wallets.userStatus(u.name!) },
+    { method: 'GET', path: '/v0/wallet/user-status', auth: { realm: REALMS.wallet, wallet: false }, handler: (_c, u) => wallets.users.userStatus(u.name!) },
     {
       method: 'POST',
       path: '/v0/wallet/transfer-offers/:contract_id/accept',
       auth: walletRoute('acceptTransferOffer'),
-      handler: (c, u) => wallets.acceptTransferOffer(w(u), c.req.param('contract_id')!),
+      handler: (c, u) => wallets.transferOffers.acceptTransferOffer(w(u), c.req.param('contract_id')!),
     },
     {
       method: 'POST',
       path: '/v0/wallet/transfer-offers/:contract_id/reject',
       auth: walletRoute('rejectTransferOffer'),
       handler: (c, u) => {
-        wallets.rejectTransferOffer(w(u), c.req.param('contract_id')!);
+        wallets.transferOffers.rejectTransferOffer(w(u), c.req.param('contract_id')!);
         return c.body(null, 200);
       },
     },
@@ -207,21 +207,21 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono<ValidatorEnv
       path: '/v0/wallet/transfer-offers/:contract_id/withdraw',
       auth: walletRoute('withdrawTransferOffer'),
       handler: (c, u) => {
-        wallets.withdrawTransferOffer(w(u), c.req.param('contract_id')!);
+        wallets.transferOffers.withdrawTransferOffer(w(u), c.req.param('contract_id')!);
         return c.body(null, 200);
       },
     },
-    { method: 'GET', path: '/v0/wallet/accepted-transfer-offers', auth: walletRoute('listAcceptedTransferOffers'), handler: (_c, u) => wallets.listAcceptedTransferOffers(w(u)) },
-    { method: 'GET', path: '/v0/wallet/balance', auth: walletRoute('getBalance'), handler: (_c, u) => wallets.balance(w(u)) },
-    { method: 'GET', path: '/v0/wallet/amulets', auth: walletRoute('list'), handler: (_c, u) => wallets.listAmulets(w(u)) },
-    { method: 'POST', path: '/v0/wallet/tap', auth: walletRoute('tap'), handler: async (c, u) => wallets.tap(w(u), await body(c, TapRequest)) },
+    { method: 'GET', path: '/v0/wallet/accepted-transfer-offers', auth: walletRoute('listAcceptedTransferOffers'), handler: (_c, u) => wallets.transferOffers.listAcceptedTransferOffers(w(u)) },
+    { method: 'GET', path: '/v0/wallet/balance', auth: walletRoute('getBalance'), handler: (_c, u) => wallets.holdings.balance(w(u)) },
+    { method: 'GET', path: '/v0/wallet/amulets', auth: walletRoute('list'), handler: (_c, u) => wallets.holdings.listAmulets(w(u)) },
+    { method: 'POST', path: '/v0/wallet/tap', auth: walletRoute('tap'), handler: async (c, u) => wallets.holdings.tap(w(u), await body(c, TapRequest)) },
     {
       method: 'POST',
       path: '/v0/wallet/transfer-preapproval',
       auth: walletRoute('createTransferPreapproval'),
       // 409 carries the existing pre-approval's id (CreateTransferPreapprovalResponse), not an ErrorResponse
       handler: (c, u) => {
-        const r = wallets.createTransferPreapproval(w(u));
+        const r = wallets.preapprovals.createTransferPreapproval(w(u));
         return c.json(r.body, r.status);
       },
     },
@@ -230,7 +230,7 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono<ValidatorEnv
       path: '/v0/wallet/transfer-preapproval/send',
       auth: walletRoute('transferPreapprovalSend'),
       handler: async (c, u) => {
-        wallets.transferPreapprovalSend(w(u), await body(c, TransferPreapprovalSendRequest));
+        wallets.preapprovals.transferPreapprovalSend(w(u), await body(c, TransferPreapprovalSendRequest));
         return c.body(null, 200);
       },
     },
@@ -269,7 +269,7 @@ export function createValidatorApp(opts: ValidatorAppOptions): Hono<ValidatorEnv
       }
       user.name = a.user;
       engine.automations.run();
-      if (r.auth.wallet) user.wallet = wallets.authorize(a.user, r.auth.operationId);
+      if (r.auth.wallet) user.wallet = wallets.users.authorize(a.user, r.auth.operationId);
     }
     const out = await r.handler(c, user);
     if (r.auth !== 'public' && r.auth.wallet) engine.automations.run();
