@@ -12,7 +12,7 @@
  *    realm"), and `GET /v0/wallet/user-status` (realm "splice wallet realm");
  *  - user wallet (`UserWalletAuthExtractor`, realm "splice wallet realm"): every other
  *    `/v0/wallet/...` endpoint; 404 when the user has no wallet, 403 when the user may not act as
- *    the wallet party (wallet.ts).
+ *    the wallet party (wallet-installs.ts).
  * Order on each request, as the pekko directives nest: method and path, then the token (401),
  * then the wallet (404/403), then the body (400), then the handler.
  *

@@ -4,7 +4,7 @@
  *  - the `TransferPreapprovalProposal` template (splice-wallet; signatory receiver, observer
  *    provider) with `TransferPreapprovalProposal_Accept` (controller provider), which is what the
  *    wallet SDK's `amulet.preapproval.command.create` builds and the provider's validator
- *    automation accepts (src/emulator/validator/wallet.ts);
+ *    automation accepts (src/emulator/validator/wallet-preapprovals.ts);
  *  - `AmuletRules_CreateTransferPreapproval` (controllers provider and receiver) and
  *    `TransferPreapproval_Renew` (controller provider), added to the AmuletRules and
  *    TransferPreapproval templates (./amulet-rules.ts, ./transfer-preapproval.ts) when those lack them;
