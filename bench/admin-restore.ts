@@ -12,7 +12,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { captureWorld, restoreWorld } from '../src/emulator/admin/world-state.js';
 import { startStack } from '../src/stack.js';
-import type { LedgerEngine } from '../src/emulator/ledger/engine.js';
+import type { LedgerEngine } from '../src/emulator/participant/engine.js';
 import { BENCH_TEMPLATE, round } from './ledger.js';
 import type { Result } from './report.js';
 

@@ -7,7 +7,7 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { buildEmulator } from '../src/emulator/index.js';
-import { formatId } from '../src/emulator/ledger/types.js';
+import { formatId } from '../src/emulator/participant/types.js';
 
 type Emulator = ReturnType<typeof buildEmulator>;
 

@@ -11,9 +11,9 @@ import { pino } from 'pino';
 import { RegistryConfigSchema } from '../src/config/registry.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { registerTestTokenV2 } from '../src/emulator/templates/test-token-v2/index.js';
-import { noAuth } from '../src/ledger/auth.js';
-import { LedgerClient } from '../src/ledger/client.js';
-import { pollingUpdates } from '../src/ledger/update-stream.js';
+import { noAuth } from '../src/ledger-client/auth.js';
+import { LedgerClient } from '../src/ledger-client/client.js';
+import { pollingUpdates } from '../src/ledger-client/update-stream.js';
 import { startRegistry } from '../src/serve.js';
 
 const wallets = Number(process.env.BENCH_WALLETS ?? 8);

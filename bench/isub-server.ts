@@ -7,7 +7,7 @@
  */
 import { pino } from 'pino';
 import { buildEmulator } from '../src/emulator/index.js';
-import { normalizeSigningKey } from '../src/emulator/ledger/topology/signing-keys.js';
+import { normalizeSigningKey } from '../src/emulator/participant/topology/signing-keys.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../src/emulator/templates/test-token-v1/index.js';
 import { announce, disclosedContract, serveOnLoopback } from './bench-server.js';
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { buildEmulator } from '../src/emulator/index.js';
-import type { LedgerEngine } from '../src/emulator/ledger/engine.js';
+import type { LedgerEngine } from '../src/emulator/participant/engine.js';
 import { makeClient, percentile } from './http-client.js';
 import type { Result } from './report.js';
 

@@ -2,9 +2,9 @@
 // The emulated stack (ledger + registries + scan + validator) and its parts
 export { startStack, type StackOptions, type RunningStack } from './stack.js';
 export { startEmulator, buildEmulator, type RunningEmulator, type StartEmulatorOptions } from './emulator/index.js';
-export { LedgerEngine, type LedgerEngineOptions } from './emulator/ledger/engine.js';
+export { LedgerEngine, type LedgerEngineOptions } from './emulator/participant/engine.js';
 export { ManualClock, systemClock, type Clock } from './canton/clock.js';
-export { TemplateRegistry, type TemplateDef, type InterfaceDef, type ChoiceDef, type DeclaredTemplateSpec } from './emulator/ledger/templates.js';
+export { TemplateRegistry, type TemplateDef, type InterfaceDef, type ChoiceDef, type DeclaredTemplateSpec } from './emulator/participant/templates.js';
 export { createLedgerApiApp, ledgerApiRoutes } from './emulator/ledger-api/index.js';
 export { mintDevToken } from './emulator/ledger-api/auth.js';
 export { DEFAULT_DEMO_WORLD, DemoWorldSchema, type DemoWorld } from './emulator/seed.js';
@@ -21,8 +21,8 @@ export { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js'
 export type { Recipe } from './registry/recipes/recipe.js';
 export { RegistryConfigSchema, type RegistryConfig } from './config/registry.js';
 // Clients and building blocks
-export { LedgerClient, type LedgerClientOptions } from './ledger/client.js';
-export { noAuth, staticToken, oauth2ClientCredentials, selfSignedHs256, type TokenProvider } from './ledger/auth.js';
-export { inProcessFetch } from './ledger/in-process.js';
+export { LedgerClient, type LedgerClientOptions } from './ledger-client/client.js';
+export { noAuth, staticToken, oauth2ClientCredentials, selfSignedHs256, type TokenProvider } from './ledger-client/auth.js';
+export { inProcessFetch } from './ledger-client/in-process.js';
 export { createCache, type Cache } from './cache/index.js';
 export { createProxyApp } from './proxy/index.js';

@@ -18,7 +18,7 @@ import { EmulatorConfigSchema } from './config/schema.js';
 import { RegistryConfigSchema } from './config/registry.js';
 import { recipeJsonSchemaOverride } from './config/recipe-schema.js';
 import { startStack } from './stack.js';
-import { DurableState } from './emulator/ledger/durability/durable-state.js';
+import { DurableState } from './emulator/participant/durability/durable-state.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';
 import { loadRegistryConfig, startRegistry } from './serve.js';
 import { checkRegistryConfig, formatCheckLine } from './check-config.js';

@@ -17,10 +17,10 @@ import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from
 import { ConfigError, zodProblems } from './config/errors.js';
 import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
-import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger/auth.js';
-import { LedgerClient } from './ledger/client.js';
-import { pollingUpdates, preferWebSocket, webSocketUpdates } from './ledger/update-stream.js';
-import { LedgerError, LedgerUnavailableError } from './ledger/errors.js';
+import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger-client/auth.js';
+import { LedgerClient } from './ledger-client/client.js';
+import { pollingUpdates, preferWebSocket, webSocketUpdates } from './ledger-client/update-stream.js';
+import { LedgerError, LedgerUnavailableError } from './ledger-client/errors.js';
 import type { ContractIndexOptions } from './contracts/contract-index.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { BUILT_IN_RECIPE_NAMES, builtInRecipes, checkInstrumentRecipes, declarativeRecipes, resolveDeclarativeRecipes } from './registry/recipes/index.js';
@@ -31,7 +31,7 @@ import { corsPolicy } from './http/cors.js';
 import { ServiceMetrics } from './http/metrics.js';
 import { cacheMetrics } from './cache/metrics.js';
 import { indexMetrics } from './contracts/metrics.js';
-import { ledgerCallMetrics } from './ledger/metrics.js';
+import { ledgerCallMetrics } from './ledger-client/metrics.js';
 import { startService } from './http/service.js';
 import { createProxyApp } from './proxy/index.js';
 import type { UpstreamsConfig } from './config/upstreams.js';
@@ -176,7 +176,7 @@ export async function startRegistry(
     follow: {
       backoffMs: { initial: 200, max: 5_000 },
       // The index follows the websocket update stream: a transaction reaches it as the node
-      // emits it, where long polls lag a busy ledger by seconds (ledger/update-stream.ts).
+      // emits it, where long polls lag a busy ledger by seconds (ledger-client/update-stream.ts).
       updates: preferWebSocket({
         webSocket: webSocketUpdates({ baseUrl: config.ledger.url, tokenProvider, logger: logger.child({ module: 'update-stream' }) }),
         poll: pollingUpdates({ ledger }),

@@ -14,7 +14,7 @@
  *
  * One snapshot of the ACS at start, then the update stream from that offset, ACS_DELTA shape,
  * filtered to the admin party and the templates above. How the stream is followed is injected
- * (`updates`, ledger/update-stream.ts: `serve` uses the websocket channel, long polls where the
+ * (`updates`, ledger-client/update-stream.ts: `serve` uses the websocket channel, long polls where the
  * node refuses it); without it the index long-polls its LedgerClient (the emulated stack, which
  * knows the ledger end in process).
  *
@@ -61,10 +61,10 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
 import type { RequestContext } from '../http/request-context.js';
-import type { LedgerClient } from '../ledger/client.js';
-import { LedgerError, LedgerUnavailableError, hasCode } from '../ledger/errors.js';
-import { offsetOfUpdate, type CreatedEvent, type JsGetUpdatesResponse, type Update } from '../ledger/schemas/events.js';
-import type { UpdateStream, UpdateTransport } from '../ledger/update-stream.js';
+import type { LedgerClient } from '../ledger-client/client.js';
+import { LedgerError, LedgerUnavailableError, hasCode } from '../ledger-client/errors.js';
+import { offsetOfUpdate, type CreatedEvent, type JsGetUpdatesResponse, type Update } from '../ledger-client/schemas/events.js';
+import type { UpdateStream, UpdateTransport } from '../ledger-client/update-stream.js';
 
 /** Prefix of the cache namespace of contracts; the ledger's incarnation follows it. */
 export const CONTRACT_NS = 'contract';
@@ -172,7 +172,7 @@ export interface ContractIndexOptions {
   /** Called once when the ledger rejects the credentials (the index has stopped). */
   onFatal?: (err: Error) => void;
   /**
-   * How the index follows the ledger once loaded (ledger/update-stream.ts: the websocket, with
+   * How the index follows the ledger once loaded (ledger-client/update-stream.ts: the websocket, with
    * long polls as its fallback). Absent: long polls of `ledger` (with `ledgerEndHint`, reads of
    * exactly the gap).
    */

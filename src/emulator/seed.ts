@@ -6,8 +6,8 @@
  * wallet command takes).
  */
 import { ConfigError } from '../config/errors.js';
-import type { LedgerEngine } from './ledger/engine.js';
-import type { Right } from './ledger/types.js';
+import type { LedgerEngine } from './participant/engine.js';
+import type { Right } from './participant/types.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
 import { createTestTokenV2Rules, findTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from './templates/test-token-v2/index.js';
 import { createFeaturedAppRight, installWallet, seedAmuletWorld, tapAmulet } from './templates/amulet/index.js';

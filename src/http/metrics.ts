@@ -9,7 +9,7 @@
  * values that live elsewhere (cache counters, index offsets, Redis state, websocket subscribers)
  * are read at scrape time from their owners, which keep no reference to prom-client. This module
  * is the plumbing only (the registry, HTTP series, the name prefix, gauges read at scrape time):
- * each domain module declares its own series beside it (ledger/metrics.ts, cache/metrics.ts,
+ * each domain module declares its own series beside it (ledger-client/metrics.ts, cache/metrics.ts,
  * contracts/metrics.ts), and serve.ts / stack.ts assemble them.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
 import { ContractIndex, type ContractIndexOptions } from '../contracts/contract-index.js';
 import type { Clock } from '../canton/clock.js';
-import type { LedgerClient } from '../ledger/client.js';
+import type { LedgerClient } from '../ledger-client/client.js';
 import { createRegistryHttp } from './app.js';
 import type { Recipe } from './recipes/recipe.js';
 import { checkInstrumentRecipes } from './recipes/index.js';

@@ -17,8 +17,8 @@ import type { ContractIndex, IndexedContract } from '../contracts/contract-index
 import type { Clock } from '../canton/clock.js';
 import { decimalFacts, formatDecimal, parseDecimal, type DecimalFacts } from '../canton/lf.js';
 import { parseInstant } from '../canton/clock.js';
-import type { LedgerClient } from '../ledger/client.js';
-import { LedgerError, LedgerUnavailableError } from '../ledger/errors.js';
+import type { LedgerClient } from '../ledger-client/client.js';
+import { LedgerError, LedgerUnavailableError } from '../ledger-client/errors.js';
 import { IndexNotReadyError } from '../contracts/contract-index.js';
 import type {
   AllocationAction,

@@ -10,9 +10,9 @@
  * LEDGER_AUTH set, give the client a token of a user that may act as owner and admin.
  */
 import { z } from 'zod';
-import type { LedgerClient } from '../ledger/client.js';
-import { JsTransactionSchema } from '../ledger/schemas/events.js';
-import type { JsActiveContract } from '../ledger/schemas/events.js';
+import type { LedgerClient } from '../ledger-client/client.js';
+import { JsTransactionSchema } from '../ledger-client/schemas/events.js';
+import type { JsActiveContract } from '../ledger-client/schemas/events.js';
 
 const TT1_TOKEN = '#splice-test-token-v1:Splice.Testing.Tokens.TestTokenV1:Token';
 const TT2_TOKEN_RULES = '#splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2:TokenRules';

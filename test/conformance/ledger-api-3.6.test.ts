@@ -15,14 +15,14 @@
 import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, mintDevToken, type Authenticator } from '../../src/emulator/ledger-api/auth.js';
-import { WILDCARD } from '../../src/emulator/ledger/claims.js';
+import { WILDCARD } from '../../src/emulator/participant/claims.js';
 import { IOU, cmds, create, testLedger, type TestLedger } from '../support/ledger-fixtures.js';
 import { executeBody, prepareBody, registerExternal, type ExternalKey } from '../support/interactive.js';
 import { SPECS, createSpecValidator, expectConformant, type CoverageRequirement } from '../support/openapi-conformance.js';
 import { jsonArray, jsonAt, jsonText } from '../support/ledger-wire.js';
 import { BEYOND_35 } from '../support/ledger-api-3.6.js';
-import { normalizeSigningKey } from '../../src/emulator/ledger/topology/signing-keys.js';
-import { GetJwksResponseSchema } from '../../src/ledger/schemas/jose.js';
+import { normalizeSigningKey } from '../../src/emulator/participant/topology/signing-keys.js';
+import { GetJwksResponseSchema } from '../../src/ledger-client/schemas/jose.js';
 
 const SECRET = 'conformance-36-secret';
 const v = createSpecValidator(SPECS.ledgerApi36Snapshot);

@@ -14,7 +14,7 @@
 import { createKeyPair, signTransactionHash } from '@canton-network/core-signing-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAuthenticator, mintDevToken, type Authenticator } from '../../src/emulator/ledger-api/auth.js';
-import { WILDCARD } from '../../src/emulator/ledger/claims.js';
+import { WILDCARD } from '../../src/emulator/participant/claims.js';
 import { buildDar } from '../support/dar-builder.js';
 import {
   ASSET,
@@ -31,7 +31,7 @@ import { executeBody, prepareBody, registerExternal, type ExternalKey } from '..
 import { SPECS, createSpecValidator, expectConformant, type CoverageRequirement } from '../support/openapi-conformance.js';
 import { BEYOND_35 } from '../support/ledger-api-3.6.js';
 import { jsonArray, jsonAt, jsonKeys, jsonText } from '../support/ledger-wire.js';
-import { AllocateExternalPartyResponseSchema, GenerateExternalPartyTopologyResponseSchema } from '../../src/ledger/schemas/external-parties.js';
+import { AllocateExternalPartyResponseSchema, GenerateExternalPartyTopologyResponseSchema } from '../../src/ledger-client/schemas/external-parties.js';
 
 const SECRET = 'conformance-secret';
 

@@ -35,8 +35,8 @@ import {
   mintTestTokenV2,
   registerTestTokenV2,
 } from '../../src/emulator/templates/test-token-v2/index.js';
-import { noAuth } from '../../src/ledger/auth.js';
-import { LedgerClient } from '../../src/ledger/client.js';
+import { noAuth } from '../../src/ledger-client/auth.js';
+import { LedgerClient } from '../../src/ledger-client/client.js';
 import { createRegistry, type Registry } from '../../src/registry/index.js';
 import { TestTokenV1Recipe } from '../../src/registry/recipes/test-token-v1.js';
 import { TestTokenV2Recipe, TestTokenV2Templates } from '../../src/registry/recipes/test-token-v2.js';

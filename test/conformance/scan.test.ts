@@ -17,7 +17,7 @@
  * reads by template name, so the native templates behave the same for it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { LedgerEngine } from '../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../src/emulator/participant/engine.js';
 import { createScanApp } from '../../src/emulator/scan/index.js';
 import { ManualClock } from '../../src/canton/clock.js';
 import { amuletContext, createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../src/emulator/templates/amulet/index.js';

@@ -17,7 +17,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALNET_LEDGER_AUTH, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER } from '../../src/config/localnet.js';
-import { selfSignedHs256 } from '../../src/ledger/auth.js';
+import { selfSignedHs256 } from '../../src/ledger-client/auth.js';
 import { EmulatedStackContainer, type StartedEmulatedStackContainer } from '../../src/testcontainers/index.js';
 import { resolveLocalhostNames } from '../support/localhost-names.js';
 import { IN_CI, TEST_IMAGE, buildImage, runtimeMissing } from './support.js';

@@ -14,8 +14,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../../src/emulator/ledger-api/auth.js';
-import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema, JsCantonErrorSchema, JsGetUpdatesListResponseSchema } from '../../src/ledger/schemas/events.js';
-import { GetPartiesResponseSchema } from '../../src/ledger/schemas/parties.js';
+import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema, JsCantonErrorSchema, JsGetUpdatesListResponseSchema } from '../../src/ledger-client/schemas/events.js';
+import { GetPartiesResponseSchema } from '../../src/ledger-client/schemas/parties.js';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { amuletUrls, createAmuletSdk } from './support/amulet.js';
 import { balanceOf, selfSignedAuth } from './support/wallet-sdk.js';

@@ -4,8 +4,8 @@
  * wallet does, and prepare / execute requests over the JSON API.
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import type { LedgerEngine } from '../../src/emulator/ledger/engine.js';
-import { normalizeSigningKey } from '../../src/emulator/ledger/topology/signing-keys.js';
+import type { LedgerEngine } from '../../src/emulator/participant/engine.js';
+import { normalizeSigningKey } from '../../src/emulator/participant/topology/signing-keys.js';
 
 export interface ExternalKey {
   party: string;

@@ -1,6 +1,6 @@
 /**
  * Typed reads of JSON Ledger API answers for tests. Answers are parsed with the ledger client's
- * own wire schemas (src/ledger/schemas), so reading a field also checks the answer's shape; an
+ * own wire schemas (src/ledger-client/schemas), so reading a field also checks the answer's shape; an
  * event of the `Event` oneof is narrowed to the kind the test expects, and anything else fails
  * the test with the value printed. Daml values inside (create arguments, choice results, views)
  * are LF JSON of unknown shape: read with `jsonAt` and friends, or named by the test's own type.
@@ -21,7 +21,7 @@ import {
   type JsActiveContract,
   type JsCantonError,
   type JsTransaction,
-} from '../../src/ledger/schemas/events.js';
+} from '../../src/ledger-client/schemas/events.js';
 
 /** The answer of submit-and-wait-for-transaction, executeAndWaitForTransaction, transaction-by-id. */
 export const TransactionResponseSchema = z.object({ transaction: JsTransactionSchema });

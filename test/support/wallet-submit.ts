@@ -4,7 +4,7 @@
  * the root exercise's result. Shared by the registry tests that drive the emulated ledger in process.
  */
 import { expect } from 'vitest';
-import type { RequestHandler } from '../../src/ledger/in-process.js';
+import type { RequestHandler } from '../../src/ledger-client/in-process.js';
 import { rootExerciseResult } from './ledger-wire.js';
 
 let commandCounter = 0;

@@ -13,7 +13,7 @@
  *
  * Third, no arrows running back up: the plumbing that assembles (`config/`, `http/`) knows no
  * domain code (a domain module owns its config schema in an `*-options.ts` module and its metrics
- * in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/ledger/dar/`) sits below the
+ * in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/participant/dar/`) sits below the
  * Daml-LF engine (`emulator/daml-lf/`), with the protobuf reading both use in `emulator/shared/`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 // testcontainers/: a client of the image, which has the emulator inside; it never loads it itself.
-const PRODUCTION_ENTRIES = ['serve.ts', 'check-config.ts', 'registry/index.ts', 'ledger/client.ts', 'contracts/contract-index.ts', 'cache/index.ts', 'proxy/index.ts', 'testcontainers/index.ts'];
+const PRODUCTION_ENTRIES = ['serve.ts', 'check-config.ts', 'registry/index.ts', 'ledger-client/client.ts', 'contracts/contract-index.ts', 'cache/index.ts', 'proxy/index.ts', 'testcontainers/index.ts'];
 
 /** The project file a relative specifier names (`./x.js` is `./x.ts`, a folder is its index.ts). */
 function resolveSpecifier(from: string, spec: string): string | undefined {
@@ -158,17 +158,17 @@ describe('no arrows up', () => {
     expect(found).toEqual([]);
     // The options modules are leaves of the emulator: zod, the user-id rule and the ledger's
     // record types, no engine, no templates.
-    const leaves = ['emulator/ledger/object-meta.ts', 'emulator/ledger/types.ts'];
+    const leaves = ['emulator/participant/object-meta.ts', 'emulator/participant/types.ts'];
     const optionsDeps = edges((f) => f.startsWith('emulator/') && f.endsWith('-options.ts'), (f) => f.startsWith('emulator/') && !leaves.includes(f));
     expect(optionsDeps).toEqual([]);
   });
 
   it('http/ is plumbing: it imports no domain module (ledger client, cache, contract index, registry, emulator)', () => {
-    const domain = ['ledger/', 'cache/', 'contracts/', 'registry/', 'emulator/'];
+    const domain = ['ledger-client/', 'cache/', 'contracts/', 'registry/', 'emulator/'];
     expect(edges((f) => f.startsWith('http/'), (f) => domain.some((d) => f.startsWith(d)))).toEqual([]);
   });
 
-  it('the DAR reader (emulator/ledger/dar/) does not import the Daml-LF engine (emulator/daml-lf/)', () => {
-    expect(edges((f) => f.startsWith('emulator/ledger/dar/'), (f) => f.startsWith('emulator/daml-lf/'))).toEqual([]);
+  it('the DAR reader (emulator/participant/dar/) does not import the Daml-LF engine (emulator/daml-lf/)', () => {
+    expect(edges((f) => f.startsWith('emulator/participant/dar/'), (f) => f.startsWith('emulator/daml-lf/'))).toEqual([]);
   });
 });

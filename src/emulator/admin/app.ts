@@ -13,7 +13,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { jsonErrorBodyLimit } from '../../http/body-limit.js';
 import { validationMessage } from '../../registry/dispatch.js';
-import { isAdmin } from '../ledger/claims.js';
+import { isAdmin } from '../participant/claims.js';
 import type { Authenticator } from '../ledger-api/auth.js';
 import {
   AdminErrorSchema,

@@ -11,7 +11,7 @@
  * reloads what it shows from the reads; events for a client that reads slowly wait in memory
  * without a bound (the explorer is one local page, not a public feed).
  */
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import type { RecordedRequest, RequestLog } from './request-log.js';
 import type { TransactionSummary, WorldView } from './world-view.js';
 

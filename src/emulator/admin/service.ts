@@ -23,8 +23,8 @@
 import { formatInstant } from '../../canton/clock.js';
 import { ArgumentError, formatDecimal, parseDecimal } from '../../canton/lf.js';
 import { LedgerApiError } from '../../canton/errors.js';
-import type { LedgerEngine } from '../ledger/engine.js';
-import { nameKey, type ContractRecord } from '../ledger/types.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import { nameKey, type ContractRecord } from '../participant/types.js';
 import type { SeededWorld } from '../seed.js';
 import { TS } from '../templates/token-standard.js';
 import { mintTestTokenV1 } from '../templates/test-token-v1/index.js';

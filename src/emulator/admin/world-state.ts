@@ -16,15 +16,15 @@
  *    timeline (a contract id a client or cache still holds) never names another contract;
  *  - prepared interactive submissions and pending multi-hosted allocations (as STATE_DIR).
  */
-import type { LedgerEngine } from '../ledger/engine.js';
-import type { SavedContracts } from '../ledger/contracts.js';
-import type { ExternalPartyRecord } from '../ledger/external-parties.js';
-import type { Completion } from '../ledger/commands.js';
-import type { HostingPermission, Synchronizer } from '../ledger/synchronizer.js';
-import type { State as TrafficState } from '../ledger/traffic.js';
-import type { PartyRecord } from '../ledger/types.js';
-import type { SavedUpdateLog } from '../ledger/updates.js';
-import type { SavedUser } from '../ledger/users.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { SavedContracts } from '../participant/contracts.js';
+import type { ExternalPartyRecord } from '../participant/external-parties.js';
+import type { Completion } from '../participant/commands.js';
+import type { HostingPermission, Synchronizer } from '../participant/synchronizer.js';
+import type { State as TrafficState } from '../participant/traffic.js';
+import type { PartyRecord } from '../participant/types.js';
+import type { SavedUpdateLog } from '../participant/updates.js';
+import type { SavedUser } from '../participant/users.js';
 import type { SavedScanStore, ScanStore } from '../scan/store.js';
 import type { SkewedClock } from './clock.js';
 

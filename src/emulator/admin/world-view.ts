@@ -12,10 +12,10 @@
  */
 import { formatInstant } from '../../canton/clock.js';
 import { formatDecimal, parseDecimal } from '../../canton/lf.js';
-import type { LedgerEngine } from '../ledger/engine.js';
-import type { HostingPermission, Synchronizer } from '../ledger/synchronizer.js';
-import { formatId, nameKey, type ContractRecord, type QualifiedId, type Right } from '../ledger/types.js';
-import type { TransactionRecord, TxNode } from '../ledger/updates.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { HostingPermission, Synchronizer } from '../participant/synchronizer.js';
+import { formatId, nameKey, type ContractRecord, type QualifiedId, type Right } from '../participant/types.js';
+import type { TransactionRecord, TxNode } from '../participant/updates.js';
 import type { SeededWorld } from '../seed.js';
 import { TS } from '../templates/token-standard.js';
 import { AdminError, holdingView, type AdminInstrument } from './service.js';

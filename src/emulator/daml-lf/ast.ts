@@ -7,7 +7,7 @@
  * ids (`self` resolved), types are the shared `LfType` of the type-level decoder. Locations are
  * kept on definitions (for error messages), not on every expression.
  */
-import type { DecodedDataType, LfType, TypeConRef } from '../ledger/dar/lf2.js';
+import type { DecodedDataType, LfType, TypeConRef } from '../participant/dar/lf2.js';
 
 export type { DecodedDataType, LfType, TypeConRef };
 

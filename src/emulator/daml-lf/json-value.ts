@@ -38,7 +38,7 @@ import {
   parseTimestamp,
   type TypeBinding,
   type TypeEnv,
-} from '../ledger/lf-value.js';
+} from '../participant/lf-value.js';
 import {
   date,
   list,

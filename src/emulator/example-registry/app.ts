@@ -9,7 +9,7 @@ import { LedgerApiError } from '../../canton/errors.js';
 import { isObject } from '../../canton/json-shape.js';
 import { noSuchEndpoint } from '../../registry/app.js';
 import { registryHostApp, type Readiness } from '../../registry/health.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { createTestTokenV2Rules, findTestTokenV2Rules, offerMintTestTokenV2 } from '../templates/test-token-v2/index.js';
 import { EXAMPLE_REGISTRY_V1_APIS, exampleRegistryInstruments } from './metadata.js';
 import type { ExampleRegistryWorld } from './seed.js';

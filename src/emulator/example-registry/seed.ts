@@ -6,8 +6,8 @@
  * for TestTokenV2). Seeded at start so that the first request finds them, as after the example's
  * own first factory call.
  */
-import type { LedgerEngine } from '../ledger/engine.js';
-import { nameKey, type QualifiedId } from '../ledger/types.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import { nameKey, type QualifiedId } from '../participant/types.js';
 import { createTestTokenV1Rules, registerTestTokenV1, TestTokenV1Ids } from '../templates/test-token-v1/index.js';
 import { createTestTokenV2Rules, findTestTokenV2Rules, registerTestTokenV2 } from '../templates/test-token-v2/index.js';
 

@@ -14,9 +14,9 @@
  */
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { Claims } from '../ledger/claims.js';
-import { WILDCARD } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { Claims } from '../participant/claims.js';
+import { WILDCARD } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../../canton/errors.js';
 import { isCallTimeAuthFailure } from './auth.js';
 import { honoBodyLimit } from '../../http/body-limit.js';

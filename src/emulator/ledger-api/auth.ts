@@ -36,10 +36,10 @@ import {
   type JWTPayload,
 } from 'jose';
 import type { AuthConfig } from './auth-options.js';
-import { WILDCARD, type Claims, type UserClaims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import { WILDCARD, type Claims, type UserClaims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, errors } from '../../canton/errors.js';
-import { userIdError } from '../ledger/object-meta.js';
+import { userIdError } from '../participant/object-meta.js';
 
 // ---- configuration ---------------------------------------------------------------------------
 

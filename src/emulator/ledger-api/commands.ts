@@ -13,12 +13,12 @@ import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, invalidIdentifier, shapeOf, transactionEnvelope, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
 import { listOf, listParams } from './lists.js';
 import type { LogStream, StreamOpener } from './streams.js';
-import { canReadAs, requireActAs, requireReadAs, requireReadAsAnyParty, userIdOf, type Claims } from '../ledger/claims.js';
-import type { Deduplication, EngineCommand, Submission } from '../ledger/commands.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import { canReadAs, requireActAs, requireReadAs, requireReadAsAnyParty, userIdOf, type Claims } from '../participant/claims.js';
+import type { Deduplication, EngineCommand, Submission } from '../participant/commands.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { errors, LedgerApiError } from '../../canton/errors.js';
-import { parseIdRef, type IdRef } from '../ledger/identifiers.js';
-import type { TransactionRecord } from '../ledger/updates.js';
+import { parseIdRef, type IdRef } from '../participant/identifiers.js';
+import type { TransactionRecord } from '../participant/updates.js';
 import {
   CompletionStreamRequestSchema,
   GetCompletionByHashRequestSchema,
@@ -26,7 +26,7 @@ import {
   JsCommandsSchema,
   JsSubmitAndWaitForTransactionRequestSchema,
   type JsCommands,
-} from '../../ledger/schemas/commands.js';
+} from '../../ledger-client/schemas/commands.js';
 
 export const commandRoutes: RouteModule = (app) => {
   app.post('/v2/commands/submit-and-wait', async (c) => {

@@ -6,10 +6,10 @@
 import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 import { compileEventFormat, createdEventJson, matchEvent, wildcardFilterFor } from './events.js';
-import { requireReadAs, requireReadAsAnyParty } from '../ledger/claims.js';
+import { requireReadAs, requireReadAsAnyParty } from '../participant/claims.js';
 import { LedgerApiError } from '../../canton/errors.js';
-import { formatId, nameKey, stakeholdersOf } from '../ledger/types.js';
-import { GetContractRequestSchema, GetEventsByContractIdRequestSchema } from '../../ledger/schemas/state.js';
+import { formatId, nameKey, stakeholdersOf } from '../participant/types.js';
+import { GetContractRequestSchema, GetEventsByContractIdRequestSchema } from '../../ledger-client/schemas/state.js';
 
 export const contractRoutes: RouteModule = (app) => {
   app.post('/v2/events/events-by-contract-id', async (c) => {

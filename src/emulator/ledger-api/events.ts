@@ -5,15 +5,15 @@
  * openapi.yaml `EventFormat`, `CreatedEvent`; `LfValueTranslation.scala`). Every field is emitted, as Canton does.
  */
 import { formatInstant } from '../../canton/clock.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { errors, invalidBody, LedgerApiError } from '../../canton/errors.js';
-import { parseIdRef, resolveRef } from '../ledger/identifiers.js';
-import type { InterfaceDef, InterfaceImpl } from '../ledger/templates.js';
-import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/ledger/errors.js';
-import type { ContractRecord, QualifiedId } from '../ledger/types.js';
-import { formatId, nameKey, stakeholdersOf } from '../ledger/types.js';
-import type { CreateNode, ExerciseNode, TransactionRecord } from '../ledger/updates.js';
-import type { EventFormat, Filters } from '../../ledger/schemas/common.js';
+import { parseIdRef, resolveRef } from '../participant/identifiers.js';
+import type { InterfaceDef, InterfaceImpl } from '../participant/templates.js';
+import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/participant-bridge/errors.js';
+import type { ContractRecord, QualifiedId } from '../participant/types.js';
+import { formatId, nameKey, stakeholdersOf } from '../participant/types.js';
+import type { CreateNode, ExerciseNode, TransactionRecord } from '../participant/updates.js';
+import type { EventFormat, Filters } from '../../ledger-client/schemas/common.js';
 
 export type Shape = 'ACS_DELTA' | 'LEDGER_EFFECTS';
 

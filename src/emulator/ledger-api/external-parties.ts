@@ -8,16 +8,16 @@
  */
 import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
-import { isAdminOrIdpAdmin } from '../ledger/claims.js';
+import { isAdminOrIdpAdmin } from '../participant/claims.js';
 import { errors } from '../../canton/errors.js';
-import { optionalIdentityProviderId, optionalUserId, requireIdentityProviderExists } from '../ledger/object-meta.js';
-import { allocateExternalParty } from '../ledger/topology/allocate-external.js';
-import { generateExternalPartyTopology } from '../ledger/topology/generate-topology.js';
+import { optionalIdentityProviderId, optionalUserId, requireIdentityProviderExists } from '../participant/object-meta.js';
+import { allocateExternalParty } from '../participant/topology/allocate-external.js';
+import { generateExternalPartyTopology } from '../participant/topology/generate-topology.js';
 import {
   AllocateExternalPartyRequestSchema,
   GenerateExternalPartyTopologyRequestSchema,
   type GenerateExternalPartyTopologyResponse,
-} from '../../ledger/schemas/external-parties.js';
+} from '../../ledger-client/schemas/external-parties.js';
 import { checkAllocatingUser, matchIdentityProviderId } from './parties.js';
 
 export const externalPartiesRoutes: RouteModule = (app) => {

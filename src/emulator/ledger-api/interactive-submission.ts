@@ -12,10 +12,10 @@ import type { RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 import { deduplicationOf, emptyTransaction, parseCommands, resolveUserId } from './commands.js';
 import { compileEventFormat, shapeOf, transactionJson, wildcardFilterFor } from './events.js';
-import { canExecuteAs, requireReadAs, type Claims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import { canExecuteAs, requireReadAs, type Claims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { errors, LedgerApiError } from '../../canton/errors.js';
-import type { TransactionRecord } from '../ledger/updates.js';
+import type { TransactionRecord } from '../participant/updates.js';
 import {
   GetPreferredPackagesRequestSchema,
   JsExecuteSubmissionAndWaitForTransactionRequestSchema,
@@ -23,8 +23,8 @@ import {
   JsPrepareSubmissionRequestSchema,
   type JsExecuteSubmissionRequest,
   type MinLedgerTime,
-} from '../../ledger/schemas/interactive-submission.js';
-import { preferredPackage } from '../ledger/interactive/preferred-packages.js';
+} from '../../ledger-client/schemas/interactive-submission.js';
+import { preferredPackage } from '../participant/interactive/preferred-packages.js';
 
 export const interactiveSubmissionRoutes: RouteModule = (app) => {
   app.post('/v2/interactive-submission/prepare', async (c) => {

@@ -2,10 +2,10 @@
  * JOSE service (Canton 3.6, experimental in Canton): GET /v2/jose/jwks/synchronizer/{synchronizer}/party/{party}.
  * Authorization is RequiredClaim.Public, any authenticated caller (digital-asset/canton:
  * community/ledger/ledger-api-core/.../auth/services/JoseServiceAuthorization.scala); the engine
- * builds the JWKS (ledger/jwks.ts).
+ * builds the JWKS (participant/jwks.ts).
  */
 import type { RouteModule } from './app.js';
-import { partyJwks } from '../ledger/jwks.js';
+import { partyJwks } from '../participant/jwks.js';
 
 export const joseRoutes: RouteModule = (app) => {
   app.get('/v2/jose/jwks/synchronizer/:synchronizer/party/:party', (c) =>

@@ -15,8 +15,8 @@
  */
 import type { Context } from 'hono';
 import { LedgerApiError } from '../../canton/errors.js';
-import type { Claims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { Claims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { queryInt } from './decode.js';
 import { LEDGER_MAX_LIST_WAIT_MS } from '../../http/limits.js';
 import { logWindow, type OpenedStream } from './streams.js';

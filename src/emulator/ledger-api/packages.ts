@@ -8,13 +8,13 @@
  *  - POST /v2/package-vetting/list: what is vetted where (any authenticated user).
  */
 import type { Context } from 'hono';
-import { requireAdmin } from '../ledger/claims.js';
+import { requireAdmin } from '../participant/claims.js';
 import { errors, LedgerApiError, PlainTextBadRequest } from '../../canton/errors.js';
-import { compareVersions } from '../ledger/packages.js';
+import { compareVersions } from '../participant/packages.js';
 import {
   ListVettedPackagesRequestSchema,
   type ListVettedPackagesResponse,
-} from '../../ledger/schemas/packages.js';
+} from '../../ledger-client/schemas/packages.js';
 import type { LedgerEnv, RouteModule } from './app.js';
 import { decodeBody } from './decode.js';
 

@@ -8,18 +8,18 @@
  */
 import type { RouteModule } from './app.js';
 import { decodeBody, queryInt } from './decode.js';
-import type { Claims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
-import { isAdminOrIdpAdmin } from '../ledger/claims.js';
+import type { Claims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import { isAdminOrIdpAdmin } from '../participant/claims.js';
 import { errors, LedgerApiError } from '../../canton/errors.js';
-import { ledgerStringError, optionalIdentityProviderId, optionalUserId, requireParty } from '../ledger/object-meta.js';
-import type { PartyRecord, Right } from '../ledger/types.js';
-import type { Caller } from '../ledger/users.js';
+import { ledgerStringError, optionalIdentityProviderId, optionalUserId, requireParty } from '../participant/object-meta.js';
+import type { PartyRecord, Right } from '../participant/types.js';
+import type { Caller } from '../participant/users.js';
 import {
   AllocatePartyRequestSchema,
   UpdatePartyDetailsRequestSchema,
   type PartyDetailsOut,
-} from '../../ledger/schemas/parties.js';
+} from '../../ledger-client/schemas/parties.js';
 
 export const partiesRoutes: RouteModule = (app) => {
   // Registered before /v2/parties/:party so the literal path wins.

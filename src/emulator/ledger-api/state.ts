@@ -9,10 +9,10 @@ import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { activeContractJson, compileEventFormat, templateKeysOf, type EventFilter } from './events.js';
 import { listOf, listParams } from './lists.js';
 import type { StreamOpener } from './streams.js';
-import { requireReadAs, requireReadAsAnyParty, type Claims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import { requireReadAs, requireReadAsAnyParty, type Claims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { errors, LedgerApiError } from '../../canton/errors.js';
-import { GetActiveContractsPageRequestSchema, GetActiveContractsRequestSchema } from '../../ledger/schemas/state.js';
+import { GetActiveContractsPageRequestSchema, GetActiveContractsRequestSchema } from '../../ledger-client/schemas/state.js';
 
 /** Server default page size of active-contracts-page. */
 const DEFAULT_PAGE_SIZE = 1000;

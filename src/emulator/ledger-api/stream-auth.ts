@@ -27,8 +27,8 @@
  */
 import { formatInstant } from '../../canton/clock.js';
 import { LedgerApiError } from '../../canton/errors.js';
-import type { Claims, UserClaims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { Claims, UserClaims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { resolveUserClaims } from './auth.js';
 
 /** The longest single timer (Node's setTimeout fires at once beyond 2^31-1 ms); longer waits re-arm. */

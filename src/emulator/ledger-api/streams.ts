@@ -11,9 +11,9 @@
  * log rendered transaction by transaction (updates, completions), which is open-ended when it
  * has no end offset.
  */
-import type { Claims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
-import type { TransactionRecord } from '../ledger/updates.js';
+import type { Claims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { TransactionRecord } from '../participant/updates.js';
 
 /** A bounded list computed when the stream opens (the ACS at an offset). */
 export interface SnapshotStream {

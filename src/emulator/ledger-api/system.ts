@@ -3,7 +3,7 @@
  * `/v2/version` must report 3.4.x or 3.5.x: the official client refuses other versions.
  */
 import type { RouteModule } from './app.js';
-import { isAdminOrIdpAdmin, canReadAs, canActAs } from '../ledger/claims.js';
+import { isAdminOrIdpAdmin, canReadAs, canActAs } from '../participant/claims.js';
 import { errors } from '../../canton/errors.js';
 
 /** The Canton release whose JSON API (and openapi-3.5.yaml) the emulator follows. */

@@ -9,11 +9,11 @@ import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, shapeOf, transactionJson, transactionTreeJson, wildcardFilterFor, type EventFilter, type Shape } from './events.js';
 import { listOf, listParams } from './lists.js';
 import type { LogStream, StreamOpener } from './streams.js';
-import { requireReadAs, requireReadAsAnyParty, type Claims } from '../ledger/claims.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import { requireReadAs, requireReadAsAnyParty, type Claims } from '../participant/claims.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { errors, LedgerApiError, PlainTextBadRequest } from '../../canton/errors.js';
-import type { TransactionRecord } from '../ledger/updates.js';
-import { UpdateFormatSchema, type TransactionFormat, type UpdateFormat } from '../../ledger/schemas/common.js';
+import type { TransactionRecord } from '../participant/updates.js';
+import { UpdateFormatSchema, type TransactionFormat, type UpdateFormat } from '../../ledger-client/schemas/common.js';
 import {
   GetTransactionByIdRequestSchema,
   GetTransactionByOffsetRequestSchema,
@@ -21,7 +21,7 @@ import {
   GetUpdateByIdRequestSchema,
   GetUpdateByOffsetRequestSchema,
   GetUpdatesRequestSchema,
-} from '../../ledger/schemas/state.js';
+} from '../../ledger-client/schemas/state.js';
 import { z } from 'zod';
 
 interface TxView {

@@ -16,12 +16,12 @@ import type { Context } from 'hono';
 import type { LedgerEnv, RouteModule } from './app.js';
 import { decodeBody, queryInt } from './decode.js';
 import { callerOf, matchIdentityProviderId, requireAdminOrIdpAdminClaims } from './parties.js';
-import type { Claims } from '../ledger/claims.js';
-import { isAdmin } from '../ledger/claims.js';
+import type { Claims } from '../participant/claims.js';
+import { isAdmin } from '../participant/claims.js';
 import { errors, LedgerApiError } from '../../canton/errors.js';
-import { ledgerStringError, userIdError } from '../ledger/object-meta.js';
-import type { Right } from '../ledger/types.js';
-import type { UserDetails, UserInput } from '../ledger/users.js';
+import { ledgerStringError, userIdError } from '../participant/object-meta.js';
+import type { Right } from '../participant/types.js';
+import type { UserDetails, UserInput } from '../participant/users.js';
 import {
   CreateIdentityProviderConfigRequestSchema,
   CreateUserRequestSchema,
@@ -33,7 +33,7 @@ import {
   type RightWire,
   type UserOut,
   type UserWire,
-} from '../../ledger/schemas/users.js';
+} from '../../ledger-client/schemas/users.js';
 
 export const usersRoutes: RouteModule = (app) => {
   app.get('/v2/users', (c) => {

@@ -16,8 +16,8 @@
  *    seconds and keeps the offset the client sent.
  */
 import { formatDamlTimestamp, formatInstant } from '../../canton/clock.js';
-import type { ContractRecord } from '../ledger/types.js';
-import { formatId } from '../ledger/types.js';
+import type { ContractRecord } from '../participant/types.js';
+import { formatId } from '../participant/types.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

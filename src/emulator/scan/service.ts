@@ -11,10 +11,10 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../canton/clock.js';
 import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from '../../config/instance-names.js';
-import type { LedgerEngine } from '../ledger/engine.js';
-import type { ContractRecord } from '../ledger/types.js';
-import { formatId, nameKey } from '../ledger/types.js';
-import type { CreateNode, ExerciseNode, TransactionRecord } from '../ledger/updates.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { ContractRecord } from '../participant/types.js';
+import { formatId, nameKey } from '../participant/types.js';
+import type { CreateNode, ExerciseNode, TransactionRecord } from '../participant/updates.js';
 import {
   activeContractJson,
   contractJson,

@@ -22,10 +22,10 @@
  * and the "outside of snapshot range" check need.
  */
 import type { Clock } from '../../canton/clock.js';
-import type { LedgerEngine } from '../ledger/engine.js';
-import type { ContractRecord } from '../ledger/types.js';
-import { nameKey, stakeholdersOf } from '../ledger/types.js';
-import type { TransactionRecord } from '../ledger/updates.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { ContractRecord } from '../participant/types.js';
+import { nameKey, stakeholdersOf } from '../participant/types.js';
+import type { TransactionRecord } from '../participant/updates.js';
 import { floorDiv } from './encode.js';
 
 export const SNAPSHOT_PERIOD_MICROS = 3n * 3600n * 1_000_000n;

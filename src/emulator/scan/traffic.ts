@@ -17,8 +17,8 @@
  * `actual` state comes from the one sequencer whatever synchronizer id is asked for, and `target`
  * counts the purchases for the synchronizer asked for (0 for another one).
  */
-import type { LedgerEngine } from '../ledger/engine.js';
-import type { ContractRecord } from '../ledger/types.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { ContractRecord } from '../participant/types.js';
 import { badRequest, notFound } from './errors.js';
 
 export const MEMBER_TRAFFIC_TEMPLATE = 'splice-amulet:Splice.DecentralizedSynchronizer:MemberTraffic';

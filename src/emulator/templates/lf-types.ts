@@ -10,11 +10,11 @@
  * non-null value rejected, null counts as missing), which Amulet uses; TestTokenV1 passes its own,
  * more lenient rules so that its messages stay as they were.
  */
-import { ArgumentError } from '../ledger/templates.js';
-import type { NativeValueType } from '../ledger/value-types.js';
+import { ArgumentError } from '../participant/templates.js';
+import type { NativeValueType } from '../participant/value-types.js';
 import { expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf.js';
 
-/** The engine's description of native LF types (ledger/value-types.ts), which this module reads values with. */
+/** The engine's description of native LF types (participant/value-types.ts), which this module reads values with. */
 export type LfT = NativeValueType;
 
 export const opt = (t: LfT): LfT => ({ opt: t });

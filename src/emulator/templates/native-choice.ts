@@ -1,4 +1,4 @@
-import type { ChoiceDef, UpdateContext } from '../ledger/templates.js';
+import type { ChoiceDef, UpdateContext } from '../participant/templates.js';
 import { recordParser, type LfT } from './lf-types.js';
 
 /**

@@ -6,8 +6,8 @@
  * Token implementations (src/emulator/templates/*) implement these interfaces; registering them
  * makes interface filters, interface views and interface-id exercises work for wallets.
  */
-import type { InterfaceDef, InterfaceImpl, TemplateRegistry } from '../ledger/templates.js';
-import type { QualifiedId } from '../ledger/types.js';
+import type { InterfaceDef, InterfaceImpl, TemplateRegistry } from '../participant/templates.js';
+import type { QualifiedId } from '../participant/types.js';
 import { list, opt, rec, type LfT } from './lf-types.js';
 
 export const TOKEN_STANDARD_PACKAGES = {

@@ -46,7 +46,7 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import type { Logger } from 'pino';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { LedgerApiError } from '../../canton/errors.js';
 import { ScanError } from '../scan/errors.js';
 import type { ScanService } from '../scan/service.js';

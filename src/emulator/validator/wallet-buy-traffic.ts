@@ -3,7 +3,7 @@
  * ../templates/amulet/buy-traffic-request.ts): create, the status from the user's transaction log,
  * and the wallet automation that completes, cancels or expires them.
  */
-import { nameKey } from '../ledger/types.js';
+import { nameKey } from '../participant/types.js';
 import type { JsonObject } from '../scan/encode.js';
 import { formatTime, parseTime } from '../../canton/lf.js';
 import type { BuyTrafficRequestPayload, WalletAppInstallPayload } from '../templates/amulet/index.js';

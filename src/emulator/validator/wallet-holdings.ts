@@ -3,7 +3,7 @@
  * (`POST /v0/wallet/tap`), over ./wallet-store.ts.
  */
 import { LedgerApiError } from '../../canton/errors.js';
-import type { ContractRecord } from '../ledger/types.js';
+import type { ContractRecord } from '../participant/types.js';
 import { contractWithStateJson, type JsonObject } from '../scan/encode.js';
 import { amuletValueAtRound, dec, decText, type AmuletPayload } from '../templates/amulet/index.js';
 import { fromLedgerError, notFound } from './errors.js';

@@ -2,7 +2,7 @@
  * Transfer pre-approvals (`POST /v0/wallet/transfer-preapproval`, `…/send`) and the validator's
  * `AcceptTransferPreapprovalProposalTrigger`, over ./wallet-store.ts.
  */
-import type { ContractRecord } from '../ledger/types.js';
+import type { ContractRecord } from '../participant/types.js';
 import type { JsonObject } from '../scan/encode.js';
 import { formatTime, parseTime } from '../../canton/lf.js';
 import { disclosedOf, TransferPreapprovalProposalId, type TransferPreapprovalPayload, type TransferPreapprovalProposalPayload } from '../templates/amulet/index.js';

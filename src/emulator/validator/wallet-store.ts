@@ -6,12 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Deduplication, DisclosedInput, EngineCommand } from '../ledger/commands.js';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { Deduplication, DisclosedInput, EngineCommand } from '../participant/commands.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { LedgerApiError } from '../../canton/errors.js';
-import type { ContractRecord, QualifiedId } from '../ledger/types.js';
-import { nameKey } from '../ledger/types.js';
-import type { ExerciseNode, TransactionRecord } from '../ledger/updates.js';
+import type { ContractRecord, QualifiedId } from '../participant/types.js';
+import { nameKey } from '../participant/types.js';
+import type { ExerciseNode, TransactionRecord } from '../participant/updates.js';
 import {
   amuletContext,
   AmuletIds,

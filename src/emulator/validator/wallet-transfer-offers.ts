@@ -4,9 +4,9 @@
  * wallet automation's `ExpireTransferOfferTrigger`, `ExpireAcceptedTransferOfferTrigger` and
  * `AcceptedTransferOfferTrigger`.
  */
-import type { ContractRecord } from '../ledger/types.js';
-import { nameKey } from '../ledger/types.js';
-import type { CreateNode, ExerciseNode, TransactionRecord } from '../ledger/updates.js';
+import type { ContractRecord } from '../participant/types.js';
+import { nameKey } from '../participant/types.js';
+import type { CreateNode, ExerciseNode, TransactionRecord } from '../participant/updates.js';
 import { contractJson, type JsonObject } from '../scan/encode.js';
 import { formatTime, parseTime } from '../../canton/lf.js';
 import {

@@ -29,7 +29,7 @@
  * (./wallet-buy-traffic.ts); ValidatorWallets assembles them for createValidatorApp.
  */
 import type { Logger } from 'pino';
-import type { LedgerEngine } from '../ledger/engine.js';
+import type { LedgerEngine } from '../participant/engine.js';
 import { WalletBuyTraffic } from './wallet-buy-traffic.js';
 import { WalletHoldings } from './wallet-holdings.js';
 import { WalletInstalls } from './wallet-installs.js';

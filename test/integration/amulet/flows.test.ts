@@ -12,7 +12,7 @@ import { ManualClock } from '../../../src/canton/clock.js';
 import { formatTime } from '../../../src/canton/lf.js';
 import { openMiningRounds, registerAmulet, seedAmuletWorld, tapAmulet, type AmuletWorld } from '../../../src/emulator/templates/amulet/index.js';
 import { AmuletClient, IFACE, exercise, trace, type Disclosed } from '../../unit/emulator/templates/amulet/fixture.js';
-import { AllocatePartyResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import { AllocatePartyResponseSchema } from '../../../src/ledger-client/schemas/parties.js';
 import type { PendingTransfer, TransferInstructionResult } from '../../unit/emulator/templates/wire.js';
 
 let emu: RunningEmulator;

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../src/emulator/index.js';
 import { listen } from '../../../src/http/listen.js';
-import { noAuth } from '../../../src/ledger/auth.js';
-import { LedgerClient } from '../../../src/ledger/client.js';
+import { noAuth } from '../../../src/ledger-client/auth.js';
+import { LedgerClient } from '../../../src/ledger-client/client.js';
 import { until } from '../../support/processes.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');

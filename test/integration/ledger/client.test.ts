@@ -8,11 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from '../../../src/ledger/auth.js';
-import { LedgerClient, type LedgerClientOptions } from '../../../src/ledger/client.js';
-import { LedgerError } from '../../../src/ledger/errors.js';
+import { oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from '../../../src/ledger-client/auth.js';
+import { LedgerClient, type LedgerClientOptions } from '../../../src/ledger-client/client.js';
+import { LedgerError } from '../../../src/ledger-client/errors.js';
 import { z } from 'zod';
-import { JsTransactionSchema, offsetOfUpdate, type JsTransaction } from '../../../src/ledger/schemas/events.js';
+import { JsTransactionSchema, offsetOfUpdate, type JsTransaction } from '../../../src/ledger-client/schemas/events.js';
 import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
 
 const SECRET = 'secret';

@@ -17,8 +17,8 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readdirSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GetLedgerEndResponseSchema } from '../../../src/ledger/schemas/events.js';
-import { ListKnownPartiesResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import { GetLedgerEndResponseSchema } from '../../../src/ledger-client/schemas/events.js';
+import { ListKnownPartiesResponseSchema } from '../../../src/ledger-client/schemas/parties.js';
 import { startMain, until, type NodeProcess } from '../../support/processes.js';
 
 const PING = '#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping';

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GetLedgerEndResponseSchema } from '../../../src/ledger/schemas/events.js';
-import { AllocatePartyResponseSchema, ListKnownPartiesResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import { GetLedgerEndResponseSchema } from '../../../src/ledger-client/schemas/events.js';
+import { AllocatePartyResponseSchema, ListKnownPartiesResponseSchema } from '../../../src/ledger-client/schemas/parties.js';
 import { subscribe } from '../../support/ws-ledger.js';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;

@@ -12,9 +12,9 @@ import { startStack, type RunningStack } from '../../../src/stack.js';
 import { TRANSFER_FACTORY_V1, Tt1Client, type Disclosed } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
 import { SHARED_DARS_URL } from '../../support/shared-dars.js';
 import { z } from 'zod';
-import { GetLedgerEndResponseSchema } from '../../../src/ledger/schemas/events.js';
-import { AllocatePartyResponseSchema } from '../../../src/ledger/schemas/parties.js';
-import { UserOutSchema } from '../../../src/ledger/schemas/users.js';
+import { GetLedgerEndResponseSchema } from '../../../src/ledger-client/schemas/events.js';
+import { AllocatePartyResponseSchema } from '../../../src/ledger-client/schemas/parties.js';
+import { UserOutSchema } from '../../../src/ledger-client/schemas/users.js';
 
 
 const dirs: string[] = [];

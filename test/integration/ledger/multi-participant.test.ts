@@ -13,8 +13,8 @@ import { EMPTY_EXTRA_ARGS, TOKEN, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, 
 import { transferArg, type World } from '../../unit/emulator/templates/test-token-v1/tt1-scenario.js';
 import { SPECS, createSpecValidator, expectConformant } from '../../support/openapi-conformance.js';
 import { createdOf, exercisedOf, type PendingTransfer, type TransferInstructionResult } from '../../unit/emulator/templates/wire.js';
-import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema } from '../../../src/ledger/schemas/events.js';
-import { GetParticipantIdResponseSchema, GetPartiesResponseSchema, ListKnownPartiesResponseSchema } from '../../../src/ledger/schemas/parties.js';
+import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema } from '../../../src/ledger-client/schemas/events.js';
+import { GetParticipantIdResponseSchema, GetPartiesResponseSchema, ListKnownPartiesResponseSchema } from '../../../src/ledger-client/schemas/parties.js';
 
 let emu: RunningEmulator;
 let clock: ManualClock;

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { mintDevToken } from '../../../src/emulator/ledger-api/auth.js';
-import type { LedgerEngine } from '../../../src/emulator/ledger/engine.js';
+import type { LedgerEngine } from '../../../src/emulator/participant/engine.js';
 import { formatInstant } from '../../../src/canton/clock.js';
 import { cmds, create, IOU, iouTemplate } from '../../support/ledger-fixtures.js';
 import { eventually, subscribe, type Subscription } from '../../support/ws-ledger.js';

@@ -10,8 +10,8 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
-import { selfSignedHs256 } from '../../../src/ledger/auth.js';
-import { LedgerClient } from '../../../src/ledger/client.js';
+import { selfSignedHs256 } from '../../../src/ledger-client/auth.js';
+import { LedgerClient } from '../../../src/ledger-client/client.js';
 import { createProxyApp } from '../../../src/proxy/index.js';
 
 const SECRET = 'proxy-test-secret';

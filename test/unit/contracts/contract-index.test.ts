@@ -9,9 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import type { Cache } from '../../../src/cache/cache.js';
 import { ContractIndex, IndexNotReadyError } from '../../../src/contracts/contract-index.js';
-import { noAuth } from '../../../src/ledger/auth.js';
-import { LedgerClient } from '../../../src/ledger/client.js';
-import { inProcessFetch } from '../../../src/ledger/in-process.js';
+import { noAuth } from '../../../src/ledger-client/auth.js';
+import { LedgerClient } from '../../../src/ledger-client/client.js';
+import { inProcessFetch } from '../../../src/ledger-client/in-process.js';
 import { ASSET_ID, assetLedger } from '../../support/asset-ledger.js';
 
 const logger = pino({ level: 'silent' });

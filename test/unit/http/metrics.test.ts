@@ -7,7 +7,7 @@ import { honoRouteOf } from '../../../src/http/pipeline.js';
 import { gaugeOf, ServiceMetrics } from '../../../src/http/metrics.js';
 import { cacheMetrics } from '../../../src/cache/metrics.js';
 import { indexMetrics } from '../../../src/contracts/metrics.js';
-import { ledgerCallMetrics } from '../../../src/ledger/metrics.js';
+import { ledgerCallMetrics } from '../../../src/ledger-client/metrics.js';
 import { parsePrometheusText, sampleValue } from '../../support/prometheus-text.js';
 
 describe('service metrics', () => {

@@ -15,11 +15,11 @@ import {
   registerTestTokenV2,
 } from '../../../src/emulator/templates/test-token-v2/index.js';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
-import { LedgerClient } from '../../../src/ledger/client.js';
-import { noAuth } from '../../../src/ledger/auth.js';
+import { LedgerClient } from '../../../src/ledger-client/client.js';
+import { noAuth } from '../../../src/ledger-client/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
 import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
-import { inProcessFetch as inProcess } from '../../../src/ledger/in-process.js';
+import { inProcessFetch as inProcess } from '../../../src/ledger-client/in-process.js';
 import type { Account, HoldingView } from '../../../src/emulator/templates/test-token-v2/values.js';
 import { InstrumentSchema } from '../../../src/registry/schemas.js';
 import { contextOf, disclosedIds, errorOf, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';

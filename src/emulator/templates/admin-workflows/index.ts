@@ -17,10 +17,10 @@
  * daml-prim/daml-stdlib dependencies), and `GET /v2/packages/{id}` cannot return its archive
  * bytes (the emulator does not have them): it answers PACKAGE_NOT_FOUND saying so.
  */
-import type { LedgerEngine } from '../../ledger/engine.js';
-import type { TemplateDef, TemplateRegistry } from '../../ledger/templates.js';
-import type { QualifiedId } from '../../ledger/types.js';
-import { nameKey } from '../../ledger/types.js';
+import type { LedgerEngine } from '../../participant/engine.js';
+import type { TemplateDef, TemplateRegistry } from '../../participant/templates.js';
+import type { QualifiedId } from '../../participant/types.js';
+import { nameKey } from '../../participant/types.js';
 import { rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 

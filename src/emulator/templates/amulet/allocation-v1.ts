@@ -2,8 +2,8 @@
  * The AmuletAllocation template of splice-amulet `Splice.AmuletAllocation`: Allocation V1
  * (execute transfer, cancel, withdraw). V2 allocations are in ./allocation-v2.ts.
  */
-import type { InterfaceImpl, TemplateDef } from '../../ledger/templates.js';
-import { archiveChoice } from '../../ledger/templates.js';
+import type { InterfaceImpl, TemplateDef } from '../../participant/templates.js';
+import { archiveChoice } from '../../participant/templates.js';
 import { parseTime } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import { recordParser } from '../lf-types.js';

@@ -23,9 +23,9 @@
  * TransferEventsV2 events are logged; `SettlementFactory_SettleBatch` insists on at least one
  * transfer leg (the interface's MUST, which Splice's default implementation does not check).
  */
-import type { ChoiceDef, FetchedContract, InterfaceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
-import { archiveChoice } from '../../ledger/templates.js';
-import { nameKey } from '../../ledger/types.js';
+import type { ChoiceDef, FetchedContract, InterfaceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
+import { archiveChoice } from '../../participant/templates.js';
+import { nameKey } from '../../participant/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import { list, opt, rec, recordParser, tuple2, type LfT } from '../lf-types.js';

@@ -2,8 +2,8 @@
  * The holding templates of splice-amulet `Splice.Amulet`: Amulet and LockedAmulet, with their
  * expiry and unlock choices and their token-standard Holding V1 and V2 views.
  */
-import type { TemplateDef, UpdateContext } from '../../ledger/templates.js';
-import { archiveChoice } from '../../ledger/templates.js';
+import type { TemplateDef, UpdateContext } from '../../participant/templates.js';
+import { archiveChoice } from '../../participant/templates.js';
 import { TS } from '../token-standard.js';
 import { rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

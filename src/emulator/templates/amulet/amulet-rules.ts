@@ -3,7 +3,7 @@
  * the DevNet featured-app self-grant, round bootstrap and advance, fetch, and the external-party
  * config-state choices (./external-party-config-state.ts).
  */
-import type { TemplateDef } from '../../ledger/templates.js';
+import type { TemplateDef } from '../../participant/templates.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

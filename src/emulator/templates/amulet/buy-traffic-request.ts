@@ -11,8 +11,8 @@
  * Behaviour learnt from the Daml of hyperledger-labs/splice, re-written here. `BuyTrafficRequest_Complete`
  * passes `expectedDso = Some dso` to AmuletRules_BuyMemberTraffic, as 0.1.22's choice requires it set.
  */
-import type { TemplateDef, TemplateRegistry } from '../../ledger/templates.js';
-import type { QualifiedId } from '../../ledger/types.js';
+import type { TemplateDef, TemplateRegistry } from '../../participant/templates.js';
+import type { QualifiedId } from '../../participant/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { list, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

@@ -2,7 +2,7 @@
  * Choice-argument record types, checks and result shapes that several Amulet templates share
  * (splice-amulet `Splice.AmuletRules`, `Splice.ExternalPartyAmuletRules`, `Splice.AmuletTransferInstruction`).
  */
-import type { UpdateContext } from '../../ledger/templates.js';
+import type { UpdateContext } from '../../participant/templates.js';
 import { rec } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { T, require, showParty, type MetadataV } from './values.js';

@@ -4,8 +4,8 @@
  * `amulet_allocationFactory_allocateImpl`), with AllocationFactory V2 and SettlementFactory V2 from
  * ./allocation-v2.ts.
  */
-import type { InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
-import { archiveChoice } from '../../ledger/templates.js';
+import type { InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
+import { archiveChoice } from '../../participant/templates.js';
 import { parseTime } from '../../../canton/lf.js';
 import { TokenStandardTypes, TS } from '../token-standard.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';

@@ -21,8 +21,8 @@
  * Deviation: the template's `TransferEventsV2.EventLog` interface instance is not declared (the
  * emulated Amulet logs no transfer events, LIMITATIONS 3 in ./index.ts).
  */
-import type { TemplateDef, UpdateContext } from '../../ledger/templates.js';
-import type { QualifiedId } from '../../ledger/types.js';
+import type { TemplateDef, UpdateContext } from '../../participant/templates.js';
+import type { QualifiedId } from '../../participant/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { opt, rec, recordParser, type LfT } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

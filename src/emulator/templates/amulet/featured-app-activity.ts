@@ -18,9 +18,9 @@
  * `weight` multiplier and choice observers), are not emulated (rewards are not modelled, see
  * ./index.ts LIMITATIONS 3).
  */
-import type { InterfaceDef, InterfaceImpl, TemplateDef } from '../../ledger/templates.js';
-import { archiveChoice } from '../../ledger/templates.js';
-import type { QualifiedId } from '../../ledger/types.js';
+import type { InterfaceDef, InterfaceImpl, TemplateDef } from '../../participant/templates.js';
+import { archiveChoice } from '../../participant/templates.js';
+import type { QualifiedId } from '../../participant/types.js';
 import { list, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { NO_ARGS } from './choice-helpers.js';

@@ -4,7 +4,7 @@
  * expected DSO (and owner), or the update fails with Splice's group-mismatch message. Shared by
  * transfer.ts, external-party-config-state.ts, traffic.ts and preapproval.ts.
  */
-import type { UpdateContext } from '../../ledger/templates.js';
+import type { UpdateContext } from '../../participant/templates.js';
 import { AmuletIds, failGeneral, showParty, type OpenMiningRoundPayload } from './values.js';
 
 export const showForDso = (dso: string) => `ForDso {dso = ${showParty(dso)}}`;

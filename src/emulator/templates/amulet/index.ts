@@ -69,11 +69,11 @@
  *     CO_MergeTransferInputs, CO_Tap, CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal and
  *     CO_RenewTransferPreapproval; the other wallet operations fail saying so.
  */
-import type { DisclosedInput, EngineCommand, Submission } from '../../ledger/commands.js';
-import type { LedgerEngine } from '../../ledger/engine.js';
-import type { TemplateRegistry } from '../../ledger/templates.js';
-import type { ContractRecord, LfValue, QualifiedId } from '../../ledger/types.js';
-import { nameKey } from '../../ledger/types.js';
+import type { DisclosedInput, EngineCommand, Submission } from '../../participant/commands.js';
+import type { LedgerEngine } from '../../participant/engine.js';
+import type { TemplateRegistry } from '../../participant/templates.js';
+import type { ContractRecord, LfValue, QualifiedId } from '../../participant/types.js';
+import { nameKey } from '../../participant/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { registerTokenStandardInterfaces } from '../token-standard.js';
 import { amuletTemplates } from './templates.js';
@@ -391,7 +391,7 @@ export interface SeedAmuletWorldOptions extends AmuletConfigOptions, AmuletSubmi
   behaviour?: Partial<AmuletBehaviour>;
   /**
    * Meter the synchronizer's traffic with the config's base rate and scaling factor, as the SVs
-   * configure it (default true): transactions then report `paidTrafficCost` (ledger/traffic.ts).
+   * configure it (default true): transactions then report `paidTrafficCost` (participant/traffic.ts).
    */
   meterTraffic?: boolean;
 }

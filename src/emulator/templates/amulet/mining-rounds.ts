@@ -3,8 +3,8 @@
  * `OpenMiningRound_Fetch`) and SummarizingMiningRound (no choices emulated). AmuletRules
  * (./amulet-rules.ts) creates and advances them.
  */
-import type { TemplateDef } from '../../ledger/templates.js';
-import type { QualifiedId } from '../../ledger/types.js';
+import type { TemplateDef } from '../../participant/templates.js';
+import type { QualifiedId } from '../../participant/types.js';
 import { opt, rec, recordParser } from '../lf-types.js';
 import { fetchByPartyChoice } from './choice-helpers.js';
 import {

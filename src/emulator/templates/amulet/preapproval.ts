@@ -25,8 +25,8 @@
  *     implemented (external-party setup is not modelled; the ExternalPartyConfigState is, see
  *     ./external-party-config-state.ts).
  */
-import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
-import type { QualifiedId } from '../../ledger/types.js';
+import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
+import type { QualifiedId } from '../../participant/types.js';
 import { formatTime, parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

@@ -10,7 +10,7 @@
  * failure messages; see LIMITATIONS in ./index.ts for the deviations. One module per template
  * (or small family); this one only assembles them.
  */
-import type { TemplateDef, TemplateRegistry } from '../../ledger/templates.js';
+import type { TemplateDef, TemplateRegistry } from '../../participant/templates.js';
 import { amuletAllocationTemplate } from './allocation-v1.js';
 import { amuletAllocationV2Template } from './allocation-v2.js';
 import { amuletTemplate, lockedAmuletTemplate } from './amulet-holdings.js';

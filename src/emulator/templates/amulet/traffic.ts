@@ -24,9 +24,9 @@
  *     `BuyTrafficRequest_Complete`) and the validator's automatic top-ups
  *     (`CO_BuyMemberTraffic`, `ValidatorTopUpState`) are not implemented.
  */
-import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
-import type { TrafficControlParameters } from '../../ledger/traffic.js';
-import type { QualifiedId } from '../../ledger/types.js';
+import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
+import type { TrafficControlParameters } from '../../participant/traffic.js';
+import type { QualifiedId } from '../../participant/types.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';
 import { checkExpectedDso, splitAndBurn } from './preapproval.js';

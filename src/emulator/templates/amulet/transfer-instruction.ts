@@ -3,8 +3,8 @@
  * TransferInstruction V1 (accept, reject, withdraw; update is not implemented upstream either) and
  * V2 (its choices check the actors, then call the V1 choice).
  */
-import type { InterfaceImpl, TemplateDef } from '../../ledger/templates.js';
-import { archiveChoice } from '../../ledger/templates.js';
+import type { InterfaceImpl, TemplateDef } from '../../participant/templates.js';
+import { archiveChoice } from '../../participant/templates.js';
 import { TS } from '../token-standard.js';
 import { list, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

@@ -3,7 +3,7 @@
  * transfer to the pre-approved receiver), cancel and expire. Buying and renewing one is in
  * ./preapproval.ts.
  */
-import type { TemplateDef } from '../../ledger/templates.js';
+import type { TemplateDef } from '../../participant/templates.js';
 import { parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, recordParser } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

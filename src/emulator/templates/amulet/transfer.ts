@@ -15,8 +15,8 @@
  *    splice-amulet 0.1.22, an input counts at its `initialAmount`.
  * All amounts are exact (scaled bigints; products and quotients rounded half-even at scale 10).
  */
-import type { FetchedContract, TemplateRegistry, UpdateContext } from '../../ledger/templates.js';
-import { nameKey } from '../../ledger/types.js';
+import type { FetchedContract, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
+import { nameKey } from '../../participant/types.js';
 import { TS } from '../token-standard.js';
 import { parseTime } from '../../../canton/lf.js';
 import { configStateFromContext, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';

@@ -10,8 +10,8 @@
  * `{"microseconds": "…"}`, tuples as `{_1, _2}`, Set as `{"map": [[k, {}]]}`).
  */
 import { formatInstant } from '../../../canton/clock.js';
-import type { UpdateContext } from '../../ledger/templates.js';
-import type { QualifiedId } from '../../ledger/types.js';
+import type { UpdateContext } from '../../participant/templates.js';
+import type { QualifiedId } from '../../participant/types.js';
 import { formatDecimal, parseDecimal, parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, tuple2, type LfT } from '../lf-types.js';
 import { TokenStandardTypes } from '../token-standard.js';

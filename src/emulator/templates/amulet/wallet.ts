@@ -13,7 +13,7 @@
  *    CO_TransferPreapprovalSend, CO_AcceptTransferPreapprovalProposal, CO_RenewTransferPreapproval;
  *    the others fail saying so).
  */
-import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
+import type { ChoiceDef, TemplateDef, UpdateContext } from '../../participant/templates.js';
 import { parseTime } from '../../../canton/lf.js';
 import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
 import { nativeChoice } from '../native-choice.js';

@@ -26,11 +26,11 @@
  * Everything else (including the AllocationInstruction V1 interface, which TestTokenV1 does not
  * implement: allocations complete immediately) is as in the reference token.
  */
-import type { LedgerEngine } from '../../ledger/engine.js';
-import type { TemplateRegistry } from '../../ledger/templates.js';
-import type { LfValue, QualifiedId } from '../../ledger/types.js';
-import { nameKey } from '../../ledger/types.js';
-import type { EngineCommand, Submission } from '../../ledger/commands.js';
+import type { LedgerEngine } from '../../participant/engine.js';
+import type { TemplateRegistry } from '../../participant/templates.js';
+import type { LfValue, QualifiedId } from '../../participant/types.js';
+import { nameKey } from '../../participant/types.js';
+import type { EngineCommand, Submission } from '../../participant/commands.js';
 import { registerTokenStandardInterfaces } from '../token-standard.js';
 import { decimalText } from './values.js';
 import { TEST_TOKEN_V1_MODULE, TEST_TOKEN_V1_PACKAGE_NAME, TestTokenV1Ids, testTokenV1Templates, tokenPayload } from './templates.js';

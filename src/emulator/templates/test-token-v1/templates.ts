@@ -6,9 +6,9 @@
  */
 import { TS } from '../token-standard.js';
 import { expectContractId, expectList, expectParty, formatDecimal, parseDecimal, parseTime, variant, type ExtraArgs } from '../../../canton/lf.js';
-import type { ChoiceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext, FetchedContract } from '../../ledger/templates.js';
-import { archiveChoice, ArgumentError } from '../../ledger/templates.js';
-import { nameKey, type QualifiedId } from '../../ledger/types.js';
+import type { ChoiceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext, FetchedContract } from '../../participant/templates.js';
+import { archiveChoice, ArgumentError } from '../../participant/templates.js';
+import { nameKey, type QualifiedId } from '../../participant/types.js';
 import {
   argExtraArgs,
   argField,

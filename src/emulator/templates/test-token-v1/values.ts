@@ -12,7 +12,7 @@ import { formatInstant } from '../../../canton/clock.js';
 import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf.js';
 import { fieldPath, list, normalize, opt, rec, type LfT, type RecordRules } from '../lf-types.js';
 import { TokenStandardTypes, tokenStandardV1Types } from '../token-standard.js';
-import { ArgumentError } from '../../ledger/templates.js';
+import { ArgumentError } from '../../participant/templates.js';
 
 // ---- types (LF JSON shapes) ----------------------------------------------------------------
 

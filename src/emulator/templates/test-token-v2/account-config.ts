@@ -11,7 +11,7 @@
  * the implicit config owner {canInitiate, mustApprove}, provider {no, no}, under which every
  * machine collapses to one-party steps.
  */
-import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
+import type { ChoiceDef, TemplateDef, UpdateContext } from '../../participant/templates.js';
 import type { ExtraArgs } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import { ACCOUNT_CONFIGS_CONTEXT_KEY, fetchView, TestTokenV2Ids } from './ids.js';

@@ -9,7 +9,7 @@
  * `Allocation_Settle` (admin + executors) archives the locks and pays out the net result to the
  * authorizer; cancel (executors) and withdraw (the authorizer) unlock.
  */
-import { archiveChoice, type ChoiceDef, type TemplateDef, type UpdateContext } from '../../ledger/templates.js';
+import { archiveChoice, type ChoiceDef, type TemplateDef, type UpdateContext } from '../../participant/templates.js';
 import { parseTime, type ExtraArgs } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import {

@@ -4,7 +4,7 @@
  * account is explained by an exercise on the TokenRules contract (the EventLog), found through
  * the choice-context key `testTokenV2/tokenRules`.
  */
-import type { ChoiceDef, UpdateContext } from '../../ledger/templates.js';
+import type { ChoiceDef, UpdateContext } from '../../participant/templates.js';
 import { TS } from '../token-standard.js';
 import type { ExtraArgs, Metadata } from '../../../canton/lf.js';
 import { TOKEN_RULES_CONTEXT_KEY } from './ids.js';

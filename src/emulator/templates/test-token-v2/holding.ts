@@ -3,7 +3,7 @@
  * `examples/splice-test-token-v2/.../Holding.daml`). A holding of one account, jointly signed by the account parties and the instrument admin;
  * locked holdings are real Tokens whose lock holders include the admin.
  */
-import { archiveChoice, type TemplateDef, type UpdateContext } from '../../ledger/templates.js';
+import { archiveChoice, type TemplateDef, type UpdateContext } from '../../participant/templates.js';
 import { parseTime } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import { registerView, TestTokenV2Ids } from './ids.js';

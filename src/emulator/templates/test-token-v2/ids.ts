@@ -2,9 +2,9 @@
  * Identifiers of `splice-test-token-v2` (package id from the DAR
  * in canton-network/splice `daml/dars` @f819bd6f) and the registry-private choice-context keys (`TestTokenV2_RegistryV2.daml`).
  */
-import type { FetchedContract, UpdateContext } from '../../ledger/templates.js';
-import { nameKey, type LfValue, type QualifiedId } from '../../ledger/types.js';
-import type { InterfaceDef } from '../../ledger/templates.js';
+import type { FetchedContract, UpdateContext } from '../../participant/templates.js';
+import { nameKey, type LfValue, type QualifiedId } from '../../participant/types.js';
+import type { InterfaceDef } from '../../participant/templates.js';
 import { fail } from './utils.js';
 
 export const TEST_TOKEN_V2_PACKAGE_ID = 'a38a96b6f46c14c599b2763bc4fc68911a9cada90f89c599a1401e8e3df685e1';

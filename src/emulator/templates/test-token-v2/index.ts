@@ -36,11 +36,11 @@
  *  allocation (`expiresAt = None`); withdrawing a mint offer fails (it would create a Token of the
  *  owner-less mint account, which the Token's ensure clause forbids).
  */
-import type { LedgerEngine } from '../../ledger/engine.js';
-import type { EngineCommand, Submission } from '../../ledger/commands.js';
-import { archiveChoice, type InterfaceImpl, type TemplateRegistry } from '../../ledger/templates.js';
-import { nameKey, type QualifiedId } from '../../ledger/types.js';
-import type { TransactionRecord } from '../../ledger/updates.js';
+import type { LedgerEngine } from '../../participant/engine.js';
+import type { EngineCommand, Submission } from '../../participant/commands.js';
+import { archiveChoice, type InterfaceImpl, type TemplateRegistry } from '../../participant/templates.js';
+import { nameKey, type QualifiedId } from '../../participant/types.js';
+import type { TransactionRecord } from '../../participant/updates.js';
 import { formatTime, type ChoiceContext } from '../../../canton/lf.js';
 import { describeInterfaceChoices, registerTokenStandardInterfaces } from '../token-standard.js';
 import { accountConfigTemplate, accountProposalTemplate, basicAccountConfig } from './account-config.js';

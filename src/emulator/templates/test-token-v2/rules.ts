@@ -4,7 +4,7 @@
  * AllocationFactory, the V2 SettlementFactory and the EventLog, plus `TokenRules_OfferMint`.
  * It has no observers: wallets use it as a disclosed contract.
  */
-import type { ChoiceDef, TemplateDef, UpdateContext } from '../../ledger/templates.js';
+import type { ChoiceDef, TemplateDef, UpdateContext } from '../../participant/templates.js';
 import { formatTime, parseTime, type ExtraArgs } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import { extractAccountConfigMap, mkAvailableActions, storeAccountConfigFor, transferInstructionStateMachine, type AccountConfigMap } from './account-config.js';

@@ -9,7 +9,7 @@
  * `transfer.inputHoldingCids` is the locked token; bob's accept archives the locked token and
  * creates bob's Token; bob's reject or alice's withdraw return the locked amount to alice.
  */
-import { archiveChoice, type ChoiceDef, type TemplateDef, type UpdateContext } from '../../ledger/templates.js';
+import { archiveChoice, type ChoiceDef, type TemplateDef, type UpdateContext } from '../../participant/templates.js';
 import type { ExtraArgs } from '../../../canton/lf.js';
 import { TS } from '../token-standard.js';
 import {

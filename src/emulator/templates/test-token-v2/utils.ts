@@ -4,7 +4,7 @@
  * texts, the actors pattern, ledger-time deadline assertions (DA.Assert), account helpers, the
  * metadata keys of CIP-56/CIP-112, and the V1 <-> V2 conversions the V1 adapters rely on.
  */
-import type { UpdateContext } from '../../ledger/templates.js';
+import type { UpdateContext } from '../../participant/templates.js';
 import { parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf.js';
 import {
   compareText,

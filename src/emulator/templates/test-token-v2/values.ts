@@ -11,7 +11,7 @@
  *  - Daml's derived `Ord` where the token sorts or keys maps by a value (DA.Map keys, dedupSort).
  */
 import { formatInstant } from '../../../canton/clock.js';
-import { ArgumentError } from '../../ledger/templates.js';
+import { ArgumentError } from '../../participant/templates.js';
 import {
   expectContractId,
   expectParty,

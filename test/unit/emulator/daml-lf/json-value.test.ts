@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { DecodedDataType, LfType, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
 import { formatNumeric, LfJsonCodec, LfJsonError } from '../../../../src/emulator/daml-lf/json-value.js';
-import { normalizeValue } from '../../../../src/emulator/ledger/lf-value.js';
+import { normalizeValue } from '../../../../src/emulator/participant/lf-value.js';
 import {
   contractId,
   date,

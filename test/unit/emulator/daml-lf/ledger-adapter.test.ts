@@ -7,13 +7,13 @@
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
-import { DamlRuntime } from '../../../../src/emulator/daml-lf/ledger/daml-runtime.js';
-import { installDamlTemplates } from '../../../../src/emulator/daml-lf/ledger/install.js';
+import { DamlRuntime } from '../../../../src/emulator/daml-lf/participant-bridge/daml-runtime.js';
+import { installDamlTemplates } from '../../../../src/emulator/daml-lf/participant-bridge/install.js';
 import { DamlFailure, DamlThrow, type DamlEngine, type LedgerPort } from '../../../../src/emulator/daml-lf/runtime.js';
 import { UNIT, type RecordV, type Value } from '../../../../src/emulator/daml-lf/value.js';
 import { LedgerApiError } from '../../../../src/canton/errors.js';
-import type { EngineCommand } from '../../../../src/emulator/ledger/commands.js';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import type { EngineCommand } from '../../../../src/emulator/participant/commands.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { createdEventJson } from '../../../../src/emulator/ledger-api/events.js';
 import { typesOnlyPackage } from '../../../support/daml-lf-types.js';

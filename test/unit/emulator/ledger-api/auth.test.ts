@@ -11,8 +11,8 @@ import {
   type AuthConfig,
 } from '../../../../src/emulator/ledger-api/auth.js';
 import { createLedgerApiApp, type RouteModule } from '../../../../src/emulator/ledger-api/app.js';
-import type { Claims, UserClaims } from '../../../../src/emulator/ledger/claims.js';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import type { Claims, UserClaims } from '../../../../src/emulator/participant/claims.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, type JsCantonError } from '../../../../src/canton/errors.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT, ASSET, HOLDING, IOU, cmds, create, exercise, testLedger, type TestLedger } from '../../../support/ledger-fixtures.js';
-import { JsGetUpdatesListResponseSchema } from '../../../../src/ledger/schemas/events.js';
+import { JsGetUpdatesListResponseSchema } from '../../../../src/ledger-client/schemas/events.js';
 import { activeContracts, archivedEvent, cantonError, createdEvent, exercisedEvent, fieldsOf, transactionOf } from '../../../support/ledger-wire.js';
 
 async function json(r: Response): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../src/emulator/ledger-api/index.js';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
-import type { QualifiedId } from '../../../../src/emulator/ledger/types.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
+import type { QualifiedId } from '../../../../src/emulator/participant/types.js';
 import { buildDar } from '../../../support/dar-builder.js';
 import { activeContracts, cantonError, createdEvent, fieldsOf, transactionOf } from '../../../support/ledger-wire.js';
 

@@ -10,13 +10,13 @@ import { claimsTableApp, userClaims } from '../../../support/ledger-fixtures.js'
 import { externalPartiesRoutes } from '../../../../src/emulator/ledger-api/external-parties.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { LedgerApiError } from '../../../../src/canton/errors.js';
-import { cantonHash, combinedTopologyHash, fingerprintOf } from '../../../../src/emulator/ledger/topology/canton-hash.js';
-import { allocateExternalParty } from '../../../../src/emulator/ledger/topology/allocate-external.js';
-import { encodeTopologyTransaction, topologyTransactionHash, type TopologyTransaction } from '../../../../src/emulator/ledger/topology/transactions.js';
-import { AllocateExternalPartyResponseSchema, GenerateExternalPartyTopologyResponseSchema } from '../../../../src/ledger/schemas/external-parties.js';
-import { GetPartiesResponseSchema } from '../../../../src/ledger/schemas/parties.js';
+import { cantonHash, combinedTopologyHash, fingerprintOf } from '../../../../src/emulator/participant/topology/canton-hash.js';
+import { allocateExternalParty } from '../../../../src/emulator/participant/topology/allocate-external.js';
+import { encodeTopologyTransaction, topologyTransactionHash, type TopologyTransaction } from '../../../../src/emulator/participant/topology/transactions.js';
+import { AllocateExternalPartyResponseSchema, GenerateExternalPartyTopologyResponseSchema } from '../../../../src/ledger-client/schemas/external-parties.js';
+import { GetPartiesResponseSchema } from '../../../../src/ledger-client/schemas/parties.js';
 import { cantonError, fieldsOf } from '../../../support/ledger-wire.js';
 
 function setup(seed = 'test') {

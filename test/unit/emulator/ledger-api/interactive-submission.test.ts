@@ -5,12 +5,12 @@
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { UserClaims } from '../../../../src/emulator/ledger/claims.js';
+import type { UserClaims } from '../../../../src/emulator/participant/claims.js';
 import { testLedger, IOU, create, exercise, cmds, acsRequest, type TestLedger } from '../../../support/ledger-fixtures.js';
 import { executeBody, prepareBody, registerExternal, newKey, type ExternalKey } from '../../../support/interactive.js';
 import { buildDar } from '../../../support/dar-builder.js';
-import { GenerateExternalPartyTopologyResponseSchema, AllocateExternalPartyResponseSchema } from '../../../../src/ledger/schemas/external-parties.js';
-import { ExecuteSubmissionAndWaitResponseSchema, JsPrepareSubmissionResponseSchema, type JsPrepareSubmissionResponse } from '../../../../src/ledger/schemas/interactive-submission.js';
+import { GenerateExternalPartyTopologyResponseSchema, AllocateExternalPartyResponseSchema } from '../../../../src/ledger-client/schemas/external-parties.js';
+import { ExecuteSubmissionAndWaitResponseSchema, JsPrepareSubmissionResponseSchema, type JsPrepareSubmissionResponse } from '../../../../src/ledger-client/schemas/interactive-submission.js';
 import { activeContracts, archivedEvent, cantonError, createdEvent, fieldsOf, transactionOf } from '../../../support/ledger-wire.js';
 
 /** One request: the status and the body, parsed when it is JSON, else the text (tapir's plain 400s). */

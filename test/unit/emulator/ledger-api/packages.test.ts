@@ -4,11 +4,11 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
 import { packagesRoutes } from '../../../../src/emulator/ledger-api/packages.js';
-import type { Claims } from '../../../../src/emulator/ledger/claims.js';
+import type { Claims } from '../../../../src/emulator/participant/claims.js';
 import { userClaims } from '../../../support/ledger-fixtures.js';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { archiveBytes, buildDalf, buildDar, buildManifest, buildRawDar, type DarSpec } from '../../../support/dar-builder.js';
-import { ListVettedPackagesResponseSchema } from '../../../../src/ledger/schemas/packages.js';
+import { ListVettedPackagesResponseSchema } from '../../../../src/ledger-client/schemas/packages.js';
 import { cantonError } from '../../../support/ledger-wire.js';
 
 function spec(version = '1.0.0', extra = false): DarSpec {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { claimsTableApp, userClaims } from '../../../support/ledger-fixtures.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
-import { AllocatePartyResponseSchema, GetPartiesResponseSchema, ListKnownPartiesResponseSchema } from '../../../../src/ledger/schemas/parties.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
+import { AllocatePartyResponseSchema, GetPartiesResponseSchema, ListKnownPartiesResponseSchema } from '../../../../src/ledger-client/schemas/parties.js';
 import { cantonError, fieldsOf } from '../../../support/ledger-wire.js';
 
 /** App whose "tokens" are names in a claims table; no Authorization header means auth off. */

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerApiError } from '../../../../src/canton/errors.js';
 import { resolveUserClaims } from '../../../../src/emulator/ledger-api/auth.js';
 import { expiredError, watchStreamAuthorization } from '../../../../src/emulator/ledger-api/stream-auth.js';
-import { WILDCARD } from '../../../../src/emulator/ledger/claims.js';
+import { WILDCARD } from '../../../../src/emulator/participant/claims.js';
 import { testLedger, userClaims } from '../../../support/ledger-fixtures.js';
 
 function setup() {

@@ -3,8 +3,8 @@ import { claimsTableApp, userClaims } from '../../../support/ledger-fixtures.js'
 import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
-import { ListUsersResponseSchema, UserResponseSchema } from '../../../../src/ledger/schemas/users.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
+import { ListUsersResponseSchema, UserResponseSchema } from '../../../../src/ledger-client/schemas/users.js';
 import { cantonError, fieldsOf } from '../../../support/ledger-wire.js';
 
 function setup() {

@@ -6,9 +6,9 @@
  * src/emulator/templates/amulet/ behave the same for it.
  */
 import { createHash } from 'node:crypto';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
-import type { QualifiedId } from '../../../../src/emulator/ledger/types.js';
-import type { TransactionRecord } from '../../../../src/emulator/ledger/updates.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
+import type { QualifiedId } from '../../../../src/emulator/participant/types.js';
+import type { TransactionRecord } from '../../../../src/emulator/participant/updates.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { createScanApp, ScanService } from '../../../../src/emulator/scan/index.js';
 

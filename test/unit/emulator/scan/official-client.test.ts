@@ -7,7 +7,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { ScanClient } from '@canton-network/core-splice-client';
 import type { AccessTokenProvider } from '@canton-network/core-wallet-auth';
 import { pino } from 'pino';
-import { LedgerEngine } from '../../../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { createScanApp } from '../../../../src/emulator/scan/index.js';
 import { seedAmuletWorld } from '../../../../src/emulator/templates/amulet/index.js';
 

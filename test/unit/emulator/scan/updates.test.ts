@@ -3,8 +3,8 @@
  * over the DSO's transactions, in the DSO's view of each tree.
  */
 import { describe, expect, it } from 'vitest';
-import type { TemplateDef } from '../../../../src/emulator/ledger/templates.js';
-import type { QualifiedId } from '../../../../src/emulator/ledger/types.js';
+import type { TemplateDef } from '../../../../src/emulator/participant/templates.js';
+import type { QualifiedId } from '../../../../src/emulator/participant/types.js';
 import { buildWorld, IDS, json, type UpdateHistory, type UpdateHistoryTransaction, type World } from './fixture.js';
 
 const TEST_PKG = 'd'.repeat(64);

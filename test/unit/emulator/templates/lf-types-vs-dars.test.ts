@@ -7,13 +7,13 @@
  * descriptions, so any difference would change the transaction hash a wallet signs.
  */
 import { describe, expect, it } from 'vitest';
-import type { DecodedChoice } from '../../../../src/emulator/ledger/dar/index.js';
-import { TemplateRegistry, type ChoiceDef, type TemplateDef } from '../../../../src/emulator/ledger/templates.js';
+import type { DecodedChoice } from '../../../../src/emulator/participant/dar/index.js';
+import { TemplateRegistry, type ChoiceDef, type TemplateDef } from '../../../../src/emulator/participant/templates.js';
 import { PingId, registerPingTemplate } from '../../../../src/emulator/templates/admin-workflows/index.js';
 import { registerAmulet } from '../../../../src/emulator/templates/amulet/index.js';
 import { registerTestTokenV1, TEST_TOKEN_V1_PACKAGE_ID } from '../../../../src/emulator/templates/test-token-v1/index.js';
 import { registerTestTokenV2 } from '../../../../src/emulator/templates/test-token-v2/index.js';
-import type { NativeValueType } from '../../../../src/emulator/ledger/value-types.js';
+import type { NativeValueType } from '../../../../src/emulator/participant/value-types.js';
 import { rec } from '../../../../src/emulator/templates/lf-types.js';
 import { Tt1Types } from '../../../../src/emulator/templates/test-token-v1/values.js';
 import { TOKEN_STANDARD_PACKAGES, TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';

@@ -3,8 +3,8 @@
  * descriptions added: Date, and the recursive `AnyValue` variant of a choice context.
  */
 import { describe, expect, it } from 'vitest';
-import { ArgumentError } from '../../../../src/emulator/ledger/templates.js';
-import { nativeTypedValue } from '../../../../src/emulator/ledger/interactive/lf-proto-value.js';
+import { ArgumentError } from '../../../../src/emulator/participant/templates.js';
+import { nativeTypedValue } from '../../../../src/emulator/participant/interactive/lf-proto-value.js';
 import { normalize } from '../../../../src/emulator/templates/lf-types.js';
 import { TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';
 

@@ -1,7 +1,7 @@
 /**
  * Typed reading of JSON Ledger API responses for the template tests' clients (TestTokenV1,
  * TestTokenV2, Amulet, admin workflows): each response is parsed with the registry's own wire
- * schemas (src/ledger/schemas), so a test also checks the response's shape. Daml values in it
+ * schemas (src/ledger-client/schemas), so a test also checks the response's shape. Daml values in it
  * (`createArgument`, `exerciseResult`, `viewValue`, `choiceArgument`) stay `unknown`: a test names
  * the LF JSON shape it reads (the payload and view types of src/emulator/templates, or the
  * token-standard result shapes below).
@@ -19,7 +19,7 @@ import {
   type JsActiveContract,
   type JsCantonError,
   type JsTransaction,
-} from '../../../../src/ledger/schemas/events.js';
+} from '../../../../src/ledger-client/schemas/events.js';
 import { TransactionResponseSchema, activeContracts as activeContractsIn } from '../../../support/ledger-wire.js';
 
 /**

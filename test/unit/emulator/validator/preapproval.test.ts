@@ -5,7 +5,7 @@
  * (CO_TransferPreapprovalSend, dedup on deduplication_id, 400s).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExerciseNode } from '../../../../src/emulator/ledger/updates.js';
+import type { ExerciseNode } from '../../../../src/emulator/participant/updates.js';
 import { createFeaturedAppRight, installWallet, tapAmulet, TransferPreapprovalProposalId } from '../../../../src/emulator/templates/amulet/index.js';
 import { formatTime } from '../../../../src/canton/lf.js';
 import { createValidatorApp, preapprovalAutomationName } from '../../../../src/emulator/validator/index.js';

@@ -5,7 +5,7 @@ import {
   installAdminWorkflows,
   PING_TEMPLATE_REF,
 } from '../../../../../src/emulator/templates/admin-workflows/index.js';
-import { ListPackagesResponseSchema } from '../../../../../src/ledger/schemas/packages.js';
+import { ListPackagesResponseSchema } from '../../../../../src/ledger-client/schemas/packages.js';
 import { cmds, create, exercise } from '../../../../support/ledger-fixtures.js';
 import { buildDar } from '../../../../support/dar-builder.js';
 import { createdOf, exercisedOf, LedgerResponse } from '../wire.js';

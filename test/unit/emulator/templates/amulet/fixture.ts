@@ -4,7 +4,7 @@
  * (`app.request`, or real HTTP with `fetch` in the integration tests).
  */
 import { expect } from 'vitest';
-import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
 import { formatTime } from '../../../../../src/canton/lf.js';
@@ -19,7 +19,7 @@ import {
 import type { HoldingView } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import type { TransferOutcome } from '../../../../../src/emulator/templates/amulet/transfer.js';
 import type { AmuletTransferV, MetadataV, RoundV, TransferContextV } from '../../../../../src/emulator/templates/amulet/values.js';
-import { GetLedgerEndResponseSchema, type CreatedEvent } from '../../../../../src/ledger/schemas/events.js';
+import { GetLedgerEndResponseSchema, type CreatedEvent } from '../../../../../src/ledger-client/schemas/events.js';
 import { activeContracts, LedgerResponse, postJson, transactions, type Tx, type TxEvent } from '../wire.js';
 
 export type Requester = (path: string, init?: RequestInit) => Promise<Response>;

@@ -3,7 +3,7 @@
  * locked Holding (Splice `TestTokenV1.daml`): results, views, validations and deadlines.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import type { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import type { ManualClock } from '../../../../../src/canton/clock.js';
 import type { TokenAllocationPayload, TokenPayload } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import { ALLOCATION_FACTORY_V1, ALLOCATION_V1, EMPTY_EXTRA_ARGS, Tt1Client, type Disclosed, type Result } from './tt1-client.js';

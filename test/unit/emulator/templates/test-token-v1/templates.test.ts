@@ -12,8 +12,8 @@ import {
   registerTestTokenV1,
   testTokenV1TemplateId,
 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
-import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
-import { nameKey } from '../../../../../src/emulator/ledger/types.js';
+import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
+import { nameKey } from '../../../../../src/emulator/participant/types.js';
 import { TS } from '../../../../../src/emulator/templates/token-standard.js';
 import { HOLDING_V1, TOKEN, TOKEN_RULES } from './tt1-client.js';
 import { inProcess, mint, setupWorld } from './tt1-scenario.js';

@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TEST_TOKEN_V1_PACKAGE_ID, type TokenPayload, type TokenTransferOfferPayload } from '../../../../../src/emulator/templates/test-token-v1/index.js';
-import type { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import type { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import type { ManualClock } from '../../../../../src/canton/clock.js';
 import { EMPTY_EXTRA_ARGS, HOLDING_V1, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, Tt1Client, type Disclosed, type Result } from './tt1-client.js';
 import { createdOf, exercisedOf, type PendingTransfer, type TransferInstructionResult } from '../wire.js';

@@ -7,8 +7,8 @@
  */
 import { TS } from '../../../../../src/emulator/templates/token-standard.js';
 import { testTokenV1TemplateId, type HoldingView } from '../../../../../src/emulator/templates/test-token-v1/index.js';
-import { AllocatePartyResponseSchema } from '../../../../../src/ledger/schemas/parties.js';
-import { GetLedgerEndResponseSchema, type JsActiveContract } from '../../../../../src/ledger/schemas/events.js';
+import { AllocatePartyResponseSchema } from '../../../../../src/ledger-client/schemas/parties.js';
+import { GetLedgerEndResponseSchema, type JsActiveContract } from '../../../../../src/ledger-client/schemas/events.js';
 import { activeContracts, LedgerResponse, postJson, transactions, type Tx } from '../wire.js';
 
 export type Requester = (path: string, init?: RequestInit) => Promise<Response>;

@@ -2,7 +2,7 @@
  * Shared set-up for TestTokenV1 tests: parties (admin, alice, bob, executor, mallory), the
  * TokenRules contract, and builders for the V1 factory choice arguments.
  */
-import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import { formatTime } from '../../../../../src/canton/lf.js';

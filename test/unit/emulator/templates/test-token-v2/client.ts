@@ -9,8 +9,8 @@ import { expect } from 'vitest';
 import type { HoldingView as HoldingViewV1 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import type { HoldingsChange } from '../../../../../src/emulator/templates/test-token-v2/events.js';
 import type { HoldingView as HoldingViewV2, TransferLegSide } from '../../../../../src/emulator/templates/test-token-v2/values.js';
-import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema, type CreatedEvent } from '../../../../../src/ledger/schemas/events.js';
-import { AllocatePartyResponseSchema } from '../../../../../src/ledger/schemas/parties.js';
+import { GetConnectedSynchronizersResponseSchema, GetLedgerEndResponseSchema, type CreatedEvent } from '../../../../../src/ledger-client/schemas/events.js';
+import { AllocatePartyResponseSchema } from '../../../../../src/ledger-client/schemas/parties.js';
 import { activeContracts, LedgerResponse, postJson, transactions, type Tx, type TxEvent } from '../wire.js';
 
 export type Requester = (path: string, init?: RequestInit) => Promise<Response>;

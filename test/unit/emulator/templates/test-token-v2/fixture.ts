@@ -2,7 +2,7 @@
  * An in-process ledger with TestTokenV2 registered, an admin with TokenRules and instrument "X2",
  * and a few parties; driven through the JSON API with `app.request` (no network).
  */
-import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
 import { formatTime } from '../../../../../src/canton/lf.js';

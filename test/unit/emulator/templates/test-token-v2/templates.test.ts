@@ -13,7 +13,7 @@ import {
   upcastTransfer,
 } from '../../../../../src/emulator/templates/test-token-v2/utils.js';
 import { action, showAccount, showDecimal } from '../../../../../src/emulator/templates/test-token-v2/values.js';
-import { LedgerEngine } from '../../../../../src/emulator/ledger/engine.js';
+import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import { basic, create, exercise, IFACE, TT2 } from './client.js';
 import { tt2Ledger } from './fixture.js';
 import { createdOf } from '../wire.js';
