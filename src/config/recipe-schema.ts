@@ -323,12 +323,13 @@ export type Predicate =
   | { in: [Operand, Operand] }
   | { subsetOf: [Operand, Operand] }
   | { exists: Operand }
+  | { matches: [Operand, string] }
   | { not: Predicate }
   | { all: Predicate[] }
   | { any: Predicate[] };
 
 const PREDICATE_FORMS =
-  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
 
 /** Parses a predicate, reporting each mistake at its own path. */
 function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
@@ -357,6 +358,16 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
       const a = operand(arg, [...path, op]);
       return a === undefined ? undefined : { exists: a };
     }
+    case 'matches': {
+      if (!Array.isArray(arg) || arg.length !== 2 || typeof arg[1] !== 'string') return fail('"matches" takes a value expression and a regular expression (a string)', [...path, op]);
+      try {
+        new RegExp(arg[1]);
+      } catch (err) {
+        return fail(`not a regular expression: ${(err as Error).message}`, [...path, op, 1]);
+      }
+      const a = operand(arg[0], [...path, op, 0]);
+      return a === undefined ? undefined : { matches: [a, arg[1]] };
+    }
     case 'not': {
       const p = parsePredicate(arg, [...path, op], ctx);
       return p === undefined ? undefined : { not: p };
@@ -383,6 +394,7 @@ export function predicateExpressions(p: Predicate, at: string): Array<{ at: stri
   if ('in' in p) return p.in.map((x, i) => one(x, `${at}.in[${i}]`));
   if ('subsetOf' in p) return p.subsetOf.map((x, i) => one(x, `${at}.subsetOf[${i}]`));
   if ('exists' in p) return [one(p.exists, `${at}.exists`)];
+  if ('matches' in p) return [one(p.matches[0], `${at}.matches[0]`)];
   if ('not' in p) return predicateExpressions(p.not, `${at}.not`);
   if ('all' in p) return p.all.flatMap((q, i) => predicateExpressions(q, `${at}.all[${i}]`));
   return p.any.flatMap((q, i) => predicateExpressions(q, `${at}.any[${i}]`));
@@ -392,7 +404,7 @@ const EntryIfSchema = PredicateSchema.describe(
   'Apply the entry only when this predicate holds (the forms are those of `transferKind.self[].when`), e.g. only for a real owner: `{"not": {"eq": ["$args.transfer.receiver", "cip-112_no-owner::1220…"]}}`. Its value expressions may read what the entry\'s `match` may read, named selections included. With `when`, both must hold.',
 );
 const SelfWhenSchema = PredicateSchema.describe(
-    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
+    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender\\..*"]}`), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
 export type SelfRule = z.output<typeof SelfRuleSchema>;
 const SelfRuleSchema = strict({
   endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
@@ -434,6 +446,27 @@ const DirectRulesSchema = z.unknown().transform((v, ctx): DirectRule | DirectRul
   for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
   return z.NEVER;
 });
+
+const RefuseWhenSchema = PredicateSchema.describe(
+  'Refuse only when this predicate holds (the forms of `transferKind.self[].when`). It reads `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`), e.g. the actors are not the sender account\'s owner: `{"not": {"subsetOf": ["$args.actors", "$args.transfer.sender.owner"]}}`. Omitted: always.',
+);
+export type FactoryRefusal = z.output<typeof FactoryRefusalSchema>;
+const FactoryRefusalSchema = strict({
+  endpoints: z.array(z.enum(FACTORY_ENDPOINTS)).min(1).optional().describe('The factory endpoints the rule applies to (configured in `factories`). Omitted: all of them.'),
+  transferKinds: z
+    .array(z.enum(['self', 'direct', 'offer']))
+    .min(1)
+    .optional()
+    .describe('Only transfers of these kinds (transfer factories only: the kind is decided first, by `transferKind`), e.g. `["offer"]` for what the instruction an offer creates would refuse. Omitted: any.'),
+  when: RefuseWhenSchema.optional(),
+  status: z.union([z.literal(400), z.literal(404)]).describe('400 (the request asks for something the token refuses) or 404 (something it names does not exist).'),
+  error: z
+    .string()
+    .min(1)
+    .describe(
+      'The message. `{...}` inserts a computed value: a value expression (`{$args.transfer.sender}`; a list shows as JSON) or a function of value expressions and quoted texts: `join(list, "sep")` (the elements as text, separated by sep), `sort(list)` (ascending, as texts), `matching(list, "regex")` (the texts the regex matches whole, in order), `default(value, "text")` (the text when the value is absent or null). E.g. the offending metadata keys in request order: `{join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}`; the actors sorted: `{join(sort($args.actors), ", ")}`.',
+    ),
+}).describe('A request a factory refuses before it answers: the first rule (in list order) whose endpoints, transfer kinds and `when` all match answers its status and message.');
 
 function perContractSchema<E extends readonly [string, ...string[]]>(actions: E) {
   return strict({
@@ -494,6 +527,12 @@ export const DeclarativeRecipeSchema = strict({
     .default({})
     .describe('Which contract is the factory of each endpoint (value expressions read the choice arguments with `$args.<path>`). An endpoint left out answers 400. The factory is always disclosed.'),
   contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS, false)).default([]).describe('The choice-context entries of the factory endpoints.'),
+  refuse: z
+    .array(FactoryRefusalSchema)
+    .default([])
+    .describe(
+      'Factory requests the token refuses, checked in order once the transfer kind is decided and before the factory is looked up (as the built-in recipes check the arguments before they look the factory up): the first rule that applies answers its status and its message.',
+    ),
   transferKind: strict({
     direct: DirectRulesSchema.optional().describe(
       'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`. A `self` transfer is not looked at.',
@@ -533,9 +572,9 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
     });
     return;
   }
-  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema) {
+  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema || ctx.zodSchema === RefuseWhenSchema) {
     // recursive: stated as "one operator key" here; the description lists each form and its operands
-    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'exists', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
+    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
     return;
   }
   if (ctx.zodSchema === SelfRulesSchema) {
@@ -598,14 +637,102 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   return `"${v}": unknown value expression root "${root}"; use ${ROOTS}`;
 }
 
-/** The `{<value expression>}` placeholders of a message template, each parsed (or its error). */
-export function templateParts(text: string): Array<string | { expr: ValueExpr; text: string } | { error: string }> {
-  const out: Array<string | { expr: ValueExpr; text: string } | { error: string }> = [];
+/**
+ * A term of a message placeholder: a value expression, a quoted text (JSON string syntax), or a
+ * function over terms (TEMPLATE_FUNCTIONS), so that a message can show a computed list.
+ */
+export type TemplateTerm = { kind: 'expr'; expr: ValueExpr; text: string } | { kind: 'text'; value: string } | { kind: 'call'; fn: TemplateFunction; args: TemplateTerm[] };
+export const TEMPLATE_FUNCTIONS = {
+  join: 'join(list, "sep"): the elements as text, separated by sep',
+  sort: 'sort(list): the elements in ascending order (as texts, by code unit)',
+  matching: 'matching(list, "regex"): the elements that are texts matched whole by the regex (JavaScript syntax, no braces), in order',
+  default: 'default(value, "text"): the value, or the text when it is absent or null',
+} as const;
+export type TemplateFunction = keyof typeof TEMPLATE_FUNCTIONS;
+const ARITY: Record<TemplateFunction, { args: number; textAt?: number }> = { join: { args: 2, textAt: 1 }, sort: { args: 1 }, matching: { args: 2, textAt: 1 }, default: { args: 2 } };
+
+/** Parses one placeholder (without its braces); the term, or an error text. */
+export function parseTemplateTerm(src: string): TemplateTerm | string {
+  let i = 0;
+  const ws = () => {
+    while (src[i] === ' ') i++;
+  };
+  const term = (): TemplateTerm | string => {
+    ws();
+    if (src[i] === '"') {
+      const m = /^"(?:[^"\\]|\\.)*"/.exec(src.slice(i));
+      if (!m) return `unterminated text in "{${src}}"`;
+      i += m[0].length;
+      return { kind: 'text', value: JSON.parse(m[0]) as string };
+    }
+    if (src[i] === '$') {
+      // a value expression runs to the next "," or ")" outside its own (a|b) steps
+      let depth = 0;
+      const start = i;
+      for (; i < src.length; i++) {
+        const ch = src[i];
+        if (ch === '(') depth++;
+        else if (ch === ')' && depth === 0) break;
+        else if (ch === ')') depth--;
+        else if (ch === ',' && depth === 0) break;
+      }
+      const text = src.slice(start, i).trim();
+      const e = parseValueExpr(text);
+      return typeof e === 'string' ? e : { kind: 'expr', expr: e, text };
+    }
+    const f = /^([A-Za-z]+)\(/.exec(src.slice(i));
+    if (!f) return `"{${src}}": a placeholder is a value expression ($...), a quoted text or a function: ${Object.values(TEMPLATE_FUNCTIONS).join('; ')}`;
+    const name = f[1]!;
+    if (!(name in TEMPLATE_FUNCTIONS)) return `"{${src}}": unknown function "${name}"; functions: ${Object.keys(TEMPLATE_FUNCTIONS).join(', ')}`;
+    const fn = name as TemplateFunction;
+    i += f[0].length;
+    const args: TemplateTerm[] = [];
+    for (;;) {
+      const a = term();
+      if (typeof a === 'string') return a;
+      args.push(a);
+      ws();
+      if (src[i] === ',') {
+        i++;
+        continue;
+      }
+      if (src[i] === ')') {
+        i++;
+        break;
+      }
+      return `"{${src}}": expected "," or ")" after argument ${args.length} of ${fn}`;
+    }
+    const { args: n, textAt } = ARITY[fn];
+    if (args.length !== n) return `"{${src}}": ${TEMPLATE_FUNCTIONS[fn]} (${n} argument${n > 1 ? 's' : ''}, not ${args.length})`;
+    if (textAt !== undefined && args[textAt]!.kind !== 'text') return `"{${src}}": argument ${textAt + 1} of ${fn} is a quoted text (${TEMPLATE_FUNCTIONS[fn]})`;
+    if (fn === 'matching') {
+      try {
+        new RegExp((args[1] as { value: string }).value);
+      } catch (err) {
+        return `"{${src}}": not a regular expression: ${(err as Error).message}`;
+      }
+    }
+    return { kind: 'call', fn, args };
+  };
+  const t = term();
+  if (typeof t === 'string') return t;
+  ws();
+  return i === src.length ? t : `"{${src}}": unexpected "${src.slice(i)}"`;
+}
+
+/** The value expressions inside a placeholder's term. */
+export function termExpressions(t: TemplateTerm): Array<{ expr: ValueExpr; text: string }> {
+  return t.kind === 'expr' ? [t] : t.kind === 'call' ? t.args.flatMap(termExpressions) : [];
+}
+
+/** The `{...}` placeholders of a message template (a value expression or a function call), each parsed (or its error). */
+export function templateParts(text: string): Array<string | { term: TemplateTerm; text: string } | { error: string }> {
+  const out: Array<string | { term: TemplateTerm; text: string } | { error: string }> = [];
   let last = 0;
-  for (const m of text.matchAll(/\{(\$[^{}]*)\}/g)) {
+  for (const m of text.matchAll(/\{(\$[^{}]*|[A-Za-z]+\([^{}]*)\}/g)) {
     out.push(text.slice(last, m.index));
-    const e = parseValueExpr(m[1]!);
-    out.push(typeof e === 'string' ? { error: e } : { expr: e, text: m[1]! });
+    const t = parseTemplateTerm(m[1]!);
+    out.push(typeof t === 'string' ? { error: t } : { term: t, text: m[1]! });
     last = m.index + m[0].length;
   }
   out.push(text.slice(last));
@@ -624,7 +751,8 @@ export function expressionsOf(e: { match: Record<string, MatchValue>; value?: st
   if (e.missingError !== undefined) {
     for (const p of templateParts(e.missingError)) {
       if (typeof p === 'string') continue;
-      out.push({ at: 'missingError', raw: 'error' in p ? e.missingError : p.text, expr: 'error' in p ? p.error : p.expr });
+      if ('error' in p) out.push({ at: 'missingError', raw: e.missingError, expr: p.error });
+      else for (const x of termExpressions(p.term)) out.push({ at: 'missingError', raw: x.text, expr: x.expr });
     }
   }
   return out;
@@ -750,6 +878,23 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     checkMatch(entry, at, { endpoints, restrictable: entry.endpoints === undefined, names: factoryNames }, entry.if ? predicateExpressions(entry.if, 'if') : []);
     for (const ep of endpoints) claimKey(ep, entry.key, at, entry.as === 'list');
     checkIdMatch(entry, at, problems);
+  });
+
+  config.refuse.forEach((rule, i) => {
+    const at = `refuse[${i}]`;
+    const unknown = (rule.endpoints ?? []).filter((e) => !configured.includes(e));
+    if (unknown.length > 0) problems.push(`${at}.endpoints: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not configured in "factories" (configured: ${configured.join(', ') || 'none'})`);
+    const endpoints = (rule.endpoints ?? configured).filter((e) => configured.includes(e));
+    if (rule.transferKinds !== undefined && endpoints.some((e) => !(TRANSFER_FACTORY_ENDPOINTS as readonly string[]).includes(e))) {
+      problems.push(`${at}.transferKinds: only transfer factories have a transfer kind; restrict the rule with "endpoints": ["transferFactory.v1" and/or "transferFactory.v2"]`);
+    }
+    const extra: Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = rule.when ? predicateExpressions(rule.when, 'when') : [];
+    for (const p of templateParts(rule.error)) {
+      if (typeof p === 'string') continue;
+      if ('error' in p) extra.push({ at: 'error', raw: rule.error, expr: p.error });
+      else for (const x of termExpressions(p.term)) extra.push({ at: 'error', raw: x.text, expr: x.expr });
+    }
+    checkMatch({ match: {} }, at, { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames }, extra);
   });
 
   const transferConfigured = TRANSFER_FACTORY_ENDPOINTS.filter((e) => configured.includes(e));

@@ -56,6 +56,8 @@ import {
   type PerContractKind,
   type Predicate,
   predicateExpressions,
+  type TemplateTerm,
+  termExpressions,
   type ValueExpr,
 } from '../../config/recipe-schema.js';
 import type { AnyValue } from '../../canton/lf.js';
@@ -90,7 +92,7 @@ interface Scope {
   item?: unknown;
 }
 
-type Template = ReadonlyArray<string | { expr: ValueExpr; text: string }>;
+type Template = ReadonlyArray<string | { term: TemplateTerm; text: string }>;
 
 /** A selector with its value expressions parsed once. */
 interface CompiledSelector {
@@ -140,6 +142,16 @@ interface CompiledRefusal {
   error: Template;
 }
 
+interface CompiledFactoryRefusal {
+  endpoints: readonly string[];
+  transferKinds?: readonly string[];
+  when?: Predicate;
+  status: 400 | 404;
+  error: Template;
+  /** The names of the selections `when` and `error` read. */
+  deps: string[];
+}
+
 interface CompiledPerContract {
   kind: ContractKind;
   what: string;
@@ -169,6 +181,7 @@ export class DeclarativeRecipe implements Recipe {
   private readonly direct: CompiledDirect[];
   private readonly self: Array<{ when: Predicate; endpoints: readonly string[]; deps: string[] }>;
   private readonly perContract = new Map<ContractKind, CompiledPerContract>();
+  private readonly refusals: CompiledFactoryRefusal[];
   /**
    * How errors name the token: the package of its templates (the first factory `templateId`, else
    * the first per-contract template), else the recipe's name. A recipe of Splice's TestTokenV1
@@ -205,6 +218,18 @@ export class DeclarativeRecipe implements Recipe {
       endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
       deps: unique(predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []))),
     }));
+    this.refusals = config.refuse.map((r) => {
+      const error = compileTemplate(r.error);
+      const exprs = [...(r.when ? predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr === 'string' ? [] : [expr])) : []), ...error.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => x.expr)))];
+      return {
+        endpoints: r.endpoints ?? configured,
+        ...(r.transferKinds ? { transferKinds: r.transferKinds } : {}),
+        ...(r.when ? { when: r.when } : {}),
+        status: r.status,
+        error,
+        deps: unique(exprs.flatMap((e) => (e.kind === 'ref' || e.kind === 'found' ? [e.name] : []))),
+      };
+    });
     for (const k of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
       const pc: PerContractConfig | undefined = config[k];
       if (!pc) continue;
@@ -302,7 +327,7 @@ export class DeclarativeRecipe implements Recipe {
     }
     if (self) {
       unmatched();
-      return { ...(await this.factoryParts(endpoint, scope, env, slots(), resolution)), transferKind: 'self' };
+      return { ...(await this.factoryParts(endpoint, scope, env, slots(), resolution, 'self')), transferKind: 'self' };
     }
     let matched = await this.firstDirect(rules, scope, env);
     if (!matched && rules.length > 0) {
@@ -313,7 +338,8 @@ export class DeclarativeRecipe implements Recipe {
       matched = await this.firstDirect(rules, scope, env);
     }
     unmatched();
-    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched), resolution)), transferKind: matched ? 'direct' : 'offer' };
+    const kind = matched ? 'direct' : 'offer';
+    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched), resolution, kind)), transferKind: kind };
   }
 
   /** The first `transferKind.direct` rule that finds a contract, and the contract (named in `scope`). */
@@ -350,7 +376,7 @@ export class DeclarativeRecipe implements Recipe {
 
   // ---- resolution ------------------------------------------------------------------------------
 
-  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = [], resolution?: Resolution): Promise<FactoryParts> {
+  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = [], given?: Resolution, transferKind?: string): Promise<FactoryParts> {
     const sel = this.factories.get(endpoint);
     if (!sel) {
       const configured = [...this.factories.keys()];
@@ -366,10 +392,12 @@ export class DeclarativeRecipe implements Recipe {
         `Token implementation "${this.name}" has no ${endpoint}: its recipe configures ${configured.length > 0 ? configured.join(', ') : 'no factory'}`,
       );
     }
+    const resolution = given ?? new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env);
+    await this.refuse(endpoint, transferKind, scope, resolution);
     const found = flat(await select(sel, scope, env));
     if (found.length === 0) throw notFound(sel.missingError ? render(sel.missingError, scope) : `No ${endpoint} factory found: ${missing(sel, scope)}`);
     const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
-    const slots = await (resolution ?? new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env)).slots();
+    const slots = await resolution.slots();
     slots.push(...directSlots);
     const values = Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>;
     // the factory goes first, or after the named slot (its last one, whether or not it found anything)
@@ -379,6 +407,18 @@ export class DeclarativeRecipe implements Recipe {
     }
     const disclose = [...slots.slice(0, at).flatMap((s) => s.disclose), factory, ...slots.slice(at).flatMap((s) => s.disclose)];
     return { factory, values, disclose };
+  }
+
+  /** The first factory refusal that applies (its `when` read after the selections it names), thrown. */
+  private async refuse(endpoint: FactoryEndpoint, transferKind: string | undefined, scope: Scope, resolution: Resolution): Promise<void> {
+    for (const r of this.refusals) {
+      if (!r.endpoints.includes(endpoint)) continue;
+      if (r.transferKinds && (transferKind === undefined || !r.transferKinds.includes(transferKind))) continue;
+      await resolution.need(r.deps);
+      if (r.when && !holds(r.when, scope)) continue;
+      const text = render(r.error, scope);
+      throw r.status === 404 ? notFound(text) : badRequest(text);
+    }
   }
 
   private async contractParts(kind: ContractKind, req: ContractRequest<string>, env: RecipeEnv): Promise<ContextParts> {
@@ -535,7 +575,7 @@ class Resolution {
   }
 }
 
-/** Whether a predicate holds (`transferKind.self`). */
+/** Whether a predicate holds (`transferKind.self`, an entry's `if`, a refusal's `when`). */
 function holds(p: Predicate, scope: Scope): boolean {
   const present = (v: unknown) => v !== undefined && v !== null;
   const member = (x: unknown, list: unknown) => present(x) && asList(list).some((y) => jsonEqual(x, y));
@@ -546,6 +586,10 @@ function holds(p: Predicate, scope: Scope): boolean {
     return asList(evaluate(parsed(p.subsetOf[0]), scope)).every((x) => !present(x) || member(x, b));
   }
   if ('exists' in p) return present(evaluate(parsed(p.exists), scope));
+  if ('matches' in p) {
+    const re = new RegExp(`^(?:${p.matches[1]})$`);
+    return asList(evaluate(parsed(p.matches[0]), scope)).some((x) => typeof x === 'string' && re.test(x));
+  }
   if ('not' in p) return !holds(p.not, scope);
   if ('all' in p) return p.all.every((q) => holds(q, scope));
   return p.any.some((q) => holds(q, scope));
@@ -768,7 +812,26 @@ function compileTemplate(text: string): Template {
 }
 
 function render(t: Template, scope: Scope): string {
-  return t.map((p) => (typeof p === 'string' ? p : text(evaluate(p.expr, scope)))).join('');
+  return t.map((p) => (typeof p === 'string' ? p : text(term(p.term, scope)))).join('');
+}
+
+/** The value of a placeholder's term (a list stays a list until `join` makes it a text). */
+function term(t: TemplateTerm, scope: Scope): unknown {
+  if (t.kind === 'text') return t.value;
+  if (t.kind === 'expr') return evaluate(t.expr, scope);
+  const args = t.args.map((a) => term(a, scope));
+  switch (t.fn) {
+    case 'join':
+      return asList(args[0]).map(text).join(String(args[1]));
+    case 'sort':
+      return asList(args[0]).map(text).sort();
+    case 'matching': {
+      const re = new RegExp(`^(?:${String(args[1])})$`);
+      return asList(args[0]).filter((x): x is string => typeof x === 'string' && re.test(x));
+    }
+    case 'default':
+      return args[0] === undefined || args[0] === null ? args[1] : args[0];
+  }
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '(absent)' : JSON.stringify(v));

@@ -314,6 +314,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     const { expectedAdmin: _v1Only, ...v1 } = v1Args(alice2, bob2, amount, inputs);
     return { ...v1, transfer: { ...v1.transfer, sender, receiver }, actors };
   };
+  const v2Meta = (a: ReturnType<typeof v2Args>, values: Record<string, string>) => ({ ...a, transfer: { ...a.transfer, meta: { values } } });
   let aliceHolding = '';
   let offer2 = '';
 
@@ -379,6 +380,9 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], []) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(alice2), '1', [], []) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [], []) },
+      // account metadata in a V2 offer: refused, the offending keys listed in request order; in a self transfer: allowed
+      { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2, 'cip-112/sender.idx': 'y' }) },
+      { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(alice2), '1', [aliceHolding], [alice2]), { 'cip-112/sender.id': 's' }) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v2/transfer-factory', body });
@@ -415,6 +419,14 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the metadata refusal was among them, computed from the request
+    const metaRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
+      choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2 }),
+    });
+    expect(metaRefused).toEqual({
+      status: 400,
+      body: { error: 'transfer.meta must not carry account metadata in a V2 transfer (cip-112/receiver.id, cip-112/sender.provider): give the accounts in transfer.sender and transfer.receiver' },
+    });
     // the comparison covered both transfer kinds where sender and receiver differ and where they are the same
     const kinds: string[] = [];
     for (const [from, to, actors] of [
