@@ -19,7 +19,10 @@
  *    `$now`, `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` /
  *    `$contractId` (the per-contract object: transfer instruction, allocation instruction,
  *    allocation), `$ref.<name>.<path>` / `$found.<name>` (what a named entry or direct rule
- *    selected), `$item` (in `missingError`), or `$$...` for a literal string that starts with `$`;
+ *    selected), `$item` (in `missingError` and the checks of a `forEach` refusal), `$itemContract.<path>`
+ *    (there: the contract of that id, of any template), or `$$...` for a literal string that starts with `$`;
+ *  - a *factory refusal* (`refuse`) answers a 400 or 404 before a factory answers, when its predicate
+ *    holds, with a message whose `{...}` placeholders may compute (join, sort, matching, default);
  *  - a *context entry* is a selector put into the context (`contractId`, `list`), only disclosed
  *    (`disclose`) or only selected for other entries (`select`), or a *value entry* (`value`); it
  *    may be named (`name`) and conditional (`when`);
@@ -450,6 +453,13 @@ const DirectRulesSchema = z.unknown().transform((v, ctx): DirectRule | DirectRul
 const RefuseWhenSchema = PredicateSchema.describe(
   'Refuse only when this predicate holds (the forms of `transferKind.self[].when`). It reads `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`), e.g. the actors are not the sender account\'s owner: `{"not": {"subsetOf": ["$args.actors", "$args.transfer.sender.owner"]}}`. Omitted: always.',
 );
+const RefusalStatusSchema = z.union([z.literal(400), z.literal(404)]).describe('400 (the request asks for something the token refuses) or 404 (something it names does not exist).');
+const RefusalErrorSchema = z
+  .string()
+  .min(1)
+  .describe(
+    'The message. `{...}` inserts a computed value: a value expression (`{$args.transfer.sender}`; a list shows as JSON) or a function of value expressions and quoted texts: `join(list, "sep")` (the elements as text, separated by sep), `sort(list)` (ascending, as texts), `matching(list, "regex")` (the texts the regex matches whole, in order), `default(value, "text")` (the text when the value is absent or null). E.g. the offending metadata keys in request order: `{join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}`; the actors sorted: `{join(sort($args.actors), ", ")}`.',
+  );
 export type FactoryRefusal = z.output<typeof FactoryRefusalSchema>;
 const FactoryRefusalSchema = strict({
   endpoints: z.array(z.enum(FACTORY_ENDPOINTS)).min(1).optional().describe('The factory endpoints the rule applies to (configured in `factories`). Omitted: all of them.'),
@@ -459,14 +469,40 @@ const FactoryRefusalSchema = strict({
     .optional()
     .describe('Only transfers of these kinds (transfer factories only: the kind is decided first, by `transferKind`), e.g. `["offer"]` for what the instruction an offer creates would refuse. Omitted: any.'),
   when: RefuseWhenSchema.optional(),
-  status: z.union([z.literal(400), z.literal(404)]).describe('400 (the request asks for something the token refuses) or 404 (something it names does not exist).'),
-  error: z
+  status: RefusalStatusSchema.optional(),
+  error: RefusalErrorSchema.optional(),
+  forEach: z
     .string()
-    .min(1)
+    .superRefine((v, ctx) => {
+      const e = parseValueExpr(v);
+      if (typeof e === 'string') ctx.addIssue({ code: 'custom', message: e });
+    })
+    .optional()
     .describe(
-      'The message. `{...}` inserts a computed value: a value expression (`{$args.transfer.sender}`; a list shows as JSON) or a function of value expressions and quoted texts: `join(list, "sep")` (the elements as text, separated by sep), `sort(list)` (ascending, as texts), `matching(list, "regex")` (the texts the regex matches whole, in order), `default(value, "text")` (the text when the value is absent or null). E.g. the offending metadata keys in request order: `{join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}`; the actors sorted: `{join(sort($args.actors), ", ")}`.',
+      'Check each element of this list expression in turn (e.g. `$args.allocations.*.allocationCid`), with `checks` instead of `status` and `error`: for the first element, every check in order, then for the next. In the checks, `$item` is the element and `$itemContract` the active contract of that id, of any template, as the registry admin sees it (absent when there is none): `$itemContract.templateId` (as the ledger reports it), `$itemContract.template` (`#<package-name>:<Module>:<Entity>`, to compare with), `$itemContract.payload.<path>`. An element of an `$args` list that is not a contract id is a 400 naming the argument, as a `$id` match answers.',
     ),
-}).describe('A request a factory refuses before it answers: the first rule (in list order) whose endpoints, transfer kinds and `when` all match answers its status and message.');
+  checks: z
+    .array(
+      strict({
+        when: RefuseWhenSchema.optional(),
+        status: RefusalStatusSchema,
+        error: RefusalErrorSchema,
+      }),
+    )
+    .min(1)
+    .optional()
+    .describe('With `forEach`: the checks of each element, in order; the first whose `when` holds answers its status and message. E.g. `{"when": {"not": {"exists": "$itemContract"}}, "status": 404, "error": "Allocation {$item} not found"}`, then a check of its template, then of its admin.'),
+})
+  .superRefine((r, ctx) => {
+    if (r.forEach !== undefined) {
+      if (r.checks === undefined) ctx.addIssue({ code: 'custom', path: ['checks'], message: 'a rule with "forEach" has "checks" (each with "when", "status" and "error")' });
+      for (const k of ['when', 'status', 'error'] as const) if (r[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `a rule with "forEach" puts "${k}" in each of its "checks"` });
+    } else {
+      if (r.checks !== undefined) ctx.addIssue({ code: 'custom', path: ['checks'], message: '"checks" go with "forEach" (the list whose elements they check)' });
+      for (const k of ['status', 'error'] as const) if (r[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: `a refusal needs "${k}" (or "forEach" with "checks")` });
+    }
+  })
+  .describe('A request a factory refuses before it answers: the first rule (in list order) whose endpoints, transfer kinds and `when` all match answers its status and message; a `forEach` rule checks the elements of a list one by one.');
 
 function perContractSchema<E extends readonly [string, ...string[]]>(actions: E) {
   return strict({
@@ -605,12 +641,13 @@ export type ValueExpr =
   | { kind: 'now' }
   | { kind: 'contractId' }
   | { kind: 'item' }
+  | { kind: 'itemContract'; path: string[] }
   | { kind: 'args'; path: string[] }
   | { kind: 'contract'; path: string[] }
   | { kind: 'ref'; name: string; path: string[] }
   | { kind: 'found'; name: string };
 
-const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError), or "$$..." for a literal starting with "$"';
+const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), or "$$..." for a literal starting with "$"';
 
 /** Parses a value expression; returns an error text (what is wrong and what is allowed) on failure. */
 export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
@@ -620,6 +657,11 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   if (v === '$now') return { kind: 'now' };
   if (v === '$contractId') return { kind: 'contractId' };
   if (v === '$item') return { kind: 'item' };
+  const ic = /^\$itemContract(?:\.(.*))?$/.exec(v);
+  if (ic) {
+    if (ic[1] !== undefined && !PATH.test(ic[1])) return `"${v}": not a field path after $itemContract`;
+    return { kind: 'itemContract', path: ic[1] === undefined ? [] : splitPath(ic[1]) };
+  }
   const m = /^\$(args|contract)(?:\.(.*))?$/.exec(v);
   if (m) {
     const path = m[2];
@@ -805,7 +847,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
   const checkMatch = (
     entry: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined },
     at: string,
-    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string> } | { perContract: true; names: ReadonlySet<string> },
+    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string>; forEach?: boolean } | { perContract: true; names: ReadonlySet<string> },
     extra: ReadonlyArray<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [],
   ) => {
     for (const { at: sub, raw, expr: e } of [...expressionsOf(entry), ...extra]) {
@@ -830,7 +872,8 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       if ((e.kind === 'ref' || e.kind === 'found') && !where.names.has(e.name)) {
         problems.push(`${here}: "${String(raw)}": no entry${'perContract' in where ? '' : ' or transferKind.direct rule'} here is named "${e.name}"${where.names.size > 0 ? ` (names: ${[...where.names].join(', ')})` : ''}`);
       }
-      if (e.kind === 'item' && sub !== 'missingError') problems.push(`${here}: $item is only available in missingError`);
+      if (e.kind === 'item' && sub !== 'missingError' && !('forEach' in where && where.forEach)) problems.push(`${here}: $item is only available in missingError and in the checks of a refusal with forEach`);
+      if (e.kind === 'itemContract' && !('forEach' in where && where.forEach)) problems.push(`${here}: $itemContract is only available in the checks of a refusal with forEach`);
       if (sub === 'match.$id' && e.kind === 'literal' && typeof e.value !== 'string') {
         problems.push(`${here}: the contract id to match must be a string expression`);
       }
@@ -888,13 +931,18 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     if (rule.transferKinds !== undefined && endpoints.some((e) => !(TRANSFER_FACTORY_ENDPOINTS as readonly string[]).includes(e))) {
       problems.push(`${at}.transferKinds: only transfer factories have a transfer kind; restrict the rule with "endpoints": ["transferFactory.v1" and/or "transferFactory.v2"]`);
     }
-    const extra: Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = rule.when ? predicateExpressions(rule.when, 'when') : [];
-    for (const p of templateParts(rule.error)) {
-      if (typeof p === 'string') continue;
-      if ('error' in p) extra.push({ at: 'error', raw: rule.error, expr: p.error });
-      else for (const x of termExpressions(p.term)) extra.push({ at: 'error', raw: x.text, expr: x.expr });
+    type Found = { at: string; raw: string | boolean | null; expr: ValueExpr | string };
+    const messageExpressions = (text: string, sub: string): Found[] =>
+      templateParts(text).flatMap((p): Found[] => (typeof p === 'string' ? [] : 'error' in p ? [{ at: sub, raw: text, expr: p.error }] : termExpressions(p.term).map((x) => ({ at: sub, raw: x.text, expr: x.expr }))));
+    const where = { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames };
+    if (rule.forEach === undefined) {
+      checkMatch({ match: {} }, at, where, [...(rule.when ? predicateExpressions(rule.when, 'when') : []), ...messageExpressions(rule.error ?? '', 'error')]);
+    } else {
+      checkMatch({ match: {} }, at, where, [{ at: 'forEach', raw: rule.forEach, expr: parseValueExpr(rule.forEach) }]);
+      (rule.checks ?? []).forEach((c, j) => {
+        checkMatch({ match: {} }, `${at}.checks[${j}]`, { ...where, forEach: true }, [...(c.when ? predicateExpressions(c.when, 'when') : []), ...messageExpressions(c.error, 'error')]);
+      });
     }
-    checkMatch({ match: {} }, at, { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames }, extra);
   });
 
   const transferConfigured = TRANSFER_FACTORY_ENDPOINTS.filter((e) => configured.includes(e));

@@ -20,7 +20,10 @@
  * the context is then assembled in list order. A selector matched against a list expression
  * (`*`, `{a,b}`, a `$ref` list, a `$id` list) runs once per element, in order; `required: "each"`
  * wants a contract for every element. Value entries put an `AV_Bool` or `AV_Text` into the context.
- * Per-contract sections may refuse some templates / versions / choices with a fixed status.
+ * Per-contract sections may refuse some templates / versions / choices with a fixed status; factory
+ * `refuse` rules answer a 400 or 404 when a predicate over the arguments (and named selections)
+ * holds, once per element of a list with `forEach` (each element looked up by id, any template),
+ * before the factory is looked up, as the built-in recipes check their arguments first.
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
  * a `$id` match, to `getById` (cache, then one ledger lookup).
@@ -88,8 +91,10 @@ interface Scope {
   contract?: IndexedContract;
   /** Named selections made so far (`$ref`, `$found`, `when`); `many`: a list, not one contract. */
   refs: Map<string, { contracts: IndexedContract[]; many: boolean }>;
-  /** The element of a list expression being selected for (`$item` in missingError). */
+  /** The element of a list expression being selected for or checked (`$item` in missingError and forEach refusals). */
   item?: unknown;
+  /** The contract of that id, of any template (`$itemContract` in forEach refusals). */
+  itemContract?: { contractId: string; templateId: string; template: string; payload: unknown };
 }
 
 type Template = ReadonlyArray<string | { term: TemplateTerm; text: string }>;
@@ -142,13 +147,21 @@ interface CompiledRefusal {
   error: Template;
 }
 
-interface CompiledFactoryRefusal {
-  endpoints: readonly string[];
-  transferKinds?: readonly string[];
+interface CompiledCheck {
   when?: Predicate;
   status: 400 | 404;
   error: Template;
-  /** The names of the selections `when` and `error` read. */
+}
+
+interface CompiledFactoryRefusal {
+  endpoints: readonly string[];
+  transferKinds?: readonly string[];
+  /** One check, or (with `forEach`) the checks of each element in order. */
+  checks: CompiledCheck[];
+  forEach?: ValueExpr;
+  /** Whether a check reads `$itemContract` (each element is then looked up by id). */
+  lookup: boolean;
+  /** The names of the selections the checks read. */
   deps: string[];
 }
 
@@ -219,14 +232,23 @@ export class DeclarativeRecipe implements Recipe {
       deps: unique(predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []))),
     }));
     this.refusals = config.refuse.map((r) => {
-      const error = compileTemplate(r.error);
-      const exprs = [...(r.when ? predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr === 'string' ? [] : [expr])) : []), ...error.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => x.expr)))];
+      const checks: CompiledCheck[] = (r.checks ?? [{ when: r.when, status: r.status ?? 400, error: r.error ?? '' }]).map((c) => ({
+        ...(c.when ? { when: c.when } : {}),
+        status: c.status,
+        error: compileTemplate(c.error),
+      }));
+      const exprs = checks.flatMap((c) => [
+        ...(c.when ? predicateExpressions(c.when, '').flatMap(({ expr }) => (typeof expr === 'string' ? [] : [expr])) : []),
+        ...c.error.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => x.expr))),
+      ]);
+      const forEach = r.forEach === undefined ? undefined : parsed(r.forEach);
+      if (forEach) exprs.push(forEach);
       return {
         endpoints: r.endpoints ?? configured,
         ...(r.transferKinds ? { transferKinds: r.transferKinds } : {}),
-        ...(r.when ? { when: r.when } : {}),
-        status: r.status,
-        error,
+        checks,
+        ...(forEach ? { forEach } : {}),
+        lookup: exprs.some((e) => e.kind === 'itemContract'),
         deps: unique(exprs.flatMap((e) => (e.kind === 'ref' || e.kind === 'found' ? [e.name] : []))),
       };
     });
@@ -393,7 +415,7 @@ export class DeclarativeRecipe implements Recipe {
       );
     }
     const resolution = given ?? new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env);
-    await this.refuse(endpoint, transferKind, scope, resolution);
+    await this.refuse(endpoint, transferKind, scope, resolution, env);
     const found = flat(await select(sel, scope, env));
     if (found.length === 0) throw notFound(sel.missingError ? render(sel.missingError, scope) : `No ${endpoint} factory found: ${missing(sel, scope)}`);
     const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
@@ -409,15 +431,34 @@ export class DeclarativeRecipe implements Recipe {
     return { factory, values, disclose };
   }
 
-  /** The first factory refusal that applies (its `when` read after the selections it names), thrown. */
-  private async refuse(endpoint: FactoryEndpoint, transferKind: string | undefined, scope: Scope, resolution: Resolution): Promise<void> {
+  /** The first factory refusal that applies (its checks read after the selections they name), thrown. */
+  private async refuse(endpoint: FactoryEndpoint, transferKind: string | undefined, scope: Scope, resolution: Resolution, env: RecipeEnv): Promise<void> {
+    const fail = (c: CompiledCheck, at: Scope) => {
+      const text = render(c.error, at);
+      return c.status === 404 ? notFound(text) : badRequest(text);
+    };
     for (const r of this.refusals) {
       if (!r.endpoints.includes(endpoint)) continue;
       if (r.transferKinds && (transferKind === undefined || !r.transferKinds.includes(transferKind))) continue;
       await resolution.need(r.deps);
-      if (r.when && !holds(r.when, scope)) continue;
-      const text = render(r.error, scope);
-      throw r.status === 404 ? notFound(text) : badRequest(text);
+      if (!r.forEach) {
+        const c = r.checks[0]!;
+        if (!c.when || holds(c.when, scope)) throw fail(c, scope);
+        continue;
+      }
+      for (const item of asList(evaluateMany(r.forEach, scope).value)) {
+        const at: Scope = { ...scope, item };
+        if (r.lookup) {
+          if (typeof item !== 'string' || !/^[0-9a-f]{2,}$/.test(item)) {
+            // as a `$id` match over the arguments answers (select)
+            if (r.forEach.kind === 'args') throw badRequest(`${r.forEach.path[0]!}: "${String(item)}" is not a contract id`);
+          } else {
+            const c = await env.index.getById(item);
+            if (c) at.itemContract = { contractId: c.contractId, templateId: c.templateId, template: `#${templateKey(c.packageName, c.templateId)}`, payload: c.payload };
+          }
+        }
+        for (const c of r.checks) if (!c.when || holds(c.when, at)) throw fail(c, at);
+      }
     }
   }
 
@@ -736,6 +777,8 @@ function evaluateMany(e: ValueExpr, scope: Scope): { many: boolean; value: unkno
       return { many: false, value: scope.contract?.contractId };
     case 'item':
       return { many: false, value: scope.item };
+    case 'itemContract':
+      return walk(scope.itemContract, e.path);
     case 'args':
       return walk(scope.args, e.path);
     case 'contract':

@@ -89,7 +89,7 @@ describe('validateDeclarativeRecipe', () => {
 
   it('rejects unknown value-expression roots and paths, and numbers', () => {
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$arg.transfer.instrumentId.id'))).toEqual([
-      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError), or "$$..." for a literal starting with "$"',
+      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), or "$$..." for a literal starting with "$"',
     ]);
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$args'))[0]).toMatch(/\$args needs a field path/);
     expect(problems((c) => (c.contextEntries[0].match.decimals = 2))[0]).toMatch(/^contextEntries\[0\]\.match\.decimals: 2: write numbers as strings \("2"\)/);
@@ -289,7 +289,7 @@ describe('validateDeclarativeRecipe', () => {
     ]);
     // roots where they do not belong
     expect(problems((c) => (c.contextEntries[0].match.x = '$contractId'))[0]).toMatch(/\$contract and \$contractId are only available in the contextEntries of transferInstructions/);
-    expect(problems((c) => (c.contextEntries[0].match.x = '$item'))).toEqual(['contextEntries[0].match.x: $item is only available in missingError']);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$item'))).toEqual(['contextEntries[0].match.x: $item is only available in missingError and in the checks of a refusal with forEach']);
     expect(problems((c) => (c.contextEntries[0].missingError = 'No {$args.transfer.nope} found'))[0]).toMatch(/^contextEntries\[0\]\.missingError: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
     // a value entry has a key and a value only; exactly one of templateId, interfaceId, value
     expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, match: { a: 'b' } }))).toEqual(['contextEntries[1].value: a value entry has a "key" and a "value" only (no "match", "as" or "required": "each")']);
@@ -383,6 +383,18 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems(refuse({ status: 400, error: '{join($args.transfer.sender, $admin)}' }))[0]).toMatch(/argument 2 of join is a quoted text/);
     expect(problems(refuse({ status: 400, error: '{matching($args.transfer.sender, "(")}' }))[0]).toMatch(/not a regular expression/);
     expect(problems(refuse({ status: 400, error: '{sort($args.transfer.sender}' }))[0]).toMatch(/expected "," or "\)" after argument 1 of sort/);
+    // forEach: checks per element, $item and $itemContract only there
+    accepts(refuse({ forEach: '$args.transfer.inputHoldingCids.*', checks: [{ when: { not: { exists: '$itemContract' } }, status: 404, error: 'Holding {$item} not found' }, { status: 400, error: '{$item} is a {$itemContract.templateId}' }] }));
+    expect(problems(refuse({ forEach: '$args.transfer.inputHoldingCids.*', status: 400, error: 'x' }))).toEqual([
+      'refuse[0].checks: a rule with "forEach" has "checks" (each with "when", "status" and "error")',
+      'refuse[0].status: a rule with "forEach" puts "status" in each of its "checks"',
+      'refuse[0].error: a rule with "forEach" puts "error" in each of its "checks"',
+    ]);
+    expect(problems(refuse({ when: { exists: '$args.transfer.sender' } }))).toEqual(['refuse[0].status: a refusal needs "status" (or "forEach" with "checks")', 'refuse[0].error: a refusal needs "error" (or "forEach" with "checks")']);
+    expect(problems(refuse({ status: 400, error: '{$itemContract.templateId}' }))).toEqual(['refuse[0].error: $itemContract is only available in the checks of a refusal with forEach']);
+    expect(problems(refuse({ status: 400, error: '{$item}' }))).toEqual(['refuse[0].error: $item is only available in missingError and in the checks of a refusal with forEach']);
+    expect(problems(refuse({ forEach: '$args.transfer.nope.*', checks: [{ status: 400, error: 'x' }] }))[0]).toMatch(/^refuse\[0\]\.forEach: "\$args\.transfer\.nope\.\*" \(for transferFactory\.v1\) names no field/);
+    expect(problems(refuse({ forEach: '$args.transfer.inputHoldingCids.*', checks: [{ when: { exists: '$ref.nope' }, status: 400, error: 'x' }] }))[0]).toMatch(/^refuse\[0\]\.checks\[0\]\.when\.exists: "\$ref\.nope": no entry/);
     // missingError placeholders take the same functions
     expect(problems((c) => (c.contextEntries[0].missingError = '{sort($nope)}'))[0]).toMatch(/^contextEntries\[0\]\.missingError: "\$nope": unknown value expression root/);
   });

@@ -533,7 +533,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: providerOnly } } } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], providerOnly) } });
     // V1- and V2-made allocations mixed, either order: the locks are disclosed allocation by allocation
-    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
+    // a contract that is not an allocation of the token (the offer): refused naming its template, in the order of the allocations
+    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], [], [offer2], [objects.allocV2, offer2, unknownCid], [objects.allocV2, unknownCid, offer2]]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
     const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, objects.fundingOnly, offer2, unknownCid];
@@ -548,6 +549,9 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    const notAllocation = await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs([objects.allocV2, offer2]) });
+    expect(notAllocation.status).toBe(400);
+    expect((notAllocation.body as { error: string }).error).toMatch(new RegExp(`^Contract ${offer2} \\([0-9a-f]{64}:Splice\\.Testing\\.Tokens\\.TestTokenV2\\.Transfer:TokenTransferOffer\\) is not a splice-test-token-v2 allocation$`));
     // the funding-only allocation is the registry's: its withdraw context is answered (not 404)
     expect((await call(declarative2, 'POST', `/registry/allocations/v2/${objects.fundingOnly}/choice-contexts/withdraw`, {})).status).toBe(200);
     // the V1 metadata named carol's provider account: its AccountConfig is in the context
