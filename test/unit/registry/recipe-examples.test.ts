@@ -454,7 +454,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const ALLOCATION_FACTORY_V2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
   const SETTLEMENT_FACTORY = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
   const ALLOCATION_V1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
-  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '' };
+  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '', otherAdmin: '' };
   const side = (s: 'SenderSide' | 'ReceiverSide', other: object, amount: string) => ({ transferLegId: 'leg-1', side: s, otherside: other, amount, instrumentId: 'TT2-USD', meta });
   const allocV2Args = (trade: string, authorizer: object, sides: object[], inputs: string[], actors: string[], context: unknown = { values: {} }) => ({
     settlement: { executors: [admin2], id: trade, cid: null, meta },
@@ -517,6 +517,35 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     const funded = await exercise2([alice2], ALLOCATION_FACTORY_V2, f.factoryId, 'AllocationFactory_Allocate', { ...noLegs, allocation: { ...noLegs.allocation, nextIterationFunding: { 'TT2-USD': '2' } } }, f.choiceContext.disclosedContracts);
     expect(outputTag(funded)).toBe('AllocationInstructionResult_Completed');
     objects.fundingOnly = outputCid(funded, 'allocationCid');
+    // an allocation of another admin's token (same instrument id) that this registry's admin sees: it is its authorizer
+    const admin3 = emu2.engine.parties.allocate('admin3').party;
+    createTestTokenV2Rules(emu2.engine, admin3);
+    const h3 = mintTestTokenV2(emu2.engine, { admin: admin3, owner: admin2, instrumentId: 'TT2-USD', amount: '5' });
+    const otherRegistry = createRegistry({
+      admin: admin3,
+      instruments: [{ ...TT2.instruments[0]!, recipe: 'splice-test-token-v2' }],
+      recipes: [new TestTokenV2Recipe()],
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu2.app) }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock: clock2,
+      logger,
+      pollIdleMs: 20,
+    });
+    await otherRegistry.start();
+    try {
+      const otherArgs = (c: unknown) => {
+        const a = allocV2Args('trade-4', basicAccount(admin2), [side('SenderSide', basicAccount(bob2), '1')], [h3], [admin2], c);
+        return { ...a, settlement: { ...a.settlement, executors: [admin3] }, allocation: { ...a.allocation, admin: admin3 } };
+      };
+      const of = await call(otherRegistry, 'POST', '/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: otherArgs({ values: {} }) });
+      expect(of.status, JSON.stringify(of.body)).toBe(200);
+      const ofx = factoryOf(of.body);
+      const other = await exercise2([admin2], ALLOCATION_FACTORY_V2, ofx.factoryId, 'AllocationFactory_Allocate', otherArgs(ofx.choiceContext.choiceContextData), ofx.choiceContext.disclosedContracts);
+      expect(outputTag(other)).toBe('AllocationInstructionResult_Completed');
+      objects.otherAdmin = outputCid(other, 'allocationCid');
+    } finally {
+      await otherRegistry.stop();
+    }
     await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
   });
 
@@ -534,7 +563,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], providerOnly) } });
     // V1- and V2-made allocations mixed, either order: the locks are disclosed allocation by allocation
     // a contract that is not an allocation of the token (the offer): refused naming its template, in the order of the allocations
-    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], [], [offer2], [objects.allocV2, offer2, unknownCid], [objects.allocV2, unknownCid, offer2]]) {
+    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], [], [offer2], [objects.allocV2, offer2, unknownCid], [objects.allocV2, unknownCid, offer2], [objects.otherAdmin], [objects.allocV2, objects.otherAdmin, unknownCid], [objects.allocV2, unknownCid, objects.otherAdmin], [offer2, objects.otherAdmin], [objects.otherAdmin, offer2]]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
     const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, objects.fundingOnly, offer2, unknownCid];
@@ -552,6 +581,9 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     const notAllocation = await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs([objects.allocV2, offer2]) });
     expect(notAllocation.status).toBe(400);
     expect((notAllocation.body as { error: string }).error).toMatch(new RegExp(`^Contract ${offer2} \\([0-9a-f]{64}:Splice\\.Testing\\.Tokens\\.TestTokenV2\\.Transfer:TokenTransferOffer\\) is not a splice-test-token-v2 allocation$`));
+    const otherAdmin = await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs([objects.allocV2, objects.otherAdmin]) });
+    expect(otherAdmin.status, JSON.stringify(otherAdmin.body)).toBe(400);
+    expect((otherAdmin.body as { error: string }).error).toMatch(new RegExp(`^Allocation ${objects.otherAdmin} is for admin admin3::[0-9a-f]+, not this registry's \\(${admin2}\\)$`));
     // the funding-only allocation is the registry's: its withdraw context is answered (not 404)
     expect((await call(declarative2, 'POST', `/registry/allocations/v2/${objects.fundingOnly}/choice-contexts/withdraw`, {})).status).toBe(200);
     // the V1 metadata named carol's provider account: its AccountConfig is in the context
