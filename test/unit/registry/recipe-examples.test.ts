@@ -380,6 +380,11 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], []) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(alice2), '1', [], []) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [], []) },
+      // actors that a basic account does not let initiate (not exactly its owner): refused naming the one group; repeated owner: allowed
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [bob2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, bob2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: null, id: 'x-1' }, basicAccount(bob2), '1', [aliceHolding], [bob2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, alice2]) },
       // account metadata in a V2 offer: refused, the offending keys listed in request order; in a self transfer: allowed
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2, 'cip-112/sender.idx': 'y' }) },
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(alice2), '1', [aliceHolding], [alice2]), { 'cip-112/sender.id': 's' }) },
@@ -406,6 +411,25 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
         },
       },
     });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: basicAccount(alice2),
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [bob2, alice2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
     const unknownCid = `00${'cd'.repeat(33)}`;
     for (const v of [1, 2]) {
       for (const action of ['accept', 'reject', 'withdraw']) {
@@ -419,6 +443,11 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    const actorsRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, bob2]) });
+    expect(actorsRefused).toEqual({
+      status: 400,
+      body: { error: `actors [${alice2}, ${bob2}] cannot initiate a transfer from account {owner: ${alice2}, provider: None, id: ""}: splice-test-token-v2 requires exactly one of these groups: [${alice2}]` },
+    });
     // the metadata refusal was among them, computed from the request
     const metaRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
       choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2 }),
