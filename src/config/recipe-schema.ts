@@ -327,12 +327,13 @@ export type Predicate =
   | { subsetOf: [Operand, Operand] }
   | { exists: Operand }
   | { matches: [Operand, string] }
+  | { lt: [Operand, Operand] }
   | { not: Predicate }
   | { all: Predicate[] }
   | { any: Predicate[] };
 
 const PREDICATE_FORMS =
-  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
 
 /** Parses a predicate, reporting each mistake at its own path. */
 function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
@@ -351,11 +352,12 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
   switch (op) {
     case 'eq':
     case 'in':
+    case 'lt':
     case 'subsetOf': {
       if (!Array.isArray(arg) || arg.length !== 2) return fail(`"${op}" takes a list of two value expressions`, [...path, op]);
       const a = operand(arg[0], [...path, op, 0]);
       const b = operand(arg[1], [...path, op, 1]);
-      return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : { subsetOf: [a, b] };
+      return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : op === 'lt' ? { lt: [a, b] } : { subsetOf: [a, b] };
     }
     case 'exists': {
       const a = operand(arg, [...path, op]);
@@ -396,6 +398,7 @@ export function predicateExpressions(p: Predicate, at: string): Array<{ at: stri
   if ('eq' in p) return p.eq.map((x, i) => one(x, `${at}.eq[${i}]`));
   if ('in' in p) return p.in.map((x, i) => one(x, `${at}.in[${i}]`));
   if ('subsetOf' in p) return p.subsetOf.map((x, i) => one(x, `${at}.subsetOf[${i}]`));
+  if ('lt' in p) return p.lt.map((x, i) => one(x, `${at}.lt[${i}]`));
   if ('exists' in p) return [one(p.exists, `${at}.exists`)];
   if ('matches' in p) return [one(p.matches[0], `${at}.matches[0]`)];
   if ('not' in p) return predicateExpressions(p.not, `${at}.not`);
@@ -407,7 +410,7 @@ const EntryIfSchema = PredicateSchema.describe(
   'Apply the entry only when this predicate holds (the forms are those of `transferKind.self[].when`), e.g. only for a real owner: `{"not": {"eq": ["$args.transfer.receiver", "cip-112_no-owner::1220…"]}}`. Its value expressions may read what the entry\'s `match` may read, named selections included. With `when`, both must hold.',
 );
 const SelfWhenSchema = PredicateSchema.describe(
-    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender\\..*"]}`), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
+    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender[.].*"]}`), `{"lt": [a, b]}` (a orders before b, as `match` comparisons compare: numbers, times, else texts; e.g. which of two parties a sorted list names first), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
 export type SelfRule = z.output<typeof SelfRuleSchema>;
 const SelfRuleSchema = strict({
   endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
@@ -610,7 +613,7 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
   }
   if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema || ctx.zodSchema === RefuseWhenSchema) {
     // recursive: stated as "one operator key" here; the description lists each form and its operands
-    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
+    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'lt', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
     return;
   }
   if (ctx.zodSchema === SelfRulesSchema) {

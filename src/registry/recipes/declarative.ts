@@ -627,6 +627,7 @@ function holds(p: Predicate, scope: Scope): boolean {
     return asList(evaluate(parsed(p.subsetOf[0]), scope)).every((x) => !present(x) || member(x, b));
   }
   if ('exists' in p) return present(evaluate(parsed(p.exists), scope));
+  if ('lt' in p) return (compare(evaluate(parsed(p.lt[0]), scope), evaluate(parsed(p.lt[1]), scope)) ?? 0) < 0;
   if ('matches' in p) {
     const re = new RegExp(`^(?:${p.matches[1]})$`);
     return asList(evaluate(parsed(p.matches[0]), scope)).some((x) => typeof x === 'string' && re.test(x));

@@ -313,7 +313,7 @@ describe('validateDeclarativeRecipe', () => {
     };
     accepts(self({ all: [{ subsetOf: ['$args.transfer.{sender,receiver}', '$args.expectedAdmin'] }, { not: { exists: '$args.transfer.meta.values.[acme/x]' } }, { any: [{ eq: ['$admin', true] }, { in: [true, '$ref.config.enabled'] }] }] }));
     expect(problems(self({ same: ['$admin', '$admin'] }))).toEqual([
-      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
+      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
     ]);
     expect(problems(self({ all: [{ eq: ['$admin'] }] }))).toEqual(['transferKind.self.when.all[0].eq: "eq" takes a list of two value expressions']);
     expect(problems(self({ any: [] }))).toEqual(['transferKind.self.when.any: "any" takes a non-empty list of predicates']);
@@ -383,6 +383,8 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems(refuse({ status: 400, error: '{join($args.transfer.sender, $admin)}' }))[0]).toMatch(/argument 2 of join is a quoted text/);
     expect(problems(refuse({ status: 400, error: '{matching($args.transfer.sender, "(")}' }))[0]).toMatch(/not a regular expression/);
     expect(problems(refuse({ status: 400, error: '{sort($args.transfer.sender}' }))[0]).toMatch(/expected "," or "\)" after argument 1 of sort/);
+    accepts(refuse({ when: { lt: ['$args.transfer.sender', '$args.transfer.receiver'] }, status: 400, error: 'x' }));
+    expect(problems(refuse({ when: { lt: ['$args.transfer.sender'] }, status: 400, error: 'x' }))[0]).toMatch(/^refuse\[0\]\.when\.lt: "lt" takes a list of two value expressions|^refuse\.0\.when\.lt: "lt" takes a list of two value expressions/);
     // forEach: checks per element, $item and $itemContract only there
     accepts(refuse({ forEach: '$args.transfer.inputHoldingCids.*', checks: [{ when: { not: { exists: '$itemContract' } }, status: 404, error: 'Holding {$item} not found' }, { status: 400, error: '{$item} is a {$itemContract.templateId}' }] }));
     expect(problems(refuse({ forEach: '$args.transfer.inputHoldingCids.*', status: 400, error: 'x' }))).toEqual([

@@ -282,6 +282,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const bob2 = emu2.engine.parties.allocate('bob').party;
   const carol2 = emu2.engine.parties.allocate('carol').party;
   const bank2 = emu2.engine.parties.allocate('bank').party;
+  const zed2 = emu2.engine.parties.allocate('zed').party;
   const exercise2 = walletExercise(emu2.app, 'recipe-examples-tt2');
   const TT2 = parseRegistryConfig(example('test-token-v2.registry.json'));
   const registry2 = (which: 'builtin' | 'declarative') => {
@@ -327,6 +328,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: bank2, id: 's-1' });
     // carol's third account: carol initiates alone, the bank need not approve (its authority passes to carol's actions)
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'd-1', providerConfig: { canInitiate: false, mustApprove: false } });
+    // alice's account at zed (whose party id sorts after alice's), where alice may not initiate alone
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: alice2, provider: zed2, id: 'z-1', ownerConfig: { canInitiate: false, mustApprove: true } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
     mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
     await Promise.all([builtin2.start(), declarative2.start()]);
@@ -385,6 +388,15 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, bob2]) },
       { choiceArguments: v2Args({ owner: alice2, provider: null, id: 'x-1' }, basicAccount(bob2), '1', [aliceHolding], [bob2]) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, alice2]) },
+      // provider accounts: the groups their AccountConfig lets initiate, sorted (the provider's party id before or after the owner's)
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [bob2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bob2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolDirect, basicAccount(bob2), '1', [], [bank2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [alice2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [zed2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [alice2, zed2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'nope' }, basicAccount(bob2), '1', [], [bob2]) },
       // account metadata in a V2 offer: refused, the offending keys listed in request order; in a self transfer: allowed
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2, 'cip-112/sender.idx': 'y' }) },
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(alice2), '1', [aliceHolding], [alice2]), { 'cip-112/sender.id': 's' }) },
@@ -430,6 +442,63 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
         },
       },
     });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: carolAccount,
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [bob2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: carolDirect,
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [bank2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: { owner: alice2, provider: zed2, id: 'z-1' },
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [alice2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
     const unknownCid = `00${'cd'.repeat(33)}`;
     for (const v of [1, 2]) {
       for (const action of ['accept', 'reject', 'withdraw']) {
@@ -447,6 +516,11 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     expect(actorsRefused).toEqual({
       status: 400,
       body: { error: `actors [${alice2}, ${bob2}] cannot initiate a transfer from account {owner: ${alice2}, provider: None, id: ""}: splice-test-token-v2 requires exactly one of these groups: [${alice2}]` },
+    });
+    const groupsRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [alice2]) });
+    expect(groupsRefused).toEqual({
+      status: 400,
+      body: { error: `actors [${alice2}] cannot initiate a transfer from account {owner: ${alice2}, provider: ${zed2}, id: "z-1"}: splice-test-token-v2 requires exactly one of these groups: [${alice2}, ${zed2}] or [${zed2}]` },
     });
     // the metadata refusal was among them, computed from the request
     const metaRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
