@@ -330,6 +330,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'd-1', providerConfig: { canInitiate: false, mustApprove: false } });
     // alice's account at zed (whose party id sorts after alice's), where alice may not initiate alone
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: alice2, provider: zed2, id: 'z-1', ownerConfig: { canInitiate: false, mustApprove: true } });
+    // bob's account at the bank (whose party id sorts before bob's), where bob may not initiate alone
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: bob2, provider: bank2, id: 'b-1', ownerConfig: { canInitiate: false, mustApprove: true } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
     mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
     await Promise.all([builtin2.start(), declarative2.start()]);
@@ -362,6 +364,12 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: withMeta(v1Args(alice2, NO_OWNER, '1', [aliceHolding]), { 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 's-1' }) },
       { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'c-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'c-1' }) },
       { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'd-1' }) },
+      // the V1 sender's upcast account does not let it initiate alone: refused with the groups that may, sorted
+      { choiceArguments: withMeta(v1Args(alice2, bob2, '1', []), { 'cip-112/sender.provider': zed2, 'cip-112/sender.id': 'z-1' }) },
+      { choiceArguments: withMeta(v1Args(bob2, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'b-1' }) },
+      { choiceArguments: withMeta(v1Args(NO_OWNER, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 's-1' }) },
+      { choiceArguments: v1Args(NO_OWNER, alice2, '1', []) },
+      { choiceArguments: withMeta(v1Args(NO_OWNER, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'unknown' }) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body });
@@ -660,6 +668,13 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: cip112 } } } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(alice2, bob2, '1', []) } });
+    for (const [sender, legMeta] of [
+      [bob2, { values: { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'b-1' } }],
+      [NO_OWNER, { values: { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 's-1' } }],
+      [NO_OWNER, meta],
+    ] as const) {
+      all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(sender, alice2, '1', [], legMeta) } });
+    }
     // V1 metadata without a `.id` key: account id "" (carol's second account), found as the built-in finds it
     const providerOnly = { values: { 'cip-112/sender.provider': bank2 } };
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: providerOnly } } } });
