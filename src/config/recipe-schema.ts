@@ -97,13 +97,14 @@ const NAME = /^[a-z0-9][a-z0-9._:-]*$/;
 const QUALIFIED_NAME = /^#[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /**
  * A path step: a field name, `*` (every element of a list or value of a map), `{a,b}` (the fields
- * a and b, in this order), `(a.b|c)` (the first of these sub-paths that is present: not absent,
+ * a and b, in this order; each may be a sub-path, `{admin,account.provider}`), `(a.b|c)` (the first of these sub-paths that is present: not absent,
  * not null; e.g. the same data of a V2 record and of the V1 record that wraps one), `~` (the keys
  * of a map, as one list value in the payload's order, so that `~.0` is its first key) or `[text]`
  * (a field whose name has dots, e.g. a metadata key).
  */
 const FIELDS = String.raw`(?:[A-Za-z0-9_-]+|~)(?:\.(?:[A-Za-z0-9_-]+|~))*`;
-const SEGMENT = String.raw`(?:\(${FIELDS}(?:\|${FIELDS})+\)|\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}()|]+)`;
+const SUBPATH = String.raw`[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*`;
+const SEGMENT = String.raw`(?:\(${FIELDS}(?:\|${FIELDS})+\)|\[[^\]]+\]|\{${SUBPATH}(?:,${SUBPATH})+\}|[^.\s\[\]{}()|]+)`;
 const PATH = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`);
 const SEGMENTS = new RegExp(SEGMENT, 'g');
 /** The steps of a path that PATH accepts. */
@@ -129,7 +130,7 @@ const QualifiedIdSchema = z.string().superRefine((s, ctx) => {
   });
 });
 
-const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b}, (a.b|c), ~ or [name.with.dots])');
+const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b} or {a.b,c}, (a.b|c), ~ or [name.with.dots])');
 
 /** A value expression; its root is checked here, its use (which roots are allowed where) in the second pass. */
 const ValueExprSchema = z.union(
@@ -1098,6 +1099,16 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
         if (err) return err;
       }
       tree = subtree(tree, alternatives[0]!);
+      continue;
+    }
+    if (step.startsWith('{') && step.includes('.')) {
+      // `{a.b,c}`: each sub-path is checked; the rest of the path is checked below the first
+      const subpaths = step.slice(1, -1).split(',').map((a) => a.split('.'));
+      for (const sp of subpaths) {
+        const err = checkFieldPath(tree, sp, choice, path.slice(0, i));
+        if (err) return err;
+      }
+      tree = subtree(tree, subpaths[0]!);
       continue;
     }
     // `{a,b}` checks each field (the tree below is that of the first); `[x]` names the field x

@@ -828,7 +828,7 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
     } else if (seg.startsWith('{')) {
       many = true;
       const names = seg.slice(1, -1).split(',');
-      cur = cur.flatMap((v) => names.map((k) => field(v, k)));
+      cur = cur.flatMap((v) => names.map((k) => k.split('.').reduce<unknown>((o, f) => field(o, f), v)));
     } else {
       const k = seg.startsWith('[') ? seg.slice(1, -1) : seg;
       cur = cur.map((v) => field(v, k));

@@ -385,6 +385,9 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems(refuse({ status: 400, error: '{sort($args.transfer.sender}' }))[0]).toMatch(/expected "," or "\)" after argument 1 of sort/);
     accepts(refuse({ when: { lt: ['$args.transfer.sender', '$args.transfer.receiver'] }, status: 400, error: 'x' }));
     expect(problems(refuse({ when: { lt: ['$args.transfer.sender'] }, status: 400, error: 'x' }))[0]).toMatch(/^refuse\[0\]\.when\.lt: "lt" takes a list of two value expressions|^refuse\.0\.when\.lt: "lt" takes a list of two value expressions/);
+    // `{a.b,c}`: sub-paths in a field list, each checked
+    accepts(refuse({ when: { subsetOf: ['$args.transfer.{sender,instrumentId.admin}', '$args.transfer.{receiver,instrumentId.admin}'] }, status: 400, error: 'x' }));
+    expect(problems(refuse({ when: { exists: '$args.transfer.{sender,instrumentId.nope}' }, status: 400, error: 'x' }))[0]).toMatch(/names no field of transfer\.instrumentId of TransferFactory_Transfer \(v1\) \(fields: admin, id\)/);
     // forEach: checks per element, $item and $itemContract only there
     accepts(refuse({ forEach: '$args.transfer.inputHoldingCids.*', checks: [{ when: { not: { exists: '$itemContract' } }, status: 404, error: 'Holding {$item} not found' }, { status: 400, error: '{$item} is a {$itemContract.templateId}' }] }));
     expect(problems(refuse({ forEach: '$args.transfer.inputHoldingCids.*', status: 400, error: 'x' }))).toEqual([

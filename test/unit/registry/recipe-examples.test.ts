@@ -283,6 +283,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const carol2 = emu2.engine.parties.allocate('carol').party;
   const bank2 = emu2.engine.parties.allocate('bank').party;
   const zed2 = emu2.engine.parties.allocate('zed').party;
+  const abe2 = emu2.engine.parties.allocate('abe').party;
   const exercise2 = walletExercise(emu2.app, 'recipe-examples-tt2');
   const TT2 = parseRegistryConfig(example('test-token-v2.registry.json'));
   const registry2 = (which: 'builtin' | 'declarative') => {
@@ -330,6 +331,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'd-1', providerConfig: { canInitiate: false, mustApprove: false } });
     // alice's account at zed (whose party id sorts after alice's), where alice may not initiate alone
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: alice2, provider: zed2, id: 'z-1', ownerConfig: { canInitiate: false, mustApprove: true } });
+    // an account without owner at abe (whose party id sorts before the admin's)
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: abe2, id: 'a-1' });
     // bob's account at the bank (whose party id sorts before bob's), where bob may not initiate alone
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: bob2, provider: bank2, id: 'b-1', ownerConfig: { canInitiate: false, mustApprove: true } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
@@ -405,6 +408,13 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [zed2]) },
       { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [alice2, zed2]) },
       { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'nope' }, basicAccount(bob2), '1', [], [bob2]) },
+      // accounts without owner: the groups are the provider (if it may initiate) and the admin with the provider
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [carol2]) },
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [bank2, carol2]) },
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [admin2, bank2]) },
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [admin2, bank2, carol2]) },
+      { choiceArguments: v2Args({ provider: abe2, id: 'a-1' }, basicAccount(bob2), '1', [], [admin2]) },
+      { choiceArguments: v2Args({ provider: abe2, id: 'a-1' }, basicAccount(bob2), '1', [], [abe2, admin2]) },
       // account metadata in a V2 offer: refused, the offending keys listed in request order; in a self transfer: allowed
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2, 'cip-112/sender.idx': 'y' }) },
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(alice2), '1', [aliceHolding], [alice2]), { 'cip-112/sender.id': 's' }) },
@@ -503,6 +513,25 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
           requestedAt: '2026-05-01T09:59:00Z',
           inputHoldingCids: [],
           actors: [alice2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: { owner: null, provider: bank2, id: 's-1' },
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [carol2],
           extraArgs: { context: { values: {} }, meta },
         },
       },
