@@ -19,7 +19,10 @@
  *    `$now`, `$args.<path>` (into the factory's `choiceArguments`), `$contract.<path>` /
  *    `$contractId` (the per-contract object: transfer instruction, allocation instruction,
  *    allocation), `$ref.<name>.<path>` / `$found.<name>` (what a named entry or direct rule
- *    selected), `$item` (in `missingError`), or `$$...` for a literal string that starts with `$`;
+ *    selected), `$item` (in `missingError` and the checks of a `forEach` refusal), `$itemContract.<path>`
+ *    (there: the contract of that id, of any template), or `$$...` for a literal string that starts with `$`;
+ *  - a *factory refusal* (`refuse`) answers a 400 or 404 before a factory answers, when its predicate
+ *    holds, with a message whose `{...}` placeholders may compute (join, sort, matching, default);
  *  - a *context entry* is a selector put into the context (`contractId`, `list`), only disclosed
  *    (`disclose`) or only selected for other entries (`select`), or a *value entry* (`value`); it
  *    may be named (`name`) and conditional (`when`);
@@ -94,13 +97,14 @@ const NAME = /^[a-z0-9][a-z0-9._:-]*$/;
 const QUALIFIED_NAME = /^#[A-Za-z0-9][A-Za-z0-9._-]*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /**
  * A path step: a field name, `*` (every element of a list or value of a map), `{a,b}` (the fields
- * a and b, in this order), `(a.b|c)` (the first of these sub-paths that is present: not absent,
+ * a and b, in this order; each may be a sub-path, `{admin,account.provider}`), `(a.b|c)` (the first of these sub-paths that is present: not absent,
  * not null; e.g. the same data of a V2 record and of the V1 record that wraps one), `~` (the keys
  * of a map, as one list value in the payload's order, so that `~.0` is its first key) or `[text]`
  * (a field whose name has dots, e.g. a metadata key).
  */
 const FIELDS = String.raw`(?:[A-Za-z0-9_-]+|~)(?:\.(?:[A-Za-z0-9_-]+|~))*`;
-const SEGMENT = String.raw`(?:\(${FIELDS}(?:\|${FIELDS})+\)|\[[^\]]+\]|\{[A-Za-z0-9_-]+(?:,[A-Za-z0-9_-]+)+\}|[^.\s\[\]{}()|]+)`;
+const SUBPATH = String.raw`[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*`;
+const SEGMENT = String.raw`(?:\(${FIELDS}(?:\|${FIELDS})+\)|\[[^\]]+\]|\{${SUBPATH}(?:,${SUBPATH})+\}|[^.\s\[\]{}()|]+)`;
 const PATH = new RegExp(`^${SEGMENT}(?:\\.${SEGMENT})*$`);
 const SEGMENTS = new RegExp(SEGMENT, 'g');
 /** The steps of a path that PATH accepts. */
@@ -126,7 +130,7 @@ const QualifiedIdSchema = z.string().superRefine((s, ctx) => {
   });
 });
 
-const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b}, (a.b|c), ~ or [name.with.dots])');
+const PathSchema = z.string().regex(PATH, 'a payload field path is dot-separated field names, e.g. "instrumentId.id" (steps may also be *, {a,b} or {a.b,c}, (a.b|c), ~ or [name.with.dots])');
 
 /** A value expression; its root is checked here, its use (which roots are allowed where) in the second pass. */
 const ValueExprSchema = z.union(
@@ -323,12 +327,14 @@ export type Predicate =
   | { in: [Operand, Operand] }
   | { subsetOf: [Operand, Operand] }
   | { exists: Operand }
+  | { matches: [Operand, string] }
+  | { lt: [Operand, Operand] }
   | { not: Predicate }
   | { all: Predicate[] }
   | { any: Predicate[] };
 
 const PREDICATE_FORMS =
-  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
 
 /** Parses a predicate, reporting each mistake at its own path. */
 function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
@@ -347,15 +353,26 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
   switch (op) {
     case 'eq':
     case 'in':
+    case 'lt':
     case 'subsetOf': {
       if (!Array.isArray(arg) || arg.length !== 2) return fail(`"${op}" takes a list of two value expressions`, [...path, op]);
       const a = operand(arg[0], [...path, op, 0]);
       const b = operand(arg[1], [...path, op, 1]);
-      return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : { subsetOf: [a, b] };
+      return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : op === 'lt' ? { lt: [a, b] } : { subsetOf: [a, b] };
     }
     case 'exists': {
       const a = operand(arg, [...path, op]);
       return a === undefined ? undefined : { exists: a };
+    }
+    case 'matches': {
+      if (!Array.isArray(arg) || arg.length !== 2 || typeof arg[1] !== 'string') return fail('"matches" takes a value expression and a regular expression (a string)', [...path, op]);
+      try {
+        new RegExp(arg[1]);
+      } catch (err) {
+        return fail(`not a regular expression: ${(err as Error).message}`, [...path, op, 1]);
+      }
+      const a = operand(arg[0], [...path, op, 0]);
+      return a === undefined ? undefined : { matches: [a, arg[1]] };
     }
     case 'not': {
       const p = parsePredicate(arg, [...path, op], ctx);
@@ -382,7 +399,9 @@ export function predicateExpressions(p: Predicate, at: string): Array<{ at: stri
   if ('eq' in p) return p.eq.map((x, i) => one(x, `${at}.eq[${i}]`));
   if ('in' in p) return p.in.map((x, i) => one(x, `${at}.in[${i}]`));
   if ('subsetOf' in p) return p.subsetOf.map((x, i) => one(x, `${at}.subsetOf[${i}]`));
+  if ('lt' in p) return p.lt.map((x, i) => one(x, `${at}.lt[${i}]`));
   if ('exists' in p) return [one(p.exists, `${at}.exists`)];
+  if ('matches' in p) return [one(p.matches[0], `${at}.matches[0]`)];
   if ('not' in p) return predicateExpressions(p.not, `${at}.not`);
   if ('all' in p) return p.all.flatMap((q, i) => predicateExpressions(q, `${at}.all[${i}]`));
   return p.any.flatMap((q, i) => predicateExpressions(q, `${at}.any[${i}]`));
@@ -392,7 +411,7 @@ const EntryIfSchema = PredicateSchema.describe(
   'Apply the entry only when this predicate holds (the forms are those of `transferKind.self[].when`), e.g. only for a real owner: `{"not": {"eq": ["$args.transfer.receiver", "cip-112_no-owner::1220…"]}}`. Its value expressions may read what the entry\'s `match` may read, named selections included. With `when`, both must hold.',
 );
 const SelfWhenSchema = PredicateSchema.describe(
-    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
+    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender[.].*"]}`), `{"lt": [a, b]}` (a orders before b, as `match` comparisons compare: numbers, times, else texts; e.g. which of two parties a sorted list names first), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
 export type SelfRule = z.output<typeof SelfRuleSchema>;
 const SelfRuleSchema = strict({
   endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
@@ -434,6 +453,60 @@ const DirectRulesSchema = z.unknown().transform((v, ctx): DirectRule | DirectRul
   for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
   return z.NEVER;
 });
+
+const RefuseWhenSchema = PredicateSchema.describe(
+  'Refuse only when this predicate holds (the forms of `transferKind.self[].when`). It reads `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`), e.g. the actors are not the sender account\'s owner: `{"not": {"subsetOf": ["$args.actors", "$args.transfer.sender.owner"]}}`. Omitted: always.',
+);
+const RefusalStatusSchema = z.union([z.literal(400), z.literal(404)]).describe('400 (the request asks for something the token refuses) or 404 (something it names does not exist).');
+const RefusalErrorSchema = z
+  .string()
+  .min(1)
+  .describe(
+    'The message. `{...}` inserts a computed value: a value expression (`{$args.transfer.sender}`; a list shows as JSON) or a function of value expressions and quoted texts: `join(list, "sep")` (the elements as text, separated by sep), `sort(list)` (ascending, as texts), `matching(list, "regex")` (the texts the regex matches whole, in order), `default(value, "text")` (the text when the value is absent or null). E.g. the offending metadata keys in request order: `{join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}`; the actors sorted: `{join(sort($args.actors), ", ")}`.',
+  );
+export type FactoryRefusal = z.output<typeof FactoryRefusalSchema>;
+const FactoryRefusalSchema = strict({
+  endpoints: z.array(z.enum(FACTORY_ENDPOINTS)).min(1).optional().describe('The factory endpoints the rule applies to (configured in `factories`). Omitted: all of them.'),
+  transferKinds: z
+    .array(z.enum(['self', 'direct', 'offer']))
+    .min(1)
+    .optional()
+    .describe('Only transfers of these kinds (transfer factories only: the kind is decided first, by `transferKind`), e.g. `["offer"]` for what the instruction an offer creates would refuse. Omitted: any.'),
+  when: RefuseWhenSchema.optional(),
+  status: RefusalStatusSchema.optional(),
+  error: RefusalErrorSchema.optional(),
+  forEach: z
+    .string()
+    .superRefine((v, ctx) => {
+      const e = parseValueExpr(v);
+      if (typeof e === 'string') ctx.addIssue({ code: 'custom', message: e });
+    })
+    .optional()
+    .describe(
+      'Check each element of this list expression in turn (e.g. `$args.allocations.*.allocationCid`), with `checks` instead of `status` and `error`: for the first element, every check in order, then for the next. In the checks, `$item` is the element and `$itemContract` the active contract of that id, of any template, as the registry admin sees it (absent when there is none): `$itemContract.templateId` (as the ledger reports it), `$itemContract.template` (`#<package-name>:<Module>:<Entity>`, to compare with), `$itemContract.payload.<path>`. An element of an `$args` list that is not a contract id is a 400 naming the argument, as a `$id` match answers.',
+    ),
+  checks: z
+    .array(
+      strict({
+        when: RefuseWhenSchema.optional(),
+        status: RefusalStatusSchema,
+        error: RefusalErrorSchema,
+      }),
+    )
+    .min(1)
+    .optional()
+    .describe('With `forEach`: the checks of each element, in order; the first whose `when` holds answers its status and message. E.g. `{"when": {"not": {"exists": "$itemContract"}}, "status": 404, "error": "Allocation {$item} not found"}`, then a check of its template, then of its admin.'),
+})
+  .superRefine((r, ctx) => {
+    if (r.forEach !== undefined) {
+      if (r.checks === undefined) ctx.addIssue({ code: 'custom', path: ['checks'], message: 'a rule with "forEach" has "checks" (each with "when", "status" and "error")' });
+      for (const k of ['when', 'status', 'error'] as const) if (r[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `a rule with "forEach" puts "${k}" in each of its "checks"` });
+    } else {
+      if (r.checks !== undefined) ctx.addIssue({ code: 'custom', path: ['checks'], message: '"checks" go with "forEach" (the list whose elements they check)' });
+      for (const k of ['status', 'error'] as const) if (r[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: `a refusal needs "${k}" (or "forEach" with "checks")` });
+    }
+  })
+  .describe('A request a factory refuses before it answers: the first rule (in list order) whose endpoints, transfer kinds and `when` all match answers its status and message; a `forEach` rule checks the elements of a list one by one.');
 
 function perContractSchema<E extends readonly [string, ...string[]]>(actions: E) {
   return strict({
@@ -494,6 +567,12 @@ export const DeclarativeRecipeSchema = strict({
     .default({})
     .describe('Which contract is the factory of each endpoint (value expressions read the choice arguments with `$args.<path>`). An endpoint left out answers 400. The factory is always disclosed.'),
   contextEntries: z.array(entrySchema(FACTORY_ENDPOINTS, false)).default([]).describe('The choice-context entries of the factory endpoints.'),
+  refuse: z
+    .array(FactoryRefusalSchema)
+    .default([])
+    .describe(
+      'Factory requests the token refuses, checked in order once the transfer kind is decided and before the factory is looked up (as the built-in recipes check the arguments before they look the factory up): the first rule that applies answers its status and its message.',
+    ),
   transferKind: strict({
     direct: DirectRulesSchema.optional().describe(
       'One rule or a list of rules, tried in order: the first that finds a contract makes the transfer `direct`. Without a match the transfer is an `offer`. A `self` transfer is not looked at.',
@@ -533,9 +612,9 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
     });
     return;
   }
-  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema) {
+  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema || ctx.zodSchema === RefuseWhenSchema) {
     // recursive: stated as "one operator key" here; the description lists each form and its operands
-    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'exists', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
+    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'lt', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
     return;
   }
   if (ctx.zodSchema === SelfRulesSchema) {
@@ -566,12 +645,13 @@ export type ValueExpr =
   | { kind: 'now' }
   | { kind: 'contractId' }
   | { kind: 'item' }
+  | { kind: 'itemContract'; path: string[] }
   | { kind: 'args'; path: string[] }
   | { kind: 'contract'; path: string[] }
   | { kind: 'ref'; name: string; path: string[] }
   | { kind: 'found'; name: string };
 
-const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError), or "$$..." for a literal starting with "$"';
+const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), or "$$..." for a literal starting with "$"';
 
 /** Parses a value expression; returns an error text (what is wrong and what is allowed) on failure. */
 export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
@@ -581,6 +661,11 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   if (v === '$now') return { kind: 'now' };
   if (v === '$contractId') return { kind: 'contractId' };
   if (v === '$item') return { kind: 'item' };
+  const ic = /^\$itemContract(?:\.(.*))?$/.exec(v);
+  if (ic) {
+    if (ic[1] !== undefined && !PATH.test(ic[1])) return `"${v}": not a field path after $itemContract`;
+    return { kind: 'itemContract', path: ic[1] === undefined ? [] : splitPath(ic[1]) };
+  }
   const m = /^\$(args|contract)(?:\.(.*))?$/.exec(v);
   if (m) {
     const path = m[2];
@@ -598,14 +683,102 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   return `"${v}": unknown value expression root "${root}"; use ${ROOTS}`;
 }
 
-/** The `{<value expression>}` placeholders of a message template, each parsed (or its error). */
-export function templateParts(text: string): Array<string | { expr: ValueExpr; text: string } | { error: string }> {
-  const out: Array<string | { expr: ValueExpr; text: string } | { error: string }> = [];
+/**
+ * A term of a message placeholder: a value expression, a quoted text (JSON string syntax), or a
+ * function over terms (TEMPLATE_FUNCTIONS), so that a message can show a computed list.
+ */
+export type TemplateTerm = { kind: 'expr'; expr: ValueExpr; text: string } | { kind: 'text'; value: string } | { kind: 'call'; fn: TemplateFunction; args: TemplateTerm[] };
+export const TEMPLATE_FUNCTIONS = {
+  join: 'join(list, "sep"): the elements as text, separated by sep',
+  sort: 'sort(list): the elements in ascending order (as texts, by code unit)',
+  matching: 'matching(list, "regex"): the elements that are texts matched whole by the regex (JavaScript syntax, no braces), in order',
+  default: 'default(value, "text"): the value, or the text when it is absent or null',
+} as const;
+export type TemplateFunction = keyof typeof TEMPLATE_FUNCTIONS;
+const ARITY: Record<TemplateFunction, { args: number; textAt?: number }> = { join: { args: 2, textAt: 1 }, sort: { args: 1 }, matching: { args: 2, textAt: 1 }, default: { args: 2 } };
+
+/** Parses one placeholder (without its braces); the term, or an error text. */
+export function parseTemplateTerm(src: string): TemplateTerm | string {
+  let i = 0;
+  const ws = () => {
+    while (src[i] === ' ') i++;
+  };
+  const term = (): TemplateTerm | string => {
+    ws();
+    if (src[i] === '"') {
+      const m = /^"(?:[^"\\]|\\.)*"/.exec(src.slice(i));
+      if (!m) return `unterminated text in "{${src}}"`;
+      i += m[0].length;
+      return { kind: 'text', value: JSON.parse(m[0]) as string };
+    }
+    if (src[i] === '$') {
+      // a value expression runs to the next "," or ")" outside its own (a|b) steps
+      let depth = 0;
+      const start = i;
+      for (; i < src.length; i++) {
+        const ch = src[i];
+        if (ch === '(') depth++;
+        else if (ch === ')' && depth === 0) break;
+        else if (ch === ')') depth--;
+        else if (ch === ',' && depth === 0) break;
+      }
+      const text = src.slice(start, i).trim();
+      const e = parseValueExpr(text);
+      return typeof e === 'string' ? e : { kind: 'expr', expr: e, text };
+    }
+    const f = /^([A-Za-z]+)\(/.exec(src.slice(i));
+    if (!f) return `"{${src}}": a placeholder is a value expression ($...), a quoted text or a function: ${Object.values(TEMPLATE_FUNCTIONS).join('; ')}`;
+    const name = f[1]!;
+    if (!(name in TEMPLATE_FUNCTIONS)) return `"{${src}}": unknown function "${name}"; functions: ${Object.keys(TEMPLATE_FUNCTIONS).join(', ')}`;
+    const fn = name as TemplateFunction;
+    i += f[0].length;
+    const args: TemplateTerm[] = [];
+    for (;;) {
+      const a = term();
+      if (typeof a === 'string') return a;
+      args.push(a);
+      ws();
+      if (src[i] === ',') {
+        i++;
+        continue;
+      }
+      if (src[i] === ')') {
+        i++;
+        break;
+      }
+      return `"{${src}}": expected "," or ")" after argument ${args.length} of ${fn}`;
+    }
+    const { args: n, textAt } = ARITY[fn];
+    if (args.length !== n) return `"{${src}}": ${TEMPLATE_FUNCTIONS[fn]} (${n} argument${n > 1 ? 's' : ''}, not ${args.length})`;
+    if (textAt !== undefined && args[textAt]!.kind !== 'text') return `"{${src}}": argument ${textAt + 1} of ${fn} is a quoted text (${TEMPLATE_FUNCTIONS[fn]})`;
+    if (fn === 'matching') {
+      try {
+        new RegExp((args[1] as { value: string }).value);
+      } catch (err) {
+        return `"{${src}}": not a regular expression: ${(err as Error).message}`;
+      }
+    }
+    return { kind: 'call', fn, args };
+  };
+  const t = term();
+  if (typeof t === 'string') return t;
+  ws();
+  return i === src.length ? t : `"{${src}}": unexpected "${src.slice(i)}"`;
+}
+
+/** The value expressions inside a placeholder's term. */
+export function termExpressions(t: TemplateTerm): Array<{ expr: ValueExpr; text: string }> {
+  return t.kind === 'expr' ? [t] : t.kind === 'call' ? t.args.flatMap(termExpressions) : [];
+}
+
+/** The `{...}` placeholders of a message template (a value expression or a function call), each parsed (or its error). */
+export function templateParts(text: string): Array<string | { term: TemplateTerm; text: string } | { error: string }> {
+  const out: Array<string | { term: TemplateTerm; text: string } | { error: string }> = [];
   let last = 0;
-  for (const m of text.matchAll(/\{(\$[^{}]*)\}/g)) {
+  for (const m of text.matchAll(/\{(\$[^{}]*|[A-Za-z]+\([^{}]*)\}/g)) {
     out.push(text.slice(last, m.index));
-    const e = parseValueExpr(m[1]!);
-    out.push(typeof e === 'string' ? { error: e } : { expr: e, text: m[1]! });
+    const t = parseTemplateTerm(m[1]!);
+    out.push(typeof t === 'string' ? { error: t } : { term: t, text: m[1]! });
     last = m.index + m[0].length;
   }
   out.push(text.slice(last));
@@ -624,7 +797,8 @@ export function expressionsOf(e: { match: Record<string, MatchValue>; value?: st
   if (e.missingError !== undefined) {
     for (const p of templateParts(e.missingError)) {
       if (typeof p === 'string') continue;
-      out.push({ at: 'missingError', raw: 'error' in p ? e.missingError : p.text, expr: 'error' in p ? p.error : p.expr });
+      if ('error' in p) out.push({ at: 'missingError', raw: e.missingError, expr: p.error });
+      else for (const x of termExpressions(p.term)) out.push({ at: 'missingError', raw: x.text, expr: x.expr });
     }
   }
   return out;
@@ -677,7 +851,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
   const checkMatch = (
     entry: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined },
     at: string,
-    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string> } | { perContract: true; names: ReadonlySet<string> },
+    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string>; forEach?: boolean } | { perContract: true; names: ReadonlySet<string> },
     extra: ReadonlyArray<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [],
   ) => {
     for (const { at: sub, raw, expr: e } of [...expressionsOf(entry), ...extra]) {
@@ -702,7 +876,8 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       if ((e.kind === 'ref' || e.kind === 'found') && !where.names.has(e.name)) {
         problems.push(`${here}: "${String(raw)}": no entry${'perContract' in where ? '' : ' or transferKind.direct rule'} here is named "${e.name}"${where.names.size > 0 ? ` (names: ${[...where.names].join(', ')})` : ''}`);
       }
-      if (e.kind === 'item' && sub !== 'missingError') problems.push(`${here}: $item is only available in missingError`);
+      if (e.kind === 'item' && sub !== 'missingError' && !('forEach' in where && where.forEach)) problems.push(`${here}: $item is only available in missingError and in the checks of a refusal with forEach`);
+      if (e.kind === 'itemContract' && !('forEach' in where && where.forEach)) problems.push(`${here}: $itemContract is only available in the checks of a refusal with forEach`);
       if (sub === 'match.$id' && e.kind === 'literal' && typeof e.value !== 'string') {
         problems.push(`${here}: the contract id to match must be a string expression`);
       }
@@ -750,6 +925,28 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     checkMatch(entry, at, { endpoints, restrictable: entry.endpoints === undefined, names: factoryNames }, entry.if ? predicateExpressions(entry.if, 'if') : []);
     for (const ep of endpoints) claimKey(ep, entry.key, at, entry.as === 'list');
     checkIdMatch(entry, at, problems);
+  });
+
+  config.refuse.forEach((rule, i) => {
+    const at = `refuse[${i}]`;
+    const unknown = (rule.endpoints ?? []).filter((e) => !configured.includes(e));
+    if (unknown.length > 0) problems.push(`${at}.endpoints: ${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not configured in "factories" (configured: ${configured.join(', ') || 'none'})`);
+    const endpoints = (rule.endpoints ?? configured).filter((e) => configured.includes(e));
+    if (rule.transferKinds !== undefined && endpoints.some((e) => !(TRANSFER_FACTORY_ENDPOINTS as readonly string[]).includes(e))) {
+      problems.push(`${at}.transferKinds: only transfer factories have a transfer kind; restrict the rule with "endpoints": ["transferFactory.v1" and/or "transferFactory.v2"]`);
+    }
+    type Found = { at: string; raw: string | boolean | null; expr: ValueExpr | string };
+    const messageExpressions = (text: string, sub: string): Found[] =>
+      templateParts(text).flatMap((p): Found[] => (typeof p === 'string' ? [] : 'error' in p ? [{ at: sub, raw: text, expr: p.error }] : termExpressions(p.term).map((x) => ({ at: sub, raw: x.text, expr: x.expr }))));
+    const where = { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames };
+    if (rule.forEach === undefined) {
+      checkMatch({ match: {} }, at, where, [...(rule.when ? predicateExpressions(rule.when, 'when') : []), ...messageExpressions(rule.error ?? '', 'error')]);
+    } else {
+      checkMatch({ match: {} }, at, where, [{ at: 'forEach', raw: rule.forEach, expr: parseValueExpr(rule.forEach) }]);
+      (rule.checks ?? []).forEach((c, j) => {
+        checkMatch({ match: {} }, `${at}.checks[${j}]`, { ...where, forEach: true }, [...(c.when ? predicateExpressions(c.when, 'when') : []), ...messageExpressions(c.error, 'error')]);
+      });
+    }
   });
 
   const transferConfigured = TRANSFER_FACTORY_ENDPOINTS.filter((e) => configured.includes(e));
@@ -902,6 +1099,16 @@ function checkArgsPath(endpoint: FactoryEndpoint, path: readonly string[]): stri
         if (err) return err;
       }
       tree = subtree(tree, alternatives[0]!);
+      continue;
+    }
+    if (step.startsWith('{') && step.includes('.')) {
+      // `{a.b,c}`: each sub-path is checked; the rest of the path is checked below the first
+      const subpaths = step.slice(1, -1).split(',').map((a) => a.split('.'));
+      for (const sp of subpaths) {
+        const err = checkFieldPath(tree, sp, choice, path.slice(0, i));
+        if (err) return err;
+      }
+      tree = subtree(tree, subpaths[0]!);
       continue;
     }
     // `{a,b}` checks each field (the tree below is that of the first); `[x]` names the field x

@@ -20,7 +20,10 @@
  * the context is then assembled in list order. A selector matched against a list expression
  * (`*`, `{a,b}`, a `$ref` list, a `$id` list) runs once per element, in order; `required: "each"`
  * wants a contract for every element. Value entries put an `AV_Bool` or `AV_Text` into the context.
- * Per-contract sections may refuse some templates / versions / choices with a fixed status.
+ * Per-contract sections may refuse some templates / versions / choices with a fixed status; factory
+ * `refuse` rules answer a 400 or 404 when a predicate over the arguments (and named selections)
+ * holds, once per element of a list with `forEach` (each element looked up by id, any template),
+ * before the factory is looked up, as the built-in recipes check their arguments first.
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
  * a `$id` match, to `getById` (cache, then one ledger lookup).
@@ -56,6 +59,8 @@ import {
   type PerContractKind,
   type Predicate,
   predicateExpressions,
+  type TemplateTerm,
+  termExpressions,
   type ValueExpr,
 } from '../../config/recipe-schema.js';
 import type { AnyValue } from '../../canton/lf.js';
@@ -86,11 +91,13 @@ interface Scope {
   contract?: IndexedContract;
   /** Named selections made so far (`$ref`, `$found`, `when`); `many`: a list, not one contract. */
   refs: Map<string, { contracts: IndexedContract[]; many: boolean }>;
-  /** The element of a list expression being selected for (`$item` in missingError). */
+  /** The element of a list expression being selected for or checked (`$item` in missingError and forEach refusals). */
   item?: unknown;
+  /** The contract of that id, of any template (`$itemContract` in forEach refusals). */
+  itemContract?: { contractId: string; templateId: string; template: string; payload: unknown };
 }
 
-type Template = ReadonlyArray<string | { expr: ValueExpr; text: string }>;
+type Template = ReadonlyArray<string | { term: TemplateTerm; text: string }>;
 
 /** A selector with its value expressions parsed once. */
 interface CompiledSelector {
@@ -140,6 +147,24 @@ interface CompiledRefusal {
   error: Template;
 }
 
+interface CompiledCheck {
+  when?: Predicate;
+  status: 400 | 404;
+  error: Template;
+}
+
+interface CompiledFactoryRefusal {
+  endpoints: readonly string[];
+  transferKinds?: readonly string[];
+  /** One check, or (with `forEach`) the checks of each element in order. */
+  checks: CompiledCheck[];
+  forEach?: ValueExpr;
+  /** Whether a check reads `$itemContract` (each element is then looked up by id). */
+  lookup: boolean;
+  /** The names of the selections the checks read. */
+  deps: string[];
+}
+
 interface CompiledPerContract {
   kind: ContractKind;
   what: string;
@@ -169,6 +194,7 @@ export class DeclarativeRecipe implements Recipe {
   private readonly direct: CompiledDirect[];
   private readonly self: Array<{ when: Predicate; endpoints: readonly string[]; deps: string[] }>;
   private readonly perContract = new Map<ContractKind, CompiledPerContract>();
+  private readonly refusals: CompiledFactoryRefusal[];
   /**
    * How errors name the token: the package of its templates (the first factory `templateId`, else
    * the first per-contract template), else the recipe's name. A recipe of Splice's TestTokenV1
@@ -205,6 +231,27 @@ export class DeclarativeRecipe implements Recipe {
       endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
       deps: unique(predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []))),
     }));
+    this.refusals = config.refuse.map((r) => {
+      const checks: CompiledCheck[] = (r.checks ?? [{ when: r.when, status: r.status ?? 400, error: r.error ?? '' }]).map((c) => ({
+        ...(c.when ? { when: c.when } : {}),
+        status: c.status,
+        error: compileTemplate(c.error),
+      }));
+      const exprs = checks.flatMap((c) => [
+        ...(c.when ? predicateExpressions(c.when, '').flatMap(({ expr }) => (typeof expr === 'string' ? [] : [expr])) : []),
+        ...c.error.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => x.expr))),
+      ]);
+      const forEach = r.forEach === undefined ? undefined : parsed(r.forEach);
+      if (forEach) exprs.push(forEach);
+      return {
+        endpoints: r.endpoints ?? configured,
+        ...(r.transferKinds ? { transferKinds: r.transferKinds } : {}),
+        checks,
+        ...(forEach ? { forEach } : {}),
+        lookup: exprs.some((e) => e.kind === 'itemContract'),
+        deps: unique(exprs.flatMap((e) => (e.kind === 'ref' || e.kind === 'found' ? [e.name] : []))),
+      };
+    });
     for (const k of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
       const pc: PerContractConfig | undefined = config[k];
       if (!pc) continue;
@@ -302,7 +349,7 @@ export class DeclarativeRecipe implements Recipe {
     }
     if (self) {
       unmatched();
-      return { ...(await this.factoryParts(endpoint, scope, env, slots(), resolution)), transferKind: 'self' };
+      return { ...(await this.factoryParts(endpoint, scope, env, slots(), resolution, 'self')), transferKind: 'self' };
     }
     let matched = await this.firstDirect(rules, scope, env);
     if (!matched && rules.length > 0) {
@@ -313,7 +360,8 @@ export class DeclarativeRecipe implements Recipe {
       matched = await this.firstDirect(rules, scope, env);
     }
     unmatched();
-    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched), resolution)), transferKind: matched ? 'direct' : 'offer' };
+    const kind = matched ? 'direct' : 'offer';
+    return { ...(await this.factoryParts(endpoint, scope, env, slots(matched), resolution, kind)), transferKind: kind };
   }
 
   /** The first `transferKind.direct` rule that finds a contract, and the contract (named in `scope`). */
@@ -350,7 +398,7 @@ export class DeclarativeRecipe implements Recipe {
 
   // ---- resolution ------------------------------------------------------------------------------
 
-  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = [], resolution?: Resolution): Promise<FactoryParts> {
+  private async factoryParts(endpoint: FactoryEndpoint, scope: Scope, env: RecipeEnv, directSlots: Slot[] = [], given?: Resolution, transferKind?: string): Promise<FactoryParts> {
     const sel = this.factories.get(endpoint);
     if (!sel) {
       const configured = [...this.factories.keys()];
@@ -366,10 +414,12 @@ export class DeclarativeRecipe implements Recipe {
         `Token implementation "${this.name}" has no ${endpoint}: its recipe configures ${configured.length > 0 ? configured.join(', ') : 'no factory'}`,
       );
     }
+    const resolution = given ?? new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env);
+    await this.refuse(endpoint, transferKind, scope, resolution, env);
     const found = flat(await select(sel, scope, env));
     if (found.length === 0) throw notFound(sel.missingError ? render(sel.missingError, scope) : `No ${endpoint} factory found: ${missing(sel, scope)}`);
     const factory = pickOne(sel, found, scope, `The ${endpoint} factory`);
-    const slots = await (resolution ?? new Resolution(this.entries.filter((e) => e.endpoints.includes(endpoint)), scope, env)).slots();
+    const slots = await resolution.slots();
     slots.push(...directSlots);
     const values = Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>;
     // the factory goes first, or after the named slot (its last one, whether or not it found anything)
@@ -379,6 +429,37 @@ export class DeclarativeRecipe implements Recipe {
     }
     const disclose = [...slots.slice(0, at).flatMap((s) => s.disclose), factory, ...slots.slice(at).flatMap((s) => s.disclose)];
     return { factory, values, disclose };
+  }
+
+  /** The first factory refusal that applies (its checks read after the selections they name), thrown. */
+  private async refuse(endpoint: FactoryEndpoint, transferKind: string | undefined, scope: Scope, resolution: Resolution, env: RecipeEnv): Promise<void> {
+    const fail = (c: CompiledCheck, at: Scope) => {
+      const text = render(c.error, at);
+      return c.status === 404 ? notFound(text) : badRequest(text);
+    };
+    for (const r of this.refusals) {
+      if (!r.endpoints.includes(endpoint)) continue;
+      if (r.transferKinds && (transferKind === undefined || !r.transferKinds.includes(transferKind))) continue;
+      await resolution.need(r.deps);
+      if (!r.forEach) {
+        const c = r.checks[0]!;
+        if (!c.when || holds(c.when, scope)) throw fail(c, scope);
+        continue;
+      }
+      for (const item of asList(evaluateMany(r.forEach, scope).value)) {
+        const at: Scope = { ...scope, item };
+        if (r.lookup) {
+          if (typeof item !== 'string' || !/^[0-9a-f]{2,}$/.test(item)) {
+            // as a `$id` match over the arguments answers (select)
+            if (r.forEach.kind === 'args') throw badRequest(`${r.forEach.path[0]!}: "${String(item)}" is not a contract id`);
+          } else {
+            const c = await env.index.getById(item);
+            if (c) at.itemContract = { contractId: c.contractId, templateId: c.templateId, template: `#${templateKey(c.packageName, c.templateId)}`, payload: c.payload };
+          }
+        }
+        for (const c of r.checks) if (!c.when || holds(c.when, at)) throw fail(c, at);
+      }
+    }
   }
 
   private async contractParts(kind: ContractKind, req: ContractRequest<string>, env: RecipeEnv): Promise<ContextParts> {
@@ -535,7 +616,7 @@ class Resolution {
   }
 }
 
-/** Whether a predicate holds (`transferKind.self`). */
+/** Whether a predicate holds (`transferKind.self`, an entry's `if`, a refusal's `when`). */
 function holds(p: Predicate, scope: Scope): boolean {
   const present = (v: unknown) => v !== undefined && v !== null;
   const member = (x: unknown, list: unknown) => present(x) && asList(list).some((y) => jsonEqual(x, y));
@@ -546,6 +627,11 @@ function holds(p: Predicate, scope: Scope): boolean {
     return asList(evaluate(parsed(p.subsetOf[0]), scope)).every((x) => !present(x) || member(x, b));
   }
   if ('exists' in p) return present(evaluate(parsed(p.exists), scope));
+  if ('lt' in p) return (compare(evaluate(parsed(p.lt[0]), scope), evaluate(parsed(p.lt[1]), scope)) ?? 0) < 0;
+  if ('matches' in p) {
+    const re = new RegExp(`^(?:${p.matches[1]})$`);
+    return asList(evaluate(parsed(p.matches[0]), scope)).some((x) => typeof x === 'string' && re.test(x));
+  }
   if ('not' in p) return !holds(p.not, scope);
   if ('all' in p) return p.all.every((q) => holds(q, scope));
   return p.any.some((q) => holds(q, scope));
@@ -692,6 +778,8 @@ function evaluateMany(e: ValueExpr, scope: Scope): { many: boolean; value: unkno
       return { many: false, value: scope.contract?.contractId };
     case 'item':
       return { many: false, value: scope.item };
+    case 'itemContract':
+      return walk(scope.itemContract, e.path);
     case 'args':
       return walk(scope.args, e.path);
     case 'contract':
@@ -740,7 +828,7 @@ function walk(root: unknown, path: readonly string[]): { many: boolean; value: u
     } else if (seg.startsWith('{')) {
       many = true;
       const names = seg.slice(1, -1).split(',');
-      cur = cur.flatMap((v) => names.map((k) => field(v, k)));
+      cur = cur.flatMap((v) => names.map((k) => k.split('.').reduce<unknown>((o, f) => field(o, f), v)));
     } else {
       const k = seg.startsWith('[') ? seg.slice(1, -1) : seg;
       cur = cur.map((v) => field(v, k));
@@ -768,7 +856,26 @@ function compileTemplate(text: string): Template {
 }
 
 function render(t: Template, scope: Scope): string {
-  return t.map((p) => (typeof p === 'string' ? p : text(evaluate(p.expr, scope)))).join('');
+  return t.map((p) => (typeof p === 'string' ? p : text(term(p.term, scope)))).join('');
+}
+
+/** The value of a placeholder's term (a list stays a list until `join` makes it a text). */
+function term(t: TemplateTerm, scope: Scope): unknown {
+  if (t.kind === 'text') return t.value;
+  if (t.kind === 'expr') return evaluate(t.expr, scope);
+  const args = t.args.map((a) => term(a, scope));
+  switch (t.fn) {
+    case 'join':
+      return asList(args[0]).map(text).join(String(args[1]));
+    case 'sort':
+      return asList(args[0]).map(text).sort();
+    case 'matching': {
+      const re = new RegExp(`^(?:${String(args[1])})$`);
+      return asList(args[0]).filter((x): x is string => typeof x === 'string' && re.test(x));
+    }
+    case 'default':
+      return args[0] === undefined || args[0] === null ? args[1] : args[0];
+  }
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? '(absent)' : JSON.stringify(v));

@@ -51,11 +51,15 @@ describe('token-registry config schema serve', () => {
     const recipes = isObject(schema) && isObject(schema.properties) ? schema.properties.recipes : undefined;
     const items = isObject(recipes) ? recipes.items : undefined;
     const props = isObject(items) && isObject(items.properties) ? items.properties : {};
-    expect(Object.keys(props)).toEqual(['name', 'description', 'supportedApis', 'factories', 'contextEntries', 'transferKind', 'transferInstructions', 'allocationInstructions', 'allocations']);
+    expect(Object.keys(props)).toEqual(['name', 'description', 'supportedApis', 'factories', 'contextEntries', 'refuse', 'transferKind', 'transferInstructions', 'allocationInstructions', 'allocations']);
     expect(isObject(items) && Array.isArray(items.required) ? items.required : []).toEqual(['name', 'supportedApis']);
     const direct = JSON.stringify(props.transferKind);
     expect(direct).toContain('"anyOf"');
     expect(direct).toContain('One rule or a list of rules');
+    // factory refusals: the placeholder functions and forEach are described
+    const refuse = JSON.stringify(props.refuse);
+    expect(refuse).toContain('join(list, \\"sep\\")');
+    expect(refuse).toContain('$itemContract');
   }, 90_000);
 });
 

@@ -104,6 +104,22 @@ const recipeJson = {
       endpoints: ['transferFactory.v1'],
     },
   ],
+  refuse: [
+    {
+      endpoints: ['transferFactory.v1'],
+      when: { exists: '$args.transfer.meta.values.[acme.example.com/refuse]' },
+      status: 404,
+      error: 'keys {join(sort($args.transfer.meta.values.~), " | ")}; acme keys {join(matching($args.transfer.meta.values.~, "acme[.].*"), ",")}; note {default($args.transfer.meta.values.[acme.example.com/note], "none")}; raw {$args.transfer.meta.values.~}',
+    },
+    {
+      endpoints: ['transferFactory.v1'],
+      forEach: '$args.transfer.inputHoldingCids.*',
+      checks: [
+        { when: { not: { exists: '$itemContract' } }, status: 404, error: 'Holding {$item} not found' },
+        { when: { eq: ['$itemContract.template', '#acme-token:Acme.Rules:TransferRules'] }, status: 400, error: '{$item} is a {$itemContract.template} of {$itemContract.payload.admin}, not a holding' },
+      ],
+    },
+  ],
   transferKind: {
     direct: { templateId: '#acme-token:Acme.Preapproval:Preapproval', match: { admin: '$admin', receiver: '$args.transfer.receiver' }, key: K.preapproval },
   },
@@ -322,6 +338,23 @@ describe('declarative recipe over the emulated ledger', () => {
     } finally {
       await example.stop();
     }
+  });
+
+  it('factory refusals: a computed message (sort, join, matching, default), and per-element checks with a lookup of any template, in order', async () => {
+    const args = transferArgs(alice, carol);
+    const meta = (values: Record<string, string>) => ({ ...args, transfer: { ...args.transfer, meta: { values } } });
+    const r = await transferFactory(meta({ 'z.example.com/a': '1', 'acme.example.com/refuse': 'yes', 'acme.example.com/b': '2' }));
+    expect(r).toEqual({ status: 404, body: { error: 'keys acme.example.com/b | acme.example.com/refuse | z.example.com/a; acme keys acme.example.com/refuse,acme.example.com/b; note none; raw ["z.example.com/a","acme.example.com/refuse","acme.example.com/b"]' } });
+    // the rule does not apply: the request is answered
+    expect((await transferFactory(meta({ 'z.example.com/a': '1' }))).status).toBe(200);
+    const missing = `00${'ab'.repeat(33)}`;
+    const withInputs = (inputs: string[]) => ({ ...args, transfer: { ...args.transfer, inputHoldingCids: inputs } });
+    // elements in order, each through every check: the rules contract first, then the missing one
+    expect(await transferFactory(withInputs([cids.rules!, missing]))).toEqual({ status: 400, body: { error: `${cids.rules!} is a #acme-token:Acme.Rules:TransferRules of ${admin}, not a holding` } });
+    expect(await transferFactory(withInputs([missing, cids.rules!]))).toEqual({ status: 404, body: { error: `Holding ${missing} not found` } });
+    expect(await transferFactory(withInputs(['nope']))).toEqual({ status: 400, body: { error: 'transfer: "nope" is not a contract id' } });
+    // a contract of a template no check refuses passes
+    expect((await transferFactory(withInputs([cids.config!]))).status).toBe(200);
   });
 
   it('400 for an endpoint the recipe does not configure', async () => {

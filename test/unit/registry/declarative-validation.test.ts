@@ -89,7 +89,7 @@ describe('validateDeclarativeRecipe', () => {
 
   it('rejects unknown value-expression roots and paths, and numbers', () => {
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$arg.transfer.instrumentId.id'))).toEqual([
-      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError), or "$$..." for a literal starting with "$"',
+      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), or "$$..." for a literal starting with "$"',
     ]);
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$args'))[0]).toMatch(/\$args needs a field path/);
     expect(problems((c) => (c.contextEntries[0].match.decimals = 2))[0]).toMatch(/^contextEntries\[0\]\.match\.decimals: 2: write numbers as strings \("2"\)/);
@@ -220,7 +220,7 @@ describe('validateDeclarativeRecipe', () => {
         'name: names starting with "splice-test-token-" are reserved for the built-in recipes',
         'supportedApis.x: Too small: expected number to be >=0',
         'factories.transferFactory.v1.templateId: "nope" is not of the form "#<package-name>:<Module>:<Entity>" (e.g. "#acme-token:Acme.Rules:TransferRules")',
-        '(root): unknown key "typo"; allowed: name, description, supportedApis, factories, contextEntries, transferKind, transferInstructions, allocationInstructions, allocations',
+        '(root): unknown key "typo"; allowed: name, description, supportedApis, factories, contextEntries, refuse, transferKind, transferInstructions, allocationInstructions, allocations',
       ]);
       expect(err.message).toMatch(/^declarative recipe "splice-test-token-v9" is invalid \(4 problems\):\n {2}- name: /);
     }
@@ -289,7 +289,7 @@ describe('validateDeclarativeRecipe', () => {
     ]);
     // roots where they do not belong
     expect(problems((c) => (c.contextEntries[0].match.x = '$contractId'))[0]).toMatch(/\$contract and \$contractId are only available in the contextEntries of transferInstructions/);
-    expect(problems((c) => (c.contextEntries[0].match.x = '$item'))).toEqual(['contextEntries[0].match.x: $item is only available in missingError']);
+    expect(problems((c) => (c.contextEntries[0].match.x = '$item'))).toEqual(['contextEntries[0].match.x: $item is only available in missingError and in the checks of a refusal with forEach']);
     expect(problems((c) => (c.contextEntries[0].missingError = 'No {$args.transfer.nope} found'))[0]).toMatch(/^contextEntries\[0\]\.missingError: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
     // a value entry has a key and a value only; exactly one of templateId, interfaceId, value
     expect(problems((c) => push(c, { key: 'acme.example.com/v', value: true, match: { a: 'b' } }))).toEqual(['contextEntries[1].value: a value entry has a "key" and a "value" only (no "match", "as" or "required": "each")']);
@@ -313,7 +313,7 @@ describe('validateDeclarativeRecipe', () => {
     };
     accepts(self({ all: [{ subsetOf: ['$args.transfer.{sender,receiver}', '$args.expectedAdmin'] }, { not: { exists: '$args.transfer.meta.values.[acme/x]' } }, { any: [{ eq: ['$admin', true] }, { in: [true, '$ref.config.enabled'] }] }] }));
     expect(problems(self({ same: ['$admin', '$admin'] }))).toEqual([
-      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
+      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
     ]);
     expect(problems(self({ all: [{ eq: ['$admin'] }] }))).toEqual(['transferKind.self.when.all[0].eq: "eq" takes a list of two value expressions']);
     expect(problems(self({ any: [] }))).toEqual(['transferKind.self.when.any: "any" takes a non-empty list of predicates']);
@@ -359,5 +359,48 @@ describe('validateDeclarativeRecipe', () => {
     expect(problemsOf(withOffers({ instrumentByTemplate: { [other]: { instrumentId: 'X' } } }))).toEqual([`transferInstructions.instrumentByTemplate: ${other} is not in transferInstructions.templateIds`]);
     expect(problemsOf(withOffers({ refuse: [{ versions: [2], status: 400, error: 'no {$nope}' }] }))[0]).toMatch(/^transferInstructions\.refuse\[0\]\.error: "\$nope": unknown value expression root/);
     expect(problemsOf(withOffers({ refuse: [{ versions: [2], status: 400, error: '{$contractId} is V1 only' }] }))).toEqual([]);
+  });
+
+  it('factory refusals: endpoints configured, transfer kinds on transfer factories only, predicates and message placeholders checked', () => {
+    const refuse = (r: object) => (c: BaseRecipe) => Object.assign(c, { refuse: [r] });
+    const accepts = (mut: (c: BaseRecipe) => void) => {
+      const c = base();
+      mut(c);
+      expect(() => validateDeclarativeRecipe(c)).not.toThrow();
+    };
+    accepts(refuse({ transferKinds: ['offer'], when: { matches: ['$args.transfer.meta.values.~', 'cip-112/.*'] }, status: 400, error: 'keys {join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}' }));
+    accepts(refuse({ status: 404, error: '{join(sort($args.transfer.{sender,receiver}), " and ")} {default($args.transfer.meta.values.[a.b], "None")}' }));
+    expect(problems(refuse({ endpoints: ['settlementFactory'], status: 400, error: 'x' }))).toEqual(['refuse[0].endpoints: settlementFactory is not configured in "factories" (configured: transferFactory.v1)']);
+    expect(problems((c) => Object.assign(c, { factories: { ...c.factories, settlementFactory: { templateId: RULES } }, contextEntries: [{ ...c.contextEntries[0], endpoints: ['transferFactory.v1'] }], refuse: [{ transferKinds: ['self'], status: 400, error: 'x' }] }))).toEqual([
+      'refuse[0].transferKinds: only transfer factories have a transfer kind; restrict the rule with "endpoints": ["transferFactory.v1" and/or "transferFactory.v2"]',
+    ]);
+    expect(problems(refuse({ status: 409, error: 'x' }))[0]).toMatch(/^refuse\.0\.status|^refuse\[0\]\.status/);
+    expect(problems(refuse({ when: { matches: ['$args.transfer.meta', '('] }, status: 400, error: 'x' }))[0]).toMatch(/^refuse\[0\]\.when\.matches\[1\]: not a regular expression|^refuse\.0\.when\.matches\.1: not a regular expression/);
+    expect(problems(refuse({ when: { exists: '$args.transfer.nope' }, status: 400, error: 'x' }))[0]).toMatch(/^refuse\[0\]\.when\.exists: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field of transfer/);
+    expect(problems(refuse({ status: 400, error: 'no {$ref.nope.x}' }))[0]).toMatch(/^refuse\[0\]\.error: "\$ref\.nope\.x": no entry or transferKind\.direct rule here is named "nope"/);
+    expect(problems(refuse({ status: 400, error: '{joint($args.transfer.sender, ", ")}' }))[0]).toMatch(/^refuse\[0\]\.error: "\{joint\(.*\)\}": unknown function "joint"; functions: join, sort, matching, default$/);
+    expect(problems(refuse({ status: 400, error: '{join($args.transfer.sender)}' }))[0]).toMatch(/join\(list, "sep"\).*\(2 arguments, not 1\)/);
+    expect(problems(refuse({ status: 400, error: '{join($args.transfer.sender, $admin)}' }))[0]).toMatch(/argument 2 of join is a quoted text/);
+    expect(problems(refuse({ status: 400, error: '{matching($args.transfer.sender, "(")}' }))[0]).toMatch(/not a regular expression/);
+    expect(problems(refuse({ status: 400, error: '{sort($args.transfer.sender}' }))[0]).toMatch(/expected "," or "\)" after argument 1 of sort/);
+    accepts(refuse({ when: { lt: ['$args.transfer.sender', '$args.transfer.receiver'] }, status: 400, error: 'x' }));
+    expect(problems(refuse({ when: { lt: ['$args.transfer.sender'] }, status: 400, error: 'x' }))[0]).toMatch(/^refuse\[0\]\.when\.lt: "lt" takes a list of two value expressions|^refuse\.0\.when\.lt: "lt" takes a list of two value expressions/);
+    // `{a.b,c}`: sub-paths in a field list, each checked
+    accepts(refuse({ when: { subsetOf: ['$args.transfer.{sender,instrumentId.admin}', '$args.transfer.{receiver,instrumentId.admin}'] }, status: 400, error: 'x' }));
+    expect(problems(refuse({ when: { exists: '$args.transfer.{sender,instrumentId.nope}' }, status: 400, error: 'x' }))[0]).toMatch(/names no field of transfer\.instrumentId of TransferFactory_Transfer \(v1\) \(fields: admin, id\)/);
+    // forEach: checks per element, $item and $itemContract only there
+    accepts(refuse({ forEach: '$args.transfer.inputHoldingCids.*', checks: [{ when: { not: { exists: '$itemContract' } }, status: 404, error: 'Holding {$item} not found' }, { status: 400, error: '{$item} is a {$itemContract.templateId}' }] }));
+    expect(problems(refuse({ forEach: '$args.transfer.inputHoldingCids.*', status: 400, error: 'x' }))).toEqual([
+      'refuse[0].checks: a rule with "forEach" has "checks" (each with "when", "status" and "error")',
+      'refuse[0].status: a rule with "forEach" puts "status" in each of its "checks"',
+      'refuse[0].error: a rule with "forEach" puts "error" in each of its "checks"',
+    ]);
+    expect(problems(refuse({ when: { exists: '$args.transfer.sender' } }))).toEqual(['refuse[0].status: a refusal needs "status" (or "forEach" with "checks")', 'refuse[0].error: a refusal needs "error" (or "forEach" with "checks")']);
+    expect(problems(refuse({ status: 400, error: '{$itemContract.templateId}' }))).toEqual(['refuse[0].error: $itemContract is only available in the checks of a refusal with forEach']);
+    expect(problems(refuse({ status: 400, error: '{$item}' }))).toEqual(['refuse[0].error: $item is only available in missingError and in the checks of a refusal with forEach']);
+    expect(problems(refuse({ forEach: '$args.transfer.nope.*', checks: [{ status: 400, error: 'x' }] }))[0]).toMatch(/^refuse\[0\]\.forEach: "\$args\.transfer\.nope\.\*" \(for transferFactory\.v1\) names no field/);
+    expect(problems(refuse({ forEach: '$args.transfer.inputHoldingCids.*', checks: [{ when: { exists: '$ref.nope' }, status: 400, error: 'x' }] }))[0]).toMatch(/^refuse\[0\]\.checks\[0\]\.when\.exists: "\$ref\.nope": no entry/);
+    // missingError placeholders take the same functions
+    expect(problems((c) => (c.contextEntries[0].missingError = '{sort($nope)}'))[0]).toMatch(/^contextEntries\[0\]\.missingError: "\$nope": unknown value expression root/);
   });
 });

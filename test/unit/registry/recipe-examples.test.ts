@@ -282,6 +282,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const bob2 = emu2.engine.parties.allocate('bob').party;
   const carol2 = emu2.engine.parties.allocate('carol').party;
   const bank2 = emu2.engine.parties.allocate('bank').party;
+  const zed2 = emu2.engine.parties.allocate('zed').party;
+  const abe2 = emu2.engine.parties.allocate('abe').party;
   const exercise2 = walletExercise(emu2.app, 'recipe-examples-tt2');
   const TT2 = parseRegistryConfig(example('test-token-v2.registry.json'));
   const registry2 = (which: 'builtin' | 'declarative') => {
@@ -314,6 +316,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     const { expectedAdmin: _v1Only, ...v1 } = v1Args(alice2, bob2, amount, inputs);
     return { ...v1, transfer: { ...v1.transfer, sender, receiver }, actors };
   };
+  const v2Meta = (a: ReturnType<typeof v2Args>, values: Record<string, string>) => ({ ...a, transfer: { ...a.transfer, meta: { values } } });
   let aliceHolding = '';
   let offer2 = '';
 
@@ -326,6 +329,12 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: bank2, id: 's-1' });
     // carol's third account: carol initiates alone, the bank need not approve (its authority passes to carol's actions)
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'd-1', providerConfig: { canInitiate: false, mustApprove: false } });
+    // alice's account at zed (whose party id sorts after alice's), where alice may not initiate alone
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: alice2, provider: zed2, id: 'z-1', ownerConfig: { canInitiate: false, mustApprove: true } });
+    // an account without owner at abe (whose party id sorts before the admin's)
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: abe2, id: 'a-1' });
+    // bob's account at the bank (whose party id sorts before bob's), where bob may not initiate alone
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: bob2, provider: bank2, id: 'b-1', ownerConfig: { canInitiate: false, mustApprove: true } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
     mintTestTokenV2(emu2.engine, { admin: admin2, account: carolAccount, instrumentId: 'TT2-USD', amount: '50' });
     await Promise.all([builtin2.start(), declarative2.start()]);
@@ -358,6 +367,12 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: withMeta(v1Args(alice2, NO_OWNER, '1', [aliceHolding]), { 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 's-1' }) },
       { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'c-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'c-1' }) },
       { choiceArguments: withMeta(v1Args(carol2, carol2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'd-1', 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 'd-1' }) },
+      // the V1 sender's upcast account does not let it initiate alone: refused with the groups that may, sorted
+      { choiceArguments: withMeta(v1Args(alice2, bob2, '1', []), { 'cip-112/sender.provider': zed2, 'cip-112/sender.id': 'z-1' }) },
+      { choiceArguments: withMeta(v1Args(bob2, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'b-1' }) },
+      { choiceArguments: withMeta(v1Args(NO_OWNER, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 's-1' }) },
+      { choiceArguments: v1Args(NO_OWNER, alice2, '1', []) },
+      { choiceArguments: withMeta(v1Args(NO_OWNER, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'unknown' }) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body });
@@ -379,6 +394,30 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], []) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(alice2), '1', [], []) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [], []) },
+      // actors that a basic account does not let initiate (not exactly its owner): refused naming the one group; repeated owner: allowed
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [bob2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, bob2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: null, id: 'x-1' }, basicAccount(bob2), '1', [aliceHolding], [bob2]) },
+      { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, alice2]) },
+      // provider accounts: the groups their AccountConfig lets initiate, sorted (the provider's party id before or after the owner's)
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [bob2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [carol2, bob2]) },
+      { choiceArguments: v2Args(carolAccount, basicAccount(bob2), '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolDirect, basicAccount(bob2), '1', [], [bank2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [alice2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [zed2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [alice2, zed2]) },
+      { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'nope' }, basicAccount(bob2), '1', [], [bob2]) },
+      // accounts without owner: the groups are the provider (if it may initiate) and the admin with the provider
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [carol2]) },
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [bank2, carol2]) },
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [admin2, bank2]) },
+      { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [admin2, bank2, carol2]) },
+      { choiceArguments: v2Args({ provider: abe2, id: 'a-1' }, basicAccount(bob2), '1', [], [admin2]) },
+      { choiceArguments: v2Args({ provider: abe2, id: 'a-1' }, basicAccount(bob2), '1', [], [abe2, admin2]) },
+      // account metadata in a V2 offer: refused, the offending keys listed in request order; in a self transfer: allowed
+      { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2, 'cip-112/sender.idx': 'y' }) },
+      { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(alice2), '1', [aliceHolding], [alice2]), { 'cip-112/sender.id': 's' }) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v2/transfer-factory', body });
@@ -402,6 +441,101 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
         },
       },
     });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: basicAccount(alice2),
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [bob2, alice2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: carolAccount,
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [bob2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: carolDirect,
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [bank2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: { owner: alice2, provider: zed2, id: 'z-1' },
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [alice2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
+    all.push({
+      method: 'POST',
+      path: '/registry/allocation-instruction/v2/allocation-factory',
+      body: {
+        choiceArguments: {
+          settlement: { executors: [admin2], id: 's-1', meta },
+          allocation: {
+            admin: admin2,
+            authorizer: { owner: null, provider: bank2, id: 's-1' },
+            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+            settlementDeadline: '2026-05-02T10:00:00Z',
+          },
+          requestedAt: '2026-05-01T09:59:00Z',
+          inputHoldingCids: [],
+          actors: [carol2],
+          extraArgs: { context: { values: {} }, meta },
+        },
+      },
+    });
     const unknownCid = `00${'cd'.repeat(33)}`;
     for (const v of [1, 2]) {
       for (const action of ['accept', 'reject', 'withdraw']) {
@@ -415,6 +549,24 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    const actorsRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2, bob2]) });
+    expect(actorsRefused).toEqual({
+      status: 400,
+      body: { error: `actors [${alice2}, ${bob2}] cannot initiate a transfer from account {owner: ${alice2}, provider: None, id: ""}: splice-test-token-v2 requires exactly one of these groups: [${alice2}]` },
+    });
+    const groupsRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args({ owner: alice2, provider: zed2, id: 'z-1' }, basicAccount(bob2), '1', [], [alice2]) });
+    expect(groupsRefused).toEqual({
+      status: 400,
+      body: { error: `actors [${alice2}] cannot initiate a transfer from account {owner: ${alice2}, provider: ${zed2}, id: "z-1"}: splice-test-token-v2 requires exactly one of these groups: [${alice2}, ${zed2}] or [${zed2}]` },
+    });
+    // the metadata refusal was among them, computed from the request
+    const metaRefused = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', {
+      choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2 }),
+    });
+    expect(metaRefused).toEqual({
+      status: 400,
+      body: { error: 'transfer.meta must not carry account metadata in a V2 transfer (cip-112/receiver.id, cip-112/sender.provider): give the accounts in transfer.sender and transfer.receiver' },
+    });
     // the comparison covered both transfer kinds where sender and receiver differ and where they are the same
     const kinds: string[] = [];
     for (const [from, to, actors] of [
@@ -442,7 +594,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const ALLOCATION_FACTORY_V2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
   const SETTLEMENT_FACTORY = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
   const ALLOCATION_V1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
-  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '' };
+  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '', otherAdmin: '' };
   const side = (s: 'SenderSide' | 'ReceiverSide', other: object, amount: string) => ({ transferLegId: 'leg-1', side: s, otherside: other, amount, instrumentId: 'TT2-USD', meta });
   const allocV2Args = (trade: string, authorizer: object, sides: object[], inputs: string[], actors: string[], context: unknown = { values: {} }) => ({
     settlement: { executors: [admin2], id: trade, cid: null, meta },
@@ -505,6 +657,35 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     const funded = await exercise2([alice2], ALLOCATION_FACTORY_V2, f.factoryId, 'AllocationFactory_Allocate', { ...noLegs, allocation: { ...noLegs.allocation, nextIterationFunding: { 'TT2-USD': '2' } } }, f.choiceContext.disclosedContracts);
     expect(outputTag(funded)).toBe('AllocationInstructionResult_Completed');
     objects.fundingOnly = outputCid(funded, 'allocationCid');
+    // an allocation of another admin's token (same instrument id) that this registry's admin sees: it is its authorizer
+    const admin3 = emu2.engine.parties.allocate('admin3').party;
+    createTestTokenV2Rules(emu2.engine, admin3);
+    const h3 = mintTestTokenV2(emu2.engine, { admin: admin3, owner: admin2, instrumentId: 'TT2-USD', amount: '5' });
+    const otherRegistry = createRegistry({
+      admin: admin3,
+      instruments: [{ ...TT2.instruments[0]!, recipe: 'splice-test-token-v2' }],
+      recipes: [new TestTokenV2Recipe()],
+      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu2.app) }),
+      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+      clock: clock2,
+      logger,
+      pollIdleMs: 20,
+    });
+    await otherRegistry.start();
+    try {
+      const otherArgs = (c: unknown) => {
+        const a = allocV2Args('trade-4', basicAccount(admin2), [side('SenderSide', basicAccount(bob2), '1')], [h3], [admin2], c);
+        return { ...a, settlement: { ...a.settlement, executors: [admin3] }, allocation: { ...a.allocation, admin: admin3 } };
+      };
+      const of = await call(otherRegistry, 'POST', '/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: otherArgs({ values: {} }) });
+      expect(of.status, JSON.stringify(of.body)).toBe(200);
+      const ofx = factoryOf(of.body);
+      const other = await exercise2([admin2], ALLOCATION_FACTORY_V2, ofx.factoryId, 'AllocationFactory_Allocate', otherArgs(ofx.choiceContext.choiceContextData), ofx.choiceContext.disclosedContracts);
+      expect(outputTag(other)).toBe('AllocationInstructionResult_Completed');
+      objects.otherAdmin = outputCid(other, 'allocationCid');
+    } finally {
+      await otherRegistry.stop();
+    }
     await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
   });
 
@@ -516,12 +697,20 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: cip112 } } } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], cip112) } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(alice2, bob2, '1', []) } });
+    for (const [sender, legMeta] of [
+      [bob2, { values: { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'b-1' } }],
+      [NO_OWNER, { values: { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 's-1' } }],
+      [NO_OWNER, meta],
+    ] as const) {
+      all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(sender, alice2, '1', [], legMeta) } });
+    }
     // V1 metadata without a `.id` key: account id "" (carol's second account), found as the built-in finds it
     const providerOnly = { values: { 'cip-112/sender.provider': bank2 } };
     all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body: { choiceArguments: { ...carolV1, transfer: { ...carolV1.transfer, meta: providerOnly } } } });
     all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(carol2, bob2, '1', [], providerOnly) } });
     // V1- and V2-made allocations mixed, either order: the locks are disclosed allocation by allocation
-    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], []]) {
+    // a contract that is not an allocation of the token (the offer): refused naming its template, in the order of the allocations
+    for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], [], [offer2], [objects.allocV2, offer2, unknownCid], [objects.allocV2, unknownCid, offer2], [objects.otherAdmin], [objects.allocV2, objects.otherAdmin, unknownCid], [objects.allocV2, unknownCid, objects.otherAdmin], [offer2, objects.otherAdmin], [objects.otherAdmin, offer2]]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
     const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, objects.fundingOnly, offer2, unknownCid];
@@ -536,6 +725,12 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       statuses.add(a.status);
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
+    const notAllocation = await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs([objects.allocV2, offer2]) });
+    expect(notAllocation.status).toBe(400);
+    expect((notAllocation.body as { error: string }).error).toMatch(new RegExp(`^Contract ${offer2} \\([0-9a-f]{64}:Splice\\.Testing\\.Tokens\\.TestTokenV2\\.Transfer:TokenTransferOffer\\) is not a splice-test-token-v2 allocation$`));
+    const otherAdmin = await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs([objects.allocV2, objects.otherAdmin]) });
+    expect(otherAdmin.status, JSON.stringify(otherAdmin.body)).toBe(400);
+    expect((otherAdmin.body as { error: string }).error).toMatch(new RegExp(`^Allocation ${objects.otherAdmin} is for admin admin3::[0-9a-f]+, not this registry's \\(${admin2}\\)$`));
     // the funding-only allocation is the registry's: its withdraw context is answered (not 404)
     expect((await call(declarative2, 'POST', `/registry/allocations/v2/${objects.fundingOnly}/choice-contexts/withdraw`, {})).status).toBe(200);
     // the V1 metadata named carol's provider account: its AccountConfig is in the context
