@@ -149,7 +149,7 @@ async function viaContext(path: string, actAs: string, iface: string, cid: strin
 }
 
 /** The objects the comparison asks about. */
-const o = { offerV1: '', offerV2: '', offerGone: '', allocV1: '', allocV2: '', allocUnfunded: '', bobAlloc: '' };
+const o = { offerV1: '', offerV2: '', offerGone: '', allocV1: '', allocV2: '', allocUnfunded: '', bobAlloc: '', otherDsoAlloc: '' };
 
 beforeAll(async () => {
   await Promise.all([builtin.start(), declarative.start()]);
@@ -192,6 +192,35 @@ beforeAll(async () => {
     allocateV2('unfunded', bob, [side('unfunded-a', 'ReceiverSide', alice, '5')], [], c),
   );
   o.allocUnfunded = outputCid(a4.result, 'allocationCid');
+
+  // an allocation of another DSO (a second Amulet world on the same ledger), made through its own registry
+  const otherDso = seedAmuletWorld(engine, { dsoHint: 'DSO2' }).dso;
+  const otherRegistry = createRegistry({
+    admin: otherDso,
+    instruments: [{ ...AMULET.instruments[0]!, recipe: 'splice-amulet' }],
+    recipes: [new AmuletRecipe()],
+    ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu.app) }),
+    cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
+    clock,
+    logger,
+    pollIdleMs: 20,
+  });
+  await otherRegistry.start();
+  try {
+    const h6 = tapAmulet(engine, { dso: otherDso, receiver: alice, amount: '40' });
+    const otherArgs = (c: unknown) => {
+      const a = allocateV2('dvp-1', alice, [side('dvp-1-a', 'SenderSide', bob, '30')], [h6], c);
+      // our DSO executes the trade: the allocation is visible to it
+      return { ...a, settlement: { ...a.settlement, executors: [dso] }, allocation: { ...a.allocation, admin: otherDso } };
+    };
+    const f = await call(otherRegistry, 'POST', '/registry/allocation-instruction/v2/allocation-factory', { choiceArguments: otherArgs(noMeta) });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    const fx = factoryOf(f.body);
+    const other = await exercise([alice], AF2, fx.factoryId, 'AllocationFactory_Allocate', otherArgs(fx.choiceContext.choiceContextData), fx.choiceContext.disclosedContracts);
+    o.otherDsoAlloc = outputCid(other, 'allocationCid');
+  } finally {
+    await otherRegistry.stop();
+  }
   await Promise.all([builtin.index.catchUp(), declarative.index.catchUp()]);
 });
 afterAll(async () => {
@@ -229,7 +258,7 @@ function requests(): Array<{ method: 'GET' | 'POST'; path: string; body?: unknow
     }
   }
   const unknownCid = `00${'ab'.repeat(34)}`;
-  for (const cids of [[o.allocV2, o.bobAlloc], [o.allocV2, o.allocUnfunded], [o.allocV1], [unknownCid], [o.allocV2, unknownCid], ['not-a-cid'], [o.offerV1], []]) {
+  for (const cids of [[o.allocV2, o.bobAlloc], [o.allocV2, o.allocUnfunded], [o.allocV1], [unknownCid], [o.allocV2, unknownCid], ['not-a-cid'], [o.offerV1], [], [o.otherDsoAlloc], [o.allocV2, o.otherDsoAlloc], [o.otherDsoAlloc, unknownCid], [unknownCid, o.otherDsoAlloc], [o.otherDsoAlloc, 'not-a-cid']]) {
     out.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settle('dvp-1', cids) } });
   }
   const all = [o.offerV1, o.offerV2, o.offerGone, o.allocV1, o.allocV2, o.allocUnfunded, unknownCid, 'not-a-cid'];
