@@ -333,6 +333,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: alice2, provider: zed2, id: 'z-1', ownerConfig: { canInitiate: false, mustApprove: true } });
     // an account without owner at abe (whose party id sorts before the admin's)
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: abe2, id: 'a-1' });
+    // an account without owner whose provider is the admin itself: its one party is the admin
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: admin2, id: 'm-1' });
     // bob's account at the bank (whose party id sorts before bob's), where bob may not initiate alone
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: bob2, provider: bank2, id: 'b-1', ownerConfig: { canInitiate: false, mustApprove: true } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
@@ -373,6 +375,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: withMeta(v1Args(NO_OWNER, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 's-1' }) },
       { choiceArguments: v1Args(NO_OWNER, alice2, '1', []) },
       { choiceArguments: withMeta(v1Args(NO_OWNER, alice2, '1', []), { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'unknown' }) },
+      // the owner stub of the admin's own account without owner: only the admin may initiate
+      { choiceArguments: withMeta(v1Args(NO_OWNER, alice2, '1', []), { 'cip-112/sender.provider': admin2, 'cip-112/sender.id': 'm-1' }) },
       { choiceArguments: {} },
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v1/transfer-factory', body });
@@ -415,6 +419,13 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args({ owner: null, provider: bank2, id: 's-1' }, basicAccount(bob2), '1', [], [admin2, bank2, carol2]) },
       { choiceArguments: v2Args({ provider: abe2, id: 'a-1' }, basicAccount(bob2), '1', [], [admin2]) },
       { choiceArguments: v2Args({ provider: abe2, id: 'a-1' }, basicAccount(bob2), '1', [], [abe2, admin2]) },
+      // the admin's own account without owner, and an account with neither owner nor provider: the admin alone
+      { choiceArguments: v2Args({ owner: null, provider: admin2, id: 'm-1' }, basicAccount(bob2), '1', [], [bank2]) },
+      { choiceArguments: v2Args({ owner: null, provider: admin2, id: 'm-1' }, basicAccount(bob2), '1', [], [admin2, bank2]) },
+      { choiceArguments: v2Args({ owner: null, provider: admin2, id: 'm-1' }, basicAccount(bob2), '1', [], [admin2, admin2]) },
+      { choiceArguments: v2Args({ owner: null, provider: null, id: 'n-1' }, basicAccount(bob2), '1', [], [bank2]) },
+      { choiceArguments: v2Args({ owner: null, provider: null, id: '' }, basicAccount(bob2), '1', [], [admin2, bank2]) },
+      { choiceArguments: v2Args({}, basicAccount(bob2), '1', [], [admin2]) },
       // account metadata in a V2 offer: refused, the offending keys listed in request order; in a self transfer: allowed
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(bob2), '1', [aliceHolding], [alice2]), { 'cip-112/receiver.id': 'r', note: 'x', 'cip-112/sender.provider': bank2, 'cip-112/sender.idx': 'y' }) },
       { choiceArguments: v2Meta(v2Args(basicAccount(alice2), basicAccount(alice2), '1', [aliceHolding], [alice2]), { 'cip-112/sender.id': 's' }) },
@@ -536,6 +547,32 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
         },
       },
     });
+    for (const [authorizer, actors] of [
+      [{ owner: null, provider: admin2, id: 'm-1' }, [bank2]],
+      [{ owner: null, provider: admin2, id: 'm-1' }, [admin2]],
+      [{ owner: null, provider: null, id: 'n-1' }, [carol2, admin2]],
+      [{ owner: null, provider: null, id: '' }, [admin2]],
+    ] as const) {
+      all.push({
+        method: 'POST',
+        path: '/registry/allocation-instruction/v2/allocation-factory',
+        body: {
+          choiceArguments: {
+            settlement: { executors: [admin2], id: 's-1', meta },
+            allocation: {
+              admin: admin2,
+              authorizer,
+              transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
+              settlementDeadline: '2026-05-02T10:00:00Z',
+            },
+            requestedAt: '2026-05-01T09:59:00Z',
+            inputHoldingCids: [],
+            actors,
+            extraArgs: { context: { values: {} }, meta },
+          },
+        },
+      });
+    }
     const unknownCid = `00${'cd'.repeat(33)}`;
     for (const v of [1, 2]) {
       for (const action of ['accept', 'reject', 'withdraw']) {
@@ -701,6 +738,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       [bob2, { values: { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 'b-1' } }],
       [NO_OWNER, { values: { 'cip-112/sender.provider': bank2, 'cip-112/sender.id': 's-1' } }],
       [NO_OWNER, meta],
+      [NO_OWNER, { values: { 'cip-112/sender.provider': admin2, 'cip-112/sender.id': 'm-1' } }],
     ] as const) {
       all.push({ method: 'POST', path: '/registry/allocation-instruction/v1/allocation-factory', body: { choiceArguments: allocV1Args(sender, alice2, '1', [], legMeta) } });
     }
