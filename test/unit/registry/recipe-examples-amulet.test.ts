@@ -18,13 +18,13 @@ import type { AmuletTransferInstructionPayload } from '../../../src/emulator/tem
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';
 import { noAuth } from '../../../src/ledger-client/auth.js';
-import { createRegistry, type Registry } from '../../../src/registry/index.js';
+import { createRegistry } from '../../../src/registry/index.js';
 import { AmuletRecipe } from '../../../src/registry/recipes/amulet.js';
-import { declarativeRecipes } from '../../../src/registry/recipes/index.js';
 import { inProcessFetch } from '../../../src/ledger-client/in-process.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
 import { contextOf, contextValues, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
+import { callRegistry, recipeRegistries } from '../../support/recipe-differential.js';
 
 const AMULET = parseRegistryConfig(JSON.parse(readFileSync(fileURLToPath(new URL('../../../docs/examples/amulet.registry.json', import.meta.url)), 'utf8')));
 
@@ -41,33 +41,9 @@ const provider = engine.parties.allocate('provider').party;
 const executor = engine.parties.allocate('executor').party;
 const exercise = walletExercise(emu.app, 'recipe-examples-amulet');
 
-function registryWith(which: 'builtin' | 'declarative'): Registry {
-  const instrument = AMULET.instruments[0]!;
-  return createRegistry({
-    admin: dso,
-    instruments: [{ ...instrument, recipe: which === 'builtin' ? 'splice-amulet' : instrument.recipe }],
-    recipes: which === 'builtin' ? [new AmuletRecipe()] : declarativeRecipes(AMULET.recipes),
-    ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu.app) }),
-    cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
-    clock,
-    logger,
-    pollIdleMs: 20,
-  });
-}
-const builtin = registryWith('builtin');
-const declarative = registryWith('declarative');
+const { builtin, declarative } = recipeRegistries({ ledger: emu.app, admin: dso, example: AMULET, builtin: { name: 'splice-amulet', recipe: new AmuletRecipe() }, clock, logger });
 
-interface Answer {
-  status: number;
-  body: unknown;
-}
-async function call(registry: Registry, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
-  const r = await registry.app.request(path, {
-    method,
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-  });
-  return { status: r.status, body: await r.json() };
-}
+const call = callRegistry;
 const post = (path: string, body: unknown) => call(declarative, 'POST', path, body);
 
 const noMeta = { values: {} };

@@ -18,7 +18,7 @@ import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '..
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';
 import { noAuth } from '../../../src/ledger-client/auth.js';
-import { createRegistry, type Registry } from '../../../src/registry/index.js';
+import { createRegistry } from '../../../src/registry/index.js';
 import { TestTokenV1Recipe } from '../../../src/registry/recipes/test-token-v1.js';
 import { TestTokenV2Recipe } from '../../../src/registry/recipes/test-token-v2.js';
 import { createTestTokenV2Account, createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
@@ -27,6 +27,7 @@ import { inProcessFetch } from '../../../src/ledger-client/in-process.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
 import { contextOf, contextValues, factoryOf, outputCid, outputTag } from '../../support/registry-wire.js';
 import { walletExercise } from '../../support/wallet-submit.js';
+import { callRegistry, recipeRegistries } from '../../support/recipe-differential.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../docs/examples/', import.meta.url));
 const example = (file: string): unknown => JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8'));
@@ -56,34 +57,9 @@ const exercise = walletExercise(emu.app, 'recipe-examples');
 
 const TT1_EXAMPLE = parseRegistryConfig(example('test-token-v1.registry.json'));
 
-function registryWith(recipe: 'builtin' | 'declarative'): Registry {
-  const instrument = TT1_EXAMPLE.instruments[0]!;
-  return createRegistry({
-    admin,
-    instruments: [{ ...instrument, recipe: recipe === 'builtin' ? 'splice-test-token-v1' : instrument.recipe }],
-    recipes: recipe === 'builtin' ? [new TestTokenV1Recipe()] : declarativeRecipes(TT1_EXAMPLE.recipes),
-    ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu.app) }),
-    cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
-    clock,
-    logger,
-    pollIdleMs: 20,
-  });
-}
+const { builtin, declarative } = recipeRegistries({ ledger: emu.app, admin, example: TT1_EXAMPLE, builtin: { name: 'splice-test-token-v1', recipe: new TestTokenV1Recipe() }, clock, logger });
 
-const builtin = registryWith('builtin');
-const declarative = registryWith('declarative');
-
-interface Answer {
-  status: number;
-  body: unknown;
-}
-async function call(registry: Registry, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
-  const r = await registry.app.request(path, {
-    method,
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-  });
-  return { status: r.status, body: await r.json() };
-}
+const call = callRegistry;
 
 const I = (id = 'TT1') => ({ admin, id });
 const meta = { values: {} };
@@ -286,21 +262,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const abe2 = emu2.engine.parties.allocate('abe').party;
   const exercise2 = walletExercise(emu2.app, 'recipe-examples-tt2');
   const TT2 = parseRegistryConfig(example('test-token-v2.registry.json'));
-  const registry2 = (which: 'builtin' | 'declarative') => {
-    const instrument = TT2.instruments[0]!;
-    return createRegistry({
-      admin: admin2,
-      instruments: [{ ...instrument, recipe: which === 'builtin' ? 'splice-test-token-v2' : instrument.recipe }],
-      recipes: which === 'builtin' ? [new TestTokenV2Recipe()] : declarativeRecipes(TT2.recipes),
-      ledger: new LedgerClient({ baseUrl: 'http://ledger', tokenProvider: noAuth, fetch: inProcessFetch(emu2.app) }),
-      cache: new MemoryCache({ defaultTtlSeconds: 600, logger }),
-      clock: clock2,
-      logger,
-      pollIdleMs: 20,
-    });
-  };
-  const builtin2 = registry2('builtin');
-  const declarative2 = registry2('declarative');
+  const { builtin: builtin2, declarative: declarative2 } = recipeRegistries({ ledger: emu2.app, admin: admin2, example: TT2, builtin: { name: 'splice-test-token-v2', recipe: new TestTokenV2Recipe() }, clock: clock2, logger });
   const basicAccount = (p: string) => ({ owner: p, provider: null, id: '' });
   const carolAccount = { owner: carol2, provider: bank2, id: 'c-1' };
   const carolDirect = { owner: carol2, provider: bank2, id: 'd-1' };
@@ -433,121 +395,13 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     ]) {
       all.push({ method: 'POST', path: '/registry/transfer-instruction/v2/transfer-factory', body });
     }
-    all.push({
-      method: 'POST',
-      path: '/registry/allocation-instruction/v2/allocation-factory',
-      body: {
-        choiceArguments: {
-          settlement: { executors: [admin2], id: 's-1', meta },
-          allocation: {
-            admin: admin2,
-            authorizer: carolAccount,
-            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
-            settlementDeadline: '2026-05-02T10:00:00Z',
-          },
-          requestedAt: '2026-05-01T09:59:00Z',
-          inputHoldingCids: [],
-          actors: [carol2, bank2],
-          extraArgs: { context: { values: {} }, meta },
-        },
-      },
-    });
-    all.push({
-      method: 'POST',
-      path: '/registry/allocation-instruction/v2/allocation-factory',
-      body: {
-        choiceArguments: {
-          settlement: { executors: [admin2], id: 's-1', meta },
-          allocation: {
-            admin: admin2,
-            authorizer: basicAccount(alice2),
-            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
-            settlementDeadline: '2026-05-02T10:00:00Z',
-          },
-          requestedAt: '2026-05-01T09:59:00Z',
-          inputHoldingCids: [],
-          actors: [bob2, alice2],
-          extraArgs: { context: { values: {} }, meta },
-        },
-      },
-    });
-    all.push({
-      method: 'POST',
-      path: '/registry/allocation-instruction/v2/allocation-factory',
-      body: {
-        choiceArguments: {
-          settlement: { executors: [admin2], id: 's-1', meta },
-          allocation: {
-            admin: admin2,
-            authorizer: carolAccount,
-            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
-            settlementDeadline: '2026-05-02T10:00:00Z',
-          },
-          requestedAt: '2026-05-01T09:59:00Z',
-          inputHoldingCids: [],
-          actors: [bob2],
-          extraArgs: { context: { values: {} }, meta },
-        },
-      },
-    });
-    all.push({
-      method: 'POST',
-      path: '/registry/allocation-instruction/v2/allocation-factory',
-      body: {
-        choiceArguments: {
-          settlement: { executors: [admin2], id: 's-1', meta },
-          allocation: {
-            admin: admin2,
-            authorizer: carolDirect,
-            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
-            settlementDeadline: '2026-05-02T10:00:00Z',
-          },
-          requestedAt: '2026-05-01T09:59:00Z',
-          inputHoldingCids: [],
-          actors: [bank2],
-          extraArgs: { context: { values: {} }, meta },
-        },
-      },
-    });
-    all.push({
-      method: 'POST',
-      path: '/registry/allocation-instruction/v2/allocation-factory',
-      body: {
-        choiceArguments: {
-          settlement: { executors: [admin2], id: 's-1', meta },
-          allocation: {
-            admin: admin2,
-            authorizer: { owner: alice2, provider: zed2, id: 'z-1' },
-            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
-            settlementDeadline: '2026-05-02T10:00:00Z',
-          },
-          requestedAt: '2026-05-01T09:59:00Z',
-          inputHoldingCids: [],
-          actors: [alice2],
-          extraArgs: { context: { values: {} }, meta },
-        },
-      },
-    });
-    all.push({
-      method: 'POST',
-      path: '/registry/allocation-instruction/v2/allocation-factory',
-      body: {
-        choiceArguments: {
-          settlement: { executors: [admin2], id: 's-1', meta },
-          allocation: {
-            admin: admin2,
-            authorizer: { owner: null, provider: bank2, id: 's-1' },
-            transferLegSides: [{ transferLegId: 'l-1', side: 'sender', otherside: basicAccount(bob2), amount: '1', instrumentId: 'TT2-USD', meta }],
-            settlementDeadline: '2026-05-02T10:00:00Z',
-          },
-          requestedAt: '2026-05-01T09:59:00Z',
-          inputHoldingCids: [],
-          actors: [carol2],
-          extraArgs: { context: { values: {} }, meta },
-        },
-      },
-    });
     for (const [authorizer, actors] of [
+      [carolAccount, [carol2, bank2]],
+      [basicAccount(alice2), [bob2, alice2]],
+      [carolAccount, [bob2]],
+      [carolDirect, [bank2]],
+      [{ owner: alice2, provider: zed2, id: 'z-1' }, [alice2]],
+      [{ owner: null, provider: bank2, id: 's-1' }, [carol2]],
       [{ owner: null, provider: admin2, id: 'm-1' }, [bank2]],
       [{ owner: null, provider: admin2, id: 'm-1' }, [admin2]],
       [{ owner: null, provider: null, id: 'n-1' }, [carol2, admin2]],
