@@ -22,8 +22,9 @@
  * text/plain).
  */
 import { AssertionError } from 'node:assert';
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats';
@@ -935,4 +936,11 @@ export function createAsyncApiValidator(specFile: string, options: { allowNullFo
       return required.filter((r) => !recorded.some((e) => e.ok && e.direction === 'subscribe' && e.channel === r.channel && e.kind === r.kind));
     },
   };
+}
+
+/** A validator for the document a running server serves at `url` (e.g. the admin API's `/admin/openapi.json`). */
+export async function createServedSpecValidator(url: string, options: SpecValidatorOptions = {}): Promise<SpecValidator> {
+  const file = join(mkdtempSync(join(tmpdir(), 'served-openapi-')), 'openapi.json');
+  writeFileSync(file, await (await fetch(url)).text());
+  return createSpecValidator(file, options);
 }

@@ -4,16 +4,13 @@
  * balances on both participants; reset; the clock expires a TT1 transfer offer; fund; bad input
  * changes nothing. Every response is validated against the API's own OpenAPI document.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ManualClock } from '../../../src/canton/clock.js';
 import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/seed.js';
 import { startStack, type RunningStack } from '../../../src/stack.js';
 import { AdminClient } from '../../../src/testcontainers/admin-client.js';
-import { createSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';
+import { createServedSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';
 import { EXPLORER_OPERATIONS } from './explorer-operations.js';
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1, Tt1Client } from '../../unit/emulator/templates/test-token-v1/tt1-client.js';
 
@@ -132,10 +129,7 @@ beforeAll(async () => {
     validatorPort: 0,
     adminPort: 0,
   });
-  const doc = await (await fetch(`${stack.adminUrl}/admin/openapi.json`)).text();
-  const file = join(mkdtempSync(join(tmpdir(), 'admin-openapi-')), 'admin.json');
-  writeFileSync(file, doc);
-  spec = createSpecValidator(file);
+  spec = await createServedSpecValidator(`${stack.adminUrl}/admin/openapi.json`);
   client = new Tt1Client((path, init) => fetch(stack.ledgerUrl + path, init));
   initial = await view();
 });

@@ -6,14 +6,11 @@
  * against the admin API's own OpenAPI document; bad input answers `{"error"}` 400/404.
  * The page itself is served at `/` with its modules, from this package, nothing from elsewhere.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/canton/clock.js';
 import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/seed.js';
 import { startStack, type RunningStack } from '../../../src/stack.js';
-import { createSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';
+import { createServedSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';
 import { EXPLORER_OPERATIONS } from './explorer-operations.js';
 
 // bob is hosted on both participants: transactions reach participant2 too.
@@ -110,10 +107,7 @@ beforeAll(async () => {
     validatorPort: 0,
     adminPort: 0,
   });
-  const doc = await (await fetch(`${stack.adminUrl}/admin/openapi.json`)).text();
-  const file = join(mkdtempSync(join(tmpdir(), 'admin-openapi-')), 'admin.json');
-  writeFileSync(file, doc);
-  spec = createSpecValidator(file);
+  spec = await createServedSpecValidator(`${stack.adminUrl}/admin/openapi.json`);
 });
 
 afterAll(async () => {
