@@ -109,18 +109,7 @@ export async function allocateV2(
     extraArgs: { context: { values: {} }, meta: noMeta },
     actors: [o.who],
   };
-  const f = await postJson<Factory>(base, '/registry/allocation-instruction/v2/allocation-factory', { choiceArguments, excludeDebugFields: true });
-  if (f.status !== 200) throw new Error(`allocation-factory answered ${f.status}: ${JSON.stringify(f.body)}`);
-  const command: ExerciseCommand = {
-    ExerciseCommand: {
-      templateId: ALLOCATION_FACTORY_V2,
-      contractId: f.body.factoryId,
-      choice: 'AllocationFactory_Allocate',
-      choiceArgument: { ...choiceArguments, extraArgs: { context: f.body.choiceContext.choiceContextData, meta: noMeta } },
-    },
-  };
-  await o.submit(o.who, command, f.body.choiceContext.disclosedContracts);
-  return f.body;
+  return exerciseFactory(base, '/registry/allocation-instruction/v2/allocation-factory', ALLOCATION_FACTORY_V2, 'AllocationFactory_Allocate', choiceArguments, o.who, o.submit);
 }
 
 /**
@@ -136,16 +125,24 @@ export async function settleBatchV2(base: string, o: { s: V2Settlement; executor
     actors: [o.executor],
     extraArgs: { context: { values: {} }, meta: noMeta },
   };
-  const f = await postJson<Factory>(base, '/registry/allocation/v2/settlement-factory', { choiceArguments, excludeDebugFields: true });
-  if (f.status !== 200) throw new Error(`settlement-factory answered ${f.status}: ${JSON.stringify(f.body)}`);
+  return exerciseFactory(base, '/registry/allocation/v2/settlement-factory', SETTLEMENT_FACTORY_V2, 'SettlementFactory_SettleBatch', choiceArguments, o.executor, o.submit);
+}
+
+/**
+ * Asks the registry for a factory (`path`, raw JSON), then exercises `choice` on it with the
+ * answer's context and disclosures, submitted as `actor` through `submit`. The factory's answer.
+ */
+async function exerciseFactory(base: string, path: string, templateId: string, choice: string, choiceArguments: object, actor: string, submit: SubmitAs): Promise<Factory> {
+  const f = await postJson<Factory>(base, path, { choiceArguments, excludeDebugFields: true });
+  if (f.status !== 200) throw new Error(`${path} answered ${f.status}: ${JSON.stringify(f.body)}`);
   const command: ExerciseCommand = {
     ExerciseCommand: {
-      templateId: SETTLEMENT_FACTORY_V2,
+      templateId,
       contractId: f.body.factoryId,
-      choice: 'SettlementFactory_SettleBatch',
+      choice,
       choiceArgument: { ...choiceArguments, extraArgs: { context: f.body.choiceContext.choiceContextData, meta: noMeta } },
     },
   };
-  await o.submit(o.executor, command, f.body.choiceContext.disclosedContracts);
+  await submit(actor, command, f.body.choiceContext.disclosedContracts);
   return f.body;
 }
