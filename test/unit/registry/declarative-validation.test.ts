@@ -220,7 +220,7 @@ describe('validateDeclarativeRecipe', () => {
         'name: names starting with "splice-test-token-" are reserved for the built-in recipes',
         'supportedApis.x: Too small: expected number to be >=0',
         'factories.transferFactory.v1.templateId: "nope" is not of the form "#<package-name>:<Module>:<Entity>" (e.g. "#acme-token:Acme.Rules:TransferRules")',
-        '(root): unknown key "typo"; allowed: name, description, supportedApis, factories, contextEntries, refuse, transferKind, transferInstructions, allocationInstructions, allocations',
+        '(root): unknown key "typo"; allowed: name, description, supportedApis, factories, contextEntries, refuse, transferKind, transferInstructions, allocationInstructions, allocations, definitions',
       ]);
       expect(err.message).toMatch(/^declarative recipe "splice-test-token-v9" is invalid \(4 problems\):\n {2}- name: /);
     }
