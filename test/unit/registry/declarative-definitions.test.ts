@@ -11,6 +11,8 @@ import { parseRegistryConfig } from '../../../src/serve.js';
 import type { IndexedContract } from '../../../src/contracts/contract-index.js';
 import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';
 import { RegistryError, statusOf } from '../../../src/registry/errors.js';
+import { readFileSync } from 'node:fs';
+import TT2_EXAMPLE from '../../../docs/examples/test-token-v2.registry.json' with { type: 'json' };
 
 const RULES = '#acme-token:Acme.Rules:TransferRules';
 const ADMIN = 'admin::1220aa';
@@ -130,7 +132,7 @@ describe('definitions', () => {
       'refuse[0].error: "isProvider" is a predicate definition, but a message goes here',
     ]);
     expect(problems(recipe({ definitions: defs, factories: { 'transferFactory.v2': { templateId: RULES, match: { admin: { $def: 'msg' } } } } }))).toEqual([
-      'factories.transferFactory.v2.match.admin: the message definition "msg" cannot be used here; a definition is used as a predicate (when, if, not, all, any, a computed if), a value (a predicate operand, a let value, list, union, then, else) or a message (error, missingError)',
+      'factories.transferFactory.v2.match.admin: the message definition "msg" cannot be used here; a definition is used as a predicate (when, if, not, all, any, a computed if), a value (a predicate operand, a let value, list, union, record, then, else) or a message (error, missingError)',
     ]);
   });
 
@@ -152,6 +154,14 @@ describe('definitions', () => {
     expect(problems(recipe({ definitions: { isProvider }, refuse: [{ when: { $def: 'isProvider', with: { account: '$args.transfer.payer' } }, status: 400, error: 'x' }] }))[0]).toMatch(
       /^refuse\[0\]\.when\.exists: "\$args\.transfer\.payer\.provider" \(for transferFactory\.v2\) names no field of transfer/,
     );
+  });
+
+  it('a value definition may stand in a computed value: in list, union, if and record fields', () => {
+    const json = recipe({
+      definitions: { me: { value: '$admin' } },
+      refuse: [{ let: { a: { record: { owner: { if: { exists: '$args.actors.0' }, then: { $def: 'me' }, else: { list: [{ $def: 'me' }] } } } } }, status: 400, error: 'x' }],
+    });
+    expect(validateDeclarativeRecipe(json).config.refuse[0]!.let).toEqual({ a: { record: { owner: { if: { exists: '$args.actors.0' }, then: '$admin', else: { list: ['$admin'] } } } } });
   });
 
   it('the registry configuration reports each as one configuration problem, under its recipe', () => {
@@ -236,5 +246,23 @@ describe('computed values and let', () => {
 
   it('a malformed computed value says what the forms are', () => {
     expect(problems(recipe({ refuse: [{ when: { in: ['$admin', { lists: [] }] }, status: 400, error: 'x' }] }))[0]).toMatch(/^refuse\[0\]\.when\.in\[1\]: a value is a value expression \(a string, a boolean or null\) or a computed value: \{"list"/);
+  });
+});
+
+describe('docs/recipes.md, the walk-through of definitions', () => {
+  const doc = readFileSync(new URL('../../../docs/recipes.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Walk-through: writing a rule once'), doc.indexOf('## What a declarative recipe cannot express'));
+  const blocks = [...section.matchAll(/^```json\n([\s\S]*?)^```$/gm)].map((m) => m[1]!.trim());
+  const example = TT2_EXAMPLE.recipes[0]!;
+  const definitions: Record<string, unknown> = example.definitions;
+
+  it('shows the definitions, the rule and the account record of docs/examples/test-token-v2.registry.json as they are', () => {
+    expect(blocks).toHaveLength(4);
+    const [sender, groups, refusal, rule] = blocks.map((b) => JSON.parse(b.startsWith('"') ? `{${b}}` : b) as Record<string, unknown>);
+    for (const shown of [groups!, refusal!]) for (const [name, d] of Object.entries(shown)) expect(d, name).toEqual(definitions[name]);
+    expect(rule).toEqual(example.refuse[0]);
+    // the V1 sender, written out: what the example's definition v1Account makes of the V1 transfer factory's arguments
+    const expanded = (let_: unknown) => validateDeclarativeRecipe({ ...example, refuse: [{ endpoints: ['transferFactory.v1'], let: let_, status: 400, error: 'x' }] }).config.refuse[0]!.let;
+    expect(expanded(sender)).toEqual(expanded({ sender: example.refuse[2]!.let!.sender }));
   });
 });
