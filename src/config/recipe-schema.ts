@@ -724,6 +724,18 @@ function usesOf(v: Json, out = new Set<string>()): Set<string> {
   return out;
 }
 
+/** The definitions of a recipe document that neither the recipe nor a definition it uses uses. */
+function unusedDefinitions(json: Json): string[] {
+  if (!isRecord(json) || !isRecord(json.definitions)) return [];
+  const defs = json.definitions;
+  const used = usesOf(Object.fromEntries(Object.entries(json).filter(([k]) => k !== 'definitions')));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const n of [...used]) for (const m of usesOf(defs[n])) if (!used.has(m)) (used.add(m), (grew = true));
+  }
+  return Object.keys(defs).filter((n) => !used.has(n));
+}
+
 /**
  * Expands the `$def` uses of a recipe document (recipe level `definitions`); each problem is one
  * `<path>: <what>`. The document is returned unchanged when it has no definitions and no uses.
@@ -1336,6 +1348,9 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     const pc = config[kind];
     if (pc) checkCycles(pc.contextEntries, `${kind}.contextEntries`, problems);
   }
+
+  // A definition is checked where it is used: one used nowhere is not checked at all.
+  for (const name of unusedDefinitions(json)) warnings.push(`definitions.${name}: not used anywhere in the recipe, so not checked either (a definition is checked where it is used)`);
 
   // supportedApis vs what is configured: a mismatch is allowed (the admin knows the token) but suspicious.
   const apiOf: Record<FactoryEndpoint, string> = {

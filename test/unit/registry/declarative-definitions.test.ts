@@ -164,6 +164,13 @@ describe('definitions', () => {
     expect(validateDeclarativeRecipe(json).config.refuse[0]!.let).toEqual({ a: { record: { owner: { if: { exists: '$args.actors.0' }, then: '$admin', else: { list: ['$admin'] } } } } });
   });
 
+  it('a definition used nowhere (not even by a used one) is a warning: it is not checked', () => {
+    const { warnings } = validateDeclarativeRecipe(
+      recipe({ definitions: { isProvider, viaOther: { predicate: { not: { $def: 'isProvider', with: { account: '$args.transfer.sender' } } } }, spare: { value: '$nope' } }, refuse: [{ when: { $def: 'viaOther' }, status: 400, error: 'x' }] }),
+    );
+    expect(warnings).toEqual(['definitions.spare: not used anywhere in the recipe, so not checked either (a definition is checked where it is used)']);
+  });
+
   it('the registry configuration reports each as one configuration problem, under its recipe', () => {
     const doc = {
       adminParty: ADMIN,
