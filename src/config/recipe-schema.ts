@@ -23,6 +23,10 @@
  *    (there: the contract of that id, of any template), or `$$...` for a literal string that starts with `$`;
  *  - a *factory refusal* (`refuse`) answers a 400 or 404 before a factory answers, when its predicate
  *    holds, with a message whose `{...}` placeholders may compute (join, sort, matching, default);
+ *    it (and a `transferKind.self` rule) may first compute named values (`let`, read as `$let.<name>`)
+ *    from value expressions and *computed values* (`list`, `union`, `record`, `if`);
+ *  - *definitions* name a predicate, a value or a message once, used as `{"$def", "with"}` where one
+ *    of that kind goes, and expanded (expandDefinitions) before anything else is checked;
  *  - a *context entry* is a selector put into the context (`contractId`, `list`), only disclosed
  *    (`disclose`) or only selected for other entries (`select`), or a *value entry* (`value`); it
  *    may be named (`name`) and conditional (`when`);

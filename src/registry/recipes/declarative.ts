@@ -23,7 +23,9 @@
  * Per-contract sections may refuse some templates / versions / choices with a fixed status; factory
  * `refuse` rules answer a 400 or 404 when a predicate over the arguments (and named selections)
  * holds, once per element of a list with `forEach` (each element looked up by id, any template),
- * before the factory is looked up, as the built-in recipes check their arguments first.
+ * before the factory is looked up, as the built-in recipes check their arguments first. A refusal
+ * or `self` rule may first compute named values (`let`: value expressions or computed values, e.g.
+ * the sorted groups of parties an account lets initiate); `definitions` were expanded at load.
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
  * a `$id` match, to `getById` (cache, then one ledger lookup).
@@ -97,7 +99,7 @@ interface Scope {
   item?: unknown;
   /** The contract of that id, of any template (`$itemContract` in forEach refusals). */
   itemContract?: { contractId: string; templateId: string; template: string; payload: unknown };
-  /** The values a refusal's `let` computed (`$let.<name>`). */
+  /** The values the `let` of the refusal or `transferKind.self` rule being checked computed (`$let.<name>`). */
   lets?: Map<string, unknown>;
 }
 
