@@ -673,9 +673,8 @@ type Position = DefinitionKind | 'other' | 'values';
 /** The position of the children of a node at `pos`, by key (an array's elements keep the key's). */
 function childPosition(pos: Position, key: string): Position {
   if (pos === 'predicate') {
-    if (key === 'not' || key === 'all' || key === 'any') return 'predicate';
-    if (key === 'eq' || key === 'in' || key === 'subsetOf' || key === 'lt' || key === 'exists' || key === 'matches') return 'value';
-    return 'other';
+    // not, all, any combine predicates; every other operator (eq, in, exists, ...) takes values
+    return key === 'not' || key === 'all' || key === 'any' ? 'predicate' : 'value';
   }
   if (pos === 'value') {
     if (key === 'if') return 'predicate';
