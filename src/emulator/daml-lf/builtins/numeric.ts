@@ -7,8 +7,8 @@
  *  - Scale witnesses: the builtins whose type names an output scale take a numeric value of that
  *    scale as their first argument (MUL, DIV, CAST, SHIFT, INT64_TO_NUMERIC, TEXT_TO_NUMERIC).
  */
-import type { FunV, NumericV, Value } from '../value.js';
-import { expect, fun, int64, NONE, numeric, some, text } from '../value.js';
+import type { FunV, NumericV, Value } from '../../lf-value/runtime-value.js';
+import { expect, fun, int64, NONE, numeric, some, text } from '../../lf-value/runtime-value.js';
 import { throwArithmeticError } from './errors.js';
 import { numericToText } from './format.js';
 

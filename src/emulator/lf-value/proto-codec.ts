@@ -14,10 +14,10 @@
  * as; the emulator never reads these values back for execution, it commits what it
  * interpreted, so the choice only affects what a wallet displays.
  */
-import type { LfType } from '../dar/lf2.js';
-import type { PackageStore } from '../packages.js';
-import type { NativeValueType } from '../value-types.js';
-import type { PValue } from './prepared-transaction.js';
+import type { LfType } from '../participant/dar/lf2.js';
+import type { PackageStore } from '../participant/packages.js';
+import type { NativeValueType } from './native-type.js';
+import type { PValue } from '../participant/interactive/prepared-transaction.js';
 
 const PARTY = /^[A-Za-z0-9:\-_ ]{1,255}::1220[0-9a-f]{64}$/;
 const CONTRACT_ID = /^00[0-9a-f]{64}[0-9a-f]*$/;
@@ -101,7 +101,7 @@ export function typedValue(packages: PackageStore, type: LfType, v: unknown, env
         return { kind: 'date', value: dateToDays(String(v)) };
       case 'Optional': {
         if (v === null || v === undefined) return { kind: 'optional', value: undefined };
-        // Nested optionals use arrays at every level in transcode (lf-value.ts).
+        // Nested optionals use arrays at every level in transcode (json-codec.ts).
         const inner = a && a.kind === 'builtin' && a.name === 'Optional' && Array.isArray(v) ? (v.length === 0 ? null : v[0]) : v;
         return { kind: 'optional', value: a ? typedValue(packages, a, inner, env) : inferValue(inner) };
       }
@@ -152,7 +152,7 @@ export function typedValue(packages: PackageStore, type: LfType, v: unknown, env
 
 /**
  * The protobuf value of `v` typed by a native template's description of its LF type
- * (participant/value-types.ts). Records carry their field labels but no record id (the description
+ * (native-type.ts). Records carry their field labels but no record id (the description
  * names no types); `any` and `custom` parts fall back to `inferValue`.
  */
 export function nativeTypedValue(t: NativeValueType, v: unknown): PValue {

@@ -1,7 +1,7 @@
 /**
  * Conversion between the ledger's JSON values (the JSON Ledger API's transcode encoding, as
- * `normalizeValue` in ../ledger/lf-value.ts produces it; Canton transcode `JsonCodec.scala`) and the
- * evaluator's runtime values (value.ts), driven by the value's LF type.
+ * `normalizeValue` in json-codec.ts produces it; Canton transcode `JsonCodec.scala`) and the
+ * evaluator's runtime values (runtime-value.ts), driven by the value's LF type.
  *
  * The JSON side is always the canonical form (`normalizeValue`'s output): the ledger normalises a
  * request's values before they reach Daml code, so `toValue` reads only that form, and `toJson`
@@ -18,14 +18,14 @@
  *  - TextMap an object (keys in code-point order), GenMap `[[k, v], ...]` in LF's key order.
  *
  * Data types and synonyms are resolved through a PackageLookup; type variables are bound lazily
- * with the environment of their use site (as lf-value.ts does), so that the nested Optional form
+ * with the environment of their use site (as json-codec.ts does), so that the nested Optional form
  * is chosen from the type as written.
  *
  * LIMITS: only serializable types convert (no functions, Any, TypeRep, structs or interface
  * values); a value that does not fit its type is an internal error (`LfJsonError`): the ledger
  * normalises JSON before it gets here, and evaluator values are well typed by LF's type checking.
  */
-import type { DamlPackage, DecodedDataType, LfType, PackageLookup, TypeConRef } from './ast.js';
+import type { DamlPackage, DecodedDataType, LfType, PackageLookup, TypeConRef } from '../daml-lf/ast.js';
 import {
   EMPTY_TYPE_ENV,
   bind,
@@ -38,7 +38,7 @@ import {
   parseTimestamp,
   type TypeBinding,
   type TypeEnv,
-} from '../participant/lf-value.js';
+} from './json-codec.js';
 import {
   date,
   list,
@@ -54,7 +54,7 @@ import {
   contractId,
   type RecordV,
   type Value,
-} from './value.js';
+} from './runtime-value.js';
 
 /** A value that does not fit its LF type, or a type that cannot be converted. */
 export class LfJsonError extends Error {}
@@ -180,7 +180,7 @@ export class LfJsonCodec {
       case 'GenMap': {
         if (!a0 || !a1) throw new LfJsonError('GenMap without its arguments');
         if (!Array.isArray(json)) throw mismatch('GenMap', json);
-        // Canonical JSON lists the entries sorted by key in LF's order, keys unique (lf-value.ts).
+        // Canonical JSON lists the entries sorted by key in LF's order, keys unique (json-codec.ts).
         const entries = json.map((e): readonly [Value, Value] => {
           if (!Array.isArray(e) || e.length !== 2) throw mismatch('GenMap entry', e);
           return [this.read(a0, env, e[0]), this.read(a1, env, e[1])];
@@ -372,7 +372,7 @@ function parseNumeric(s: string, scale: number): bigint {
   return m[1] === '-' ? -digits : digits;
 }
 
-/** `Numeric.toString`: exactly `scale` decimals; scale 0 prints a trailing "." (lf-value.ts). */
+/** `Numeric.toString`: exactly `scale` decimals; scale 0 prints a trailing "." (json-codec.ts). */
 export function formatNumeric(unscaled: bigint, scale: number): string {
   const neg = unscaled < 0n;
   const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');

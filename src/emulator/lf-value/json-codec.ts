@@ -30,12 +30,12 @@
  * constructors the package store cannot resolve are passed through verbatim: there is nothing to
  * check them against.
  */
-import type { DecodedDataType, LfType, TypeConRef } from './dar/lf2.js';
+import type { DecodedDataType, LfType, TypeConRef } from '../participant/dar/lf2.js';
 import { civilFromDays, daysFromCivil, daysInMonth } from '../../canton/calendar.js';
 import { LedgerApiError, type ErrorCodeId } from '../../canton/errors.js';
 import { canonicalNumeric, numericScaleProblem, numericTextOf, readNumericText } from '../../canton/numeric.js';
-import type { PackageStore } from './packages.js';
-import type { QualifiedId } from './types.js';
+import type { PackageStore } from '../participant/packages.js';
+import type { QualifiedId } from '../participant/types.js';
 
 /** Looks up the data type a type constructor names (in the uploaded packages). */
 export type DataTypeResolver = (tycon: TypeConRef) => DecodedDataType | undefined;

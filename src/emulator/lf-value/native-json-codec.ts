@@ -10,17 +10,8 @@
  * non-null value rejected, null counts as missing), which Amulet uses; TestTokenV1 passes its own,
  * more lenient rules so that its messages stay as they were.
  */
-import { ArgumentError } from '../participant/templates.js';
-import type { NativeValueType } from '../participant/value-types.js';
-import { expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf.js';
-
-/** The engine's description of native LF types (participant/value-types.ts), which this module reads values with. */
-export type LfT = NativeValueType;
-
-export const opt = (t: LfT): LfT => ({ opt: t });
-export const list = (t: LfT): LfT => ({ list: t });
-export const rec = (...fields: Array<readonly [string, LfT]>): { rec: ReadonlyArray<readonly [string, LfT]> } => ({ rec: fields });
-export const tuple2 = (a: LfT, b: LfT): LfT => rec(['_1', a], ['_2', b]);
+import type { NativeValueType } from './native-type.js';
+import { ArgumentError, expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf.js';
 
 /** How `normalize` reads a record's fields. */
 export interface RecordRules {
@@ -65,7 +56,7 @@ function dateText(v: unknown, path: string): string {
 }
 
 /** Normalises `value` of type `t`; `path` names the field in error messages. */
-export function normalize(t: LfT, value: unknown, path: string, rules: RecordRules = TRANSCODE_RECORDS): unknown {
+export function normalize(t: NativeValueType, value: unknown, path: string, rules: RecordRules = TRANSCODE_RECORDS): unknown {
   if (typeof t === 'string') {
     switch (t) {
       case 'party':
@@ -157,6 +148,6 @@ export function compareLf(a: unknown, b: unknown): number {
 }
 
 /** A parser of a template payload or choice argument of record type `t`. */
-export function recordParser<P>(t: LfT, what: string): (raw: unknown) => P {
+export function recordParser<P>(t: NativeValueType, what: string): (raw: unknown) => P {
   return (raw) => normalize(t, raw ?? {}, what) as P;
 }

@@ -16,7 +16,7 @@
  *    `arity` arguments; `applyValue` handles partial and over-application.
  *  - Updates are `UpdateV`: a suspended action run against the ledger by the update interpreter.
  */
-import type { FailureCategoryName, LfType, RoundingModeName, TypeConRef } from './ast.js';
+import type { FailureCategoryName, LfType, RoundingModeName, TypeConRef } from '../daml-lf/ast.js';
 
 export type Value =
   | UnitV

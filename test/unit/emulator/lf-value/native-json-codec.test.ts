@@ -1,11 +1,11 @@
 /**
- * The shared LF value normaliser (templates/lf-types.ts) on the types the token-standard
+ * The shared LF value normaliser (lf-value/native-json-codec.ts) on the types the token-standard
  * descriptions added: Date, and the recursive `AnyValue` variant of a choice context.
  */
 import { describe, expect, it } from 'vitest';
 import { ArgumentError } from '../../../../src/emulator/participant/templates.js';
-import { nativeTypedValue } from '../../../../src/emulator/participant/interactive/lf-proto-value.js';
-import { normalize } from '../../../../src/emulator/templates/lf-types.js';
+import { nativeTypedValue } from '../../../../src/emulator/lf-value/proto-codec.js';
+import { normalize } from '../../../../src/emulator/lf-value/native-json-codec.js';
 import { TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';
 
 describe('normalize', () => {
