@@ -17,7 +17,7 @@
 import type { LfType } from '../participant/dar/lf2.js';
 import type { PackageStore } from '../participant/packages.js';
 import type { NativeValueType } from './native-type.js';
-import type { PValue } from '../participant/interactive/prepared-transaction.js';
+import type { PValue } from './proto-value.js';
 
 const PARTY = /^[A-Za-z0-9:\-_ ]{1,255}::1220[0-9a-f]{64}$/;
 const CONTRACT_ID = /^00[0-9a-f]{64}[0-9a-f]*$/;

@@ -14,7 +14,8 @@ import type { TemplateRegistry } from '../templates.js';
 import type { ContractRecord, QualifiedId } from '../types.js';
 import { nameKey, stakeholdersOf } from '../types.js';
 import { inferValue, nativeTypedValue, typedValue } from '../../lf-value/proto-codec.js';
-import type { PCreate, PIdentifier, PNode, PPreparedTransaction, PValue } from './prepared-transaction.js';
+import type { PCreate, PNode, PPreparedTransaction } from './prepared-transaction.js';
+import type { PIdentifier, PValue } from '../../lf-value/proto-value.js';
 
 /** The LF version Canton 3.5 writes into transactions and nodes (LF 2.1). */
 const LF_VERSION = '2.1';
