@@ -10,6 +10,7 @@
  * non-null value rejected, null counts as missing), which Amulet uses; TestTokenV1 passes its own,
  * more lenient rules so that its messages stay as they were.
  */
+import { fieldPath } from './json-codec.js';
 import type { NativeValueType } from './native-type.js';
 import { ArgumentError, expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf.js';
 
@@ -29,9 +30,6 @@ export const TRANSCODE_RECORDS: RecordRules = {
   nullIsMissing: true,
   missing: (path, name) => `${path}: Missing non-optional field: ${name}`,
 };
-
-/** The path of field `name` of the record at `path` (a record at the root, path '', names its fields bare). */
-export const fieldPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
 
 /** An Int64 as Canton's JSON codec reads one: a JSON integer, or text in `Long.parseLong` syntax (an optional sign, decimal digits). */
 function intText(v: unknown, path: string): string {

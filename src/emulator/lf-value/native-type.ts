@@ -6,6 +6,8 @@
  * needs the shape, to encode values with their LF types (interactive submission's prepared
  * transactions); the template layer reads and normalises values with it.
  */
+import { fieldPath } from './json-codec.js';
+
 export type NativeValueType =
   | 'party'
   | 'text'
@@ -73,7 +75,7 @@ export function unexpectedFieldsIn(t: NativeValueType, value: unknown, path = ''
   const obj = value as Record<string, unknown>;
   if ('textMap' in t) {
     for (const k of Object.keys(obj)) {
-      const found = unexpectedFieldsIn(t.textMap, obj[k], joinPath(path, k));
+      const found = unexpectedFieldsIn(t.textMap, obj[k], fieldPath(path, k));
       if (found) return found;
     }
     return undefined;
@@ -81,21 +83,17 @@ export function unexpectedFieldsIn(t: NativeValueType, value: unknown, path = ''
   if ('variant' in t) {
     const tag = obj.tag;
     if (typeof tag !== 'string' || !Object.hasOwn(t.variant, tag)) return undefined;
-    return unexpectedFieldsIn(t.variant[tag]!, obj.value, joinPath(path, tag));
+    return unexpectedFieldsIn(t.variant[tag]!, obj.value, fieldPath(path, tag));
   }
   if ('enum' in t) return undefined;
   const declared = new Set(t.rec.map(([n]) => n));
   const missing = t.rec.some(([n, ft]) => (obj[n] === undefined || obj[n] === null) && !(typeof ft !== 'string' && 'opt' in ft));
   if (missing) return undefined;
   const unexpected = Object.keys(obj).filter((k) => !declared.has(k) && obj[k] !== null && obj[k] !== undefined);
-  if (unexpected.length > 0) return unexpected.map((k) => joinPath(path, k));
+  if (unexpected.length > 0) return unexpected.map((k) => fieldPath(path, k));
   for (const [n, ft] of t.rec) {
-    const found = unexpectedFieldsIn(ft, obj[n], joinPath(path, n));
+    const found = unexpectedFieldsIn(ft, obj[n], fieldPath(path, n));
     if (found) return found;
   }
   return undefined;
-}
-
-function joinPath(path: string, name: string): string {
-  return path === '' ? name : `${path}.${name}`;
 }

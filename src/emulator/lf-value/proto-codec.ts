@@ -39,6 +39,52 @@ function dateToDays(s: string): number {
   return Math.floor(Date.parse(`${s}T00:00:00Z`) / 86_400_000);
 }
 
+/** The scalar cases of a proto Value, each read from its canonical JSON the same way whichever type description names it. */
+type ScalarKind = 'unit' | 'bool' | 'int64' | 'numeric' | 'text' | 'party' | 'contractId' | 'timestamp' | 'date';
+
+function scalarValue(kind: ScalarKind, v: unknown): PValue {
+  switch (kind) {
+    case 'unit':
+      return { kind };
+    case 'bool':
+      return { kind, value: v === true };
+    case 'int64':
+      return { kind, value: BigInt(String(v)) };
+    case 'timestamp':
+      return { kind, value: isoToMicros(String(v)) };
+    case 'date':
+      return { kind, value: dateToDays(String(v)) };
+    default:
+      return { kind, value: String(v) };
+  }
+}
+
+/** The LF builtin types (dar/lf2.ts `BuiltinName`) that are scalars. */
+const BUILTIN_SCALARS: Readonly<Record<string, ScalarKind>> = {
+  Unit: 'unit',
+  Bool: 'bool',
+  Int64: 'int64',
+  Numeric: 'numeric',
+  Text: 'text',
+  Party: 'party',
+  ContractId: 'contractId',
+  Timestamp: 'timestamp',
+  Date: 'date',
+};
+
+/** The scalars of a native type description (native-type.ts); `any` is read off the JSON. */
+const NATIVE_SCALARS: Readonly<Record<Exclude<NativeValueType, object | 'any'>, ScalarKind>> = {
+  party: 'party',
+  text: 'text',
+  decimal: 'numeric',
+  int: 'int64',
+  time: 'timestamp',
+  date: 'date',
+  bool: 'bool',
+  cid: 'contractId',
+  unit: 'unit',
+};
+
 /** The protobuf value of an LF JSON value whose type is not known (read off the JSON). */
 export function inferValue(v: unknown): PValue {
   if (v === null || v === undefined) return { kind: 'optional', value: undefined };
@@ -80,25 +126,9 @@ export function typedValue(packages: PackageStore, type: LfType, v: unknown, env
   }
   if (type.kind === 'builtin') {
     const [a, b] = type.args;
+    const scalar = BUILTIN_SCALARS[type.name];
+    if (scalar) return scalarValue(scalar, v);
     switch (type.name) {
-      case 'Unit':
-        return { kind: 'unit' };
-      case 'Bool':
-        return { kind: 'bool', value: v === true };
-      case 'Int64':
-        return { kind: 'int64', value: BigInt(String(v)) };
-      case 'Numeric':
-        return { kind: 'numeric', value: String(v) };
-      case 'Text':
-        return { kind: 'text', value: String(v) };
-      case 'Party':
-        return { kind: 'party', value: String(v) };
-      case 'ContractId':
-        return { kind: 'contractId', value: String(v) };
-      case 'Timestamp':
-        return { kind: 'timestamp', value: isoToMicros(String(v)) };
-      case 'Date':
-        return { kind: 'date', value: dateToDays(String(v)) };
       case 'Optional': {
         if (v === null || v === undefined) return { kind: 'optional', value: undefined };
         // Nested optionals use arrays at every level in transcode (json-codec.ts).
@@ -156,30 +186,7 @@ export function typedValue(packages: PackageStore, type: LfType, v: unknown, env
  * names no types); `any` and `custom` parts fall back to `inferValue`.
  */
 export function nativeTypedValue(t: NativeValueType, v: unknown): PValue {
-  if (typeof t === 'string') {
-    switch (t) {
-      case 'party':
-        return { kind: 'party', value: String(v) };
-      case 'text':
-        return { kind: 'text', value: String(v) };
-      case 'decimal':
-        return { kind: 'numeric', value: String(v) };
-      case 'int':
-        return { kind: 'int64', value: BigInt(String(v)) };
-      case 'time':
-        return { kind: 'timestamp', value: isoToMicros(String(v)) };
-      case 'date':
-        return { kind: 'date', value: dateToDays(String(v)) };
-      case 'bool':
-        return { kind: 'bool', value: v === true };
-      case 'cid':
-        return { kind: 'contractId', value: String(v) };
-      case 'unit':
-        return { kind: 'unit' };
-      case 'any':
-        return inferValue(v);
-    }
-  }
+  if (typeof t === 'string') return t === 'any' ? inferValue(v) : scalarValue(NATIVE_SCALARS[t], v);
   if ('opt' in t) return { kind: 'optional', value: v === null || v === undefined ? undefined : nativeTypedValue(t.opt, v) };
   if ('list' in t) return { kind: 'list', elements: (Array.isArray(v) ? v : []).map((x) => nativeTypedValue(t.list, x)) };
   if ('rec' in t) {

@@ -10,7 +10,8 @@
  */
 import { formatInstant } from '../../../canton/clock.js';
 import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf.js';
-import { fieldPath, normalize, type RecordRules } from '../../lf-value/native-json-codec.js';
+import { fieldPath } from '../../lf-value/json-codec.js';
+import { normalize, type RecordRules } from '../../lf-value/native-json-codec.js';
 import { list, opt, rec, type NativeValueType } from '../../lf-value/native-type.js';
 import { TokenStandardTypes, tokenStandardV1Types } from '../token-standard.js';
 import { ArgumentError } from '../../participant/templates.js';
