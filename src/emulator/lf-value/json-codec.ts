@@ -1,5 +1,22 @@
 /**
- * Daml-LF values checked against their LF type and normalised to the JSON Ledger API's transcode
+ * Daml-LF values in the emulator (this folder). The ledger's canonical JSON, the JSON Ledger API's
+ * transcode encoding, is the form every other one converts to and from, so this module is the
+ * folder's main one. The forms, and why there is more than one:
+ *  - JSON (`unknown`, participant/types.ts `LfValue`): what clients send and the ledger stores and
+ *    prints. A request's JSON is checked and made canonical against its LF type here (a DAR's
+ *    `LfType`), or in native-json-codec.ts against a native template's description.
+ *  - Type descriptions: a DAR's types are the decoder's `LfType` AST (participant/dar/lf2.ts); the
+ *    native templates, which have no DAR to read, describe theirs with `NativeValueType`
+ *    (native-type.ts). Both describe the same LF types; the native one names no type constructors.
+ *  - Runtime values (runtime-value.ts): what the Daml-LF evaluator computes with: numbers as
+ *    bigints, records with their type constructor, closures and update actions, which JSON cannot
+ *    hold. runtime-json-codec.ts converts canonical JSON to them and back.
+ *  - The protobuf `Value` (proto-value.ts): how interactive submission's prepared transactions carry
+ *    values; proto-codec.ts builds it from canonical JSON.
+ *  The kernel's `src/canton/lf-value.ts` holds the readers of single JSON values (Decimal, Time,
+ *  Party, token-standard Metadata) that the registry shares with the native templates.
+ *
+ * This module: Daml-LF values checked against their LF type and normalised to the transcode
  * encoding (`JsonCodec` in Canton's transcode library, digital-asset/canton), for templates
  * whose package was uploaded as a DAR:
  *  - records: an object; every field is emitted, in declaration order; a missing Optional field is

@@ -12,7 +12,7 @@
  */
 import { fieldPath } from './json-codec.js';
 import type { NativeValueType } from './native-type.js';
-import { ArgumentError, expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf.js';
+import { ArgumentError, expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf-value.js';
 
 /** How `normalize` reads a record's fields. */
 export interface RecordRules {

@@ -22,7 +22,7 @@ import type { Synchronizer, SynchronizerMember } from './synchronizer.js';
 import type { SequencerTraffic } from './traffic.js';
 import type { UpdateLog } from './updates.js';
 import { errors, LedgerApiError, type Category } from '../../canton/errors.js';
-import { NumericSyntaxError } from '../../canton/lf.js';
+import { NumericSyntaxError } from '../../canton/lf-value.js';
 import { formatIdRef, resolveRef, unknownTemplateError, type IdRef, parseIdRef } from './identifiers.js';
 import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, type TemplateRegistry, type UpdateContext } from './templates.js';
 import type { ContractRecord, HostingPermission, LfValue, QualifiedId } from './types.js';

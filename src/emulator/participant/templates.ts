@@ -15,7 +15,7 @@ import { normalizeDeclaredPayload } from '../lf-value/json-codec.js';
 import type { PackageStore } from './packages.js';
 import type { LfValue, QualifiedId } from './types.js';
 import { nameKey } from './types.js';
-import { ArgumentError } from '../../canton/lf.js';
+import { ArgumentError } from '../../canton/lf-value.js';
 
 /** What a choice body can do: the update actions of Daml, checked by the command interpreter. */
 export interface UpdateContext {

@@ -82,7 +82,7 @@ export function registerTokenStandardInterfaces(templates: TemplateRegistry): vo
 /**
  * LF type descriptions (lf-value/native-type.ts) of the token-standard V1 records that token payloads and
  * choice arguments carry, over the token's `Metadata` descriptor (Amulet reads it as transcode
- * does, TestTokenV1 with canton/lf.ts `parseMetadata`).
+ * does, TestTokenV1 with canton/lf-value.ts `parseMetadata`).
  */
 export function tokenStandardV1Types(Metadata: NativeValueType) {
   const InstrumentId = rec(['admin', 'party'], ['id', 'text']);

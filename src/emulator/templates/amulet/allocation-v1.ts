@@ -4,7 +4,7 @@
  */
 import type { InterfaceImpl, TemplateDef } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
 import { recordParser } from '../../lf-value/native-json-codec.js';
 import { nativeChoice } from '../native-choice.js';

@@ -26,7 +26,7 @@
 import type { ChoiceDef, FetchedContract, InterfaceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
 import { nameKey } from '../../participant/types.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
 import { recordParser } from '../../lf-value/native-json-codec.js';
 import { list, opt, rec, tuple2, type NativeValueType } from '../../lf-value/native-type.js';

@@ -4,7 +4,7 @@
  * config-state choices (./external-party-config-state.ts).
  */
 import type { TemplateDef } from '../../participant/templates.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
 import { recordParser } from '../../lf-value/native-json-codec.js';
 import { opt, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';

@@ -13,7 +13,7 @@
  */
 import type { TemplateDef, TemplateRegistry } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
 import { recordParser } from '../../lf-value/native-json-codec.js';
 import { list, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';

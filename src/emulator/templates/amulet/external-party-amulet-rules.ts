@@ -6,7 +6,7 @@
  */
 import type { InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { TokenStandardTypes, TS } from '../token-standard.js';
 import { recordParser } from '../../lf-value/native-json-codec.js';
 import { list, opt, rec } from '../../lf-value/native-type.js';

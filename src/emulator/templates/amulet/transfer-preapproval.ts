@@ -4,7 +4,7 @@
  * ./preapproval.ts.
  */
 import type { TemplateDef } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { recordParser } from '../../lf-value/native-json-codec.js';
 import { list, opt, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';

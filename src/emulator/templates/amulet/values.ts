@@ -12,7 +12,7 @@
 import { formatInstant } from '../../../canton/clock.js';
 import type { UpdateContext } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { formatDecimal, parseDecimal, parseTime } from '../../../canton/lf.js';
+import { formatDecimal, parseDecimal, parseTime } from '../../../canton/lf-value.js';
 import { list, opt, rec, tuple2, type NativeValueType } from '../../lf-value/native-type.js';
 import { TokenStandardTypes } from '../token-standard.js';
 

@@ -14,7 +14,7 @@
  *    the others fail saying so).
  */
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { recordParser } from '../../lf-value/native-json-codec.js';
 import { list, opt, rec, type NativeValueType } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';

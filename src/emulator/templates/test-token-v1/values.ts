@@ -9,7 +9,7 @@
  *    records `R {f = v}`; daml-lf `SBToText`/`Numeric.toUnscaledString`, derived Show).
  */
 import { formatInstant } from '../../../canton/clock.js';
-import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf.js';
+import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf-value.js';
 import { fieldPath } from '../../lf-value/json-codec.js';
 import { normalize, type RecordRules } from '../../lf-value/native-json-codec.js';
 import { list, opt, rec, type NativeValueType } from '../../lf-value/native-type.js';
@@ -117,7 +117,7 @@ function parserOf<T>(t: NativeValueType): (value: unknown, path: string) => T {
   return (value, path) => normalize(t, value, path, V1_RECORDS) as T;
 }
 
-// `Metadata` and `RelTime` keep lf.ts's readings (metadata keys in the client's order, `values` may be left out).
+// `Metadata` and `RelTime` keep canton/lf-value.ts's readings (metadata keys in the client's order, `values` may be left out).
 const MetadataT: NativeValueType = { custom: parseMetadata };
 const RelTimeT: NativeValueType = { custom: (v, f) => ({ microseconds: parseRelTime(v, f).toString() }) };
 const { InstrumentId: InstrumentIdT, TransferV1: TransferT, SettlementInfoV1: SettlementInfoT, TransferLegV1: TransferLegT } = tokenStandardV1Types(MetadataT);

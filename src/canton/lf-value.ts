@@ -1,6 +1,9 @@
 /**
  * Daml-LF values for native templates: parsing and printing in the JSON API's transcode
  * encoding (digital-asset/canton transcode `codec/json/JsonCodec.scala`), and the arithmetic Daml code does on them.
+ * The registry reads the same values (amounts, times, metadata and choice contexts of factory
+ * requests), hence the kernel; the emulator's other forms of LF values and their codecs are in
+ * src/emulator/lf-value (its json-codec.ts says which form is which).
  *
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").
