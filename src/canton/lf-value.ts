@@ -8,7 +8,7 @@
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").
  */
-import { numericScaleProblem, numericTextOf, readNumericText, type NumericParts } from './numeric.js';
+import { formatNumeric, numericScaleProblem, numericTextOf, readNumericText, type NumericParts } from './numeric.js';
 import { formatDamlTimestamp, parseInstant } from './clock.js';
 
 /** A request value that does not decode as its Daml type (→ COMMAND_PREPROCESSING_FAILED when a template reads it). */
@@ -79,10 +79,9 @@ function readDecimal(value: unknown, field: string): NumericParts {
   return parts;
 }
 
+/** A Decimal's canonical text ("10.0000000000"). */
 export function formatDecimal(scaled: bigint): string {
-  const neg = scaled < 0n;
-  const abs = neg ? -scaled : scaled;
-  return `${neg ? '-' : ''}${abs / SCALE}.${(abs % SCALE).toString().padStart(DECIMAL_SCALE, '0')}`;
+  return formatNumeric(scaled, DECIMAL_SCALE);
 }
 
 /** Parses a Daml `Time` (ISO instant); returns epoch micros. */

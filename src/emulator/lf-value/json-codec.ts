@@ -53,6 +53,7 @@ import { formatDamlTimestamp } from '../../canton/clock.js';
 import { LedgerApiError, type ErrorCodeId } from '../../canton/errors.js';
 import { canonicalNumeric, numericScaleProblem, numericTextOf, readNumericText } from '../../canton/numeric.js';
 import type { PackageStore } from '../participant/packages.js';
+import { INT64_MAX, INT64_MIN } from './runtime-value.js';
 import type { QualifiedId } from '../participant/types.js';
 
 /** Looks up the data type a type constructor names (in the uploaded packages). */
@@ -134,8 +135,6 @@ type Bound = TypeBinding;
 type Env = TypeEnv;
 const EMPTY_ENV = EMPTY_TYPE_ENV;
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 /** Daml's Date/Timestamp range: 0001-01-01 to 9999-12-31 (inclusive, microsecond precision). */
 const MIN_DAY = daysFromCivil(1, 1, 1);
 const MAX_DAY = daysFromCivil(9999, 12, 31);

@@ -12,6 +12,7 @@
  */
 import { fieldPath } from './json-codec.js';
 import type { NativeValueType } from './native-type.js';
+import { INT64_MAX, INT64_MIN } from './runtime-value.js';
 import { ArgumentError, expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf-value.js';
 
 /** How `normalize` reads a record's fields. */
@@ -35,7 +36,7 @@ export const TRANSCODE_RECORDS: RecordRules = {
 function intText(v: unknown, path: string): string {
   if ((typeof v === 'string' && /^[+-]?\d+$/.test(v)) || (typeof v === 'number' && Number.isInteger(v))) {
     const n = BigInt(v);
-    if (n > 9223372036854775807n || n < -9223372036854775808n) throw new ArgumentError(`${path}: ${String(v)} is out of bounds for Int64`);
+    if (n > INT64_MAX || n < INT64_MIN) throw new ArgumentError(`${path}: ${String(v)} is out of bounds for Int64`);
     return n.toString();
   }
   throw new ArgumentError(`${path}: expected an Int64, got ${JSON.stringify(v)}`);

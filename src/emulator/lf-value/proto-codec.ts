@@ -18,6 +18,7 @@ import type { LfType } from '../participant/dar/lf2.js';
 import type { PackageStore } from '../participant/packages.js';
 import type { NativeValueType } from './native-type.js';
 import type { PValue } from './proto-value.js';
+import { INT64_MAX, INT64_MIN } from './runtime-value.js';
 
 const PARTY = /^[A-Za-z0-9:\-_ ]{1,255}::1220[0-9a-f]{64}$/;
 const CONTRACT_ID = /^00[0-9a-f]{64}[0-9a-f]*$/;
@@ -96,7 +97,7 @@ export function inferValue(v: unknown): PValue {
     if (NUMERIC.test(v)) return { kind: 'numeric', value: v };
     if (INT64.test(v)) {
       const n = BigInt(v);
-      if (n <= 9223372036854775807n && n >= -9223372036854775808n) return { kind: 'int64', value: n };
+      if (n <= INT64_MAX && n >= INT64_MIN) return { kind: 'int64', value: n };
     }
     if (TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v))) return { kind: 'timestamp', value: isoToMicros(v) };
     if (DATE.test(v) && !Number.isNaN(Date.parse(v))) return { kind: 'date', value: dateToDays(v) };

@@ -27,6 +27,7 @@
  */
 import type { DamlPackage, DecodedDataType, LfType, PackageLookup, TypeConRef } from '../daml-lf/ast.js';
 import { formatDamlTimestamp } from '../../canton/clock.js';
+import { formatNumeric } from '../../canton/numeric.js';
 import {
   EMPTY_TYPE_ENV,
   bind,
@@ -360,14 +361,6 @@ function parseNumeric(s: string, scale: number): bigint {
   if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw mismatch(`Numeric ${scale}`, s);
   const digits = BigInt(m[2]! + frac.slice(0, scale).padEnd(scale, '0'));
   return m[1] === '-' ? -digits : digits;
-}
-
-/** `Numeric.toString`: exactly `scale` decimals; scale 0 prints a trailing "." (json-codec.ts). */
-export function formatNumeric(unscaled: bigint, scale: number): string {
-  const neg = unscaled < 0n;
-  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
-  const cut = digits.length - scale;
-  return `${neg ? '-' : ''}${digits.slice(0, cut)}.${digits.slice(cut)}`;
 }
 
 function expectTag<T extends Value['tag']>(v: Value, tag: T): Extract<Value, { tag: T }> {

@@ -133,6 +133,10 @@ export interface FailureCategoryV { readonly tag: 'failureCategory'; readonly va
 
 // ---- constants and constructors -------------------------------------------------------------------
 
+/** LF's Int64 range (daml-lf-2.rst, "Int64"): every form of an LF value keeps an Int64 within it. */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
 export const UNIT: UnitV = Object.freeze({ tag: 'unit' });
 export const TRUE: BoolV = Object.freeze({ tag: 'bool', value: true });
 export const FALSE: BoolV = Object.freeze({ tag: 'bool', value: false });

@@ -4,11 +4,8 @@
  * DIV rounds toward zero and MOD takes the dividend's sign (as Java's `/` and `%`, and bigint's).
  */
 import type { FunV } from '../../lf-value/runtime-value.js';
-import { expect, fun, int64, NONE, some, text } from '../../lf-value/runtime-value.js';
+import { expect, fun, INT64_MAX, INT64_MIN, int64, NONE, some, text } from '../../lf-value/runtime-value.js';
 import { throwArithmeticError } from './errors.js';
-
-export const INT64_MIN = -(2n ** 63n);
-export const INT64_MAX = 2n ** 63n - 1n;
 
 const inRange = (v: bigint): boolean => v >= INT64_MIN && v <= INT64_MAX;
 

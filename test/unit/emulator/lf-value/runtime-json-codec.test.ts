@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { DecodedDataType, LfType, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
-import { formatNumeric, LfJsonCodec, LfJsonError } from '../../../../src/emulator/lf-value/runtime-json-codec.js';
+import { formatNumeric } from '../../../../src/canton/numeric.js';
+import { LfJsonCodec, LfJsonError } from '../../../../src/emulator/lf-value/runtime-json-codec.js';
 import { normalizeValue } from '../../../../src/emulator/lf-value/json-codec.js';
 import {
   contractId,
