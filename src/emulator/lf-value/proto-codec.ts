@@ -1,12 +1,11 @@
 /**
  * Daml values from the ledger's transcode JSON (Canton `JsonCodec.scala`) to the protobuf
- * `Value` of a prepared transaction, and back.
+ * `Value` of a prepared transaction (proto-value.ts).
  *
  * Type-directed when the value's LF type is known: a native template's description of its
  * payload or choice argument (`nativeTypedValue`), or a template of an uploaded DAR (the
  * package store has its data types: `typedValue`); otherwise the type is read off the canonical
- * JSON the engine
- * stores, which is unambiguous for what the native templates hold: parties (`hint::1220…`),
+ * JSON the engine stores, which is unambiguous for what the native templates hold: parties (`hint::1220…`),
  * contract ids (`00…`, 138 hex), Numeric (a decimal point), Int64 (digits only), Timestamp
  * (ISO instant), Date (`yyyy-mm-dd`), variants (`{tag, value}`), records (objects, fields in
  * declaration order, labelled), lists, Unit (`{}`), Bool, None (`null`). What JSON cannot tell
@@ -28,7 +27,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
 const DATE = /^\d{4}-\d\d-\d\d$/;
 
 /** Micros since the epoch of an ISO instant (sub-microsecond digits truncated). */
-export function isoToMicros(s: string): bigint {
+function isoToMicros(s: string): bigint {
   const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(s);
   if (!m) throw new Error(`not an instant: ${s}`);
   const secs = BigInt(Date.parse(`${m[1]}Z`)) / 1000n;
