@@ -63,7 +63,7 @@ import {
   termExpressions,
   type ValueExpr,
 } from '../../config/recipe-schema.js';
-import type { AnyValue } from '../../canton/lf.js';
+import type { AnyValue } from '../../canton/lf-value.js';
 import { formatInstant, parseInstant } from '../../canton/clock.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import { badRequest, notFound, RegistryError } from '../errors.js';
