@@ -46,6 +46,7 @@ import {
   templateParts,
   TRANSFER_INSTRUCTION_ACTIONS,
   matchCondition,
+  WHOLE_NUMBER,
   type MatchOp,
   type MatchValue,
   validateDeclarativeRecipe,
@@ -95,6 +96,8 @@ interface Scope {
   item?: unknown;
   /** The contract of that id, of any template (`$itemContract` in forEach refusals). */
   itemContract?: { contractId: string; templateId: string; template: string; payload: unknown };
+  /** The element a check's `whenMissing` lookup found nothing for (`$missing` in its error). */
+  missing?: unknown;
 }
 
 type Template = ReadonlyArray<string | { term: TemplateTerm; text: string }>;
@@ -149,6 +152,8 @@ interface CompiledRefusal {
 
 interface CompiledCheck {
   when?: Predicate;
+  /** The check applies only when this lookup (of the element's own contracts) finds nothing. */
+  whenMissing?: CompiledSelector;
   status: 400 | 404;
   error: Template;
 }
@@ -234,12 +239,14 @@ export class DeclarativeRecipe implements Recipe {
     this.refusals = config.refuse.map((r) => {
       const checks: CompiledCheck[] = (r.checks ?? [{ when: r.when, status: r.status ?? 400, error: r.error ?? '' }]).map((c) => ({
         ...(c.when ? { when: c.when } : {}),
+        ...('whenMissing' in c && c.whenMissing ? { whenMissing: compileSelector({ ...c.whenMissing, pick: 'unique' }) } : {}),
         status: c.status,
         error: compileTemplate(c.error),
       }));
       const exprs = checks.flatMap((c) => [
         ...(c.when ? predicateExpressions(c.when, '').flatMap(({ expr }) => (typeof expr === 'string' ? [] : [expr])) : []),
         ...c.error.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => x.expr))),
+        ...(c.whenMissing ? [...c.whenMissing.fields.flatMap((f) => (f.default ? [f.expr, f.default] : [f.expr])), ...(c.whenMissing.id ? [c.whenMissing.id.expr] : [])] : []),
       ]);
       const forEach = r.forEach === undefined ? undefined : parsed(r.forEach);
       if (forEach) exprs.push(forEach);
@@ -290,7 +297,8 @@ export class DeclarativeRecipe implements Recipe {
 
     // Contracts found by field are held in memory; those found by id (and the per-contract
     // objects) only need the shared cache.
-    const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries)];
+    const lookups = this.refusals.flatMap((r) => r.checks.flatMap((c) => (c.whenMissing ? [c.whenMissing] : [])));
+    const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries), ...lookups];
     const byField = selectors.filter((s) => s.id === undefined && s.key !== '');
     this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).flatMap((s) => [s.ref, ...s.orKeys.map((k) => `#${k}`)]));
     this.indexedInterfaces = unique(byField.filter((s) => s.byInterface).map((s) => s.ref));
@@ -457,7 +465,13 @@ export class DeclarativeRecipe implements Recipe {
             if (c) at.itemContract = { contractId: c.contractId, templateId: c.templateId, template: `#${templateKey(c.packageName, c.templateId)}`, payload: c.payload };
           }
         }
-        for (const c of r.checks) if (!c.when || holds(c.when, at)) throw fail(c, at);
+        for (const c of r.checks) {
+          if (c.when && !holds(c.when, at)) continue;
+          if (!c.whenMissing) throw fail(c, at);
+          // the element's own contracts, looked up in its turn (each element of a list: the first that finds nothing)
+          const none = (await select(c.whenMissing, at, env)).find((x) => x.found.length === 0);
+          if (none) throw fail(c, { ...at, missing: none.item });
+        }
       }
     }
   }
@@ -628,6 +642,16 @@ function holds(p: Predicate, scope: Scope): boolean {
   }
   if ('exists' in p) return present(evaluate(parsed(p.exists), scope));
   if ('lt' in p) return (compare(evaluate(parsed(p.lt[0]), scope), evaluate(parsed(p.lt[1]), scope)) ?? 0) < 0;
+  if ('count' in p) {
+    const n = evaluate(parsed(p.count[1]), scope);
+    return typeof n === 'string' && WHOLE_NUMBER.test(n) && asList(evaluate(parsed(p.count[0]), scope)).filter(present).length === Number(n);
+  }
+  if ('consecutive' in p) {
+    const numbers = asList(evaluate(parsed(p.consecutive), scope)).map(wholeNumber);
+    if (numbers.some((x) => x === undefined)) return false;
+    const sorted = (numbers as bigint[]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return sorted.every((x, i) => i === 0 || x === sorted[i - 1]! + 1n);
+  }
   if ('matches' in p) {
     const re = new RegExp(`^(?:${p.matches[1]})$`);
     return asList(evaluate(parsed(p.matches[0]), scope)).some((x) => typeof x === 'string' && re.test(x));
@@ -635,6 +659,12 @@ function holds(p: Predicate, scope: Scope): boolean {
   if ('not' in p) return !holds(p.not, scope);
   if ('all' in p) return p.all.every((q) => holds(q, scope));
   return p.any.some((q) => holds(q, scope));
+}
+
+/** A whole number (an Int64 text, or a JSON integer), else undefined. */
+function wholeNumber(v: unknown): bigint | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : undefined;
+  return typeof v === 'string' && /^-?[0-9]+$/.test(v) ? BigInt(v) : undefined;
 }
 
 /** A predicate operand, parsed (validateDeclarativeRecipe has checked it). */
@@ -778,6 +808,8 @@ function evaluateMany(e: ValueExpr, scope: Scope): { many: boolean; value: unkno
       return { many: false, value: scope.contract?.contractId };
     case 'item':
       return { many: false, value: scope.item };
+    case 'missing':
+      return { many: false, value: scope.missing };
     case 'itemContract':
       return walk(scope.itemContract, e.path);
     case 'args':
