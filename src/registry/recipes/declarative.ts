@@ -22,7 +22,8 @@
  * wants a contract for every element. Value entries put an `AV_Bool` or `AV_Text` into the context.
  * Per-contract sections may refuse some templates / versions / choices with a fixed status; factory
  * `refuse` rules answer a 400 or 404 when a predicate over the arguments (and named selections)
- * holds, once per element of a list with `forEach` (each element looked up by id, any template),
+ * holds, once per element of a list with `forEach` (each element looked up by id, any template,
+ * and a check's `whenMissing` lookup of the element's own contracts made in the element's turn),
  * before the factory is looked up, as the built-in recipes check their arguments first.
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
