@@ -220,7 +220,7 @@ describe('validateDeclarativeRecipe', () => {
         'name: names starting with "splice-test-token-" are reserved for the built-in recipes',
         'supportedApis.x: Too small: expected number to be >=0',
         'factories.transferFactory.v1.templateId: "nope" is not of the form "#<package-name>:<Module>:<Entity>" (e.g. "#acme-token:Acme.Rules:TransferRules")',
-        '(root): unknown key "typo"; allowed: name, description, supportedApis, factories, contextEntries, refuse, transferKind, transferInstructions, allocationInstructions, allocations',
+        '(root): unknown key "typo"; allowed: name, description, supportedApis, factories, contextEntries, refuse, transferKind, transferInstructions, allocationInstructions, allocations, definitions',
       ]);
       expect(err.message).toMatch(/^declarative recipe "splice-test-token-v9" is invalid \(4 problems\):\n {2}- name: /);
     }
@@ -421,7 +421,9 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems(refuse({ count: ['$ref.config', '-1'] }))).toEqual(['refuse[0].when.count[1]: "-1": "count" compares with a whole number written as a string, e.g. "3"']);
     expect(problems(refuse({ count: ['$ref.config'] }))).toEqual(['refuse[0].when.count: "count" takes a list expression and the number of its elements, e.g. ["$ref.rounds", "3"]']);
     expect(problems(refuse({ count: ['$ref.nope', '1'] }))).toEqual(['refuse[0].when.count[0]: "$ref.nope": no entry or transferKind.direct rule here is named "nope" (names: config)']);
-    expect(problems(refuse({ consecutive: ['$ref.config.a', '$ref.config.b'] }))[0]).toMatch(/^refuse\[0\]\.when\.consecutive: a value expression is a string/);
+    expect(problems(refuse({ consecutive: ['$ref.config.a', '$ref.config.b'] }))[0]).toMatch(/^refuse\[0\]\.when\.consecutive: a value is a value expression \(a string, a boolean or null\) or a computed value/);
+    // computed values are operands too
+    accepts(refuse({ all: [{ count: [{ list: ['$args.transfer.sender', '$args.transfer.receiver'] }, '2'] }, { consecutive: { union: ['$ref.config.round.number'] } }] }));
     expect(problems(refuse({ consecutive: '$args.transfer.nope' }))[0]).toMatch(/^refuse\[0\]\.when\.consecutive: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
   });
 
