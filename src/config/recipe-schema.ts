@@ -675,7 +675,7 @@ const DEFINITION_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** Value expression roots: a parameter may not take one of these names. */
 const RESERVED_PARAMS = new Set(['admin', 'now', 'args', 'contract', 'contractId', 'ref', 'found', 'item', 'itemContract', 'missing', 'let', 'def']);
 const WHERE_DEFINITIONS_GO =
-  'a definition is used as a predicate (when, if, not, all, any, a computed if), a value (a predicate operand, a let value, list, union, then, else) or a message (error, missingError)';
+  'a definition is used as a predicate (when, if, not, all, any, a computed if), a value (a predicate operand, a let value, list, union, record, then, else) or a message (error, missingError)';
 
 const DefinitionSchema = strict({
   description: z.string().optional().describe('What the definition stands for, for the people who maintain the recipe.'),
@@ -700,8 +700,8 @@ const DefinitionsSchema = z
 type Json = unknown;
 const isRecord = (v: Json): v is Record<string, Json> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Where in a recipe a node sits: what a `$def` there must stand for (`lets`: a refusal's `let`, whose values are values). */
-type Position = DefinitionKind | 'other' | 'lets';
+/** Where in a recipe a node sits: what a `$def` there must stand for (`values`: a map of values, a rule's `let` or a `record`). */
+type Position = DefinitionKind | 'other' | 'values';
 
 /** The position of the children of a node at `pos`, by key (an array's elements keep the key's). */
 function childPosition(pos: Position, key: string): Position {
@@ -713,12 +713,13 @@ function childPosition(pos: Position, key: string): Position {
   if (pos === 'value') {
     if (key === 'if') return 'predicate';
     if (key === 'list' || key === 'union' || key === 'then' || key === 'else') return 'value';
+    if (key === 'record') return 'values';
     return 'other';
   }
-  if (pos === 'lets') return 'value';
+  if (pos === 'values') return 'value';
   if (key === 'when' || key === 'if') return 'predicate';
   if (key === 'error' || key === 'missingError') return 'message';
-  if (key === 'let') return 'lets';
+  if (key === 'let') return 'values';
   return 'other';
 }
 
@@ -758,6 +759,18 @@ function usesOf(v: Json, out = new Set<string>()): Set<string> {
     for (const x of Object.values(v)) usesOf(x, out);
   }
   return out;
+}
+
+/** The definitions of a recipe document that neither the recipe nor a definition it uses uses. */
+function unusedDefinitions(json: Json): string[] {
+  if (!isRecord(json) || !isRecord(json.definitions)) return [];
+  const defs = json.definitions;
+  const used = usesOf(Object.fromEntries(Object.entries(json).filter(([k]) => k !== 'definitions')));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const n of [...used]) for (const m of usesOf(defs[n])) if (!used.has(m)) (used.add(m), (grew = true));
+  }
+  return Object.keys(defs).filter((n) => !used.has(n));
 }
 
 /**
@@ -828,7 +841,7 @@ export function expandDefinitions(json: Json): { json: Json; problems: string[] 
       problems.push(`${here}: unknown definition "${name}"${defs.size > 0 ? ` (definitions: ${[...defs.keys()].join(', ')})` : ' (the recipe has no "definitions")'}`);
       return node;
     }
-    if (pos === 'other' || pos === 'lets') {
+    if (pos === 'other' || pos === 'values') {
       problems.push(`${here}: the ${def.kind} definition "${name}" cannot be used here; ${WHERE_DEFINITIONS_GO}`);
       return node;
     }
@@ -1380,6 +1393,9 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     const pc = config[kind];
     if (pc) checkCycles(pc.contextEntries, `${kind}.contextEntries`, problems);
   }
+
+  // A definition is checked where it is used: one used nowhere is not checked at all.
+  for (const name of unusedDefinitions(json)) warnings.push(`definitions.${name}: not used anywhere in the recipe, so not checked either (a definition is checked where it is used)`);
 
   // supportedApis vs what is configured: a mismatch is allowed (the admin knows the token) but suspicious.
   const apiOf: Record<FactoryEndpoint, string> = {
