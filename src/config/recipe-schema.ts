@@ -20,7 +20,8 @@
  *    `$contractId` (the per-contract object: transfer instruction, allocation instruction,
  *    allocation), `$ref.<name>.<path>` / `$found.<name>` (what a named entry or direct rule
  *    selected), `$item` (in `missingError` and the checks of a `forEach` refusal), `$itemContract.<path>`
- *    (there: the contract of that id, of any template), or `$$...` for a literal string that starts with `$`;
+ *    (there: the contract of that id, of any template), `$missing` (in the error of a check with
+ *    `whenMissing`: the id it found nothing for), or `$$...` for a literal string that starts with `$`;
  *  - a *factory refusal* (`refuse`) answers a 400 or 404 before a factory answers, when its predicate
  *    holds, with a message whose `{...}` placeholders may compute (join, sort, matching, default);
  *  - a *context entry* is a selector put into the context (`contractId`, `list`), only disclosed
@@ -320,7 +321,14 @@ function entrySchema<E extends readonly [string, ...string[]]>(endpoints: E, per
 
 // ---- predicates ---------------------------------------------------------------------------------
 
-type Operand = string | boolean | null;
+/**
+ * A predicate operand: a value expression, or a *computed value* built from operands
+ * (COMPUTED_FORMS), e.g. the sorted groups of parties an account lets initiate.
+ */
+export type Operand = string | boolean | null | ComputedValue;
+export type ComputedValue = { list: Operand[] } | { union: Operand[] } | { record: Record<string, Operand> } | { if: Predicate; then: Operand; else?: Operand };
+const COMPUTED_FORMS =
+  '{"list": [a, ...]} (the present values, absent and null ones left out, in order; a list stays one element), {"union": [a, ...]} (the elements of each, a single value counting as a list of one, without duplicates, in ascending order: texts by code unit, lists element by element), {"record": {"field": a, ...}} (an object of these fields, absent ones left out, e.g. an account put together from V1 arguments, read with a path: $let.sender.owner), {"if": p, "then": a, "else": b} (a when the predicate p holds, else b, absent without "else")';
 /** A condition on value expressions (see PREDICATE_FORMS). */
 export type Predicate =
   | { eq: [Operand, Operand] }
@@ -329,12 +337,17 @@ export type Predicate =
   | { exists: Operand }
   | { matches: [Operand, string] }
   | { lt: [Operand, Operand] }
+  | { count: [Operand, Operand] }
+  | { consecutive: Operand }
   | { not: Predicate }
   | { all: Predicate[] }
   | { any: Predicate[] };
 
 const PREDICATE_FORMS =
-  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"count": [a, "n"]} (the list a has n elements, absent and null ones aside), {"consecutive": a} (the elements of the list a are whole numbers that, in ascending order, each follow the one before by 1), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+
+/** A non-negative whole number, as a `count` predicate compares with. */
+export const WHOLE_NUMBER = /^(0|[1-9][0-9]*)$/;
 
 /** Parses a predicate, reporting each mistake at its own path. */
 function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
@@ -345,6 +358,7 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
   if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).length !== 1) return fail(`a predicate is one of ${PREDICATE_FORMS}`);
   const [op, arg] = Object.entries(v)[0]!;
   const operand = (x: unknown, at: PropertyKey[]): Operand | undefined => {
+    if (x !== null && typeof x === 'object') return parseComputed(x, at, ctx);
     const r = ValueExprSchema.safeParse(x);
     if (r.success) return r.data;
     for (const i of r.error.issues) fail(i.message, at);
@@ -360,9 +374,21 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
       const b = operand(arg[1], [...path, op, 1]);
       return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : op === 'lt' ? { lt: [a, b] } : { subsetOf: [a, b] };
     }
-    case 'exists': {
+    case 'exists':
+    case 'consecutive': {
       const a = operand(arg, [...path, op]);
-      return a === undefined ? undefined : { exists: a };
+      return a === undefined ? undefined : op === 'exists' ? { exists: a } : { consecutive: a };
+    }
+    case 'count': {
+      if (!Array.isArray(arg) || arg.length !== 2) return fail('"count" takes a list expression and the number of its elements, e.g. ["$ref.rounds", "3"]', [...path, op]);
+      const a = operand(arg[0], [...path, op, 0]);
+      const n = operand(arg[1], [...path, op, 1]);
+      if (n === undefined) return undefined;
+      const e = n === null || typeof n !== 'object' ? parseValueExpr(n) : undefined;
+      if (e !== undefined && typeof e !== 'string' && e.kind === 'literal' && !(typeof e.value === 'string' && WHOLE_NUMBER.test(e.value))) {
+        return fail(`${JSON.stringify(n)}: "count" compares with a whole number written as a string, e.g. "3"`, [...path, op, 1]);
+      }
+      return a === undefined ? undefined : { count: [a, n] };
     }
     case 'matches': {
       if (!Array.isArray(arg) || arg.length !== 2 || typeof arg[1] !== 'string') return fail('"matches" takes a value expression and a regular expression (a string)', [...path, op]);
@@ -391,17 +417,78 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
   }
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** Parses a computed value (COMPUTED_FORMS), reporting each mistake at its own path. */
+function parseComputed(v: object, path: PropertyKey[], ctx: z.RefinementCtx): ComputedValue | undefined {
+  const fail = (message: string, at: PropertyKey[] = path) => {
+    ctx.addIssue({ code: 'custom', message, path: at });
+    return undefined;
+  };
+  const operand = (x: unknown, at: PropertyKey[]): Operand | undefined => {
+    if (x !== null && typeof x === 'object') return parseComputed(x, at, ctx);
+    const r = ValueExprSchema.safeParse(x);
+    if (r.success) return r.data;
+    for (const i of r.error.issues) fail(i.message, at);
+    return undefined;
+  };
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  if (!Array.isArray(v) && keys.length === 1 && (keys[0] === 'list' || keys[0] === 'union')) {
+    const k = keys[0];
+    const xs = o[k];
+    if (!Array.isArray(xs)) return fail(`"${k}" takes a list of values`, [...path, k]);
+    const out = xs.map((x, i) => operand(x, [...path, k, i]));
+    if (out.some((x) => x === undefined)) return undefined;
+    const ok = out.filter((x): x is Operand => x !== undefined);
+    return k === 'list' ? { list: ok } : { union: ok };
+  }
+  if (!Array.isArray(v) && keys.length === 1 && keys[0] === 'record') {
+    if (!isPlainObject(o.record)) return fail('"record" takes an object {"field": <value>, ...}', [...path, 'record']);
+    const fields = Object.entries(o.record).map(([k, x]) => [k, operand(x, [...path, 'record', k])] as const);
+    if (fields.some(([, x]) => x === undefined)) return undefined;
+    return { record: Object.fromEntries(fields) as Record<string, Operand> };
+  }
+  if (!Array.isArray(v) && 'if' in o && 'then' in o && keys.every((k) => k === 'if' || k === 'then' || k === 'else')) {
+    const p = parsePredicate(o.if, [...path, 'if'], ctx);
+    const then = operand(o.then, [...path, 'then']);
+    const otherwise = 'else' in o ? operand(o.else, [...path, 'else']) : null;
+    if (p === undefined || then === undefined || otherwise === undefined) return undefined;
+    return 'else' in o ? { if: p, then, else: otherwise as Operand } : { if: p, then };
+  }
+  return fail(`a value is a value expression (a string, a boolean or null) or a computed value: ${COMPUTED_FORMS}`);
+}
+
 const PredicateSchema = z.unknown().transform((v, ctx): Predicate => parsePredicate(v, [], ctx) ?? z.NEVER);
 
+/** A value expression or a computed value (a refusal's `let`). */
+const OperandSchema = z.unknown().transform((v, ctx): Operand => {
+  if (v !== null && typeof v === 'object') return parseComputed(v, [], ctx) ?? z.NEVER;
+  const r = ValueExprSchema.safeParse(v);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
+  return z.NEVER;
+});
+
+/** The value expressions of an operand (those inside a computed value, and of its `if` predicates). */
+export function operandExpressions(o: Operand, at: string): Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> {
+  if (o === null || typeof o !== 'object') return [{ at, raw: o, expr: parseValueExpr(o) }];
+  if ('list' in o) return o.list.flatMap((x, i) => operandExpressions(x, `${at}.list[${i}]`));
+  if ('union' in o) return o.union.flatMap((x, i) => operandExpressions(x, `${at}.union[${i}]`));
+  if ('record' in o) return Object.entries(o.record).flatMap(([k, x]) => operandExpressions(x, `${at}.record.${k}`));
+  return [...predicateExpressions(o.if, `${at}.if`), ...operandExpressions(o.then, `${at}.then`), ...(o.else !== undefined ? operandExpressions(o.else, `${at}.else`) : [])];
+}
+
 /** The value expressions of a predicate, with their paths. */
-export function predicateExpressions(p: Predicate, at: string): Array<{ at: string; raw: Operand; expr: ValueExpr | string }> {
-  const one = (raw: Operand, here: string) => ({ at: here, raw, expr: parseValueExpr(raw) });
-  if ('eq' in p) return p.eq.map((x, i) => one(x, `${at}.eq[${i}]`));
-  if ('in' in p) return p.in.map((x, i) => one(x, `${at}.in[${i}]`));
-  if ('subsetOf' in p) return p.subsetOf.map((x, i) => one(x, `${at}.subsetOf[${i}]`));
-  if ('lt' in p) return p.lt.map((x, i) => one(x, `${at}.lt[${i}]`));
-  if ('exists' in p) return [one(p.exists, `${at}.exists`)];
-  if ('matches' in p) return [one(p.matches[0], `${at}.matches[0]`)];
+export function predicateExpressions(p: Predicate, at: string): Array<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> {
+  const one = operandExpressions;
+  if ('eq' in p) return p.eq.flatMap((x, i) => one(x, `${at}.eq[${i}]`));
+  if ('in' in p) return p.in.flatMap((x, i) => one(x, `${at}.in[${i}]`));
+  if ('subsetOf' in p) return p.subsetOf.flatMap((x, i) => one(x, `${at}.subsetOf[${i}]`));
+  if ('lt' in p) return p.lt.flatMap((x, i) => one(x, `${at}.lt[${i}]`));
+  if ('count' in p) return p.count.flatMap((x, i) => one(x, `${at}.count[${i}]`));
+  if ('exists' in p) return one(p.exists, `${at}.exists`);
+  if ('consecutive' in p) return one(p.consecutive, `${at}.consecutive`);
+  if ('matches' in p) return one(p.matches[0], `${at}.matches[0]`);
   if ('not' in p) return predicateExpressions(p.not, `${at}.not`);
   if ('all' in p) return p.all.flatMap((q, i) => predicateExpressions(q, `${at}.all[${i}]`));
   return p.any.flatMap((q, i) => predicateExpressions(q, `${at}.any[${i}]`));
@@ -411,10 +498,14 @@ const EntryIfSchema = PredicateSchema.describe(
   'Apply the entry only when this predicate holds (the forms are those of `transferKind.self[].when`), e.g. only for a real owner: `{"not": {"eq": ["$args.transfer.receiver", "cip-112_no-owner::1220…"]}}`. Its value expressions may read what the entry\'s `match` may read, named selections included. With `when`, both must hold.',
 );
 const SelfWhenSchema = PredicateSchema.describe(
-    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender[.].*"]}`), `{"lt": [a, b]}` (a orders before b, as `match` comparisons compare: numbers, times, else texts; e.g. which of two parties a sorted list names first), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
+    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender[.].*"]}`), `{"lt": [a, b]}` (a orders before b, as `match` comparisons compare: numbers, times, else texts; e.g. which of two parties a sorted list names first), `{"count": [a, "n"]}` (the list a has exactly n elements, absent and null ones aside; n a whole number written as a string, or a value expression giving one), `{"consecutive": a}` (the elements of the list a are whole numbers, as Int64 texts or numbers, that in ascending order each follow the one before by 1: no gap, no repeat; e.g. Splice Scan\'s usable mining rounds, exactly three consecutive open rounds: `{"all": [{"count": ["$ref.rounds", "3"]}, {"consecutive": "$ref.rounds.round.number"}]}`), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
 export type SelfRule = z.output<typeof SelfRuleSchema>;
 const SelfRuleSchema = strict({
   endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
+  let: z
+    .record(SelectionNameSchema, OperandSchema)
+    .optional()
+    .describe('Named values computed before `when` is tested, read there as `$let.<name>` (the forms of `refuse[].let`), e.g. the parties authorised once the sender\'s step is done.'),
   when: SelfWhenSchema,
 }).describe('When the transfer factory reports `self`.');
 const SelfRuleListSchema = z.array(SelfRuleSchema);
@@ -462,7 +553,23 @@ const RefusalErrorSchema = z
   .string()
   .min(1)
   .describe(
-    'The message. `{...}` inserts a computed value: a value expression (`{$args.transfer.sender}`; a list shows as JSON) or a function of value expressions and quoted texts: `join(list, "sep")` (the elements as text, separated by sep), `sort(list)` (ascending, as texts), `matching(list, "regex")` (the texts the regex matches whole, in order), `default(value, "text")` (the text when the value is absent or null). E.g. the offending metadata keys in request order: `{join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}`; the actors sorted: `{join(sort($args.actors), ", ")}`.',
+    'The message. `{...}` inserts a computed value: a value expression (`{$args.transfer.sender}`; a list shows as JSON) or a function of value expressions and quoted texts: `join(list, "sep")` (the elements as text, separated by sep; an element that is itself a list shows as `[a, b]`), `sort(list)` (ascending, as texts), `matching(list, "regex")` (the texts the regex matches whole, in order), `default(value, "text")` (the text when the value is absent or null). E.g. the offending metadata keys in request order: `{join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}`; the actors sorted: `{join(sort($args.actors), ", ")}`.',
+  );
+/**
+ * A lookup made while an element is checked, so that each element's contracts are looked up right
+ * after its own checks, before the next element is checked (as the built-in recipes check each
+ * settled allocation, then its locked holdings).
+ */
+const WhenMissingSchema = strict({
+  templateId: selectorShape.templateId,
+  interfaceId: selectorShape.interfaceId,
+  orTemplateIds: selectorShape.orTemplateIds,
+  match: selectorShape.match,
+  synchronizerId: selectorShape.synchronizerId,
+})
+  .superRefine(checkTemplateOrInterface)
+  .describe(
+    'The check applies only when this selector finds no active contract (with `when`: when both hold; `when` is tested first, so it can rule out elements that need no lookup): a lookup of this element\'s own contracts, made right after the checks before it and before the next element is checked. Its `match` reads what the checks read (`$item`, `$itemContract.<path>`, `$args.<path>`, `$admin`, named selections); a value with a `*` step or a `$id` list looks up each of its elements (absent and null ones aside), and the check applies when one finds nothing: that one is `$missing` in `error`. E.g. each settled allocation\'s locked holding: `{"templateId": "#splice-amulet:Splice.Amulet:LockedAmulet", "match": {"$id": "$itemContract.payload.lockedAmulet"}}` with `"error": "LockedAmulet {$missing} of allocation {$item} not found"`.',
   );
 export type FactoryRefusal = z.output<typeof FactoryRefusalSchema>;
 const FactoryRefusalSchema = strict({
@@ -472,6 +579,12 @@ const FactoryRefusalSchema = strict({
     .min(1)
     .optional()
     .describe('Only transfers of these kinds (transfer factories only: the kind is decided first, by `transferKind`), e.g. `["offer"]` for what the instruction an offer creates would refuse. Omitted: any.'),
+  let: z
+    .record(SelectionNameSchema, OperandSchema)
+    .optional()
+    .describe(
+      'Named values the rule computes before it checks (in order: a value may read those before it), read as `$let.<name>` in its `when`, `checks` and `error`: a value expression or a computed value, `{"list": [a, ...]}` (the present values, in order), `{"union": [a, ...]}` (the elements of each, without duplicates, ascending: texts by code unit, lists element by element) or `{"if": <predicate>, "then": a, "else": b}`. E.g. the groups of parties an account lets initiate, tested with `{"in": [{"union": ["$args.actors"]}, "$let.groups"]}` and shown with `{join($let.groups, " or ")}` (a list in a list shows as `[a, b]`).',
+    ),
   when: RefuseWhenSchema.optional(),
   status: RefusalStatusSchema.optional(),
   error: RefusalErrorSchema.optional(),
@@ -483,19 +596,20 @@ const FactoryRefusalSchema = strict({
     })
     .optional()
     .describe(
-      'Check each element of this list expression in turn (e.g. `$args.allocations.*.allocationCid`), with `checks` instead of `status` and `error`: for the first element, every check in order, then for the next. In the checks, `$item` is the element and `$itemContract` the active contract of that id, of any template, as the registry admin sees it (absent when there is none): `$itemContract.templateId` (as the ledger reports it), `$itemContract.template` (`#<package-name>:<Module>:<Entity>`, to compare with), `$itemContract.payload.<path>`. An element of an `$args` list that is not a contract id is a 400 naming the argument, as a `$id` match answers.',
+      'Check each element of this list expression in turn (e.g. `$args.allocations.*.allocationCid`), with `checks` instead of `status` and `error`: for the first element, every check in order, then for the next. In the checks, `$item` is the element and `$itemContract` the active contract of that id, of any template, as the registry admin sees it (absent when there is none): `$itemContract.templateId` (as the ledger reports it), `$itemContract.template` (`#<package-name>:<Module>:<Entity>`, to compare with), `$itemContract.payload.<path>`. An element of an `$args` list that is not a contract id is a 400 naming the argument, as a `$id` match answers. A check with `whenMissing` looks the element\'s own contracts up in its turn, so an element\'s lookups come after its checks and before the next element\'s.',
     ),
   checks: z
     .array(
       strict({
         when: RefuseWhenSchema.optional(),
+        whenMissing: WhenMissingSchema.optional(),
         status: RefusalStatusSchema,
         error: RefusalErrorSchema,
       }),
     )
     .min(1)
     .optional()
-    .describe('With `forEach`: the checks of each element, in order; the first whose `when` holds answers its status and message. E.g. `{"when": {"not": {"exists": "$itemContract"}}, "status": 404, "error": "Allocation {$item} not found"}`, then a check of its template, then of its admin.'),
+    .describe('With `forEach`: the checks of each element, in order; the first whose `when` holds (and whose `whenMissing` finds nothing) answers its status and message. E.g. `{"when": {"not": {"exists": "$itemContract"}}, "status": 404, "error": "Allocation {$item} not found"}`, then a check of its template, then of its admin.'),
 })
   .superRefine((r, ctx) => {
     if (r.forEach !== undefined) {
@@ -545,7 +659,233 @@ function perContractSchema<E extends readonly [string, ...string[]]>(actions: E)
   });
 }
 
-export const DeclarativeRecipeSchema = strict({
+// ---- definitions --------------------------------------------------------------------------------
+
+/**
+ * Named definitions: a predicate, a value (a value expression or a computed value) or a message,
+ * written once at recipe level and used wherever one of that kind goes, as
+ * `{"$def": "<name>", "with": {"<param>": <argument>}}`. They are expanded when the recipe is
+ * loaded (before anything else is checked), so an expanded use is checked, and reported, where it
+ * is used; a definition's body names its parameters `$<param>` (optionally followed by a path,
+ * appended to the argument's), and may use other definitions.
+ */
+export type DefinitionKind = 'predicate' | 'value' | 'message';
+const DEFINITION_KINDS: readonly DefinitionKind[] = ['predicate', 'value', 'message'];
+const DEFINITION_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/** Value expression roots: a parameter may not take one of these names. */
+const RESERVED_PARAMS = new Set(['admin', 'now', 'args', 'contract', 'contractId', 'ref', 'found', 'item', 'itemContract', 'missing', 'let', 'def']);
+const WHERE_DEFINITIONS_GO =
+  'a definition is used as a predicate (when, if, not, all, any, a computed if), a value (a predicate operand, a let value, list, union, record, then, else) or a message (error, missingError)';
+
+const DefinitionSchema = strict({
+  description: z.string().optional().describe('What the definition stands for, for the people who maintain the recipe.'),
+  params: z
+    .array(z.string().regex(DEFINITION_NAME, 'a parameter name is letters, digits, _ and -, starting with a letter or _').refine((p) => !RESERVED_PARAMS.has(p), 'a parameter may not be named after a value expression root ($admin, $args, $ref, ...)'))
+    .optional()
+    .describe('The names of its parameters: every use gives each an argument in `with`, and the body reads it as `$<param>` (`$account.owner`: the argument, a value expression such as `$args.transfer.sender`, with `.owner` appended). An argument may be any JSON the place of the parameter takes (a value expression, a computed value, a predicate).'),
+  predicate: z.unknown().optional().describe('A predicate (the forms of `transferKind.self[].when`): the definition is used where a predicate goes.'),
+  value: z.unknown().optional().describe('A value expression or a computed value (the forms of a refusal\'s `let`): the definition is used where a value goes (a predicate operand, a `let` value, an element of `list` or `union`).'),
+  message: z.string().min(1).optional().describe('A message (with `{...}` placeholders, as `refuse[].error`): the definition is used as an `error` or `missingError`; `$<param>` is replaced by its argument anywhere in the text.'),
+})
+  .refine((d) => DEFINITION_KINDS.filter((k) => d[k] !== undefined).length === 1, 'a definition has exactly one of "predicate", "value" and "message"')
+  .describe('One definition: its body (exactly one of `predicate`, `value`, `message`) and its parameters.');
+
+const DefinitionsSchema = z
+  .record(z.string().regex(DEFINITION_NAME, 'a definition name is letters, digits, _ and -, starting with a letter or _'), DefinitionSchema)
+  .optional()
+  .describe(
+    'Named predicates, values and messages, written once and used anywhere one of their kind goes as `{"$def": "<name>", "with": {"<param>": <argument>, ...}}` (e.g. one predicate for the V1 and the V2 factory, each passing its own account path). Expanded when the recipe is loaded: a use of an unknown definition, of a definition of another kind, a missing or unknown argument, and definitions that use themselves (directly or through others) are configuration errors.',
+  );
+
+type Json = unknown;
+const isRecord = (v: Json): v is Record<string, Json> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Where in a recipe a node sits: what a `$def` there must stand for (`values`: a map of values, a rule's `let` or a `record`). */
+type Position = DefinitionKind | 'other' | 'values';
+
+/** The position of the children of a node at `pos`, by key (an array's elements keep the key's). */
+function childPosition(pos: Position, key: string): Position {
+  if (pos === 'predicate') {
+    if (key === 'not' || key === 'all' || key === 'any') return 'predicate';
+    if (key === 'eq' || key === 'in' || key === 'subsetOf' || key === 'lt' || key === 'exists' || key === 'matches') return 'value';
+    return 'other';
+  }
+  if (pos === 'value') {
+    if (key === 'if') return 'predicate';
+    if (key === 'list' || key === 'union' || key === 'then' || key === 'else') return 'value';
+    if (key === 'record') return 'values';
+    return 'other';
+  }
+  if (pos === 'values') return 'value';
+  if (key === 'when' || key === 'if') return 'predicate';
+  if (key === 'error' || key === 'missingError') return 'message';
+  if (key === 'let') return 'values';
+  return 'other';
+}
+
+/** `$param` and `$param.<path>` in a body; in a message, anywhere in the text. */
+function substitute(body: Json, args: Record<string, Json>, kind: DefinitionKind, problems: string[], at: string): Json {
+  const names = Object.keys(args);
+  if (typeof body === 'string') {
+    if (kind === 'message') {
+      if (names.length === 0) return body;
+      return body.replace(new RegExp(`\\$(${names.map((n) => n.replace(/[-]/g, '\\-')).join('|')})(?![A-Za-z0-9_-])`, 'g'), (_m, n: string) => {
+        const a = args[n];
+        if (a !== null && typeof a === 'object') {
+          problems.push(`${at}.with.${n}: the message reads $${n} in its text, so its argument is a value expression or a literal, not ${JSON.stringify(a)}`);
+          return '';
+        }
+        return String(a);
+      });
+    }
+    const m = /^\$([A-Za-z_][A-Za-z0-9_-]*)(\..*)?$/.exec(body);
+    if (!m || !(m[1]! in args)) return body;
+    const arg = args[m[1]!];
+    if (m[2] === undefined) return arg;
+    if (typeof arg === 'string' && arg.startsWith('$') && !arg.startsWith('$$')) return arg + m[2];
+    problems.push(`${at}.with.${m[1]!}: the definition reads "${body}", a path into its argument, so the argument is a value expression such as "$args.transfer.sender", not ${JSON.stringify(arg)}`);
+    return body;
+  }
+  if (Array.isArray(body)) return body.map((x) => substitute(x, args, kind, problems, at));
+  if (isRecord(body)) return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, substitute(v, args, kind, problems, at)]));
+  return body;
+}
+
+/** The names of the definitions a body uses. */
+function usesOf(v: Json, out = new Set<string>()): Set<string> {
+  if (Array.isArray(v)) for (const x of v) usesOf(x, out);
+  else if (isRecord(v)) {
+    if (typeof v.$def === 'string') out.add(v.$def);
+    for (const x of Object.values(v)) usesOf(x, out);
+  }
+  return out;
+}
+
+/** The definitions of a recipe document that neither the recipe nor a definition it uses uses. */
+function unusedDefinitions(json: Json): string[] {
+  if (!isRecord(json) || !isRecord(json.definitions)) return [];
+  const defs = json.definitions;
+  const used = usesOf(Object.fromEntries(Object.entries(json).filter(([k]) => k !== 'definitions')));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const n of [...used]) for (const m of usesOf(defs[n])) if (!used.has(m)) (used.add(m), (grew = true));
+  }
+  return Object.keys(defs).filter((n) => !used.has(n));
+}
+
+/**
+ * Expands the `$def` uses of a recipe document (recipe level `definitions`); each problem is one
+ * `<path>: <what>`. The document is returned unchanged when it has no definitions and no uses.
+ */
+export function expandDefinitions(json: Json): { json: Json; problems: string[] } {
+  const problems: string[] = [];
+  if (!isRecord(json)) return { json, problems };
+  const defs = new Map<string, { kind: DefinitionKind; params: string[]; body: Json }>();
+  const raw = json.definitions;
+  if (raw !== undefined) {
+    const r = DefinitionsSchema.safeParse(raw);
+    if (!r.success) return { json, problems: zodProblems(r.error).map((p) => `definitions${p.startsWith('(root)') ? p.slice('(root)'.length) : p.startsWith('[') ? p : `.${p}`}`) };
+  }
+  if (isRecord(raw)) {
+    for (const [name, d] of Object.entries(raw)) {
+      if (!isRecord(d)) continue; // the schema reports it
+      const kinds = DEFINITION_KINDS.filter((k) => d[k] !== undefined);
+      if (kinds.length !== 1) continue;
+      const params = Array.isArray(d.params) ? d.params.filter((p): p is string => typeof p === 'string') : [];
+      defs.set(name, { kind: kinds[0]!, params, body: d[kinds[0]!] });
+    }
+  }
+  // A definition may not use itself, directly or through others: report each cycle once.
+  const inCycle = new Set<string>();
+  const reported = new Set<string>();
+  for (const start of defs.keys()) {
+    const walk = (name: string, trail: string[]): void => {
+      for (const next of usesOf(defs.get(name)?.body)) {
+        if (!defs.has(next)) continue;
+        if (next === start) {
+          const cycle = [...trail, start];
+          for (const n of trail) inCycle.add(n);
+          const key = [...trail].sort().join(',');
+          if (!reported.has(key)) {
+            reported.add(key);
+            problems.push(`definitions.${start}: the definition uses itself (${cycle.join(' → ')}); a definition may use others, not itself`);
+          }
+          continue;
+        }
+        if (!trail.includes(next)) walk(next, [...trail, next]);
+      }
+    };
+    walk(start, [start]);
+  }
+  let used = false;
+  const expand = (node: Json, pos: Position, at: string, depth: number): Json => {
+    if (Array.isArray(node)) return node.map((x, i) => expand(x, pos, `${at}[${i}]`, depth));
+    if (!isRecord(node)) return node;
+    if (!('$def' in node)) {
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, expand(v, childPosition(pos, k), at === '' ? k : `${at}.${k}`, depth)]));
+    }
+    used = true;
+    const here = at === '' ? '(root)' : at;
+    const name = node.$def;
+    const extra = Object.keys(node).filter((k) => k !== '$def' && k !== 'with');
+    if (extra.length > 0) {
+      problems.push(`${here}: a use of a definition has "$def" and "with" only, not ${extra.map((k) => `"${k}"`).join(', ')}`);
+      return node;
+    }
+    if (typeof name !== 'string') {
+      problems.push(`${here}.$def: the name of a definition (a string)`);
+      return node;
+    }
+    const def = defs.get(name);
+    if (!def) {
+      problems.push(`${here}: unknown definition "${name}"${defs.size > 0 ? ` (definitions: ${[...defs.keys()].join(', ')})` : ' (the recipe has no "definitions")'}`);
+      return node;
+    }
+    if (pos === 'other' || pos === 'values') {
+      problems.push(`${here}: the ${def.kind} definition "${name}" cannot be used here; ${WHERE_DEFINITIONS_GO}`);
+      return node;
+    }
+    if (def.kind !== pos) {
+      problems.push(`${here}: "${name}" is a ${def.kind} definition, but a ${pos} goes here`);
+      return node;
+    }
+    if (inCycle.has(name) || depth > 64) return node; // reported under definitions
+    const given = node.with === undefined ? {} : node.with;
+    if (!isRecord(given)) {
+      problems.push(`${here}.with: the arguments of "${name}" are an object {"<param>": <argument>}`);
+      return node;
+    }
+    const before = problems.length;
+    for (const k of Object.keys(given)) if (!def.params.includes(k)) problems.push(`${here}.with.${k}: "${name}" has no parameter "${k}"${def.params.length > 0 ? ` (parameters: ${def.params.join(', ')})` : ' (it takes no arguments)'}`);
+    for (const p of def.params) if (!(p in given)) problems.push(`${here}.with: missing the argument of parameter "${p}" of "${name}"`);
+    if (problems.length > before) return node;
+    // arguments are expanded where they are used (a parameter stands where its argument goes)
+    const body = substitute(def.body, given, def.kind, problems, here);
+    return expand(body, pos, at, depth + 1);
+  };
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(json)) out[k] = k === 'definitions' ? v : expand(v, childPosition('other', k), k, 0);
+  return { json: used || problems.length > 0 ? out : json, problems };
+}
+
+/** Expands definitions before the structure is checked; a problem stops the parse (each reported once, at its use). */
+function expandForSchema(v: unknown, ctx: z.RefinementCtx): unknown {
+  const { json, problems } = expandDefinitions(v);
+  if (problems.length === 0) return json;
+  for (const p of problems) {
+    const i = p.indexOf(': ');
+    const at = p.slice(0, i);
+    ctx.addIssue({ code: 'custom', message: p.slice(i + 2), path: at === '(root)' ? [] : pathOf(at) });
+  }
+  return z.NEVER;
+}
+
+/** `refuse[3].when.all[0]` as a zod path. */
+function pathOf(at: string): PropertyKey[] {
+  return [...at.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!));
+}
+
+const RecipeObjectSchema = strict({
   name: z
     .string()
     .regex(NAME, 'a recipe name is lowercase letters, digits and . _ : -, starting with a letter or digit')
@@ -586,7 +926,10 @@ export const DeclarativeRecipeSchema = strict({
   transferInstructions: perContractSchema(TRANSFER_INSTRUCTION_ACTIONS).optional().describe('Transfer instructions (offers): the contexts of `/registry/transfer-instruction/{v1,v2}/{id}/choice-contexts/{accept,reject,withdraw}`.'),
   allocationInstructions: perContractSchema(ALLOCATION_INSTRUCTION_ACTIONS).optional().describe('Allocation instructions: the contexts of `/registry/allocation-instruction/v2/{id}/choice-contexts/{accept,withdraw}`.'),
   allocations: perContractSchema(ALLOCATION_ACTIONS).optional().describe('Allocations: the contexts of `/registry/allocations/{v1,v2}/{id}/choice-contexts/{execute-transfer,withdraw,cancel}` (execute-transfer is V1 only).'),
+  definitions: DefinitionsSchema,
 }).describe('A declarative recipe: how a Daml token model maps registry requests to the admin\'s contracts.');
+/** A recipe document: its definitions are expanded first (expandDefinitions), then its structure is checked. */
+export const DeclarativeRecipeSchema = z.preprocess(expandForSchema, RecipeObjectSchema).describe(RecipeObjectSchema.description ?? '');
 
 /**
  * The recipe's JSON Schema (input side: what an admin writes), for `config schema serve` and the
@@ -614,7 +957,7 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
   }
   if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema || ctx.zodSchema === RefuseWhenSchema) {
     // recursive: stated as "one operator key" here; the description lists each form and its operands
-    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'lt', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
+    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'lt', 'count', 'consecutive', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
     return;
   }
   if (ctx.zodSchema === SelfRulesSchema) {
@@ -630,7 +973,7 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
 }
 
 export type DeclarativeRecipeConfig = z.output<typeof DeclarativeRecipeSchema>;
-export type DeclarativeRecipeInput = z.input<typeof DeclarativeRecipeSchema>;
+export type DeclarativeRecipeInput = z.input<typeof RecipeObjectSchema>;
 export type ContractSelector = z.output<typeof SelectorSchema>;
 export type FactoryContextEntry = DeclarativeRecipeConfig['contextEntries'][number];
 export type PerContractKind = 'transferInstructions' | 'allocationInstructions' | 'allocations';
@@ -646,12 +989,14 @@ export type ValueExpr =
   | { kind: 'contractId' }
   | { kind: 'item' }
   | { kind: 'itemContract'; path: string[] }
+  | { kind: 'missing' }
   | { kind: 'args'; path: string[] }
   | { kind: 'contract'; path: string[] }
   | { kind: 'ref'; name: string; path: string[] }
-  | { kind: 'found'; name: string };
+  | { kind: 'found'; name: string }
+  | { kind: 'let'; name: string; path: string[] };
 
-const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), or "$$..." for a literal starting with "$"';
+const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), $missing (in the error of a check with whenMissing), or "$$..." for a literal starting with "$"';
 
 /** Parses a value expression; returns an error text (what is wrong and what is allowed) on failure. */
 export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
@@ -661,6 +1006,7 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   if (v === '$now') return { kind: 'now' };
   if (v === '$contractId') return { kind: 'contractId' };
   if (v === '$item') return { kind: 'item' };
+  if (v === '$missing') return { kind: 'missing' };
   const ic = /^\$itemContract(?:\.(.*))?$/.exec(v);
   if (ic) {
     if (ic[1] !== undefined && !PATH.test(ic[1])) return `"${v}": not a field path after $itemContract`;
@@ -671,6 +1017,11 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
     const path = m[2];
     if (path === undefined || !PATH.test(path)) return `"${v}": $${m[1]} needs a field path, e.g. "$${m[1]}.${m[1] === 'args' ? 'transfer.receiver' : 'transfer.instrumentId'}"`;
     return { kind: m[1] as 'args' | 'contract', path: splitPath(path) };
+  }
+  const l = /^\$let\.([A-Za-z_][A-Za-z0-9_-]*)(?:\.(.*))?$/.exec(v);
+  if (l) {
+    if (l[2] !== undefined && !PATH.test(l[2])) return `"${v}": not a field path after $let.${l[1]!}`;
+    return { kind: 'let', name: l[1]!, path: l[2] === undefined ? [] : splitPath(l[2]) };
   }
   const r = /^\$(ref|found)\.([A-Za-z_][A-Za-z0-9_-]*)(?:\.(.*))?$/.exec(v);
   if (r) {
@@ -851,7 +1202,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
   const checkMatch = (
     entry: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined },
     at: string,
-    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string>; forEach?: boolean } | { perContract: true; names: ReadonlySet<string> },
+    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string>; forEach?: boolean; lets?: ReadonlySet<string>; whenMissing?: boolean } | { perContract: true; names: ReadonlySet<string> },
     extra: ReadonlyArray<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [],
   ) => {
     for (const { at: sub, raw, expr: e } of [...expressionsOf(entry), ...extra]) {
@@ -878,6 +1229,11 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       }
       if (e.kind === 'item' && sub !== 'missingError' && !('forEach' in where && where.forEach)) problems.push(`${here}: $item is only available in missingError and in the checks of a refusal with forEach`);
       if (e.kind === 'itemContract' && !('forEach' in where && where.forEach)) problems.push(`${here}: $itemContract is only available in the checks of a refusal with forEach`);
+      if (e.kind === 'missing' && !(sub === 'error' && 'whenMissing' in where && where.whenMissing)) problems.push(`${here}: $missing is only available in the error of a check with whenMissing (the element it found nothing for)`);
+      if (e.kind === 'let' && !('lets' in where && where.lets?.has(e.name))) {
+        const lets = 'lets' in where && where.lets ? [...where.lets] : [];
+        problems.push(`${here}: "${String(raw)}": no let value ${lets.length > 0 ? `before it is named "${e.name}" (let: ${lets.join(', ')})` : `is named "${e.name}"`}; $let.<name> reads a value of the refusal's own "let"`);
+      }
       if (sub === 'match.$id' && e.kind === 'literal' && typeof e.value !== 'string') {
         problems.push(`${here}: the contract id to match must be a string expression`);
       }
@@ -938,13 +1294,24 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     type Found = { at: string; raw: string | boolean | null; expr: ValueExpr | string };
     const messageExpressions = (text: string, sub: string): Found[] =>
       templateParts(text).flatMap((p): Found[] => (typeof p === 'string' ? [] : 'error' in p ? [{ at: sub, raw: text, expr: p.error }] : termExpressions(p.term).map((x) => ({ at: sub, raw: x.text, expr: x.expr }))));
-    const where = { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames };
+    // each let value reads the ones before it; the checks read them all
+    const lets = new Set<string>();
+    for (const [name, o] of Object.entries(rule.let ?? {})) {
+      checkMatch({ match: {} }, `${at}.let.${name}`, { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames, lets: new Set(lets) }, operandExpressions(o, ''));
+      lets.add(name);
+    }
+    const where = { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames, lets };
     if (rule.forEach === undefined) {
       checkMatch({ match: {} }, at, where, [...(rule.when ? predicateExpressions(rule.when, 'when') : []), ...messageExpressions(rule.error ?? '', 'error')]);
     } else {
       checkMatch({ match: {} }, at, where, [{ at: 'forEach', raw: rule.forEach, expr: parseValueExpr(rule.forEach) }]);
       (rule.checks ?? []).forEach((c, j) => {
-        checkMatch({ match: {} }, `${at}.checks[${j}]`, { ...where, forEach: true }, [...(c.when ? predicateExpressions(c.when, 'when') : []), ...messageExpressions(c.error, 'error')]);
+        const check = `${at}.checks[${j}]`;
+        checkMatch({ match: {} }, check, { ...where, forEach: true, whenMissing: c.whenMissing !== undefined }, [...(c.when ? predicateExpressions(c.when, 'when') : []), ...messageExpressions(c.error, 'error')]);
+        if (c.whenMissing) {
+          checkMatch(c.whenMissing, `${check}.whenMissing`, { ...where, forEach: true });
+          checkIdMatch(c.whenMissing, `${check}.whenMissing`, problems);
+        }
       });
     }
   });
@@ -974,7 +1341,13 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     if (unknown.length > 0) problems.push(`${at}.endpoints: ${unknown.join(', ')} not configured in "factories" (configured: ${transferConfigured.join(', ') || 'none'})`);
     const endpoints = (rule.endpoints ?? transferConfigured).filter((e) => transferConfigured.includes(e));
     // the transfer kind is decided before the direct rules run: only context entries can be read
-    checkMatch({ match: {} }, at, { endpoints, restrictable: rule.endpoints === undefined, names: namesOf(config.contextEntries) }, predicateExpressions(rule.when, 'when'));
+    const names = namesOf(config.contextEntries);
+    const lets = new Set<string>();
+    for (const [name, o] of Object.entries(rule.let ?? {})) {
+      checkMatch({ match: {} }, `${at}.let.${name}`, { endpoints, restrictable: rule.endpoints === undefined, names, lets: new Set(lets) }, operandExpressions(o, ''));
+      lets.add(name);
+    }
+    checkMatch({ match: {} }, at, { endpoints, restrictable: rule.endpoints === undefined, names, lets }, predicateExpressions(rule.when, 'when'));
   });
 
   // Per-contract objects: a template belongs to one kind; entry keys unique per action.
@@ -1020,6 +1393,9 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     const pc = config[kind];
     if (pc) checkCycles(pc.contextEntries, `${kind}.contextEntries`, problems);
   }
+
+  // A definition is checked where it is used: one used nowhere is not checked at all.
+  for (const name of unusedDefinitions(json)) warnings.push(`definitions.${name}: not used anywhere in the recipe, so not checked either (a definition is checked where it is used)`);
 
   // supportedApis vs what is configured: a mismatch is allowed (the admin knows the token) but suspicious.
   const apiOf: Record<FactoryEndpoint, string> = {

@@ -22,7 +22,8 @@
  * wants a contract for every element. Value entries put an `AV_Bool` or `AV_Text` into the context.
  * Per-contract sections may refuse some templates / versions / choices with a fixed status; factory
  * `refuse` rules answer a 400 or 404 when a predicate over the arguments (and named selections)
- * holds, once per element of a list with `forEach` (each element looked up by id, any template),
+ * holds, once per element of a list with `forEach` (each element looked up by id, any template,
+ * and a check's `whenMissing` lookup of the element's own contracts made in the element's turn),
  * before the factory is looked up, as the built-in recipes check their arguments first.
  *
  * Lookups go to the contract index (`find`, in memory: no ledger call on a warm request) or, for
@@ -46,6 +47,9 @@ import {
   templateParts,
   TRANSFER_INSTRUCTION_ACTIONS,
   matchCondition,
+  WHOLE_NUMBER,
+  type Operand,
+  operandExpressions,
   type MatchOp,
   type MatchValue,
   validateDeclarativeRecipe,
@@ -95,6 +99,10 @@ interface Scope {
   item?: unknown;
   /** The contract of that id, of any template (`$itemContract` in forEach refusals). */
   itemContract?: { contractId: string; templateId: string; template: string; payload: unknown };
+  /** The element a check's `whenMissing` lookup found nothing for (`$missing` in its error). */
+  missing?: unknown;
+  /** The values a refusal's `let` computed (`$let.<name>`). */
+  lets?: Map<string, unknown>;
 }
 
 type Template = ReadonlyArray<string | { term: TemplateTerm; text: string }>;
@@ -149,11 +157,15 @@ interface CompiledRefusal {
 
 interface CompiledCheck {
   when?: Predicate;
+  /** The check applies only when this lookup (of the element's own contracts) finds nothing. */
+  whenMissing?: CompiledSelector;
   status: 400 | 404;
   error: Template;
 }
 
 interface CompiledFactoryRefusal {
+  /** Its `let` values, computed in order before the checks. */
+  lets: Array<[string, Operand]>;
   endpoints: readonly string[];
   transferKinds?: readonly string[];
   /** One check, or (with `forEach`) the checks of each element in order. */
@@ -192,7 +204,7 @@ export class DeclarativeRecipe implements Recipe {
   private readonly factories = new Map<FactoryEndpoint, CompiledSelector & { discloseAfter?: string }>();
   private readonly entries: CompiledEntry[];
   private readonly direct: CompiledDirect[];
-  private readonly self: Array<{ when: Predicate; endpoints: readonly string[]; deps: string[] }>;
+  private readonly self: Array<{ when: Predicate; lets: Array<[string, Operand]>; endpoints: readonly string[]; deps: string[] }>;
   private readonly perContract = new Map<ContractKind, CompiledPerContract>();
   private readonly refusals: CompiledFactoryRefusal[];
   /**
@@ -226,24 +238,34 @@ export class DeclarativeRecipe implements Recipe {
       ...(r.name !== undefined ? { name: r.name } : {}),
       endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
     }));
-    this.self = (config.transferKind?.self ?? []).map((r) => ({
-      when: r.when,
-      endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
-      deps: unique(predicateExpressions(r.when, '').flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []))),
-    }));
+    this.self = (config.transferKind?.self ?? []).map((r) => {
+      const lets = Object.entries(r.let ?? {});
+      const exprs = [...lets.flatMap(([, o]) => operandExpressions(o, '')), ...predicateExpressions(r.when, '')];
+      return {
+        when: r.when,
+        lets,
+        endpoints: r.endpoints ?? ['transferFactory.v1', 'transferFactory.v2'],
+        deps: unique(exprs.flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : []))),
+      };
+    });
     this.refusals = config.refuse.map((r) => {
       const checks: CompiledCheck[] = (r.checks ?? [{ when: r.when, status: r.status ?? 400, error: r.error ?? '' }]).map((c) => ({
         ...(c.when ? { when: c.when } : {}),
+        ...('whenMissing' in c && c.whenMissing ? { whenMissing: compileSelector({ ...c.whenMissing, pick: 'unique' }) } : {}),
         status: c.status,
         error: compileTemplate(c.error),
       }));
       const exprs = checks.flatMap((c) => [
         ...(c.when ? predicateExpressions(c.when, '').flatMap(({ expr }) => (typeof expr === 'string' ? [] : [expr])) : []),
         ...c.error.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => x.expr))),
+        ...(c.whenMissing ? [...c.whenMissing.fields.flatMap((f) => (f.default ? [f.expr, f.default] : [f.expr])), ...(c.whenMissing.id ? [c.whenMissing.id.expr] : [])] : []),
       ]);
       const forEach = r.forEach === undefined ? undefined : parsed(r.forEach);
       if (forEach) exprs.push(forEach);
+      const lets = Object.entries(r.let ?? {});
+      for (const [, o] of lets) for (const { expr } of operandExpressions(o, '')) if (typeof expr !== 'string') exprs.push(expr);
       return {
+        lets,
         endpoints: r.endpoints ?? configured,
         ...(r.transferKinds ? { transferKinds: r.transferKinds } : {}),
         checks,
@@ -290,7 +312,8 @@ export class DeclarativeRecipe implements Recipe {
 
     // Contracts found by field are held in memory; those found by id (and the per-contract
     // objects) only need the shared cache.
-    const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries)];
+    const lookups = this.refusals.flatMap((r) => r.checks.flatMap((c) => (c.whenMissing ? [c.whenMissing] : [])));
+    const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries), ...lookups];
     const byField = selectors.filter((s) => s.id === undefined && s.key !== '');
     this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).flatMap((s) => [s.ref, ...s.orKeys.map((k) => `#${k}`)]));
     this.indexedInterfaces = unique(byField.filter((s) => s.byInterface).map((s) => s.ref));
@@ -345,7 +368,10 @@ export class DeclarativeRecipe implements Recipe {
     if (selfRules.length === 0) self = jsonEqual(transfer.sender, transfer.receiver);
     else {
       await resolution.need(selfRules.flatMap((r) => r.deps));
-      self = selfRules.some((r) => holds(r.when, scope));
+      self = selfRules.some((r) => {
+        if (r.lets.length > 0) scope.lets = letValues(r.lets, scope);
+        return holds(r.when, scope);
+      });
     }
     if (self) {
       unmatched();
@@ -441,6 +467,7 @@ export class DeclarativeRecipe implements Recipe {
       if (!r.endpoints.includes(endpoint)) continue;
       if (r.transferKinds && (transferKind === undefined || !r.transferKinds.includes(transferKind))) continue;
       await resolution.need(r.deps);
+      if (r.lets.length > 0) scope.lets = letValues(r.lets, scope);
       if (!r.forEach) {
         const c = r.checks[0]!;
         if (!c.when || holds(c.when, scope)) throw fail(c, scope);
@@ -457,7 +484,13 @@ export class DeclarativeRecipe implements Recipe {
             if (c) at.itemContract = { contractId: c.contractId, templateId: c.templateId, template: `#${templateKey(c.packageName, c.templateId)}`, payload: c.payload };
           }
         }
-        for (const c of r.checks) if (!c.when || holds(c.when, at)) throw fail(c, at);
+        for (const c of r.checks) {
+          if (c.when && !holds(c.when, at)) continue;
+          if (!c.whenMissing) throw fail(c, at);
+          // the element's own contracts, looked up in its turn (each element of a list: the first that finds nothing)
+          const none = (await select(c.whenMissing, at, env)).find((x) => x.found.length === 0);
+          if (none) throw fail(c, { ...at, missing: none.item });
+        }
       }
     }
   }
@@ -620,21 +653,78 @@ class Resolution {
 function holds(p: Predicate, scope: Scope): boolean {
   const present = (v: unknown) => v !== undefined && v !== null;
   const member = (x: unknown, list: unknown) => present(x) && asList(list).some((y) => jsonEqual(x, y));
-  if ('eq' in p) return jsonEqual(evaluate(parsed(p.eq[0]), scope), evaluate(parsed(p.eq[1]), scope));
-  if ('in' in p) return member(evaluate(parsed(p.in[0]), scope), evaluate(parsed(p.in[1]), scope));
+  if ('eq' in p) return jsonEqual(operandValue(p.eq[0], scope), operandValue(p.eq[1], scope));
+  if ('in' in p) return member(operandValue(p.in[0], scope), operandValue(p.in[1], scope));
   if ('subsetOf' in p) {
-    const b = evaluate(parsed(p.subsetOf[1]), scope);
-    return asList(evaluate(parsed(p.subsetOf[0]), scope)).every((x) => !present(x) || member(x, b));
+    const b = operandValue(p.subsetOf[1], scope);
+    return asList(operandValue(p.subsetOf[0], scope)).every((x) => !present(x) || member(x, b));
   }
-  if ('exists' in p) return present(evaluate(parsed(p.exists), scope));
-  if ('lt' in p) return (compare(evaluate(parsed(p.lt[0]), scope), evaluate(parsed(p.lt[1]), scope)) ?? 0) < 0;
+  if ('exists' in p) return present(operandValue(p.exists, scope));
+  if ('lt' in p) return (compare(operandValue(p.lt[0], scope), operandValue(p.lt[1], scope)) ?? 0) < 0;
+  if ('count' in p) {
+    const n = operandValue(p.count[1], scope);
+    return typeof n === 'string' && WHOLE_NUMBER.test(n) && asList(operandValue(p.count[0], scope)).filter(present).length === Number(n);
+  }
+  if ('consecutive' in p) {
+    const numbers = asList(operandValue(p.consecutive, scope)).map(wholeNumber);
+    if (numbers.some((x) => x === undefined)) return false;
+    const sorted = (numbers as bigint[]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return sorted.every((x, i) => i === 0 || x === sorted[i - 1]! + 1n);
+  }
   if ('matches' in p) {
     const re = new RegExp(`^(?:${p.matches[1]})$`);
-    return asList(evaluate(parsed(p.matches[0]), scope)).some((x) => typeof x === 'string' && re.test(x));
+    return asList(operandValue(p.matches[0], scope)).some((x) => typeof x === 'string' && re.test(x));
   }
   if ('not' in p) return !holds(p.not, scope);
   if ('all' in p) return p.all.every((q) => holds(q, scope));
   return p.any.some((q) => holds(q, scope));
+}
+
+/** A whole number (an Int64 text, or a JSON integer), else undefined. */
+function wholeNumber(v: unknown): bigint | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : undefined;
+  return typeof v === 'string' && /^-?[0-9]+$/.test(v) ? BigInt(v) : undefined;
+}
+
+/**
+ * The value of a predicate operand: a value expression's, or a computed value's (`list`: the
+ * present values in order; `union`: the elements of each, distinct, ascending; `if`).
+ */
+function operandValue(o: Operand, scope: Scope): unknown {
+  if (o === null || typeof o !== 'object') return evaluate(parsed(o), scope);
+  const present = (v: unknown) => v !== undefined && v !== null;
+  if ('list' in o) return o.list.map((x) => operandValue(x, scope)).filter(present);
+  if ('union' in o) {
+    const out: unknown[] = [];
+    for (const x of o.union.flatMap((y) => asList(operandValue(y, scope)))) if (present(x) && !out.some((z) => jsonEqual(x, z))) out.push(x);
+    return out.sort(orderValues);
+  }
+  if ('record' in o) {
+    const fields = Object.entries(o.record).map(([k, x]) => [k, operandValue(x, scope)] as const);
+    return Object.fromEntries(fields.filter(([, v]) => present(v)));
+  }
+  return holds(o.if, scope) ? operandValue(o.then, scope) : o.else === undefined ? undefined : operandValue(o.else, scope);
+}
+
+/** A rule's `let` values, each computed in order (it may read those before it). */
+function letValues(lets: ReadonlyArray<[string, Operand]>, scope: Scope): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  scope.lets = out;
+  for (const [name, o] of lets) out.set(name, operandValue(o, scope));
+  return out;
+}
+
+/** Ascending order of `union`: texts by code unit, lists element by element (a prefix first), other values by their JSON. */
+function orderValues(a: unknown, b: unknown): number {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const c = orderValues(a[i], b[i]);
+      if (c !== 0) return c;
+    }
+    return a.length - b.length;
+  }
+  const [x, y] = [typeof a === 'string' ? a : JSON.stringify(a), typeof b === 'string' ? b : JSON.stringify(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** A predicate operand, parsed (validateDeclarativeRecipe has checked it). */
@@ -778,6 +868,8 @@ function evaluateMany(e: ValueExpr, scope: Scope): { many: boolean; value: unkno
       return { many: false, value: scope.contract?.contractId };
     case 'item':
       return { many: false, value: scope.item };
+    case 'missing':
+      return { many: false, value: scope.missing };
     case 'itemContract':
       return walk(scope.itemContract, e.path);
     case 'args':
@@ -786,6 +878,8 @@ function evaluateMany(e: ValueExpr, scope: Scope): { many: boolean; value: unkno
       return walk(scope.contract?.payload, e.path);
     case 'found':
       return { many: false, value: (scope.refs.get(e.name)?.contracts.length ?? 0) > 0 };
+    case 'let':
+      return walk(scope.lets?.get(e.name), e.path);
     case 'ref': {
       const r = scope.refs.get(e.name);
       if (!r) return { many: false, value: undefined };
@@ -866,7 +960,10 @@ function term(t: TemplateTerm, scope: Scope): unknown {
   const args = t.args.map((a) => term(a, scope));
   switch (t.fn) {
     case 'join':
-      return asList(args[0]).map(text).join(String(args[1]));
+      // an element that is itself a list (e.g. a group of parties of a computed `union`) shows as [a, b]
+      return asList(args[0])
+        .map((x) => (Array.isArray(x) ? `[${x.map(text).join(', ')}]` : text(x)))
+        .join(String(args[1]));
     case 'sort':
       return asList(args[0]).map(text).sort();
     case 'matching': {

@@ -51,7 +51,7 @@ describe('token-registry config schema serve', () => {
     const recipes = isObject(schema) && isObject(schema.properties) ? schema.properties.recipes : undefined;
     const items = isObject(recipes) ? recipes.items : undefined;
     const props = isObject(items) && isObject(items.properties) ? items.properties : {};
-    expect(Object.keys(props)).toEqual(['name', 'description', 'supportedApis', 'factories', 'contextEntries', 'refuse', 'transferKind', 'transferInstructions', 'allocationInstructions', 'allocations']);
+    expect(Object.keys(props)).toEqual(['name', 'description', 'supportedApis', 'factories', 'contextEntries', 'refuse', 'transferKind', 'transferInstructions', 'allocationInstructions', 'allocations', 'definitions']);
     expect(isObject(items) && Array.isArray(items.required) ? items.required : []).toEqual(['name', 'supportedApis']);
     const direct = JSON.stringify(props.transferKind);
     expect(direct).toContain('"anyOf"');
