@@ -23,7 +23,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatTime } from '../src/canton/lf.js';
+import { formatTime } from '../src/canton/lf-value.js';
 import { LF_ENGINE } from '../src/emulator/daml-lf/participant-bridge/lf-engine.js';
 import { DarDecodeCache } from '../src/emulator/participant/dar/index.js';
 import { PackageStore } from '../src/emulator/participant/packages.js';

@@ -16,7 +16,7 @@ import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:cryp
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatTime } from '../src/canton/lf.js';
+import { formatTime } from '../src/canton/lf-value.js';
 import { makeClient, percentile } from './http-client.js';
 import { processCpuMs } from './registry.js';
 import { firstJsonLine, type Result } from './report.js';

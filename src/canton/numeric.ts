@@ -84,6 +84,14 @@ export function canonicalNumeric(parts: NumericParts, scale: number): string {
   return `${parts.negative && !zero ? '-' : ''}${parts.int || '0'}.${parts.frac.padEnd(scale, '0')}`;
 }
 
+/** The canonical text of a Numeric held as its unscaled integer (`1.50` at scale 2 is 150n), printed as `canonicalNumeric` prints it. */
+export function formatNumeric(unscaled: bigint, scale: number): string {
+  const neg = unscaled < 0n;
+  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+  const cut = digits.length - scale;
+  return `${neg ? '-' : ''}${digits.slice(0, cut)}.${digits.slice(cut)}`;
+}
+
 /**
  * The JVM's `Double.toString` (java.lang.Double): "0.0"/"-0.0"; plain notation with at least one
  * decimal for 10^-3 <= |d| < 10^7; otherwise `d.dddE±n` without "+" (e.g. "1.0E7", "1.5E-4").

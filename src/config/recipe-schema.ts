@@ -20,7 +20,8 @@
  *    `$contractId` (the per-contract object: transfer instruction, allocation instruction,
  *    allocation), `$ref.<name>.<path>` / `$found.<name>` (what a named entry or direct rule
  *    selected), `$item` (in `missingError` and the checks of a `forEach` refusal), `$itemContract.<path>`
- *    (there: the contract of that id, of any template), or `$$...` for a literal string that starts with `$`;
+ *    (there: the contract of that id, of any template), `$missing` (in the error of a check with
+ *    `whenMissing`: the id it found nothing for), or `$$...` for a literal string that starts with `$`;
  *  - a *factory refusal* (`refuse`) answers a 400 or 404 before a factory answers, when its predicate
  *    holds, with a message whose `{...}` placeholders may compute (join, sort, matching, default);
  *    it (and a `transferKind.self` rule) may first compute named values (`let`, read as `$let.<name>`)
@@ -340,12 +341,17 @@ export type Predicate =
   | { exists: Operand }
   | { matches: [Operand, string] }
   | { lt: [Operand, Operand] }
+  | { count: [Operand, Operand] }
+  | { consecutive: Operand }
   | { not: Predicate }
   | { all: Predicate[] }
   | { any: Predicate[] };
 
 const PREDICATE_FORMS =
-  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+  '{"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"count": [a, "n"]} (the list a has n elements, absent and null ones aside), {"consecutive": a} (the elements of the list a are whole numbers that, in ascending order, each follow the one before by 1), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions';
+
+/** A non-negative whole number, as a `count` predicate compares with. */
+export const WHOLE_NUMBER = /^(0|[1-9][0-9]*)$/;
 
 /** Parses a predicate, reporting each mistake at its own path. */
 function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
@@ -372,9 +378,21 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
       const b = operand(arg[1], [...path, op, 1]);
       return a === undefined || b === undefined ? undefined : op === 'eq' ? { eq: [a, b] } : op === 'in' ? { in: [a, b] } : op === 'lt' ? { lt: [a, b] } : { subsetOf: [a, b] };
     }
-    case 'exists': {
+    case 'exists':
+    case 'consecutive': {
       const a = operand(arg, [...path, op]);
-      return a === undefined ? undefined : { exists: a };
+      return a === undefined ? undefined : op === 'exists' ? { exists: a } : { consecutive: a };
+    }
+    case 'count': {
+      if (!Array.isArray(arg) || arg.length !== 2) return fail('"count" takes a list expression and the number of its elements, e.g. ["$ref.rounds", "3"]', [...path, op]);
+      const a = operand(arg[0], [...path, op, 0]);
+      const n = operand(arg[1], [...path, op, 1]);
+      if (n === undefined) return undefined;
+      const e = n === null || typeof n !== 'object' ? parseValueExpr(n) : undefined;
+      if (e !== undefined && typeof e !== 'string' && e.kind === 'literal' && !(typeof e.value === 'string' && WHOLE_NUMBER.test(e.value))) {
+        return fail(`${JSON.stringify(n)}: "count" compares with a whole number written as a string, e.g. "3"`, [...path, op, 1]);
+      }
+      return a === undefined ? undefined : { count: [a, n] };
     }
     case 'matches': {
       if (!Array.isArray(arg) || arg.length !== 2 || typeof arg[1] !== 'string') return fail('"matches" takes a value expression and a regular expression (a string)', [...path, op]);
@@ -471,7 +489,9 @@ export function predicateExpressions(p: Predicate, at: string): Array<{ at: stri
   if ('in' in p) return p.in.flatMap((x, i) => one(x, `${at}.in[${i}]`));
   if ('subsetOf' in p) return p.subsetOf.flatMap((x, i) => one(x, `${at}.subsetOf[${i}]`));
   if ('lt' in p) return p.lt.flatMap((x, i) => one(x, `${at}.lt[${i}]`));
+  if ('count' in p) return p.count.flatMap((x, i) => one(x, `${at}.count[${i}]`));
   if ('exists' in p) return one(p.exists, `${at}.exists`);
+  if ('consecutive' in p) return one(p.consecutive, `${at}.consecutive`);
   if ('matches' in p) return one(p.matches[0], `${at}.matches[0]`);
   if ('not' in p) return predicateExpressions(p.not, `${at}.not`);
   if ('all' in p) return p.all.flatMap((q, i) => predicateExpressions(q, `${at}.all[${i}]`));
@@ -482,7 +502,7 @@ const EntryIfSchema = PredicateSchema.describe(
   'Apply the entry only when this predicate holds (the forms are those of `transferKind.self[].when`), e.g. only for a real owner: `{"not": {"eq": ["$args.transfer.receiver", "cip-112_no-owner::1220…"]}}`. Its value expressions may read what the entry\'s `match` may read, named selections included. With `when`, both must hold.',
 );
 const SelfWhenSchema = PredicateSchema.describe(
-    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender[.].*"]}`), `{"lt": [a, b]}` (a orders before b, as `match` comparisons compare: numbers, times, else texts; e.g. which of two parties a sorted list names first), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
+    'The transfer is `self` when this predicate holds. A predicate is one of `{"eq": [a, b]}` (equal values), `{"in": [a, b]}` (a is an element of the list b; a single value counts as a list of one; an absent a is in nothing), `{"subsetOf": [a, b]}` (every element of the list a is in b; absent and null elements aside), `{"exists": a}` (present and not null), `{"matches": [a, "regex"]}` (some element of the list a is a text the regex, JavaScript syntax, matches whole; e.g. a metadata key of a pattern: `{"matches": ["$args.transfer.meta.values.~", "cip-112/sender[.].*"]}`), `{"lt": [a, b]}` (a orders before b, as `match` comparisons compare: numbers, times, else texts; e.g. which of two parties a sorted list names first), `{"count": [a, "n"]}` (the list a has exactly n elements, absent and null ones aside; n a whole number written as a string, or a value expression giving one), `{"consecutive": a}` (the elements of the list a are whole numbers, as Int64 texts or numbers, that in ascending order each follow the one before by 1: no gap, no repeat; e.g. Splice Scan\'s usable mining rounds, exactly three consecutive open rounds: `{"all": [{"count": ["$ref.rounds", "3"]}, {"consecutive": "$ref.rounds.round.number"}]}`), `{"not": p}`, `{"all": [p, ...]}`, `{"any": [p, ...]}`, where a and b are value expressions. They read `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`; a `list` or `select` entry reads as a list, so test a field of its contract with `{"in": [true, "$ref.config.ownerConfig.canInitiate"]}`). E.g. the actors are the sender account\'s owner and provider: `{"subsetOf": ["$args.transfer.sender.{owner,provider}", "$args.actors"]}`.');
 export type SelfRule = z.output<typeof SelfRuleSchema>;
 const SelfRuleSchema = strict({
   endpoints: z.array(z.enum(TRANSFER_FACTORY_ENDPOINTS)).min(1).optional().describe('The transfer factories the rule applies to. Omitted: both configured ones.'),
@@ -539,6 +559,22 @@ const RefusalErrorSchema = z
   .describe(
     'The message. `{...}` inserts a computed value: a value expression (`{$args.transfer.sender}`; a list shows as JSON) or a function of value expressions and quoted texts: `join(list, "sep")` (the elements as text, separated by sep; an element that is itself a list shows as `[a, b]`), `sort(list)` (ascending, as texts), `matching(list, "regex")` (the texts the regex matches whole, in order), `default(value, "text")` (the text when the value is absent or null). E.g. the offending metadata keys in request order: `{join(matching($args.transfer.meta.values.~, "cip-112/.*"), ", ")}`; the actors sorted: `{join(sort($args.actors), ", ")}`.',
   );
+/**
+ * A lookup made while an element is checked, so that each element's contracts are looked up right
+ * after its own checks, before the next element is checked (as the built-in recipes check each
+ * settled allocation, then its locked holdings).
+ */
+const WhenMissingSchema = strict({
+  templateId: selectorShape.templateId,
+  interfaceId: selectorShape.interfaceId,
+  orTemplateIds: selectorShape.orTemplateIds,
+  match: selectorShape.match,
+  synchronizerId: selectorShape.synchronizerId,
+})
+  .superRefine(checkTemplateOrInterface)
+  .describe(
+    'The check applies only when this selector finds no active contract (with `when`: when both hold; `when` is tested first, so it can rule out elements that need no lookup): a lookup of this element\'s own contracts, made right after the checks before it and before the next element is checked. Its `match` reads what the checks read (`$item`, `$itemContract.<path>`, `$args.<path>`, `$admin`, named selections); a value with a `*` step or a `$id` list looks up each of its elements (absent and null ones aside), and the check applies when one finds nothing: that one is `$missing` in `error`. E.g. each settled allocation\'s locked holding: `{"templateId": "#splice-amulet:Splice.Amulet:LockedAmulet", "match": {"$id": "$itemContract.payload.lockedAmulet"}}` with `"error": "LockedAmulet {$missing} of allocation {$item} not found"`.',
+  );
 export type FactoryRefusal = z.output<typeof FactoryRefusalSchema>;
 const FactoryRefusalSchema = strict({
   endpoints: z.array(z.enum(FACTORY_ENDPOINTS)).min(1).optional().describe('The factory endpoints the rule applies to (configured in `factories`). Omitted: all of them.'),
@@ -564,19 +600,20 @@ const FactoryRefusalSchema = strict({
     })
     .optional()
     .describe(
-      'Check each element of this list expression in turn (e.g. `$args.allocations.*.allocationCid`), with `checks` instead of `status` and `error`: for the first element, every check in order, then for the next. In the checks, `$item` is the element and `$itemContract` the active contract of that id, of any template, as the registry admin sees it (absent when there is none): `$itemContract.templateId` (as the ledger reports it), `$itemContract.template` (`#<package-name>:<Module>:<Entity>`, to compare with), `$itemContract.payload.<path>`. An element of an `$args` list that is not a contract id is a 400 naming the argument, as a `$id` match answers.',
+      'Check each element of this list expression in turn (e.g. `$args.allocations.*.allocationCid`), with `checks` instead of `status` and `error`: for the first element, every check in order, then for the next. In the checks, `$item` is the element and `$itemContract` the active contract of that id, of any template, as the registry admin sees it (absent when there is none): `$itemContract.templateId` (as the ledger reports it), `$itemContract.template` (`#<package-name>:<Module>:<Entity>`, to compare with), `$itemContract.payload.<path>`. An element of an `$args` list that is not a contract id is a 400 naming the argument, as a `$id` match answers. A check with `whenMissing` looks the element\'s own contracts up in its turn, so an element\'s lookups come after its checks and before the next element\'s.',
     ),
   checks: z
     .array(
       strict({
         when: RefuseWhenSchema.optional(),
+        whenMissing: WhenMissingSchema.optional(),
         status: RefusalStatusSchema,
         error: RefusalErrorSchema,
       }),
     )
     .min(1)
     .optional()
-    .describe('With `forEach`: the checks of each element, in order; the first whose `when` holds answers its status and message. E.g. `{"when": {"not": {"exists": "$itemContract"}}, "status": 404, "error": "Allocation {$item} not found"}`, then a check of its template, then of its admin.'),
+    .describe('With `forEach`: the checks of each element, in order; the first whose `when` holds (and whose `whenMissing` finds nothing) answers its status and message. E.g. `{"when": {"not": {"exists": "$itemContract"}}, "status": 404, "error": "Allocation {$item} not found"}`, then a check of its template, then of its admin.'),
 })
   .superRefine((r, ctx) => {
     if (r.forEach !== undefined) {
@@ -640,7 +677,7 @@ export type DefinitionKind = 'predicate' | 'value' | 'message';
 const DEFINITION_KINDS: readonly DefinitionKind[] = ['predicate', 'value', 'message'];
 const DEFINITION_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 /** Value expression roots: a parameter may not take one of these names. */
-const RESERVED_PARAMS = new Set(['admin', 'now', 'args', 'contract', 'contractId', 'ref', 'found', 'item', 'itemContract', 'let', 'def']);
+const RESERVED_PARAMS = new Set(['admin', 'now', 'args', 'contract', 'contractId', 'ref', 'found', 'item', 'itemContract', 'missing', 'let', 'def']);
 const WHERE_DEFINITIONS_GO =
   'a definition is used as a predicate (when, if, not, all, any, a computed if), a value (a predicate operand, a let value, list, union, record, then, else) or a message (error, missingError)';
 
@@ -923,7 +960,7 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
   }
   if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema || ctx.zodSchema === RefuseWhenSchema) {
     // recursive: stated as "one operator key" here; the description lists each form and its operands
-    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'lt', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
+    Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'lt', 'count', 'consecutive', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
     return;
   }
   if (ctx.zodSchema === SelfRulesSchema) {
@@ -955,13 +992,14 @@ export type ValueExpr =
   | { kind: 'contractId' }
   | { kind: 'item' }
   | { kind: 'itemContract'; path: string[] }
+  | { kind: 'missing' }
   | { kind: 'args'; path: string[] }
   | { kind: 'contract'; path: string[] }
   | { kind: 'ref'; name: string; path: string[] }
   | { kind: 'found'; name: string }
   | { kind: 'let'; name: string; path: string[] };
 
-const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), or "$$..." for a literal starting with "$"';
+const ROOTS = 'a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), $missing (in the error of a check with whenMissing), or "$$..." for a literal starting with "$"';
 
 /** Parses a value expression; returns an error text (what is wrong and what is allowed) on failure. */
 export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
@@ -971,6 +1009,7 @@ export function parseValueExpr(v: string | boolean | null): ValueExpr | string {
   if (v === '$now') return { kind: 'now' };
   if (v === '$contractId') return { kind: 'contractId' };
   if (v === '$item') return { kind: 'item' };
+  if (v === '$missing') return { kind: 'missing' };
   const ic = /^\$itemContract(?:\.(.*))?$/.exec(v);
   if (ic) {
     if (ic[1] !== undefined && !PATH.test(ic[1])) return `"${v}": not a field path after $itemContract`;
@@ -1166,7 +1205,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
   const checkMatch = (
     entry: { match: Record<string, MatchValue>; value?: string | boolean | null | undefined; missingError?: string | undefined; when?: { found?: string | undefined; missing?: string | undefined } | undefined },
     at: string,
-    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string>; forEach?: boolean; lets?: ReadonlySet<string> } | { perContract: true; names: ReadonlySet<string> },
+    where: { endpoints: readonly FactoryEndpoint[]; restrictable: boolean; names: ReadonlySet<string>; forEach?: boolean; lets?: ReadonlySet<string>; whenMissing?: boolean } | { perContract: true; names: ReadonlySet<string> },
     extra: ReadonlyArray<{ at: string; raw: string | boolean | null; expr: ValueExpr | string }> = [],
   ) => {
     for (const { at: sub, raw, expr: e } of [...expressionsOf(entry), ...extra]) {
@@ -1193,6 +1232,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       }
       if (e.kind === 'item' && sub !== 'missingError' && !('forEach' in where && where.forEach)) problems.push(`${here}: $item is only available in missingError and in the checks of a refusal with forEach`);
       if (e.kind === 'itemContract' && !('forEach' in where && where.forEach)) problems.push(`${here}: $itemContract is only available in the checks of a refusal with forEach`);
+      if (e.kind === 'missing' && !(sub === 'error' && 'whenMissing' in where && where.whenMissing)) problems.push(`${here}: $missing is only available in the error of a check with whenMissing (the element it found nothing for)`);
       if (e.kind === 'let' && !('lets' in where && where.lets?.has(e.name))) {
         const lets = 'lets' in where && where.lets ? [...where.lets] : [];
         problems.push(`${here}: "${String(raw)}": no let value ${lets.length > 0 ? `before it is named "${e.name}" (let: ${lets.join(', ')})` : `is named "${e.name}"`}; $let.<name> reads a value of the refusal's own "let"`);
@@ -1269,7 +1309,12 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     } else {
       checkMatch({ match: {} }, at, where, [{ at: 'forEach', raw: rule.forEach, expr: parseValueExpr(rule.forEach) }]);
       (rule.checks ?? []).forEach((c, j) => {
-        checkMatch({ match: {} }, `${at}.checks[${j}]`, { ...where, forEach: true }, [...(c.when ? predicateExpressions(c.when, 'when') : []), ...messageExpressions(c.error, 'error')]);
+        const check = `${at}.checks[${j}]`;
+        checkMatch({ match: {} }, check, { ...where, forEach: true, whenMissing: c.whenMissing !== undefined }, [...(c.when ? predicateExpressions(c.when, 'when') : []), ...messageExpressions(c.error, 'error')]);
+        if (c.whenMissing) {
+          checkMatch(c.whenMissing, `${check}.whenMissing`, { ...where, forEach: true });
+          checkIdMatch(c.whenMissing, `${check}.whenMissing`, problems);
+        }
       });
     }
   });

@@ -34,6 +34,12 @@ export interface HonoBodyLimitOptions<E extends Env> {
  * a byte is read; a body without one is handed on as a stream that counts what the handler reads
  * and fails at the first chunk over the limit, whatever the handler makes of that failure the
  * answer is then the 413. Nothing is buffered here: the handler reads as it always does.
+ *
+ * Why not `hono/body-limit` (honojs/hono `src/middleware/body-limit/index.ts`): it looks at
+ * `c.req.raw.body` before the declared length, so on @hono/node-server the body stream is built
+ * and a `100 Continue` sent before an over-long declared length is refused (the stack tests
+ * require the 413 without it); it reads a chunked body whole into one buffer before the handler
+ * starts (a DAR upload: up to 10 MiB); and its limit is one number, where ours is per request.
  */
 export function honoBodyLimit<E extends Env>(opts: HonoBodyLimitOptions<E>): MiddlewareHandler<E> {
   return async (c, next) => {

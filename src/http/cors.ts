@@ -6,6 +6,22 @@
  * allowed methods and the requested headers. A preflight from an origin not on the list is
  * answered 403 without CORS headers, so the browser refuses the real request. Credentials are not
  * allowed: the registry API is public and needs no cookie.
+ *
+ * Why ours and not `hono/cors` (honojs/hono `src/middleware/cors/index.ts`), which the emulated
+ * scan and validator apps use for their own APIs, whose answers all come from their Hono apps:
+ *  - it is Hono middleware, so it only touches answers a Hono app makes. The pipeline
+ *    (pipeline.ts) decides here, at the Node request level, because the registry answers its
+ *    POSTs on a fast path without Hono (registry/server.ts), and writes the rate limiter's 429
+ *    (whose Retry-After a throttled browser wallet can read only because it is exposed) and
+ *    `/metrics` outside any Hono app too. Sending requests that carry an Origin through Hono
+ *    instead would make a browser wallet's POSTs take the path the fast path exists to avoid
+ *    (registry/dispatch.ts: the registry went from 0.14x to 0.40x of a bare node:http server's
+ *    throughput when its POSTs left Hono's Request/Response plumbing), and still leave the 429
+ *    without CORS;
+ *  - it answers every preflight 204 and only leaves `Access-Control-Allow-Origin` out for an
+ *    origin not on the list; we refuse that preflight with a 403 in the API's error shape.
+ * Adopting it would leave ours the origin check, the preflight detection and the refusal (most
+ * of this file) and add a second path for browser requests.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 

@@ -13,6 +13,15 @@
  * for embedders that want the context ambient: the pipeline's `contexts` option and the ledger
  * client's `contextHeaders` read it. Whoever uses it creates one per process and passes it on
  * (no module-level singleton).
+ *
+ * Why not `hono/request-id` (honojs/hono `src/middleware/request-id/request-id.ts`) on the Hono
+ * routes: the id is needed before and outside any Hono app. The pipeline makes it at the Node
+ * request level for the access-log line and request metrics it writes when the answer closes, for
+ * answers written without Hono (the registry's POST fast path, CORS preflights, the rate
+ * limiter's 429, `/metrics`), and for the ledger client's calls; the Hono apps get it in their
+ * `env`. The middleware would only read the same header again. It also accepts fewer caller ids:
+ * anything outside `[A-Za-z0-9_=-]` (so `abc-123_x.y:z`, which we keep and echo) is replaced, and
+ * it has no option for the check. Hono has nothing for `traceparent`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';

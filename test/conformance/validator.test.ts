@@ -16,7 +16,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeaturedAppRight, createTransferPreapproval, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
-import { formatTime } from '../../src/canton/lf.js';
+import { formatTime } from '../../src/canton/lf-value.js';
 import { createValidatorApp } from '../../src/emulator/validator/index.js';
 import { walletAutomationName } from '../../src/emulator/validator/app.js';
 import { ValidatorWallets } from '../../src/emulator/validator/wallet.js';

@@ -1,5 +1,5 @@
 /**
- * A test oracle for native templates' LF type descriptions (participant/value-types.ts): reads real
+ * A test oracle for native templates' LF type descriptions (lf-value/native-type.ts): reads real
  * DARs with the emulator's own DAR reader and turns a Daml-LF type into the same shape as a
  * `NativeValueType`, so that the two can be compared structurally and recursively.
  *
@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { decodeDar, type DecodedDataType, type DecodedPackage, type LfType } from '../../src/emulator/participant/dar/index.js';
-import type { NativeValueType } from '../../src/emulator/participant/value-types.js';
+import type { NativeValueType } from '../../src/emulator/lf-value/native-type.js';
 
 export class DarIndex {
   readonly packages = new Map<string, DecodedPackage>();

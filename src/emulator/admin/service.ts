@@ -21,7 +21,7 @@
  *    pass after the newest round, templates/amulet/index.ts), not one round per elapsed tick.
  */
 import { formatInstant } from '../../canton/clock.js';
-import { ArgumentError, formatDecimal, parseDecimal } from '../../canton/lf.js';
+import { ArgumentError, formatDecimal, parseDecimal } from '../../canton/lf-value.js';
 import { LedgerApiError } from '../../canton/errors.js';
 import type { LedgerEngine } from '../participant/engine.js';
 import { nameKey, type ContractRecord } from '../participant/types.js';

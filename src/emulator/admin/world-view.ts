@@ -11,7 +11,7 @@
  * the first that stored it).
  */
 import { formatInstant } from '../../canton/clock.js';
-import { formatDecimal, parseDecimal } from '../../canton/lf.js';
+import { formatDecimal, parseDecimal } from '../../canton/lf-value.js';
 import type { LedgerEngine } from '../participant/engine.js';
 import type { HostingPermission, Synchronizer } from '../participant/synchronizer.js';
 import { formatId, nameKey, type ContractRecord, type QualifiedId, type Right } from '../participant/types.js';

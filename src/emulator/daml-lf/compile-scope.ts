@@ -5,7 +5,7 @@
  */
 import type { Expr } from './ast.js';
 import { DamlFailure } from './runtime.js';
-import type { AnyExceptionV, RecordV, Value } from './value.js';
+import type { AnyExceptionV, RecordV, Value } from '../lf-value/runtime-value.js';
 
 /** A runtime frame: the slots of one activation, linked to the enclosing frame. */
 export interface Frame {

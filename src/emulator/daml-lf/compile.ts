@@ -33,7 +33,7 @@ import {
   type AnyExceptionV,
   type RecordV,
   type Value,
-} from './value.js';
+} from '../lf-value/runtime-value.js';
 
 /** What compiled code asks of the evaluator (definitions, data types, budget, interfaces). */
 export interface Runtime {

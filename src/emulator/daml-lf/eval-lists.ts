@@ -3,11 +3,11 @@
  * pattern are O(1) here, where copying arrays would make every recursive list function of Daml
  * (`map`, `filter`, a `case xs of x :: rest`) quadratic.
  *
- * Both forms are ordinary `ListV` values (value.ts) for everyone else: `items` is an own,
+ * Both forms are ordinary `ListV` values (lf-value/runtime-value.ts) for everyone else: `items` is an own,
  * enumerable property whose array is built on first read and kept. Only the evaluator looks at
  * the structure behind it.
  */
-import { EMPTY_LIST, type ListV, type Value } from './value.js';
+import { EMPTY_LIST, type ListV, type Value } from '../lf-value/runtime-value.js';
 
 /** `front[offset..]` followed by the items of `rest` (a cons cell), or the suffix `front[offset..]` of an array (`rest` undefined). */
 class LazyList implements ListV {

@@ -43,7 +43,7 @@ import { Compiler, apply } from './compile.js';
 import { internal } from './compile-scope.js';
 import { normalizeType, refText } from './eval-types.js';
 import { DamlFailure, DamlThrow, type DamlEngine, type LedgerPort } from './runtime.js';
-import { UNIT, contractId, fun, text, type AnyExceptionV, type FunV, type RecordV, type Value } from './value.js';
+import { UNIT, contractId, fun, text, type AnyExceptionV, type FunV, type RecordV, type Value } from '../lf-value/runtime-value.js';
 
 export interface EvaluatorOptions {
   builtins: (name: BuiltinFunctionName) => FunV;

@@ -10,11 +10,11 @@
  *    participant returns.
  */
 import type { TypeConRef } from './ast.js';
-import type { AnyExceptionV, LedgerPort, RecordV, Value } from './value.js';
+import type { AnyExceptionV, LedgerPort, RecordV, Value } from '../lf-value/runtime-value.js';
 
-// `LedgerPort` is declared beside `UpdateV` in value.ts (an update value runs against a port, and
+// `LedgerPort` is declared beside `UpdateV` in lf-value/runtime-value.ts (an update value runs against a port, and
 // the port's methods take values: one module holds both so the two files import one way).
-export type { LedgerPort } from './value.js';
+export type { LedgerPort } from '../lf-value/runtime-value.js';
 
 /** What the ledger asks of Daml code. `template`/`owner` name a template or an interface. */
 export interface DamlEngine {

@@ -14,7 +14,7 @@
 import type { Update } from './ast.js';
 import { asRecord, bind, childScope, internal, type Code, type ExpressionCompiler, type Frame, type Scope } from './compile-scope.js';
 import { DamlFailure, DamlThrow, type LedgerPort } from './runtime.js';
-import { contractId, type UpdateV, type Value } from './value.js';
+import { contractId, type UpdateV, type Value } from '../lf-value/runtime-value.js';
 
 function runUpdate(u: Value, ledger: LedgerPort): Value {
   if (u.tag !== 'update') internal(`running a ${u.tag} value as an update`);

@@ -8,7 +8,7 @@ import type { RouteModule } from './app.js';
 import { partyJwks } from '../participant/jwks.js';
 
 export const joseRoutes: RouteModule = (app) => {
-  app.get('/v2/jose/jwks/synchronizer/:synchronizer/party/:party', (c) =>
-    c.json(partyJwks(c.get('engine'), c.req.param('synchronizer'), c.req.param('party'))),
+  app.get('/v2/jose/jwks/synchronizer/:synchronizer/party/:party', async (c) =>
+    c.json(await partyJwks(c.get('engine'), c.req.param('synchronizer'), c.req.param('party'))),
   );
 };

@@ -22,17 +22,17 @@ import type { Synchronizer, SynchronizerMember } from './synchronizer.js';
 import type { SequencerTraffic } from './traffic.js';
 import type { UpdateLog } from './updates.js';
 import { errors, LedgerApiError, type Category } from '../../canton/errors.js';
-import { NumericSyntaxError } from '../../canton/lf.js';
+import { NumericSyntaxError } from '../../canton/lf-value.js';
 import { formatIdRef, resolveRef, unknownTemplateError, type IdRef, parseIdRef } from './identifiers.js';
 import { ArgumentError, type ChoiceDef, type FetchedContract, type TemplateDef, type TemplateRegistry, type UpdateContext } from './templates.js';
 import type { ContractRecord, HostingPermission, LfValue, QualifiedId } from './types.js';
 import { formatId, nameKey, stakeholdersOf } from './types.js';
 import type { CommittedTransaction, CreateNode, ExerciseNode, TransactionRecord, TxNode } from './updates.js';
 export type { CommittedTransaction } from './updates.js';
-import { unexpectedFieldsIn, type NativeValueType } from './value-types.js';
-import { LfValueError } from './lf-value.js';
+import { unexpectedFieldsIn, type NativeValueType } from '../lf-value/native-type.js';
+import { LfValueError } from '../lf-value/json-codec.js';
 import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/participant-bridge/errors.js';
-import { LfJsonError } from '../daml-lf/json-value.js';
+import { LfJsonError } from '../lf-value/runtime-json-codec.js';
 
 export type EngineCommand =
   | { kind: 'create'; template: IdRef; createArguments: LfValue }
@@ -736,7 +736,7 @@ class TransactionBuilder {
   }
 }
 
-/** Transcode's unknown-field check for a native template's payload or choice argument (value-types.ts). */
+/** Transcode's unknown-field check for a native template's payload or choice argument (lf-value/native-type.ts). */
 function rejectUnexpectedFields(t: NativeValueType, value: unknown): void {
   const unexpected = unexpectedFieldsIn(t, value);
   if (unexpected) throw new LfValueError('unexpected-fields', '', `Unexpected fields: ${unexpected.join(', ')}`);

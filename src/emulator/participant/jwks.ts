@@ -15,7 +15,7 @@
  * parties have signing keys here (a local party is PARTY_SIGNING_KEYS_NOT_FOUND, as its keys are the
  * participant's on Canton and it has no party-to-key mapping).
  */
-import { createHash } from 'node:crypto';
+import { calculateJwkThumbprint, type JWK } from 'jose';
 import { LedgerApiError, errors } from '../../canton/errors.js';
 import type { GetJwksResponse, Jwk } from '../../ledger-client/schemas/jose.js';
 import type { LedgerEngine } from './engine.js';
@@ -31,7 +31,7 @@ const ALG: Record<SigningKeySpec, Jwk['alg']> = {
 };
 
 /** The JWKS of `party` on `synchronizerId`, or Canton's error. */
-export function partyJwks(engine: LedgerEngine, synchronizerId: string, party: string): GetJwksResponse {
+export async function partyJwks(engine: LedgerEngine, synchronizerId: string, party: string): Promise<GetJwksResponse> {
   const sync = parseUid(synchronizerId);
   if (typeof sync === 'string') throw errors.invalidArgument(`Unable to convert field \`synchronizerId\`: ${sync}`);
   const partyErr = partyStringError(party) ?? uidError(parseUid(party));
@@ -43,28 +43,27 @@ export function partyJwks(engine: LedgerEngine, synchronizerId: string, party: s
   if (!rec) {
     throw new LedgerApiError('PARTY_SIGNING_KEYS_NOT_FOUND', 'Could not find signing keys for the requested party.', { resources: [['PARTY', party]] });
   }
-  return { keys: rec.keys.map(jwkOf) };
+  return { keys: await Promise.all(rec.keys.map(jwkOf)) };
 }
 
 function uidError(parsed: ReturnType<typeof parseUid>): string | undefined {
   return typeof parsed === 'string' ? parsed : undefined;
 }
 
-/** JceJwks.toJwk: the public key's coordinates as node exports them (RFC 7517/7518/8037/8812 forms). */
-export function jwkOf(key: SigningPublicKey): Jwk {
+/**
+ * JceJwks.toJwk: the public key's coordinates as node exports them (RFC 7517/7518/8037/8812 forms);
+ * `kid` is the RFC 7638 thumbprint of the required members, by jose (`calculateJwkThumbprint`, in
+ * panva/jose `src/jwk/thumbprint.ts`), given the members checked here rather than the key object,
+ * which it would export again.
+ */
+export async function jwkOf(key: SigningPublicKey): Promise<Jwk> {
   const exported = key.key.export({ format: 'jwk' });
   const crv = exported.crv;
   const x = exported.x;
   if ((exported.kty !== 'EC' && exported.kty !== 'OKP') || x === undefined) throw new Error(`key ${key.fingerprint} has no JWK form`);
   if (crv !== 'P-256' && crv !== 'P-384' && crv !== 'Ed25519' && crv !== 'secp256k1') throw new Error(`key ${key.fingerprint}: unsupported curve ${String(crv)}`);
-  const members: Record<string, string> = exported.kty === 'EC' && exported.y !== undefined ? { crv, kty: exported.kty, x, y: exported.y } : { crv, kty: exported.kty, x };
-  const jwk: Jwk = { kty: exported.kty, alg: ALG[key.spec], kid: thumbprint(members), use: 'sig', crv, x };
+  const members: JWK = exported.kty === 'EC' && exported.y !== undefined ? { crv, kty: exported.kty, x, y: exported.y } : { crv, kty: exported.kty, x };
+  const jwk: Jwk = { kty: exported.kty, alg: ALG[key.spec], kid: await calculateJwkThumbprint(members, 'sha256'), use: 'sig', crv, x };
   if (exported.kty === 'EC' && exported.y !== undefined) jwk.y = exported.y;
   return jwk;
-}
-
-/** RFC 7638: SHA-256 of the required members, lexicographically ordered, compact JSON; base64url. */
-function thumbprint(members: Record<string, string>): string {
-  const sorted = Object.keys(members).sort().map((k) => [k, members[k]!]);
-  return createHash('sha256').update(JSON.stringify(Object.fromEntries(sorted)), 'utf8').digest('base64url');
 }

@@ -10,12 +10,12 @@
  * Interfaces are declared with their package and choice names; a template that implements an
  * interface provides the view and the implementation of each interface choice.
  */
-import type { NativeValueType } from './value-types.js';
-import { normalizeDeclaredPayload } from './lf-value.js';
+import type { NativeValueType } from '../lf-value/native-type.js';
+import { normalizeDeclaredPayload } from '../lf-value/json-codec.js';
 import type { PackageStore } from './packages.js';
 import type { LfValue, QualifiedId } from './types.js';
 import { nameKey } from './types.js';
-import { ArgumentError } from '../../canton/lf.js';
+import { ArgumentError } from '../../canton/lf-value.js';
 
 /** What a choice body can do: the update actions of Daml, checked by the command interpreter. */
 export interface UpdateContext {
@@ -125,7 +125,7 @@ export function archiveChoice<P>(signatories: (p: P) => string[]): ChoiceDef<P, 
 export interface TemplateRegistryOptions {
   /**
    * Uploaded packages: a declared template whose package is among them gets its create argument
-   * type-checked and normalised against the template's record type (lf-value.ts).
+   * type-checked and normalised against the template's record type (lf-value/json-codec.ts).
    */
   packages?: PackageStore;
 }

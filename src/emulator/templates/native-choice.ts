@@ -1,5 +1,6 @@
 import type { ChoiceDef, UpdateContext } from '../participant/templates.js';
-import { recordParser, type LfT } from './lf-types.js';
+import { recordParser } from '../lf-value/native-json-codec.js';
+import { type NativeValueType } from '../lf-value/native-type.js';
 
 /**
  * A choice of a native (TypeScript-implemented) template whose argument is an LF record of type
@@ -8,7 +9,7 @@ import { recordParser, type LfT } from './lf-types.js';
  */
 export function nativeChoice<P, A>(
   name: string,
-  argT: LfT,
+  argT: NativeValueType,
   def: {
     consuming: boolean;
     controllers: (p: P, a: A) => string[];

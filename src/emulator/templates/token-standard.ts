@@ -8,7 +8,7 @@
  */
 import type { InterfaceDef, InterfaceImpl, TemplateRegistry } from '../participant/templates.js';
 import type { QualifiedId } from '../participant/types.js';
-import { list, opt, rec, type LfT } from './lf-types.js';
+import { list, opt, rec, type NativeValueType } from '../lf-value/native-type.js';
 
 export const TOKEN_STANDARD_PACKAGES = {
   'splice-api-token-metadata-v1': { id: '4ded6b668cb3b64f7a88a30874cd41c75829f5e064b3fbbadf41ec7e8363354f', module: 'Splice.Api.Token.MetadataV1' },
@@ -80,11 +80,11 @@ export function registerTokenStandardInterfaces(templates: TemplateRegistry): vo
 }
 
 /**
- * LF type descriptors (lf-types.ts) of the token-standard V1 records that token payloads and
+ * LF type descriptions (lf-value/native-type.ts) of the token-standard V1 records that token payloads and
  * choice arguments carry, over the token's `Metadata` descriptor (Amulet reads it as transcode
- * does, TestTokenV1 with canton/lf.ts `parseMetadata`).
+ * does, TestTokenV1 with canton/lf-value.ts `parseMetadata`).
  */
-export function tokenStandardV1Types(Metadata: LfT) {
+export function tokenStandardV1Types(Metadata: NativeValueType) {
   const InstrumentId = rec(['admin', 'party'], ['id', 'text']);
   const TransferV1 = rec(
     ['sender', 'party'],
@@ -114,8 +114,8 @@ export function tokenStandardV1Types(Metadata: LfT) {
  * variant (`AV_List [AnyValue]`, `AV_Map (TextMap AnyValue)`), described as the cyclic value it
  * is; readers and encoders recurse on the value, which is finite.
  */
-function anyValueType(): LfT {
-  const constructors: Record<string, LfT> = {
+function anyValueType(): NativeValueType {
+  const constructors: Record<string, NativeValueType> = {
     AV_Text: 'text',
     AV_Int: 'int',
     AV_Decimal: 'decimal',
@@ -126,7 +126,7 @@ function anyValueType(): LfT {
     AV_Party: 'party',
     AV_ContractId: 'cid',
   };
-  const anyValue: LfT = { variant: constructors };
+  const anyValue: NativeValueType = { variant: constructors };
   constructors.AV_List = list(anyValue);
   constructors.AV_Map = { textMap: anyValue };
   return anyValue;
@@ -136,7 +136,7 @@ function anyValueType(): LfT {
  * The LF types of the token-standard records (V1 and V2 API packages, as the DARs declare them,
  * field order included) and of every interface choice's argument, for describing native
  * payloads and choice arguments exactly (prepared transactions encode them with these).
- * Checked against the DARs by test/unit/emulator/templates/lf-types-vs-dars.test.ts.
+ * Checked against the DARs by test/unit/emulator/templates/native-types-vs-dars.test.ts.
  */
 export const TokenStandardTypes = (() => {
   const Metadata = rec(['values', { textMap: 'text' }]);
@@ -293,9 +293,9 @@ export const TokenStandardTypes = (() => {
  * The argument type of choice `choice` of interface `iface`: a Daml interface declares its
  * choices' argument types, which every implementation shares.
  */
-export function interfaceChoiceArgumentType(iface: InterfaceDef, choice: string): LfT | undefined {
+export function interfaceChoiceArgumentType(iface: InterfaceDef, choice: string): NativeValueType | undefined {
   if (choice === 'Archive') return rec();
-  const byInterface: Readonly<Record<string, Readonly<Record<string, LfT>>>> = TokenStandardTypes.choiceArgs;
+  const byInterface: Readonly<Record<string, Readonly<Record<string, NativeValueType>>>> = TokenStandardTypes.choiceArgs;
   for (const [key, def] of Object.entries(TS)) {
     if (def.id.packageId === iface.id.packageId && def.id.entityName === iface.id.entityName) return byInterface[key]?.[choice];
   }

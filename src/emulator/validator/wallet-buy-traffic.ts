@@ -5,7 +5,7 @@
  */
 import { nameKey } from '../participant/types.js';
 import type { JsonObject } from '../scan/encode.js';
-import { formatTime, parseTime } from '../../canton/lf.js';
+import { formatTime, parseTime } from '../../canton/lf-value.js';
 import type { BuyTrafficRequestPayload, WalletAppInstallPayload } from '../templates/amulet/index.js';
 import { badRequest, conflict, notFound, ValidatorError } from './errors.js';
 import { decodeParty, decodeTimestampMicros, type CreateBuyTrafficRequest } from './schemas.js';

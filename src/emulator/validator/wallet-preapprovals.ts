@@ -4,7 +4,7 @@
  */
 import type { ContractRecord } from '../participant/types.js';
 import type { JsonObject } from '../scan/encode.js';
-import { formatTime, parseTime } from '../../canton/lf.js';
+import { formatTime, parseTime } from '../../canton/lf-value.js';
 import { disclosedOf, TransferPreapprovalProposalId, type TransferPreapprovalPayload, type TransferPreapprovalProposalPayload } from '../templates/amulet/index.js';
 import { badRequest, ValidatorError } from './errors.js';
 import { decodeNumeric, decodeParty, type TransferPreapprovalSendRequest } from './schemas.js';

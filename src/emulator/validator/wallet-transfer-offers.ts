@@ -8,7 +8,7 @@ import type { ContractRecord } from '../participant/types.js';
 import { nameKey } from '../participant/types.js';
 import type { CreateNode, ExerciseNode, TransactionRecord } from '../participant/updates.js';
 import { contractJson, type JsonObject } from '../scan/encode.js';
-import { formatTime, parseTime } from '../../canton/lf.js';
+import { formatTime, parseTime } from '../../canton/lf-value.js';
 import {
   dec,
   decText,

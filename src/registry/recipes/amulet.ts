@@ -44,7 +44,7 @@
  * pre-approval looked up by the receiver's owner).
  */
 import { formatInstant, parseInstant } from '../../canton/clock.js';
-import type { AnyValue } from '../../canton/lf.js';
+import type { AnyValue } from '../../canton/lf-value.js';
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
 import { badRequest, notFound } from '../errors.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';

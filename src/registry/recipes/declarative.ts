@@ -22,7 +22,8 @@
  * wants a contract for every element. Value entries put an `AV_Bool` or `AV_Text` into the context.
  * Per-contract sections may refuse some templates / versions / choices with a fixed status; factory
  * `refuse` rules answer a 400 or 404 when a predicate over the arguments (and named selections)
- * holds, once per element of a list with `forEach` (each element looked up by id, any template),
+ * holds, once per element of a list with `forEach` (each element looked up by id, any template,
+ * and a check's `whenMissing` lookup of the element's own contracts made in the element's turn),
  * before the factory is looked up, as the built-in recipes check their arguments first. A refusal
  * or `self` rule may first compute named values (`let`: value expressions or computed values, e.g.
  * the sorted groups of parties an account lets initiate); `definitions` were expanded at load.
@@ -48,6 +49,7 @@ import {
   templateParts,
   TRANSFER_INSTRUCTION_ACTIONS,
   matchCondition,
+  WHOLE_NUMBER,
   type Operand,
   operandExpressions,
   type MatchOp,
@@ -67,7 +69,7 @@ import {
   termExpressions,
   type ValueExpr,
 } from '../../config/recipe-schema.js';
-import type { AnyValue } from '../../canton/lf.js';
+import type { AnyValue } from '../../canton/lf-value.js';
 import { formatInstant, parseInstant } from '../../canton/clock.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import { badRequest, notFound, RegistryError } from '../errors.js';
@@ -99,6 +101,8 @@ interface Scope {
   item?: unknown;
   /** The contract of that id, of any template (`$itemContract` in forEach refusals). */
   itemContract?: { contractId: string; templateId: string; template: string; payload: unknown };
+  /** The element a check's `whenMissing` lookup found nothing for (`$missing` in its error). */
+  missing?: unknown;
   /** The values the `let` of the refusal or `transferKind.self` rule being checked computed (`$let.<name>`). */
   lets?: Map<string, unknown>;
 }
@@ -155,6 +159,8 @@ interface CompiledRefusal {
 
 interface CompiledCheck {
   when?: Predicate;
+  /** The check applies only when this lookup (of the element's own contracts) finds nothing. */
+  whenMissing?: CompiledSelector;
   status: 400 | 404;
   error: Template;
 }
@@ -247,12 +253,14 @@ export class DeclarativeRecipe implements Recipe {
     this.refusals = config.refuse.map((r) => {
       const checks: CompiledCheck[] = (r.checks ?? [{ when: r.when, status: r.status ?? 400, error: r.error ?? '' }]).map((c) => ({
         ...(c.when ? { when: c.when } : {}),
+        ...('whenMissing' in c && c.whenMissing ? { whenMissing: compileSelector({ ...c.whenMissing, pick: 'unique' }) } : {}),
         status: c.status,
         error: compileTemplate(c.error),
       }));
       const exprs = checks.flatMap((c) => [
         ...(c.when ? predicateExpressions(c.when, '').flatMap(({ expr }) => (typeof expr === 'string' ? [] : [expr])) : []),
         ...c.error.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => x.expr))),
+        ...(c.whenMissing ? [...c.whenMissing.fields.flatMap((f) => (f.default ? [f.expr, f.default] : [f.expr])), ...(c.whenMissing.id ? [c.whenMissing.id.expr] : [])] : []),
       ]);
       const forEach = r.forEach === undefined ? undefined : parsed(r.forEach);
       if (forEach) exprs.push(forEach);
@@ -306,7 +314,8 @@ export class DeclarativeRecipe implements Recipe {
 
     // Contracts found by field are held in memory; those found by id (and the per-contract
     // objects) only need the shared cache.
-    const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries)];
+    const lookups = this.refusals.flatMap((r) => r.checks.flatMap((c) => (c.whenMissing ? [c.whenMissing] : [])));
+    const selectors: CompiledSelector[] = [...this.factories.values(), ...this.entries, ...this.direct, ...[...this.perContract.values()].flatMap((p) => p.entries), ...lookups];
     const byField = selectors.filter((s) => s.id === undefined && s.key !== '');
     this.indexedTemplates = unique(byField.filter((s) => !s.byInterface).flatMap((s) => [s.ref, ...s.orKeys.map((k) => `#${k}`)]));
     this.indexedInterfaces = unique(byField.filter((s) => s.byInterface).map((s) => s.ref));
@@ -477,7 +486,13 @@ export class DeclarativeRecipe implements Recipe {
             if (c) at.itemContract = { contractId: c.contractId, templateId: c.templateId, template: `#${templateKey(c.packageName, c.templateId)}`, payload: c.payload };
           }
         }
-        for (const c of r.checks) if (!c.when || holds(c.when, at)) throw fail(c, at);
+        for (const c of r.checks) {
+          if (c.when && !holds(c.when, at)) continue;
+          if (!c.whenMissing) throw fail(c, at);
+          // the element's own contracts, looked up in its turn (each element of a list: the first that finds nothing)
+          const none = (await select(c.whenMissing, at, env)).find((x) => x.found.length === 0);
+          if (none) throw fail(c, { ...at, missing: none.item });
+        }
       }
     }
   }
@@ -648,6 +663,16 @@ function holds(p: Predicate, scope: Scope): boolean {
   }
   if ('exists' in p) return present(operandValue(p.exists, scope));
   if ('lt' in p) return (compare(operandValue(p.lt[0], scope), operandValue(p.lt[1], scope)) ?? 0) < 0;
+  if ('count' in p) {
+    const n = operandValue(p.count[1], scope);
+    return typeof n === 'string' && WHOLE_NUMBER.test(n) && asList(operandValue(p.count[0], scope)).filter(present).length === Number(n);
+  }
+  if ('consecutive' in p) {
+    const numbers = asList(operandValue(p.consecutive, scope)).map(wholeNumber);
+    if (numbers.some((x) => x === undefined)) return false;
+    const sorted = (numbers as bigint[]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return sorted.every((x, i) => i === 0 || x === sorted[i - 1]! + 1n);
+  }
   if ('matches' in p) {
     const re = new RegExp(`^(?:${p.matches[1]})$`);
     return asList(operandValue(p.matches[0], scope)).some((x) => typeof x === 'string' && re.test(x));
@@ -655,6 +680,12 @@ function holds(p: Predicate, scope: Scope): boolean {
   if ('not' in p) return !holds(p.not, scope);
   if ('all' in p) return p.all.every((q) => holds(q, scope));
   return p.any.some((q) => holds(q, scope));
+}
+
+/** A whole number (an Int64 text, or a JSON integer), else undefined. */
+function wholeNumber(v: unknown): bigint | undefined {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : undefined;
+  return typeof v === 'string' && /^-?[0-9]+$/.test(v) ? BigInt(v) : undefined;
 }
 
 /**
@@ -839,6 +870,8 @@ function evaluateMany(e: ValueExpr, scope: Scope): { many: boolean; value: unkno
       return { many: false, value: scope.contract?.contractId };
     case 'item':
       return { many: false, value: scope.item };
+    case 'missing':
+      return { many: false, value: scope.missing };
     case 'itemContract':
       return walk(scope.itemContract, e.path);
     case 'args':

@@ -4,7 +4,7 @@
  * which templates the contract index must follow. The service does everything else (parsing,
  * validation, disclosure, synchronizer checks, errors), so a recipe stays small.
  */
-import type { AnyValue } from '../../canton/lf.js';
+import type { AnyValue } from '../../canton/lf-value.js';
 import type { ContractIndex, IndexedContract } from '../../contracts/contract-index.js';
 import type { ApiVersion, AllocationAction, AllocationInstructionAction, TransferInstructionAction } from '../api.js';
 import { isObject } from '../../canton/json-shape.js';

@@ -23,7 +23,7 @@
  * or `cip-112/receiver.*` meta keys (the offer's `isValidTransferV2` ensure).
  */
 import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
-import type { AnyValue } from '../../canton/lf.js';
+import type { AnyValue } from '../../canton/lf-value.js';
 import { badRequest, notFound, RegistryError } from '../errors.js';
 import { isObject } from '../../canton/json-shape.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';

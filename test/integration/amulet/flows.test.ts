@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
-import { formatTime } from '../../../src/canton/lf.js';
+import { formatTime } from '../../../src/canton/lf-value.js';
 import { openMiningRounds, registerAmulet, seedAmuletWorld, tapAmulet, type AmuletWorld } from '../../../src/emulator/templates/amulet/index.js';
 import { AmuletClient, IFACE, exercise, trace, type Disclosed } from '../../unit/emulator/templates/amulet/fixture.js';
 import { AllocatePartyResponseSchema } from '../../../src/ledger-client/schemas/parties.js';

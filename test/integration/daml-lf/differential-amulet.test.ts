@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { z } from 'zod';
-import { formatTime, parseTime } from '../../../src/canton/lf.js';
+import { formatTime, parseTime } from '../../../src/canton/lf-value.js';
 import { Pair, Prng, flowCount, runSeed, type Answer, type DisclosedJson, type Side } from './differential/harness.js';
 import { activeContracts } from '../../support/ledger-wire.js';
 import { isObject } from '../../../src/canton/json-shape.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
-import { formatTime } from '../../../src/canton/lf.js';
+import { formatTime } from '../../../src/canton/lf-value.js';
 import { registerTestTokenV2 } from '../../../src/emulator/templates/test-token-v2/index.js';
 import type { TransferV1, TransferV2 } from '../../../src/emulator/templates/test-token-v2/values.js';
 import { basic, context, create, exercise, extraArgs, holdingsChanges, IFACE, LedgerClient, trace, TT2, type Disclosed } from '../../unit/emulator/templates/test-token-v2/client.js';

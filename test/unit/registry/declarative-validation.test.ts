@@ -89,7 +89,7 @@ describe('validateDeclarativeRecipe', () => {
 
   it('rejects unknown value-expression roots and paths, and numbers', () => {
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$arg.transfer.instrumentId.id'))).toEqual([
-      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), or "$$..." for a literal starting with "$"',
+      'contextEntries[0].match.instrumentId: "$arg.transfer.instrumentId.id": unknown value expression root "$arg"; use a literal, $admin, $now, $args.<path>, $contract.<path>, $contractId, $ref.<name>.<path>, $found.<name>, $item (in missingError and forEach refusals), $itemContract.<path> (in forEach refusals), $missing (in the error of a check with whenMissing), or "$$..." for a literal starting with "$"',
     ]);
     expect(problems((c) => (c.contextEntries[0].match.instrumentId = '$args'))[0]).toMatch(/\$args needs a field path/);
     expect(problems((c) => (c.contextEntries[0].match.decimals = 2))[0]).toMatch(/^contextEntries\[0\]\.match\.decimals: 2: write numbers as strings \("2"\)/);
@@ -313,7 +313,7 @@ describe('validateDeclarativeRecipe', () => {
     };
     accepts(self({ all: [{ subsetOf: ['$args.transfer.{sender,receiver}', '$args.expectedAdmin'] }, { not: { exists: '$args.transfer.meta.values.[acme/x]' } }, { any: [{ eq: ['$admin', true] }, { in: [true, '$ref.config.enabled'] }] }] }));
     expect(problems(self({ same: ['$admin', '$admin'] }))).toEqual([
-      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
+      'transferKind.self.when: unknown predicate "same"; a predicate is one of {"eq": [a, b]} (equal values), {"in": [a, b]} (a is an element of the list b; a single value counts as a list of one), {"subsetOf": [a, b]} (every element of the list a, absent and null ones aside, is in b), {"exists": a} (present and not null), {"matches": [a, "regex"]} (some element of the list a is a text the regex matches whole, JavaScript syntax), {"lt": [a, b]} (a orders before b, compared as match comparisons compare), {"count": [a, "n"]} (the list a has n elements, absent and null ones aside), {"consecutive": a} (the elements of the list a are whole numbers that, in ascending order, each follow the one before by 1), {"not": p}, {"all": [p, ...]}, {"any": [p, ...]}, where a and b are value expressions',
     ]);
     expect(problems(self({ all: [{ eq: ['$admin'] }] }))).toEqual(['transferKind.self.when.all[0].eq: "eq" takes a list of two value expressions']);
     expect(problems(self({ any: [] }))).toEqual(['transferKind.self.when.any: "any" takes a non-empty list of predicates']);
@@ -402,5 +402,64 @@ describe('validateDeclarativeRecipe', () => {
     expect(problems(refuse({ forEach: '$args.transfer.inputHoldingCids.*', checks: [{ when: { exists: '$ref.nope' }, status: 400, error: 'x' }] }))[0]).toMatch(/^refuse\[0\]\.checks\[0\]\.when\.exists: "\$ref\.nope": no entry/);
     // missingError placeholders take the same functions
     expect(problems((c) => (c.contextEntries[0].missingError = '{sort($nope)}'))[0]).toMatch(/^contextEntries\[0\]\.missingError: "\$nope": unknown value expression root/);
+  });
+
+  it('count and consecutive predicates: a list and a whole number written as a string; one list', () => {
+    const refuse = (when: unknown) => (c: BaseRecipe) => {
+      c.contextEntries[0].name = 'config';
+      Object.assign(c, { refuse: [{ when, status: 404, error: 'x' }] });
+    };
+    const accepts = (mut: (c: BaseRecipe) => void) => {
+      const c = base();
+      mut(c);
+      expect(() => validateDeclarativeRecipe(c)).not.toThrow();
+    };
+    accepts(refuse({ not: { all: [{ count: ['$ref.config', '3'] }, { consecutive: '$ref.config.round.number' }] } }));
+    accepts(refuse({ count: ['$args.transfer.inputHoldingCids', '$args.transfer.amount'] }));
+    expect(problems(refuse({ count: ['$ref.config', 3] }))).toEqual(['refuse[0].when.count[1]: 3: write numbers as strings ("3"), as the JSON Ledger API encodes Int64 and Numeric']);
+    expect(problems(refuse({ count: ['$ref.config', 'three'] }))).toEqual(['refuse[0].when.count[1]: "three": "count" compares with a whole number written as a string, e.g. "3"']);
+    expect(problems(refuse({ count: ['$ref.config', '-1'] }))).toEqual(['refuse[0].when.count[1]: "-1": "count" compares with a whole number written as a string, e.g. "3"']);
+    expect(problems(refuse({ count: ['$ref.config'] }))).toEqual(['refuse[0].when.count: "count" takes a list expression and the number of its elements, e.g. ["$ref.rounds", "3"]']);
+    expect(problems(refuse({ count: ['$ref.nope', '1'] }))).toEqual(['refuse[0].when.count[0]: "$ref.nope": no entry or transferKind.direct rule here is named "nope" (names: config)']);
+    expect(problems(refuse({ consecutive: ['$ref.config.a', '$ref.config.b'] }))[0]).toMatch(/^refuse\[0\]\.when\.consecutive: a value is a value expression \(a string, a boolean or null\) or a computed value/);
+    // computed values are operands too
+    accepts(refuse({ all: [{ count: [{ list: ['$args.transfer.sender', '$args.transfer.receiver'] }, '2'] }, { consecutive: { union: ['$ref.config.round.number'] } }] }));
+    expect(problems(refuse({ consecutive: '$args.transfer.nope' }))[0]).toMatch(/^refuse\[0\]\.when\.consecutive: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/);
+  });
+
+  it('whenMissing: a selector in a forEach check, read where the checks read; $missing only in its error', () => {
+    const refuse = (check: object) => (c: BaseRecipe) => Object.assign(c, { refuse: [{ forEach: '$args.transfer.inputHoldingCids.*', checks: [check] }] });
+    const accepts = (mut: (c: BaseRecipe) => void) => {
+      const c = base();
+      mut(c);
+      expect(() => validateDeclarativeRecipe(c)).not.toThrow();
+    };
+    const LOCK = '#acme-token:Acme.Holding:LockedHolding';
+    accepts(refuse({ when: { exists: '$itemContract.payload.lock' }, whenMissing: { templateId: LOCK, match: { $id: '$itemContract.payload.lock' } }, status: 404, error: 'Lock {$missing} of {$item} not found' }));
+    accepts(refuse({ whenMissing: { templateId: LOCK, orTemplateIds: [CONFIG], match: { owner: '$args.transfer.sender', id: '$item' }, synchronizerId: 'sync::1' }, status: 400, error: 'x' }));
+    expect(problems(refuse({ whenMissing: { match: {} }, status: 404, error: 'x' }))).toEqual(['refuse[0].checks[0].whenMissing: give exactly one of "templateId" and "interfaceId"']);
+    expect(problems(refuse({ whenMissing: { templateId: LOCK, match: {}, pick: 'newest' }, status: 404, error: 'x' }))).toEqual([
+      'refuse[0].checks[0].whenMissing: unknown key "pick"; allowed: templateId, interfaceId, orTemplateIds, match, synchronizerId',
+    ]);
+    expect(problems(refuse({ whenMissing: { templateId: LOCK, match: { $id: '$args.transfer.nope' } }, status: 404, error: 'x' }))[0]).toMatch(
+      /^refuse\[0\]\.checks\[0\]\.whenMissing\.match\.\$id: "\$args\.transfer\.nope" \(for transferFactory\.v1\) names no field/,
+    );
+    expect(problems(refuse({ whenMissing: { templateId: LOCK, match: { $id: '$contract.lock' } }, status: 404, error: 'x' }))[0]).toMatch(/^refuse\[0\]\.checks\[0\]\.whenMissing\.match\.\$id: "\$contract\.lock": \$contract and \$contractId are only available/);
+    expect(problems(refuse({ whenMissing: { interfaceId: '#acme-token:Acme.Holding:Lock', match: { $id: '$item' } }, status: 404, error: 'x' }))).toEqual([
+      'refuse[0].checks[0].whenMissing.match.$id: contracts looked up by id must be selected by "templateId" (the ledger reports no interface for a lookup by id)',
+    ]);
+    expect(problems(refuse({ whenMissing: { templateId: LOCK, match: { $id: '$missing' } }, status: 404, error: 'x' }))).toEqual([
+      'refuse[0].checks[0].whenMissing.match.$id: $missing is only available in the error of a check with whenMissing (the element it found nothing for)',
+    ]);
+    expect(problems(refuse({ when: { exists: '$missing' }, status: 404, error: '{$missing}' }))).toEqual([
+      'refuse[0].checks[0].when.exists: $missing is only available in the error of a check with whenMissing (the element it found nothing for)',
+      'refuse[0].checks[0].error: $missing is only available in the error of a check with whenMissing (the element it found nothing for)',
+    ]);
+    expect(problems((c) => Object.assign(c, { refuse: [{ status: 400, error: '{$missing}' }] }))).toEqual([
+      'refuse[0].error: $missing is only available in the error of a check with whenMissing (the element it found nothing for)',
+    ]);
+    expect(problems((c) => (c.contextEntries[0].missingError = '{$missing}'))).toEqual([
+      'contextEntries[0].missingError: $missing is only available in the error of a check with whenMissing (the element it found nothing for)',
+    ]);
   });
 });

@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { buildEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
-import { formatTime } from '../../../src/canton/lf.js';
-import { createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../../src/emulator/templates/amulet/index.js';
-import type { AmuletTransferInstructionPayload } from '../../../src/emulator/templates/amulet/values.js';
+import { formatTime } from '../../../src/canton/lf-value.js';
+import { createFeaturedAppRight, createTransferPreapproval, openMiningRounds, seedAmuletWorld, tapAmulet } from '../../../src/emulator/templates/amulet/index.js';
+import type { AmuletTransferInstructionPayload, LockedAmuletPayload, OpenMiningRoundPayload } from '../../../src/emulator/templates/amulet/values.js';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';
 import { noAuth } from '../../../src/ledger-client/auth.js';
@@ -125,7 +125,25 @@ async function viaContext(path: string, actAs: string, iface: string, cid: strin
 }
 
 /** The objects the comparison asks about. */
-const o = { offerV1: '', offerV2: '', offerGone: '', allocV1: '', allocV2: '', allocUnfunded: '', bobAlloc: '', otherDsoAlloc: '' };
+const o = { offerV1: '', offerV2: '', offerGone: '', allocV1: '', allocV2: '', allocUnfunded: '', bobAlloc: '', otherDsoAlloc: '', lockGoneV1: '', lockGoneV2: '' };
+
+/** One command as the given parties (the test ledger runs without auth); fails the test unless it commits. */
+async function submitAs(actAs: string[], command: unknown, commandId: string): Promise<void> {
+  const r = await emu.app.request('/v2/commands/submit-and-wait', { method: 'POST', body: JSON.stringify({ commands: [command], commandId, actAs, userId: 'recipe-examples-amulet' }) });
+  expect(r.status, JSON.stringify(await r.clone().json())).toBe(200);
+}
+let archived = 0;
+/** Archives a contract with the authority of all its signatories (a state a ledger reaches by other routes, e.g. an expired lock spent). */
+async function archive(cid: string, templateId: string, signatories: string[]): Promise<void> {
+  await submitAs(signatories, { ExerciseCommand: { templateId, contractId: cid, choice: 'Archive', choiceArgument: {} } }, `archive-${++archived}`);
+}
+const LOCKED_AMULET = '#splice-amulet:Splice.Amulet:LockedAmulet';
+/** Archives an allocation's LockedAmulet while the allocation stays active. */
+async function archiveLockOf(allocationCid: string): Promise<void> {
+  const lockCid = (engine.contracts.get(allocationCid)!.payload as { lockedAmulet: string }).lockedAmulet;
+  const lock = engine.contracts.get(lockCid)!.payload as LockedAmuletPayload;
+  await archive(lockCid, LOCKED_AMULET, [...new Set([lock.amulet.dso, lock.amulet.owner, ...lock.lock.holders])]);
+}
 
 beforeAll(async () => {
   await Promise.all([builtin.start(), declarative.start()]);
@@ -168,6 +186,18 @@ beforeAll(async () => {
     allocateV2('unfunded', bob, [side('unfunded-a', 'ReceiverSide', alice, '5')], [], c),
   );
   o.allocUnfunded = outputCid(a4.result, 'allocationCid');
+
+  // allocations whose LockedAmulet is gone while they are not: a settlement names them
+  const h7 = tapAmulet(engine, { dso, receiver: alice, amount: '20' });
+  const a5 = await viaFactory('/registry/allocation-instruction/v2/allocation-factory', alice, AF2, 'AllocationFactory_Allocate', (c) =>
+    allocateV2('gone-v2', alice, [side('gone-v2-a', 'SenderSide', bob, '5')], [h7], c),
+  );
+  o.lockGoneV2 = outputCid(a5.result, 'allocationCid');
+  await archiveLockOf(o.lockGoneV2);
+  const h8 = tapAmulet(engine, { dso, receiver: alice, amount: '2' });
+  const a6 = await viaFactory('/registry/allocation-instruction/v1/allocation-factory', alice, AF1, 'AllocationFactory_Allocate', (c) => allocateV1('gone-v1', [h8], c));
+  o.lockGoneV1 = outputCid(a6.result, 'allocationCid');
+  await archiveLockOf(o.lockGoneV1);
 
   // an allocation of another DSO (a second Amulet world on the same ledger), made through its own registry
   const otherDso = seedAmuletWorld(engine, { dsoHint: 'DSO2' }).dso;
@@ -234,10 +264,13 @@ function requests(): Array<{ method: 'GET' | 'POST'; path: string; body?: unknow
     }
   }
   const unknownCid = `00${'ab'.repeat(34)}`;
-  for (const cids of [[o.allocV2, o.bobAlloc], [o.allocV2, o.allocUnfunded], [o.allocV1], [unknownCid], [o.allocV2, unknownCid], ['not-a-cid'], [o.offerV1], [], [o.otherDsoAlloc], [o.allocV2, o.otherDsoAlloc], [o.otherDsoAlloc, unknownCid], [unknownCid, o.otherDsoAlloc], [o.otherDsoAlloc, 'not-a-cid']]) {
+  for (const cids of [[o.allocV2, o.bobAlloc], [o.allocV2, o.allocUnfunded], [o.allocV1], [unknownCid], [o.allocV2, unknownCid], ['not-a-cid'], [o.offerV1], [], [o.otherDsoAlloc], [o.allocV2, o.otherDsoAlloc], [o.otherDsoAlloc, unknownCid], [unknownCid, o.otherDsoAlloc], [o.otherDsoAlloc, 'not-a-cid'],
+    // each allocation, then its LockedAmulet, in turn: a gone lock answers before a later allocation is checked
+    [o.lockGoneV2], [o.lockGoneV1], [o.allocV2, o.lockGoneV2], [o.lockGoneV2, o.otherDsoAlloc], [o.otherDsoAlloc, o.lockGoneV2], [o.lockGoneV1, unknownCid],
+    [o.lockGoneV2, 'not-a-cid'], ['not-a-cid', o.lockGoneV1], [o.allocUnfunded, o.lockGoneV1, o.lockGoneV2]]) {
     out.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settle('dvp-1', cids) } });
   }
-  const all = [o.offerV1, o.offerV2, o.offerGone, o.allocV1, o.allocV2, o.allocUnfunded, unknownCid, 'not-a-cid'];
+  const all = [o.offerV1, o.offerV2, o.offerGone, o.allocV1, o.allocV2, o.allocUnfunded, o.lockGoneV1, o.lockGoneV2, unknownCid, 'not-a-cid'];
   for (const v of [1, 2]) {
     for (const action of ['accept', 'reject', 'withdraw']) for (const id of all) out.push({ method: 'POST', path: `/registry/transfer-instruction/v${v}/${id}/choice-contexts/${action}`, body: {} });
     for (const action of ['execute-transfer', 'withdraw', 'cancel']) {
@@ -296,5 +329,56 @@ describe('Amulet as a declarative recipe (docs/examples/amulet.registry.json)', 
     expect(Object.keys(contextValues(factory.choiceContext.choiceContextData))).toEqual(['external-party-config-state']);
     const settled = await exercise([executor], SF2, factory.factoryId, 'SettlementFactory_SettleBatch', settle('dvp-1', [o.allocV2, o.bobAlloc], factory.choiceContext.choiceContextData), factory.choiceContext.disclosedContracts);
     expect(settled).toBeDefined();
+  });
+
+  it('answers 404 "No open usable OpenMiningRound found." as the built-in unless exactly three consecutive rounds are open', async () => {
+    // Scan's `lookupLatestUsableOpenMiningRound` (Splice `MiningRoundsStore.scala`): of exactly three
+    // consecutive open rounds, the newest that has opened; the DSO's rounds are put in other states
+    // here by archiving and creating OpenMiningRounds directly
+    const ROUND = '#splice-amulet:Splice.Round:OpenMiningRound';
+    let created = 0;
+    const createRound = (like: OpenMiningRoundPayload, number: bigint) =>
+      submitAs([dso], { CreateCommand: { templateId: ROUND, createArguments: { ...like, round: { number: String(number) } } } }, `create-round-${++created}`);
+    const holding = tapAmulet(engine, { dso, receiver: alice, amount: '3' });
+    const factoryRequests = [
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, bob, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, alice, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v2/transfer-factory', args: transferV2(alice, carol, '1', [holding]) },
+      { path: '/registry/allocation-instruction/v1/allocation-factory', args: allocateV1('rounds', [holding]) },
+      // needs no round: answers whatever the rounds
+      { path: '/registry/allocation-instruction/v2/allocation-factory', args: allocateV2('rounds', alice, [side('rounds-a', 'SenderSide', bob, '1')], [holding]) },
+    ];
+    const compare = async (state: string, roundStatus: number) => {
+      await Promise.all([builtin.index.catchUp(), declarative.index.catchUp()]);
+      for (const r of factoryRequests) {
+        const body = { choiceArguments: r.args };
+        const [a, b] = [await call(builtin, 'POST', r.path, body), await call(declarative, 'POST', r.path, body)];
+        expect(b, `${state}: ${r.path}`).toEqual(a);
+        expect(a.status, `${state}: ${r.path} ${JSON.stringify(a.body)}`).toBe(r.path.includes('/v2/allocation-factory') ? 200 : roundStatus);
+        if (a.status === 404) expect(a.body).toEqual({ error: 'No open usable OpenMiningRound found.' });
+      }
+    };
+    const numbers = () => openMiningRounds(engine, dso).map((r) => BigInt(r.payload.round.number));
+    const [r0, , r2] = openMiningRounds(engine, dso);
+    const n = BigInt(r0!.payload.round.number);
+    expect(numbers()).toEqual([n, n + 1n, n + 2n]);
+    await compare('three consecutive rounds', 200);
+
+    await archive(r2!.contractId, ROUND, [dso]);
+    expect(numbers()).toEqual([n, n + 1n]);
+    await compare('two rounds', 404);
+
+    await createRound(r2!.payload, n + 3n);
+    expect(numbers()).toEqual([n, n + 1n, n + 3n]);
+    await compare('three rounds with a gap', 404);
+
+    await createRound(r2!.payload, n + 2n);
+    expect(numbers()).toEqual([n, n + 1n, n + 2n, n + 3n]);
+    await compare('four consecutive rounds', 404);
+
+    const [, , , r3] = openMiningRounds(engine, dso);
+    await archive(r3!.contractId, ROUND, [dso]);
+    expect(numbers()).toEqual([n, n + 1n, n + 2n]);
+    await compare('three consecutive rounds again', 200);
   });
 });

@@ -485,7 +485,28 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const ALLOCATION_FACTORY_V2 = '#splice-api-token-allocation-instruction-v2:Splice.Api.Token.AllocationInstructionV2:AllocationFactory';
   const SETTLEMENT_FACTORY = '#splice-api-token-allocation-v2:Splice.Api.Token.AllocationV2:SettlementFactory';
   const ALLOCATION_V1 = '#splice-api-token-allocation-v1:Splice.Api.Token.AllocationV1:Allocation';
-  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '', otherAdmin: '' };
+  const objects = { allocV2: '', bobAlloc: '', allocV1: '', instruction: '', fundingOnly: '', otherAdmin: '', lockGoneV2: '', lockGoneV1: '' };
+  let archived = 0;
+  /** Archives an allocation's locked Tokens (with the authority of their signatories) while the allocation stays active. */
+  async function archiveLockedTokens(allocationCid: string): Promise<void> {
+    const p = emu2.engine.contracts.get(allocationCid)!.payload as { lockedTokens?: Record<string, string[]>; allocationV2?: { lockedTokens: Record<string, string[]> } };
+    const locked = Object.values(p.lockedTokens ?? p.allocationV2!.lockedTokens).flat();
+    expect(locked.length).toBeGreaterThan(0);
+    for (const cid of locked) {
+      const { holding } = emu2.engine.contracts.get(cid)!.payload as { holding: { account: { owner: string | null; provider: string | null }; instrumentId: { admin: string } } };
+      const signatories = [holding.account.owner, holding.account.provider, holding.instrumentId.admin].filter((x): x is string => x !== null);
+      const r = await emu2.app.request('/v2/commands/submit-and-wait', {
+        method: 'POST',
+        body: JSON.stringify({
+          commands: [{ ExerciseCommand: { templateId: '#splice-test-token-v2:Splice.Testing.Tokens.TestTokenV2.Holding:Token', contractId: cid, choice: 'Archive', choiceArgument: {} } }],
+          commandId: `archive-locked-${++archived}`,
+          actAs: [...new Set(signatories)],
+          userId: 'recipe-examples-tt2',
+        }),
+      });
+      expect(r.status, JSON.stringify(await r.clone().json())).toBe(200);
+    }
+  }
   const side = (s: 'SenderSide' | 'ReceiverSide', other: object, amount: string) => ({ transferLegId: 'leg-1', side: s, otherside: other, amount, instrumentId: 'TT2-USD', meta });
   const allocV2Args = (trade: string, authorizer: object, sides: object[], inputs: string[], actors: string[], context: unknown = { values: {} }) => ({
     settlement: { executors: [admin2], id: trade, cid: null, meta },
@@ -577,6 +598,15 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     } finally {
       await otherRegistry.stop();
     }
+    // allocations (V2, and V1-made) whose locked Token was archived while they were not
+    const hg2 = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '6' });
+    const g2 = await allocate('/registry/allocation-instruction/v2/allocation-factory', ALLOCATION_FACTORY_V2, [alice2], (c) => allocV2Args('trade-5', basicAccount(alice2), [side('SenderSide', basicAccount(bob2), '2')], [hg2], [alice2], c));
+    objects.lockGoneV2 = g2.cid;
+    await archiveLockedTokens(objects.lockGoneV2);
+    const hg1 = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '5' });
+    const g1 = await allocate('/registry/allocation-instruction/v1/allocation-factory', ALLOCATION_FACTORY, [alice2], (c) => allocV1Args(alice2, bob2, '2', [hg1], meta, c));
+    objects.lockGoneV1 = g1.cid;
+    await archiveLockedTokens(objects.lockGoneV1);
     await Promise.all([builtin2.index.catchUp(), declarative2.index.catchUp()]);
   });
 
@@ -605,7 +635,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     for (const cids of [[objects.allocV2, objects.bobAlloc], [objects.allocV1], [objects.allocV1, objects.allocV2], [objects.allocV2, objects.allocV1], [unknownCid], ['not-a-cid'], [], [offer2], [objects.allocV2, offer2, unknownCid], [objects.allocV2, unknownCid, offer2], [objects.otherAdmin], [objects.allocV2, objects.otherAdmin, unknownCid], [objects.allocV2, unknownCid, objects.otherAdmin], [offer2, objects.otherAdmin], [objects.otherAdmin, offer2]]) {
       all.push({ method: 'POST', path: '/registry/allocation/v2/settlement-factory', body: { choiceArguments: settleArgs(cids) } });
     }
-    const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, objects.fundingOnly, offer2, unknownCid];
+    const ids = [objects.allocV2, objects.bobAlloc, objects.allocV1, objects.instruction, objects.fundingOnly, objects.lockGoneV2, objects.lockGoneV1, offer2, unknownCid];
     for (const v of [1, 2]) {
       for (const action of ['execute-transfer', 'withdraw', 'cancel']) for (const id of ids) all.push({ method: 'POST', path: `/registry/allocations/v${v}/${id}/choice-contexts/${action}`, body: {} });
     }
@@ -630,6 +660,21 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       const upcast = await call(declarative2, 'POST', '/registry/allocation-instruction/v1/allocation-factory', { choiceArguments: allocV1Args(carol2, bob2, '1', [], legMeta) });
       expect(contextValues(factoryOf(upcast.body).choiceContext.choiceContextData)['testTokenV2/accountConfigs']).toMatchObject({ tag: 'AV_List', value: [{ tag: 'AV_ContractId' }] });
     }
+  });
+
+  it('checks each settled allocation, then its locked Tokens, in turn, as the built-in recipe (a gone Token answers before a later allocation is refused)', async () => {
+    const unknownCid = `00${'ef'.repeat(33)}`;
+    const { lockGoneV2, lockGoneV1, allocV2, bobAlloc, otherAdmin } = objects;
+    const cases = [[lockGoneV2], [lockGoneV1], [allocV2, lockGoneV2], [lockGoneV2, offer2], [offer2, lockGoneV2], [lockGoneV2, otherAdmin], [lockGoneV1, unknownCid], [lockGoneV2, 'not-a-cid'], ['not-a-cid', lockGoneV1], [bobAlloc, lockGoneV1, lockGoneV2]];
+    for (const cids of cases) {
+      const body = { choiceArguments: settleArgs(cids) };
+      const [a, b] = [await call(builtin2, 'POST', '/registry/allocation/v2/settlement-factory', body), await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', body)];
+      expect(b, JSON.stringify(cids)).toEqual(a);
+      expect(a.status, JSON.stringify(a.body)).not.toBe(200);
+    }
+    const gone = await call(declarative2, 'POST', '/registry/allocation/v2/settlement-factory', { choiceArguments: settleArgs([lockGoneV2, offer2]) });
+    expect(gone.status).toBe(404);
+    expect((gone.body as { error: string }).error).toMatch(new RegExp(`^Holding [0-9a-f]+ of allocation ${lockGoneV2} not found: it is archived or not a splice-test-token-v2 Token visible to the registry admin$`));
   });
 
   it("the declarative recipe's execute-transfer and settlement answers commit", async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { buildEmulator } from '../../../src/emulator/index.js';
 import { ManualClock } from '../../../src/canton/clock.js';
-import { formatTime } from '../../../src/canton/lf.js';
+import { formatTime } from '../../../src/canton/lf-value.js';
 import { createFeaturedAppRight, createTransferPreapproval, externalPartyConfigStates, seedAmuletWorld, tapAmulet } from '../../../src/emulator/templates/amulet/index.js';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';

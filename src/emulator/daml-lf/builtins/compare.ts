@@ -17,7 +17,7 @@
  * Comparison stops at the first difference, so `[1, f] < [2, f]` holds without touching `f`.
  */
 import type { LfType, TypeConRef } from '../ast.js';
-import type { Value } from '../value.js';
+import type { Value } from '../../lf-value/runtime-value.js';
 import { failure, nonComparable } from './errors.js';
 
 export function compareValues(a: Value, b: Value): number {

@@ -5,8 +5,8 @@
  * list yet: `Text → FailureCategory → Text → TextMap Text → α`).
  */
 import { DamlFailure } from '../runtime.js';
-import type { AnyExceptionV, FunV, Value } from '../value.js';
-import { applyValue, bool, expect, fun, NONE, some, text } from '../value.js';
+import type { AnyExceptionV, FunV, Value } from '../../lf-value/runtime-value.js';
+import { applyValue, bool, expect, fun, NONE, some, text } from '../../lf-value/runtime-value.js';
 import { compareValues, equalValues, failureCategoryId } from './compare.js';
 import { isArithmeticError } from './errors.js';
 

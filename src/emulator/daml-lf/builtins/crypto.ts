@@ -13,8 +13,8 @@
  * (anything else is a "Malformed public key" failure); invalid UTF-8 in HEX_TO_TEXT becomes U+FFFD.
  */
 import { createHash } from 'node:crypto';
-import type { FunV } from '../value.js';
-import { bool, expect, fun, text } from '../value.js';
+import type { FunV } from '../../lf-value/runtime-value.js';
+import { bool, expect, fun, text } from '../../lf-value/runtime-value.js';
 import { malformedByteEncoding, malformedKey, malformedSignature } from './errors.js';
 
 const HEX = /^(?:[0-9a-f]{2})*$/;

@@ -6,8 +6,8 @@
  */
 import type { TypeConRef } from '../ast.js';
 import { DamlFailure, DamlThrow } from '../runtime.js';
-import type { AnyExceptionV, RecordV, Value } from '../value.js';
-import { text } from '../value.js';
+import type { AnyExceptionV, RecordV, Value } from '../../lf-value/runtime-value.js';
+import { text } from '../../lf-value/runtime-value.js';
 import { dateToText, numericToText, timestampToText } from './format.js';
 
 /**

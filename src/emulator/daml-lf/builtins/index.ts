@@ -17,10 +17,10 @@
  *    builtins not implemented `DamlFailure` 'unsupported' when called.
  *
  * Not implemented (LF 2.dev only, absent from the LF 2.1 DARs this emulator runs): the BigNumeric
- * builtins (value.ts has no BigNumeric value) and EXTERNAL_CALL.
+ * builtins (lf-value/runtime-value.ts has no BigNumeric value) and EXTERNAL_CALL.
  */
 import type { BuiltinFunctionName } from '../ast.js';
-import type { FunV } from '../value.js';
+import type { FunV } from '../../lf-value/runtime-value.js';
 import {
   anyExceptionMessageFn,
   type BuiltinHooks,

@@ -3,12 +3,9 @@
  * overflow, a division by zero, `−2⁶³ / −1` and a negative exponent throw `ArithmeticError`.
  * DIV rounds toward zero and MOD takes the dividend's sign (as Java's `/` and `%`, and bigint's).
  */
-import type { FunV } from '../value.js';
-import { expect, fun, int64, NONE, some, text } from '../value.js';
+import type { FunV } from '../../lf-value/runtime-value.js';
+import { expect, fun, INT64_MAX, INT64_MIN, int64, NONE, some, text } from '../../lf-value/runtime-value.js';
 import { throwArithmeticError } from './errors.js';
-
-export const INT64_MIN = -(2n ** 63n);
-export const INT64_MAX = 2n ** 63n - 1n;
 
 const inRange = (v: bigint): boolean => v >= INT64_MIN && v <= INT64_MAX;
 

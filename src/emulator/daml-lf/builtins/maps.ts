@@ -1,14 +1,14 @@
 /**
  * TextMap and GenMap builtins (daml-lf-2.rst, "Text map functions", "Generic map functions").
- *  - TextMaps are unordered JS Maps (value.ts); TEXTMAP_TO_LIST lists them in key code point order
+ *  - TextMaps are unordered JS Maps (lf-value/runtime-value.ts); TEXTMAP_TO_LIST lists them in key code point order
  *    as `⟨key, value⟩` structs.
  *  - GenMaps keep their entries sorted by key in LF's value order; INSERT replaces the value of an
  *    equal key; a key that is not comparable with itself (holding a function) is an error even on
  *    an empty map.
  * Maps are immutable: every update copies (O(n)), which keeps sharing safe.
  */
-import type { FunV, GenMapV, TextMapV, Value } from '../value.js';
-import { expect, fun, int64, list, NONE, some } from '../value.js';
+import type { FunV, GenMapV, TextMapV, Value } from '../../lf-value/runtime-value.js';
+import { expect, fun, int64, list, NONE, some } from '../../lf-value/runtime-value.js';
 import { checkComparable, compareValues, sortedTextMapEntries } from './compare.js';
 
 export const EMPTY_TEXT_MAP: TextMapV = Object.freeze({ tag: 'textMap', entries: new Map<string, Value>() });

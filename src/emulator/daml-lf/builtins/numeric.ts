@@ -7,16 +7,14 @@
  *  - Scale witnesses: the builtins whose type names an output scale take a numeric value of that
  *    scale as their first argument (MUL, DIV, CAST, SHIFT, INT64_TO_NUMERIC, TEXT_TO_NUMERIC).
  */
-import type { FunV, NumericV, Value } from '../value.js';
-import { expect, fun, int64, NONE, numeric, some, text } from '../value.js';
+import type { FunV, NumericV, Value } from '../../lf-value/runtime-value.js';
+import { expect, fun, INT64_MAX, INT64_MIN, int64, NONE, numeric, some, text } from '../../lf-value/runtime-value.js';
 import { throwArithmeticError } from './errors.js';
 import { numericToText } from './format.js';
 
 export const MAX_PRECISION = 38;
 export const MAX_SCALE = 37;
 const LIMIT = 10n ** BigInt(MAX_PRECISION);
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 const pow10 = (n: number): bigint => 10n ** BigInt(n);
 

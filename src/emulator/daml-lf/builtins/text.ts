@@ -3,8 +3,8 @@
  * "ContractId functions"). Texts are sequences of Unicode code points: EXPLODE and the code point
  * conversions work on code points, never on UTF-16 code units.
  */
-import type { FunV } from '../value.js';
-import { expect, fun, int64, list, NONE, party, some, text } from '../value.js';
+import type { FunV } from '../../lf-value/runtime-value.js';
+import { expect, fun, int64, list, NONE, party, some, text } from '../../lf-value/runtime-value.js';
 import { failure } from './errors.js';
 
 export const appendText: FunV = fun(2, (args) => text(expect(args[0]!, 'text').value + expect(args[1]!, 'text').value), 'APPEND_TEXT');

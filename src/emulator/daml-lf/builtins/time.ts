@@ -4,8 +4,8 @@
  * 1970-01-01T00:00:00Z, both limited to 0001-01-01 .. 9999-12-31 (23:59:59.999999 for
  * timestamps); a conversion out of that range throws `ArithmeticError`.
  */
-import type { FunV } from '../value.js';
-import { date, expect, fun, int64, text, timestamp } from '../value.js';
+import type { FunV } from '../../lf-value/runtime-value.js';
+import { date, expect, fun, int64, text, timestamp } from '../../lf-value/runtime-value.js';
 import { throwArithmeticError } from './errors.js';
 import { daysFromCivil } from '../../../canton/calendar.js';
 import { dateToText, timestampToText } from './format.js';

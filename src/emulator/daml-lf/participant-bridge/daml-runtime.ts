@@ -11,10 +11,10 @@ import type { DamlPackage, DefInterface, DefTemplate, LfType, PackageLookup, Tem
 import { showType } from '../../participant/dar/lf2.js';
 import type { PackageStore } from '../../participant/packages.js';
 import type { LfValue, QualifiedId } from '../../participant/types.js';
-import { normalizeValue, type DataTypeResolver } from '../../participant/lf-value.js';
-import { LfJsonCodec } from '../json-value.js';
+import { normalizeValue, type DataTypeResolver } from '../../lf-value/json-codec.js';
+import { LfJsonCodec } from '../../lf-value/runtime-json-codec.js';
 import type { DamlEngine } from '../runtime.js';
-import type { RecordV, Value } from '../value.js';
+import type { RecordV, Value } from '../../lf-value/runtime-value.js';
 
 /** The pieces of the Daml-LF engine: the package decoder and the evaluator. */
 export interface DamlEngineParts {
@@ -130,7 +130,7 @@ export class DamlRuntime implements PackageLookup {
     return hit !== undefined && hit.key === this.typeKey(type);
   }
 
-  /** Checks and normalises request JSON against `type` (lf-value.ts, as declared templates do). */
+  /** Checks and normalises request JSON against `type` (lf-value/json-codec.ts, as declared templates do). */
   normalize(type: LfType, json: unknown): LfValue {
     return normalizeValue(type, json, this.resolver, '');
   }

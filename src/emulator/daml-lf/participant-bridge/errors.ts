@@ -20,7 +20,7 @@
 import { LedgerApiError, type Category } from '../../../canton/errors.js';
 import { DamlFailure, DamlThrow, type DamlFailureDetail } from '../runtime.js';
 import type { TypeConRef } from '../ast.js';
-import type { Value } from '../value.js';
+import type { Value } from '../../lf-value/runtime-value.js';
 
 const INTERPRETATION = 'Interpretation error: Error:';
 

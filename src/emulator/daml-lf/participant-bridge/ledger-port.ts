@@ -17,7 +17,7 @@ import type { TypeConRef } from '../ast.js';
 import type { UpdateContext } from '../../participant/templates.js';
 import type { LfValue, QualifiedId } from '../../participant/types.js';
 import { DamlFailure, type LedgerPort } from '../runtime.js';
-import type { ForeignContract, RecordV, Value } from '../value.js';
+import type { ForeignContract, RecordV, Value } from '../../lf-value/runtime-value.js';
 import type { DamlRuntime } from './daml-runtime.js';
 
 export class UpdateContextPort implements LedgerPort {
@@ -52,7 +52,7 @@ export class UpdateContextPort implements LedgerPort {
     return { tag: 'record', tycon: template, fields: [], fieldNames: [], foreign: this.foreign(c.signatories, c.observers, view) };
   }
 
-  /** The ledger's answers for an interface value of a native template (value.ts, ForeignContract). */
+  /** The ledger's answers for an interface value of a native template (lf-value/runtime-value.ts, ForeignContract). */
   private foreign(signatories: string[], observers: string[], view: (iface: QualifiedId) => LfValue | undefined): ForeignContract {
     const rt = this.rt;
     return {

@@ -1,7 +1,7 @@
 /**
  * Templates of uploaded DARs as TemplateDefs of the `daml` kind: the command interpreter calls
  * them like native templates, and each callback asks the DamlEngine (the Daml-LF evaluator):
- *  - the payload is checked and normalised against the template's record type (lf-value.ts, as
+ *  - the payload is checked and normalised against the template's record type (lf-value/json-codec.ts, as
  *    declared templates do), then read as an evaluator record once (cached by payload object);
  *  - signatories, observers and `ensure` are the template's own expressions; a false precondition
  *    takes the native templates' path (DAML_FAILURE `PreconditionFailed`, "Template precondition

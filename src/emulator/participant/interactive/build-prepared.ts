@@ -4,7 +4,7 @@
  * fetches), a fresh seed for every create and exercise node, and the metadata (submitter,
  * synchronizer, transaction uuid, preparation time, the input contracts with their create data,
  * creation time and blob, the requested ledger/record time bounds). Values are encoded with
- * their LF types where known (lf-proto-value.ts).
+ * their LF types where known (lf-value/proto-codec.ts).
  */
 import type { ActionNode, Interpretation } from '../commands.js';
 import type { IdGenerator } from '../../shared/ids.js';
@@ -13,8 +13,9 @@ import type { PackageStore } from '../packages.js';
 import type { TemplateRegistry } from '../templates.js';
 import type { ContractRecord, QualifiedId } from '../types.js';
 import { nameKey, stakeholdersOf } from '../types.js';
-import { inferValue, nativeTypedValue, typedValue } from './lf-proto-value.js';
-import type { PCreate, PIdentifier, PNode, PPreparedTransaction, PValue } from './prepared-transaction.js';
+import { inferValue, nativeTypedValue, typedValue } from '../../lf-value/proto-codec.js';
+import type { PCreate, PNode, PPreparedTransaction } from './prepared-transaction.js';
+import type { PIdentifier, PValue } from '../../lf-value/proto-value.js';
 
 /** The LF version Canton 3.5 writes into transactions and nodes (LF 2.1). */
 const LF_VERSION = '2.1';

@@ -18,7 +18,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ByteSink } from '../byte-sink.js';
-import type { PCreate, PExercise, PFetch, PIdentifier, PMetadata, PNode, PPreparedTransaction, PValue } from './prepared-transaction.js';
+import type { PCreate, PExercise, PFetch, PMetadata, PNode, PPreparedTransaction } from './prepared-transaction.js';
+import type { PIdentifier, PValue } from '../../lf-value/proto-value.js';
 
 /** Hash purpose of prepared transactions (`HashPurpose.PreparedSubmission`, id 48). */
 const PURPOSE = Buffer.from([0, 0, 0, 48]);

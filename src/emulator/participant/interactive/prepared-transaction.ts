@@ -1,39 +1,14 @@
 /**
  * `com.daml.ledger.api.v2.interactive.PreparedTransaction` (interactive_submission_service.proto,
- * interactive/transaction/v1/interactive_submission_data.proto, value.proto) as plain data, with
- * its protobuf encoding and decoding. Field numbers are those of the Canton 3.5 protos.
+ * interactive/transaction/v1/interactive_submission_data.proto) as plain data, with its protobuf
+ * encoding and decoding. Field numbers are those of the Canton 3.5 protos. The Daml values inside
+ * (value.proto) are lf-value/proto-value.ts.
  *
  * 64-bit integers are bigints; contract ids are hex strings (as on the wire).
  */
 import { ProtoError, ProtoMessage } from '../../shared/protobuf.js';
 import { ProtoWriter } from '../protobuf-writer.js';
-
-export interface PIdentifier {
-  packageId: string;
-  moduleName: string;
-  entityName: string;
-}
-
-/** `com.daml.ledger.api.v2.Value`. */
-export type PValue =
-  | { kind: 'unit' }
-  | { kind: 'bool'; value: boolean }
-  | { kind: 'int64'; value: bigint }
-  /** days since the epoch */
-  | { kind: 'date'; value: number }
-  /** micros since the epoch */
-  | { kind: 'timestamp'; value: bigint }
-  | { kind: 'numeric'; value: string }
-  | { kind: 'party'; value: string }
-  | { kind: 'text'; value: string }
-  | { kind: 'contractId'; value: string }
-  | { kind: 'optional'; value: PValue | undefined }
-  | { kind: 'list'; elements: PValue[] }
-  | { kind: 'textMap'; entries: Array<{ key: string; value: PValue }> }
-  | { kind: 'genMap'; entries: Array<{ key: PValue; value: PValue }> }
-  | { kind: 'record'; recordId?: PIdentifier; fields: Array<{ label: string; value: PValue }> }
-  | { kind: 'variant'; variantId?: PIdentifier; constructor: string; value: PValue }
-  | { kind: 'enum'; enumId?: PIdentifier; constructor: string };
+import { readIdentifier, readOptionalIdentifier, readValue, writeIdentifier, writeValue, type PIdentifier, type PValue } from '../../lf-value/proto-value.js';
 
 export interface PCreate {
   lfVersion: string;
@@ -117,78 +92,13 @@ export interface PPreparedTransaction {
 
 // ---- encoding -------------------------------------------------------------------------------------
 
-function identifier(id: PIdentifier): ProtoWriter {
-  return new ProtoWriter().stringIfSet(1, id.packageId).stringIfSet(2, id.moduleName).stringIfSet(3, id.entityName);
-}
-
-export function writeValue(v: PValue): ProtoWriter {
-  const w = new ProtoWriter();
-  switch (v.kind) {
-    case 'unit':
-      return w.message(1, new ProtoWriter());
-    case 'bool':
-      return w.bool(2, v.value);
-    case 'int64':
-      return w.sint64(3, v.value);
-    case 'date':
-      return w.uint(4, v.value);
-    case 'timestamp':
-      return w.sfixed64(5, v.value);
-    case 'numeric':
-      return w.string(6, v.value);
-    case 'party':
-      return w.string(7, v.value);
-    case 'text':
-      return w.string(8, v.value);
-    case 'contractId':
-      return w.string(9, v.value);
-    case 'optional': {
-      const o = new ProtoWriter();
-      if (v.value) o.message(1, writeValue(v.value));
-      return w.message(10, o);
-    }
-    case 'list': {
-      const l = new ProtoWriter();
-      for (const e of v.elements) l.message(1, writeValue(e));
-      return w.message(11, l);
-    }
-    case 'textMap': {
-      const m = new ProtoWriter();
-      for (const e of v.entries) m.message(1, new ProtoWriter().stringIfSet(1, e.key).message(2, writeValue(e.value)));
-      return w.message(12, m);
-    }
-    case 'genMap': {
-      const m = new ProtoWriter();
-      for (const e of v.entries) m.message(1, new ProtoWriter().message(1, writeValue(e.key)).message(2, writeValue(e.value)));
-      return w.message(13, m);
-    }
-    case 'record': {
-      const r = new ProtoWriter();
-      if (v.recordId) r.message(1, identifier(v.recordId));
-      for (const f of v.fields) r.message(2, new ProtoWriter().stringIfSet(1, f.label).message(2, writeValue(f.value)));
-      return w.message(14, r);
-    }
-    case 'variant': {
-      const r = new ProtoWriter();
-      if (v.variantId) r.message(1, identifier(v.variantId));
-      r.stringIfSet(2, v.constructor).message(3, writeValue(v.value));
-      return w.message(15, r);
-    }
-    case 'enum': {
-      const r = new ProtoWriter();
-      if (v.enumId) r.message(1, identifier(v.enumId));
-      r.stringIfSet(2, v.constructor);
-      return w.message(16, r);
-    }
-  }
-}
 
 function writeCreate(c: PCreate): ProtoWriter {
   return new ProtoWriter()
     .stringIfSet(1, c.lfVersion)
     .stringIfSet(2, c.contractId)
     .stringIfSet(3, c.packageName)
-    .message(4, identifier(c.templateId))
+    .message(4, writeIdentifier(c.templateId))
     .message(5, writeValue(c.argument))
     .repeatedStrings(6, c.signatories)
     .repeatedStrings(7, c.stakeholders);
@@ -199,11 +109,11 @@ function writeExercise(e: PExercise): ProtoWriter {
     .stringIfSet(1, e.lfVersion)
     .stringIfSet(2, e.contractId)
     .stringIfSet(3, e.packageName)
-    .message(4, identifier(e.templateId))
+    .message(4, writeIdentifier(e.templateId))
     .repeatedStrings(5, e.signatories)
     .repeatedStrings(6, e.stakeholders)
     .repeatedStrings(7, e.actingParties);
-  if (e.interfaceId) w.message(8, identifier(e.interfaceId));
+  if (e.interfaceId) w.message(8, writeIdentifier(e.interfaceId));
   w.stringIfSet(9, e.choiceId).message(10, writeValue(e.chosenValue)).boolIfSet(11, e.consuming).repeatedStrings(12, e.children);
   if (e.exerciseResult) w.message(13, writeValue(e.exerciseResult));
   return w.repeatedStrings(14, e.choiceObservers);
@@ -214,11 +124,11 @@ function writeFetch(f: PFetch): ProtoWriter {
     .stringIfSet(1, f.lfVersion)
     .stringIfSet(2, f.contractId)
     .stringIfSet(3, f.packageName)
-    .message(4, identifier(f.templateId))
+    .message(4, writeIdentifier(f.templateId))
     .repeatedStrings(5, f.signatories)
     .repeatedStrings(6, f.stakeholders)
     .repeatedStrings(7, f.actingParties);
-  if (f.interfaceId) w.message(8, identifier(f.interfaceId));
+  if (f.interfaceId) w.message(8, writeIdentifier(f.interfaceId));
   return w;
 }
 
@@ -265,56 +175,6 @@ export function encodePreparedTransaction(p: PPreparedTransaction): Buffer {
 
 // ---- decoding -------------------------------------------------------------------------------------
 
-function readIdentifier(m: ProtoMessage | undefined): PIdentifier {
-  return { packageId: m?.string(1) ?? '', moduleName: m?.string(2) ?? '', entityName: m?.string(3) ?? '' };
-}
-
-function optIdentifier(m: ProtoMessage, field: number): PIdentifier | undefined {
-  const id = m.message(field);
-  return id ? readIdentifier(id) : undefined;
-}
-
-export function readValue(m: ProtoMessage | undefined): PValue {
-  if (!m) throw new ProtoError('a Value is missing');
-  if (m.has(1)) return { kind: 'unit' };
-  if (m.has(2)) return { kind: 'bool', value: m.bool(2) };
-  if (m.has(3)) return { kind: 'int64', value: m.sint64Big(3) };
-  if (m.has(4)) return { kind: 'date', value: m.int32(4) };
-  if (m.has(5)) return { kind: 'timestamp', value: m.sfixed64(5) };
-  if (m.has(6)) return { kind: 'numeric', value: m.string(6) };
-  if (m.has(7)) return { kind: 'party', value: m.string(7) };
-  if (m.has(8)) return { kind: 'text', value: m.string(8) };
-  if (m.has(9)) return { kind: 'contractId', value: m.string(9) };
-  if (m.has(10)) {
-    const o = m.message(10)!;
-    return { kind: 'optional', value: o.has(1) ? readValue(o.message(1)) : undefined };
-  }
-  if (m.has(11)) return { kind: 'list', elements: m.message(11)!.repeatedMessages(1).map((e) => readValue(e)) };
-  if (m.has(12)) {
-    return { kind: 'textMap', entries: m.message(12)!.repeatedMessages(1).map((e) => ({ key: e.string(1), value: readValue(e.message(2)) })) };
-  }
-  if (m.has(13)) {
-    return { kind: 'genMap', entries: m.message(13)!.repeatedMessages(1).map((e) => ({ key: readValue(e.message(1)), value: readValue(e.message(2)) })) };
-  }
-  if (m.has(14)) {
-    const r = m.message(14)!;
-    const recordId = optIdentifier(r, 1);
-    const fields = r.repeatedMessages(2).map((f) => ({ label: f.string(1), value: readValue(f.message(2)) }));
-    return recordId ? { kind: 'record', recordId, fields } : { kind: 'record', fields };
-  }
-  if (m.has(15)) {
-    const r = m.message(15)!;
-    const variantId = optIdentifier(r, 1);
-    const base = { kind: 'variant' as const, constructor: r.string(2), value: readValue(r.message(3)) };
-    return variantId ? { ...base, variantId } : base;
-  }
-  if (m.has(16)) {
-    const r = m.message(16)!;
-    const enumId = optIdentifier(r, 1);
-    return enumId ? { kind: 'enum', enumId, constructor: r.string(2) } : { kind: 'enum', constructor: r.string(2) };
-  }
-  throw new ProtoError('a Value has no content');
-}
 
 function readCreate(m: ProtoMessage): PCreate {
   return {
@@ -339,7 +199,7 @@ function readActionOnContract(m: ProtoMessage): PFetch {
     stakeholders: m.repeatedStrings(6),
     actingParties: m.repeatedStrings(7),
   };
-  const iface = optIdentifier(m, 8);
+  const iface = readOptionalIdentifier(m, 8);
   if (iface) f.interfaceId = iface;
   return f;
 }

@@ -21,7 +21,8 @@ import type { LedgerEngine } from '../../participant/engine.js';
 import type { TemplateDef, TemplateRegistry } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
 import { nameKey } from '../../participant/types.js';
-import { rec, recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 
 export const ADMIN_WORKFLOW_PING_PACKAGE_ID = 'de2cc2f90eb523414ff54e899951dadd8789a4c07e0f71f6d6c9eaf57d412a54';

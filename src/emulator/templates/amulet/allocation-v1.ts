@@ -4,9 +4,9 @@
  */
 import type { InterfaceImpl, TemplateDef } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
-import { recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
 import { nativeChoice } from '../native-choice.js';
 import { EXTRA_ARGS_ONLY } from './choice-helpers.js';
 import { allocationToTwoStepTransfer } from './two-step-transfer-specs.js';

@@ -26,9 +26,10 @@
 import type { ChoiceDef, FetchedContract, InterfaceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
 import { nameKey } from '../../participant/types.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
-import { list, opt, rec, recordParser, tuple2, type LfT } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, opt, rec, tuple2, type NativeValueType } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import {
   configStateReference,
@@ -88,7 +89,7 @@ type CidMap = Record<string, string[]>;
 // ---- plumbing ------------------------------------------------------------------------------------
 
 /** The V2 interface choices here are all non-consuming (archiving, where any, happens in the body). */
-const choice = <P, A>(name: string, argT: LfT, def: Omit<Parameters<typeof nativeChoice<P, A>>[2], 'consuming'>): ChoiceDef<P, A> =>
+const choice = <P, A>(name: string, argT: NativeValueType, def: Omit<Parameters<typeof nativeChoice<P, A>>[2], 'consuming'>): ChoiceDef<P, A> =>
   nativeChoice<P, A>(name, argT, { ...def, consuming: false });
 
 const ACTORS_ARGS = rec(['actors', list('party')], ['extraArgs', T.ExtraArgs]);

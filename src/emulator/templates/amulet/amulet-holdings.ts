@@ -5,7 +5,8 @@
 import type { TemplateDef, UpdateContext } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
 import { TS } from '../token-standard.js';
-import { rec, recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { fetchOpenRound } from './fetch-checked.js';
 import { NO_ARGS } from './choice-helpers.js';

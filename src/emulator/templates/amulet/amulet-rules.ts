@@ -4,8 +4,9 @@
  * config-state choices (./external-party-config-state.ts).
  */
 import type { TemplateDef } from '../../participant/templates.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
-import { opt, rec, recordParser } from '../lf-types.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { opt, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { fetchByPartyChoice } from './choice-helpers.js';
 import { fetchOpenRound } from './fetch-checked.js';

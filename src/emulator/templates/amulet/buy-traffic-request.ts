@@ -13,8 +13,9 @@
  */
 import type { TemplateDef, TemplateRegistry } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
-import { list, rec, recordParser } from '../lf-types.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { AmuletIds, SPLICE_WALLET_PACKAGE_ID, SPLICE_WALLET_PACKAGE_NAME, T, require, type PaymentTransferContextV, type TransferInputV, type WalletAppInstallPayload } from './values.js';
 

@@ -3,7 +3,7 @@
  * (splice-amulet `Splice.AmuletRules`, `Splice.ExternalPartyAmuletRules`, `Splice.AmuletTransferInstruction`).
  */
 import type { UpdateContext } from '../../participant/templates.js';
-import { rec } from '../lf-types.js';
+import { rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { T, require, showParty, type MetadataV } from './values.js';
 

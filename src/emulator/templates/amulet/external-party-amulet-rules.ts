@@ -6,9 +6,10 @@
  */
 import type { InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { TokenStandardTypes, TS } from '../token-standard.js';
-import { list, opt, rec, recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, opt, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { completedTransfer, requireExpectedAdminMatch, sortObject } from './choice-helpers.js';
 import { allocationToTwoStepTransfer, standardTransferToTwoStepTransfer } from './two-step-transfer-specs.js';

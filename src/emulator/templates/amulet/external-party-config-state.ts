@@ -23,8 +23,9 @@
  */
 import type { TemplateDef, UpdateContext } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
-import { opt, rec, recordParser, type LfT } from '../lf-types.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { opt, rec, type NativeValueType } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { fetchForDso, fetchOpenRound } from './fetch-checked.js';
 import {
@@ -73,14 +74,14 @@ export interface ExternalPartyConfigStatePayload {
   rewardCalculationVersion: string | null;
 }
 
-const TransferConfigV2: LfT = rec(
+const TransferConfigV2: NativeValueType = rec(
   ['holdingFee', rec(['rate', 'decimal'])],
   ['maxNumInputs', 'int'],
   ['maxNumOutputs', 'int'],
   ['maxNumLockHolders', 'int'],
   ['tokenStandardMaxTTL', opt(T.RelTime)],
 );
-const RewardVersion: LfT = { enum: ['RewardVersion_FeaturedAppMarkers', 'RewardVersion_TrafficBasedAppRewards'] };
+const RewardVersion: NativeValueType = { enum: ['RewardVersion_FeaturedAppMarkers', 'RewardVersion_TrafficBasedAppRewards'] };
 
 export const ExternalPartyConfigStateTypes = {
   TransferConfigV2,

@@ -21,7 +21,8 @@
 import type { InterfaceDef, InterfaceImpl, TemplateDef } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { list, rec, recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { NO_ARGS } from './choice-helpers.js';
 import {

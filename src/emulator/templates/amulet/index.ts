@@ -74,7 +74,7 @@ import type { LedgerEngine } from '../../participant/engine.js';
 import type { TemplateRegistry } from '../../participant/templates.js';
 import type { ContractRecord, LfValue, QualifiedId } from '../../participant/types.js';
 import { nameKey } from '../../participant/types.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
 import { registerTokenStandardInterfaces } from '../token-standard.js';
 import { amuletTemplates } from './templates.js';
 import { SummarizingMiningRoundId } from './mining-rounds.js';

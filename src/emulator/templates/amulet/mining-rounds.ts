@@ -5,7 +5,8 @@
  */
 import type { TemplateDef } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { opt, rec, recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { opt, rec } from '../../lf-value/native-type.js';
 import { fetchByPartyChoice } from './choice-helpers.js';
 import {
   AmuletIds,

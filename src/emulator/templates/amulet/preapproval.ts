@@ -27,8 +27,9 @@
  */
 import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { formatTime, parseTime } from '../../../canton/lf.js';
-import { list, opt, rec, recordParser } from '../lf-types.js';
+import { formatTime, parseTime } from '../../../canton/lf-value.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, opt, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { executeTransfer, holdingTxMeta, type AmuletBehaviour } from './transfer.js';
 import { fetchForDso } from './fetch-checked.js';

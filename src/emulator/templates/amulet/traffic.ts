@@ -27,7 +27,8 @@
 import type { TemplateDef, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
 import type { TrafficControlParameters } from '../../participant/traffic.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { list, opt, rec, recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, opt, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { checkExpectedDso, splitAndBurn } from './preapproval.js';
 import { transferConfigAmulet, type AmuletBehaviour } from './transfer.js';

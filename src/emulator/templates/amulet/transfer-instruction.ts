@@ -6,7 +6,8 @@
 import type { InterfaceImpl, TemplateDef } from '../../participant/templates.js';
 import { archiveChoice } from '../../participant/templates.js';
 import { TS } from '../token-standard.js';
-import { list, rec, recordParser } from '../lf-types.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { completedTransfer, EXTRA_ARGS_ONLY } from './choice-helpers.js';
 import { standardTransferToTwoStepTransfer } from './two-step-transfer-specs.js';

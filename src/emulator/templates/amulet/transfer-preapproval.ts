@@ -4,8 +4,9 @@
  * ./preapproval.ts.
  */
 import type { TemplateDef } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
-import { list, opt, rec, recordParser } from '../lf-types.js';
+import { parseTime } from '../../../canton/lf-value.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, opt, rec } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { fetchByPartyChoice, NO_ARGS, P_ARG, sortObject } from './choice-helpers.js';
 import { exercisePaymentTransfer } from './transfer.js';

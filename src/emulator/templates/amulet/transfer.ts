@@ -18,7 +18,7 @@
 import type { FetchedContract, TemplateRegistry, UpdateContext } from '../../participant/templates.js';
 import { nameKey } from '../../participant/types.js';
 import { TS } from '../token-standard.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { configStateFromContext, type ExternalPartyConfigStatePayload } from './external-party-config-state.js';
 import { fetchForDso, fetchOpenRound, groupMismatch, showForOwner } from './fetch-checked.js';
 import {

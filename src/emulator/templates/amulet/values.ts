@@ -12,8 +12,8 @@
 import { formatInstant } from '../../../canton/clock.js';
 import type { UpdateContext } from '../../participant/templates.js';
 import type { QualifiedId } from '../../participant/types.js';
-import { formatDecimal, parseDecimal, parseTime } from '../../../canton/lf.js';
-import { list, opt, rec, tuple2, type LfT } from '../lf-types.js';
+import { formatDecimal, parseDecimal, parseTime } from '../../../canton/lf-value.js';
+import { list, opt, rec, tuple2, type NativeValueType } from '../../lf-value/native-type.js';
 import { TokenStandardTypes } from '../token-standard.js';
 
 export const SPLICE_AMULET_PACKAGE_ID = 'fb10433a48c24f30076a7aee03a3e314b7ab02fe9a22e2069e3af92d2b6ac88a';
@@ -116,7 +116,7 @@ export const T = (() => {
     ['optValidatorFaucetCap', opt('decimal')],
     ['optDevelopmentFundPercentage', opt('decimal')],
   );
-  const RewardVersion: LfT = { enum: ['RewardVersion_FeaturedAppMarkers', 'RewardVersion_TrafficBasedAppRewards'] };
+  const RewardVersion: NativeValueType = { enum: ['RewardVersion_FeaturedAppMarkers', 'RewardVersion_TrafficBasedAppRewards'] };
   const RewardConfig = rec(
     ['mintingVersion', RewardVersion],
     ['dryRunVersion', opt(RewardVersion)],
@@ -137,7 +137,7 @@ export const T = (() => {
     ['trafficPrice', opt('decimal')],
     ['rewardConfig', opt(RewardConfig)],
   );
-  const schedule = (t: LfT, a: LfT) => rec(['initialValue', a], ['futureValues', list(tuple2(t, a))]);
+  const schedule = (t: NativeValueType, a: NativeValueType) => rec(['initialValue', a], ['futureValues', list(tuple2(t, a))]);
   const PackageConfig = rec(
     ['amulet', 'text'],
     ['amuletNameService', 'text'],
@@ -180,7 +180,7 @@ export const T = (() => {
     ['featuredAppRight', opt('cid')],
   );
   const PaymentTransferContext = rec(['amuletRules', 'cid'], ['context', TransferContext]);
-  const TransferInput: LfT = {
+  const TransferInput: NativeValueType = {
     variant: {
       InputAppRewardCoupon: 'cid',
       InputValidatorRewardCoupon: 'cid',

@@ -14,8 +14,9 @@
  *    the others fail saying so).
  */
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
-import { list, opt, rec, recordParser, type LfT } from '../lf-types.js';
+import { parseTime } from '../../../canton/lf-value.js';
+import { recordParser } from '../../lf-value/native-json-codec.js';
+import { list, opt, rec, type NativeValueType } from '../../lf-value/native-type.js';
 import { nativeChoice } from '../native-choice.js';
 import { exercisePaymentTransfer } from './transfer.js';
 import {
@@ -153,7 +154,7 @@ export function walletTemplates(): TemplateDef[] {
   };
 
   // -- WalletAppInstall ---------------------------------------------------------------------------------------
-  const AmuletOperation: LfT = {
+  const AmuletOperation: NativeValueType = {
     variant: {
       CO_AppPayment: 'cid',
       CO_CompleteAcceptedTransfer: 'cid',
@@ -182,7 +183,7 @@ export function walletTemplates(): TemplateDef[] {
       ),
     },
   };
-  /** An `AmuletOperation` (the LfT above) as the argument parser returns it; only the operations the batch runs have a typed value. */
+  /** An `AmuletOperation` (the NativeValueType above) as the argument parser returns it; only the operations the batch runs have a typed value. */
   type AmuletOperationV =
     | { tag: 'CO_CompleteAcceptedTransfer'; value: string }
     | { tag: 'CO_CompleteBuyTrafficRequest'; value: { trafficRequestCid: string } }
@@ -201,7 +202,7 @@ export function walletTemplates(): TemplateDef[] {
     operations: AmuletOperationV[];
   }
   const installSignatories = (p: WalletAppInstallPayload) => [p.endUserParty, p.validatorParty];
-  const viaValidator = <A>(name: string, argT: LfT, body: (ctx: UpdateContext, p: WalletAppInstallPayload, a: A) => unknown) =>
+  const viaValidator = <A>(name: string, argT: NativeValueType, body: (ctx: UpdateContext, p: WalletAppInstallPayload, a: A) => unknown) =>
     nativeChoice<WalletAppInstallPayload, A>(name, argT, { consuming: false, controllers: (p) => [p.validatorParty], body: (ctx, self, a) => body(ctx, self.payload, a) });
 
   type PreapprovalOutcome = { transferPreapprovalCid: string; amuletPaid: string; transferResult: { senderChangeAmulet: string | null } };

@@ -5,7 +5,7 @@
  * failure messages (see LIMITATIONS in ./index.ts for where and why this deviates).
  */
 import { TS } from '../token-standard.js';
-import { expectContractId, expectList, expectParty, formatDecimal, parseDecimal, parseTime, variant, type ExtraArgs } from '../../../canton/lf.js';
+import { expectContractId, expectList, expectParty, formatDecimal, parseDecimal, parseTime, variant, type ExtraArgs } from '../../../canton/lf-value.js';
 import type { ChoiceDef, InterfaceImpl, TemplateDef, TemplateRegistry, UpdateContext, FetchedContract } from '../../participant/templates.js';
 import { archiveChoice, ArgumentError } from '../../participant/templates.js';
 import { nameKey, type QualifiedId } from '../../participant/types.js';

@@ -9,8 +9,10 @@
  *    records `R {f = v}`; daml-lf `SBToText`/`Numeric.toUnscaledString`, derived Show).
  */
 import { formatInstant } from '../../../canton/clock.js';
-import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf.js';
-import { fieldPath, list, normalize, opt, rec, type LfT, type RecordRules } from '../lf-types.js';
+import { expectRecord, formatDecimal, formatTime, parseDecimal, parseExtraArgs, parseMetadata, parseRelTime, parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf-value.js';
+import { fieldPath } from '../../lf-value/json-codec.js';
+import { normalize, type RecordRules } from '../../lf-value/native-json-codec.js';
+import { list, opt, rec, type NativeValueType } from '../../lf-value/native-type.js';
 import { TokenStandardTypes, tokenStandardV1Types } from '../token-standard.js';
 import { ArgumentError } from '../../participant/templates.js';
 
@@ -89,7 +91,7 @@ export interface AllocationSpecification {
  * How TestTokenV1 reads records: a missing field is `Missing non-optional field: a.b`, a null field
  * goes to the field's type (which words its own error). Fields the type does not declare are not
  * looked at here: the engine rejects them in a command's arguments, for every native template, as
- * transcode does (value-types.ts `unexpectedFieldsIn`).
+ * transcode does (lf-value/native-type.ts `unexpectedFieldsIn`).
  */
 const V1_RECORDS: RecordRules = {
   rejectUnknown: false,
@@ -111,13 +113,13 @@ export function timeText(value: unknown, path: string): string {
   return formatTime(parseTime(value, path));
 }
 
-function parserOf<T>(t: LfT): (value: unknown, path: string) => T {
+function parserOf<T>(t: NativeValueType): (value: unknown, path: string) => T {
   return (value, path) => normalize(t, value, path, V1_RECORDS) as T;
 }
 
-// `Metadata` and `RelTime` keep lf.ts's readings (metadata keys in the client's order, `values` may be left out).
-const MetadataT: LfT = { custom: parseMetadata };
-const RelTimeT: LfT = { custom: (v, f) => ({ microseconds: parseRelTime(v, f).toString() }) };
+// `Metadata` and `RelTime` keep canton/lf-value.ts's readings (metadata keys in the client's order, `values` may be left out).
+const MetadataT: NativeValueType = { custom: parseMetadata };
+const RelTimeT: NativeValueType = { custom: (v, f) => ({ microseconds: parseRelTime(v, f).toString() }) };
 const { InstrumentId: InstrumentIdT, TransferV1: TransferT, SettlementInfoV1: SettlementInfoT, TransferLegV1: TransferLegT } = tokenStandardV1Types(MetadataT);
 const LockT = rec(['holders', list('party')], ['expiresAt', opt('time')], ['expiresAfter', opt(RelTimeT)], ['context', opt('text')]);
 const HoldingViewT = rec(['owner', 'party'], ['instrumentId', InstrumentIdT], ['amount', 'decimal'], ['lock', opt(LockT)], ['meta', MetadataT]);

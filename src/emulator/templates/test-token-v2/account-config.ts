@@ -12,7 +12,7 @@
  * machine collapses to one-party steps.
  */
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../participant/templates.js';
-import type { ExtraArgs } from '../../../canton/lf.js';
+import type { ExtraArgs } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
 import { ACCOUNT_CONFIGS_CONTEXT_KEY, fetchView, TestTokenV2Ids } from './ids.js';
 import { Tt2Types } from './types.js';

@@ -10,7 +10,7 @@
  * authorizer; cancel (executors) and withdraw (the authorizer) unlock.
  */
 import { archiveChoice, type ChoiceDef, type TemplateDef, type UpdateContext } from '../../participant/templates.js';
-import { parseTime, type ExtraArgs } from '../../../canton/lf.js';
+import { parseTime, type ExtraArgs } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
 import {
   allocationInstructionStateMachine,

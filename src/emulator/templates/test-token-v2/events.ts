@@ -6,7 +6,7 @@
  */
 import type { ChoiceDef, UpdateContext } from '../../participant/templates.js';
 import { TS } from '../token-standard.js';
-import type { ExtraArgs, Metadata } from '../../../canton/lf.js';
+import type { ExtraArgs, Metadata } from '../../../canton/lf-value.js';
 import { TOKEN_RULES_CONTEXT_KEY } from './ids.js';
 import { accountParties, fail, reasonToMeta, requireMatchExpected } from './utils.js';
 import {

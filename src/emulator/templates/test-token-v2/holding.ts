@@ -4,7 +4,7 @@
  * locked holdings are real Tokens whose lock holders include the admin.
  */
 import { archiveChoice, type TemplateDef, type UpdateContext } from '../../participant/templates.js';
-import { parseTime } from '../../../canton/lf.js';
+import { parseTime } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
 import { registerView, TestTokenV2Ids } from './ids.js';
 import { accountParties, downcastHolding, fail, require, requireR } from './utils.js';

@@ -41,7 +41,7 @@ import type { EngineCommand, Submission } from '../../participant/commands.js';
 import { archiveChoice, type InterfaceImpl, type TemplateRegistry } from '../../participant/templates.js';
 import { nameKey, type QualifiedId } from '../../participant/types.js';
 import type { TransactionRecord } from '../../participant/updates.js';
-import { formatTime, type ChoiceContext } from '../../../canton/lf.js';
+import { formatTime, type ChoiceContext } from '../../../canton/lf-value.js';
 import { describeInterfaceChoices, registerTokenStandardInterfaces } from '../token-standard.js';
 import { accountConfigTemplate, accountProposalTemplate, basicAccountConfig } from './account-config.js';
 import { tokenAllocationInstructionV1Template, tokenAllocationInstructionV2Template, tokenAllocationV1Template, tokenAllocationV2Template } from './allocation.js';

@@ -5,7 +5,7 @@
  * It has no observers: wallets use it as a disclosed contract.
  */
 import type { ChoiceDef, TemplateDef, UpdateContext } from '../../participant/templates.js';
-import { formatTime, parseTime, type ExtraArgs } from '../../../canton/lf.js';
+import { formatTime, parseTime, type ExtraArgs } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
 import { extractAccountConfigMap, mkAvailableActions, storeAccountConfigFor, transferInstructionStateMachine, type AccountConfigMap } from './account-config.js';
 import {

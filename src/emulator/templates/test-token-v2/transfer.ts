@@ -10,7 +10,7 @@
  * creates bob's Token; bob's reject or alice's withdraw return the locked amount to alice.
  */
 import { archiveChoice, type ChoiceDef, type TemplateDef, type UpdateContext } from '../../participant/templates.js';
-import type { ExtraArgs } from '../../../canton/lf.js';
+import type { ExtraArgs } from '../../../canton/lf-value.js';
 import { TS } from '../token-standard.js';
 import {
   applyStateMachineTransitions,

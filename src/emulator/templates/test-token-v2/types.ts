@@ -4,25 +4,25 @@
  * declaration order, for encoding them (interactive submission's prepared transactions). Reading
  * keeps the parsers of values.ts; the token-standard records come from token-standard.ts, and the
  * interface choices' arguments are the interfaces' (`TokenStandardTypes.choiceArgs`, filled in by
- * `describeInterfaceChoices`). Checked against the DAR by lf-types-vs-dars.test.ts.
+ * `describeInterfaceChoices`). Checked against the DAR by native-types-vs-dars.test.ts.
  */
-import { list, opt, rec, type LfT } from '../lf-types.js';
+import { list, opt, rec, type NativeValueType } from '../../lf-value/native-type.js';
 import { TokenStandardTypes } from '../token-standard.js';
 import { AA_TAGS, AIA_TAGS, TIA_TAGS } from './values.js';
 
 const { Account, InstrumentId, HoldingViewV2, TransferV2, SettlementInfoV2, AllocationSpecificationV2, ExtraArgs } = TokenStandardTypes;
 
 /** An action variant (`TransferInstructionAction`, …): unit constructors, then `*_Custom with id : Text`. */
-function actionVariant(tags: readonly string[]): LfT {
+function actionVariant(tags: readonly string[]): NativeValueType {
   const custom = tags[tags.length - 1]!;
-  return { variant: Object.fromEntries(tags.map((t): [string, LfT] => [t, t === custom ? rec(['id', 'text']) : 'unit'])) };
+  return { variant: Object.fromEntries(tags.map((t): [string, NativeValueType] => [t, t === custom ? rec(['id', 'text']) : 'unit'])) };
 }
 const TIA = actionVariant(TIA_TAGS);
 const AIA = actionVariant(AIA_TAGS);
 const AA = actionVariant(AA_TAGS);
 /** `Map action [Party]` and `Map action [[Party]]` (DA.Map, a GenMap in LF). */
-const authorizers = (action: LfT): LfT => ({ map: [action, list('party')] });
-const available = (action: LfT): LfT => ({ map: [action, list(list('party'))] });
+const authorizers = (action: NativeValueType): NativeValueType => ({ map: [action, list('party')] });
+const available = (action: NativeValueType): NativeValueType => ({ map: [action, list(list('party'))] });
 
 const PartyConfig = rec(['canInitiate', 'bool'], ['mustApprove', 'bool']);
 const AccountConfig = rec(['admin', 'party'], ['account', Account], ['ownerConfig', PartyConfig], ['providerConfig', PartyConfig]);
@@ -49,7 +49,7 @@ const TokenAllocationV2 = rec(
   ['allocateBefore', opt('time')],
   ['numIterations', 'int'],
 );
-const authorizeAction = (action: LfT, cidField: string) =>
+const authorizeAction = (action: NativeValueType, cidField: string) =>
   rec(['actor', 'party'], ['authorizer', 'party'], ['action', action], [cidField, 'cid'], ['extraArgs', ExtraArgs]);
 
 export const Tt2Types = {

@@ -5,7 +5,7 @@
  * metadata keys of CIP-56/CIP-112, and the V1 <-> V2 conversions the V1 adapters rely on.
  */
 import type { UpdateContext } from '../../participant/templates.js';
-import { parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf.js';
+import { parseTime, type ExtraArgs, type Metadata } from '../../../canton/lf-value.js';
 import {
   compareText,
   dec,

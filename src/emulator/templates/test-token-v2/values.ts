@@ -25,7 +25,7 @@ import {
   type AnyValue,
   type ExtraArgs,
   type Metadata,
-} from '../../../canton/lf.js';
+} from '../../../canton/lf-value.js';
 
 // ---- record plumbing --------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@
 import { writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { ManualClock } from '../../../../src/canton/clock.js';
-import { formatTime } from '../../../../src/canton/lf.js';
+import { formatTime } from '../../../../src/canton/lf-value.js';
 import { startStack, type RunningStack } from '../../../../src/stack.js';
 import type { DemoWorld } from '../../../../src/emulator/seed.js';
 import type { EmulatorConfigInput } from '../../../../src/config/schema.js';

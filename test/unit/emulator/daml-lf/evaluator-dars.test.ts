@@ -7,7 +7,7 @@ import type { DamlPackage, Expr, LfType, PackageLookup, TypeConRef } from '../..
 import { ARITHMETIC_ERROR_PACKAGE_ID, builtinFunction } from '../../../../src/emulator/daml-lf/builtins/index.js';
 import { Evaluator } from '../../../../src/emulator/daml-lf/evaluator.js';
 import { DamlFailure } from '../../../../src/emulator/daml-lf/runtime.js';
-import type { RecordV, Value } from '../../../../src/emulator/daml-lf/value.js';
+import type { RecordV, Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 import { loadDars, toJs, toValue } from './dar-values.js';
 import { FakeLedger } from './evaluator-fixtures.js';
 

@@ -27,7 +27,7 @@ import {
   type FunV,
   type RecordV,
   type Value,
-} from '../../../../src/emulator/daml-lf/value.js';
+} from '../../../../src/emulator/lf-value/runtime-value.js';
 
 export const PKG = 'pkg0';
 export const MOD = 'M';

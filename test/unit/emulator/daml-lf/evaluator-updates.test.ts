@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DefInterface, DefTemplate, Expr, TemplateChoice } from '../../../../src/emulator/daml-lf/ast.js';
 import { Evaluator } from '../../../../src/emulator/daml-lf/evaluator.js';
 import { DamlFailure } from '../../../../src/emulator/daml-lf/runtime.js';
-import { int64, list, party, text, type RecordV, type Value } from '../../../../src/emulator/daml-lf/value.js';
+import { int64, list, party, text, type RecordV, type Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 import {
   FakeLedger,
   MOD,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Expr } from '../../../../src/emulator/daml-lf/ast.js';
 import { Evaluator } from '../../../../src/emulator/daml-lf/evaluator.js';
 import { DamlFailure } from '../../../../src/emulator/daml-lf/runtime.js';
-import { int64, list, text, type Value } from '../../../../src/emulator/daml-lf/value.js';
+import { int64, list, text, type Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 import {
   MOD,
   PKG,

@@ -10,7 +10,7 @@ import type { TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
 import { DamlRuntime } from '../../../../src/emulator/daml-lf/participant-bridge/daml-runtime.js';
 import { installDamlTemplates } from '../../../../src/emulator/daml-lf/participant-bridge/install.js';
 import { DamlFailure, DamlThrow, type DamlEngine, type LedgerPort } from '../../../../src/emulator/daml-lf/runtime.js';
-import { UNIT, type RecordV, type Value } from '../../../../src/emulator/daml-lf/value.js';
+import { UNIT, type RecordV, type Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 import { LedgerApiError } from '../../../../src/canton/errors.js';
 import type { EngineCommand } from '../../../../src/emulator/participant/commands.js';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';

@@ -4,7 +4,7 @@
  * `Allocation` and takes its view, while the allocation's template (Amulet, the test tokens) is
  * implemented in TypeScript and its package is not evaluated. The ledger port then hands the
  * evaluator an interface value that carries the native view, signatories and observers
- * (value.ts, ForeignContract), and the evaluator answers `view_interface` from it.
+ * (lf-value/runtime-value.ts, ForeignContract), and the evaluator answers `view_interface` from it.
  *
  * Ledger side with the real decoder and a fake engine body (the trading app's DAR uploaded next
  * to a native TestTokenV1); evaluator side with the real Evaluator and no packages at all.
@@ -17,7 +17,7 @@ import { Evaluator } from '../../../../src/emulator/daml-lf/evaluator.js';
 import { DamlRuntime } from '../../../../src/emulator/daml-lf/participant-bridge/daml-runtime.js';
 import { installDamlTemplates } from '../../../../src/emulator/daml-lf/participant-bridge/install.js';
 import { DamlFailure, type DamlEngine, type LedgerPort } from '../../../../src/emulator/daml-lf/runtime.js';
-import { UNIT, type RecordV, type Value } from '../../../../src/emulator/daml-lf/value.js';
+import { UNIT, type RecordV, type Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { mintTestTokenV1, registerTestTokenV1 } from '../../../../src/emulator/templates/test-token-v1/index.js';

@@ -8,8 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildEmulator } from '../../../../src/emulator/index.js';
-import type { NativeValueType } from '../../../../src/emulator/participant/value-types.js';
-import { unexpectedFieldsIn } from '../../../../src/emulator/participant/value-types.js';
+import { unexpectedFieldsIn, type NativeValueType } from '../../../../src/emulator/lf-value/native-type.js';
 import { formatId } from '../../../../src/emulator/participant/types.js';
 
 /** A value of type `t` with every field present (content irrelevant: the check runs before parsing). */

@@ -7,7 +7,7 @@
  * token-standard result shapes below).
  */
 import { z } from 'zod';
-import type { Metadata } from '../../../../src/canton/lf.js';
+import type { Metadata } from '../../../../src/canton/lf-value.js';
 import type { AllocationInstructionResultV2 as SrcAllocationInstructionResultV2, AllocationResultV2 as SrcAllocationResultV2 } from '../../../../src/emulator/templates/test-token-v2/allocation.js';
 import type { TransferInstructionResultV2 } from '../../../../src/emulator/templates/test-token-v2/transfer.js';
 import {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExerciseNode } from '../../../../src/emulator/participant/updates.js';
 import { createFeaturedAppRight, installWallet, tapAmulet, TransferPreapprovalProposalId } from '../../../../src/emulator/templates/amulet/index.js';
-import { formatTime } from '../../../../src/canton/lf.js';
+import { formatTime } from '../../../../src/canton/lf-value.js';
 import { createValidatorApp, preapprovalAutomationName } from '../../../../src/emulator/validator/index.js';
 import type { Json } from '../../../../src/emulator/scan/encode.js';
 import type { TransferPreapprovalByParty } from '../scan/fixture.js';

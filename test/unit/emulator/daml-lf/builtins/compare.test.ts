@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LfType, TypeConRef } from '../../../../../src/emulator/daml-lf/ast.js';
 import { compareText, compareTypes, compareValues, equalValues } from '../../../../../src/emulator/daml-lf/builtins/index.js';
-import type { Value } from '../../../../../src/emulator/daml-lf/value.js';
+import type { Value } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import {
   bool,
   contractId,
@@ -16,7 +16,7 @@ import {
   TRUE,
   FALSE,
   UNIT,
-} from '../../../../../src/emulator/daml-lf/value.js';
+} from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, failureOf, i, num, t } from './helpers.js';
 
 const TC: TypeConRef = { packageId: 'p', moduleName: 'M', entityName: 'T' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { arithmeticErrorValue, builtinFunction } from '../../../../../src/emulator/daml-lf/builtins/index.js';
-import type { AnyExceptionV, Value } from '../../../../../src/emulator/daml-lf/value.js';
-import { applyValue, expect as narrow, FALSE, fun, int64, list, NONE, some, text, TRUE } from '../../../../../src/emulator/daml-lf/value.js';
+import type { AnyExceptionV, Value } from '../../../../../src/emulator/lf-value/runtime-value.js';
+import { applyValue, expect as narrow, FALSE, fun, int64, list, NONE, some, text, TRUE } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, failureOf, i, t } from './helpers.js';
 
 const minus = fun(2, (a) => int64(narrow(a[0]!, 'int64').value - narrow(a[1]!, 'int64').value));

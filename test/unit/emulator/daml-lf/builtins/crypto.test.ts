@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FALSE, text, TRUE } from '../../../../../src/emulator/daml-lf/value.js';
+import { FALSE, text, TRUE } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, failureOf, t } from './helpers.js';
 
 /** A secp256k1 key (DER SubjectPublicKeyInfo) and an ECDSA signature of SHA-256("hello daml"), made with node:crypto. */

@@ -3,8 +3,8 @@ import { expect } from 'vitest';
 import type { BuiltinFunctionName } from '../../../../../src/emulator/daml-lf/ast.js';
 import { builtinFunction, isArithmeticError } from '../../../../../src/emulator/daml-lf/builtins/index.js';
 import { DamlFailure, DamlThrow, type DamlFailureDetail } from '../../../../../src/emulator/daml-lf/runtime.js';
-import type { NumericV, Value } from '../../../../../src/emulator/daml-lf/value.js';
-import { applyValue, int64, numeric, text } from '../../../../../src/emulator/daml-lf/value.js';
+import type { NumericV, Value } from '../../../../../src/emulator/lf-value/runtime-value.js';
+import { applyValue, int64, numeric, text } from '../../../../../src/emulator/lf-value/runtime-value.js';
 
 /** Applies the builtin to exactly its value arguments. */
 export function call(name: BuiltinFunctionName, ...args: Value[]): Value {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BuiltinFunctionName } from '../../../../../src/emulator/daml-lf/ast.js';
 import { BUILTIN_NAMES, builtinFunction } from '../../../../../src/emulator/daml-lf/builtins/index.js';
-import { UNIT } from '../../../../../src/emulator/daml-lf/value.js';
+import { UNIT } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { failureOf } from './helpers.js';
 
 /** Value arities from the LF 2 signatures, scale witnesses counted (daml-lf-2.rst "Built-in functions"). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { int64, NONE, some } from '../../../../../src/emulator/daml-lf/value.js';
+import { int64, NONE, some } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, expectArithmeticError, i, t } from './helpers.js';
 
 const MAX = 2n ** 63n - 1n;

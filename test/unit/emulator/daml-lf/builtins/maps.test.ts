@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TypeConRef } from '../../../../../src/emulator/daml-lf/ast.js';
 import { builtinFunction } from '../../../../../src/emulator/daml-lf/builtins/index.js';
-import type { Value } from '../../../../../src/emulator/daml-lf/value.js';
-import { fun, int64, list, NONE, some, text } from '../../../../../src/emulator/daml-lf/value.js';
+import type { Value } from '../../../../../src/emulator/lf-value/runtime-value.js';
+import { fun, int64, list, NONE, some, text } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, failureOf, i, t } from './helpers.js';
 
 const empty = (name: 'TEXTMAP_EMPTY' | 'GENMAP_EMPTY'): Value => {

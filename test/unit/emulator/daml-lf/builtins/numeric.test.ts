@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { int64, NONE, some, text } from '../../../../../src/emulator/daml-lf/value.js';
+import { int64, NONE, some, text } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, expectArithmeticError, i, num, scale, t } from './helpers.js';
 
 const MAX38 = '9'.repeat(38);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contractId, int64, list, NONE, party, some, text } from '../../../../../src/emulator/daml-lf/value.js';
+import { contractId, int64, list, NONE, party, some, text } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, failureOf, i, t } from './helpers.js';
 
 const ASTRAL = '\u{1F600}'; // 😀, a surrogate pair in UTF-16

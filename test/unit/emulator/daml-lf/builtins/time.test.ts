@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DATE_DAYS, MAX_TIMESTAMP_MICROS, MIN_DATE_DAYS, MIN_TIMESTAMP_MICROS } from '../../../../../src/emulator/daml-lf/builtins/time.js';
-import { date, int64, text, timestamp } from '../../../../../src/emulator/daml-lf/value.js';
+import { date, int64, text, timestamp } from '../../../../../src/emulator/lf-value/runtime-value.js';
 import { call, expectArithmeticError, i } from './helpers.js';
 
 const DAY_MS = 86_400_000;

@@ -6,13 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodePreparedTransaction as sdkDecode, hashPreparedTransaction } from '@canton-network/core-tx-visualizer';
-import {
-  decodePreparedTransaction,
-  encodePreparedTransaction,
-  type PCreate,
-  type PPreparedTransaction,
-  type PValue,
-} from '../../../../../src/emulator/participant/interactive/prepared-transaction.js';
+import { decodePreparedTransaction, encodePreparedTransaction, type PCreate, type PPreparedTransaction } from '../../../../../src/emulator/participant/interactive/prepared-transaction.js';
+import type { PValue } from '../../../../../src/emulator/lf-value/proto-value.js';
 import { hashPreparedTransactionV2 } from '../../../../../src/emulator/participant/interactive/hashing.js';
 
 const PKG = 'ab'.repeat(32);

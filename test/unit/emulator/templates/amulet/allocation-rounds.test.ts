@@ -15,7 +15,7 @@ import {
   amuletExpiresAtRound,
 } from '../../../../../src/emulator/templates/amulet/index.js';
 import type { AmuletAllocationPayload, AmuletPayload, LockedAmuletPayload, OpenMiningRoundPayload } from '../../../../../src/emulator/templates/amulet/values.js';
-import { parseDecimal } from '../../../../../src/canton/lf.js';
+import { parseDecimal } from '../../../../../src/canton/lf-value.js';
 import {
   AMULET,
   IFACE,

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
-import { formatTime } from '../../../../../src/canton/lf.js';
+import { formatTime } from '../../../../../src/canton/lf-value.js';
 import {
   amuletContext,
   disclosedOf,

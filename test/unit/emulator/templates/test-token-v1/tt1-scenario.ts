@@ -5,7 +5,7 @@
 import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
-import { formatTime } from '../../../../../src/canton/lf.js';
+import { formatTime } from '../../../../../src/canton/lf-value.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
 import { EMPTY_EXTRA_ARGS, TOKEN, TOKEN_RULES, Tt1Client, type Disclosed } from './tt1-client.js';
 

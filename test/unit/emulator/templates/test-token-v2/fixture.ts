@@ -5,7 +5,7 @@
 import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
 import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
-import { formatTime } from '../../../../../src/canton/lf.js';
+import { formatTime } from '../../../../../src/canton/lf-value.js';
 import { createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../../../src/emulator/templates/test-token-v2/index.js';
 import { LedgerClient } from './client.js';
 

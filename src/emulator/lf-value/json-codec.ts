@@ -1,5 +1,22 @@
 /**
- * Daml-LF values checked against their LF type and normalised to the JSON Ledger API's transcode
+ * Daml-LF values in the emulator (this folder). The ledger's canonical JSON, the JSON Ledger API's
+ * transcode encoding, is the form every other one converts to and from, so this module is the
+ * folder's main one. The forms, and why there is more than one:
+ *  - JSON (`unknown`, participant/types.ts `LfValue`): what clients send and the ledger stores and
+ *    prints. A request's JSON is checked and made canonical against its LF type here (a DAR's
+ *    `LfType`), or in native-json-codec.ts against a native template's description.
+ *  - Type descriptions: a DAR's types are the decoder's `LfType` AST (participant/dar/lf2.ts); the
+ *    native templates, which have no DAR to read, describe theirs with `NativeValueType`
+ *    (native-type.ts). Both describe the same LF types; the native one names no type constructors.
+ *  - Runtime values (runtime-value.ts): what the Daml-LF evaluator computes with: numbers as
+ *    bigints, records with their type constructor, closures and update actions, which JSON cannot
+ *    hold. runtime-json-codec.ts converts canonical JSON to them and back.
+ *  - The protobuf `Value` (proto-value.ts): how interactive submission's prepared transactions carry
+ *    values; proto-codec.ts builds it from canonical JSON.
+ *  The kernel's `src/canton/lf-value.ts` holds the readers of single JSON values (Decimal, Time,
+ *  Party, token-standard Metadata) that the registry shares with the native templates.
+ *
+ * This module: Daml-LF values checked against their LF type and normalised to the transcode
  * encoding (`JsonCodec` in Canton's transcode library, digital-asset/canton), for templates
  * whose package was uploaded as a DAR:
  *  - records: an object; every field is emitted, in declaration order; a missing Optional field is
@@ -30,12 +47,14 @@
  * constructors the package store cannot resolve are passed through verbatim: there is nothing to
  * check them against.
  */
-import type { DecodedDataType, LfType, TypeConRef } from './dar/lf2.js';
+import type { DecodedDataType, LfType, TypeConRef } from '../participant/dar/lf2.js';
 import { civilFromDays, daysFromCivil, daysInMonth } from '../../canton/calendar.js';
+import { formatDamlTimestamp } from '../../canton/clock.js';
 import { LedgerApiError, type ErrorCodeId } from '../../canton/errors.js';
 import { canonicalNumeric, numericScaleProblem, numericTextOf, readNumericText } from '../../canton/numeric.js';
-import type { PackageStore } from './packages.js';
-import type { QualifiedId } from './types.js';
+import type { PackageStore } from '../participant/packages.js';
+import { INT64_MAX, INT64_MIN } from './runtime-value.js';
+import type { QualifiedId } from '../participant/types.js';
 
 /** Looks up the data type a type constructor names (in the uploaded packages). */
 export type DataTypeResolver = (tycon: TypeConRef) => DecodedDataType | undefined;
@@ -116,8 +135,6 @@ type Bound = TypeBinding;
 type Env = TypeEnv;
 const EMPTY_ENV = EMPTY_TYPE_ENV;
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 /** Daml's Date/Timestamp range: 0001-01-01 to 9999-12-31 (inclusive, microsecond precision). */
 const MIN_DAY = daysFromCivil(1, 1, 1);
 const MAX_DAY = daysFromCivil(9999, 12, 31);
@@ -170,11 +187,11 @@ class Normalizer {
       case 'Int64':
         return normalizeInt64(v, path);
       case 'Numeric':
-        return normalizeNumeric(v, scaleOf(a0, env), path);
+        return normalizeNumeric(v, numericScale(a0, env) ?? 10, path); // no scale: Decimal
       case 'Date':
         return formatDate(parseDate(v, path));
       case 'Timestamp':
-        return formatTimestamp(parseTimestamp(v, path));
+        return formatDamlTimestamp(parseTimestamp(v, path));
       case 'Optional':
         if (!a0) return v;
         return isOptionalSyntax(a0) ? this.nestedOptional(a0, env, v, path) : v === null || v === undefined ? null : this.value(a0, env, v, path);
@@ -235,14 +252,14 @@ class Normalizer {
       case 'record': {
         const obj = asObject(v, path, `a record ${tycon.moduleName}:${tycon.entityName} (JSON object)`);
         const names = new Set(dt.fields.map((f) => f.name));
-        const missing = dt.fields.filter((f) => !Object.hasOwn(obj, f.name) && !this.isOptional(f.type, inner)).map((f) => join(path, f.name));
+        const missing = dt.fields.filter((f) => !Object.hasOwn(obj, f.name) && !this.isOptional(f.type, inner)).map((f) => fieldPath(path, f.name));
         if (missing.length > 0) {
           throw new LfValueError('missing-field', path, `Missing non-optional field${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
         }
-        const unexpected = Object.keys(obj).filter((k) => !names.has(k) && obj[k] !== null).map((k) => join(path, k));
+        const unexpected = Object.keys(obj).filter((k) => !names.has(k) && obj[k] !== null).map((k) => fieldPath(path, k));
         if (unexpected.length > 0) throw new LfValueError('unexpected-fields', path, `Unexpected fields: ${unexpected.join(', ')}`);
         const out: Record<string, unknown> = {};
-        for (const f of dt.fields) out[f.name] = this.value(f.type, inner, Object.hasOwn(obj, f.name) ? obj[f.name] : null, join(path, f.name));
+        for (const f of dt.fields) out[f.name] = this.value(f.type, inner, Object.hasOwn(obj, f.name) ? obj[f.name] : null, fieldPath(path, f.name));
         return out;
       }
       case 'variant': {
@@ -252,7 +269,7 @@ class Normalizer {
         const { tag, value } = v as { tag: unknown; value: unknown };
         const ctor = typeof tag === 'string' ? dt.constructors.find((c) => c.name === tag) : undefined;
         if (!ctor) throw new LfValueError('invalid-value', path, `${where(path)}: Unexpected variant tag: ${preview(tag)}`);
-        return { tag: ctor.name, value: this.value(ctor.type, inner, value, join(path, ctor.name)) };
+        return { tag: ctor.name, value: this.value(ctor.type, inner, value, fieldPath(path, ctor.name)) };
       }
       case 'enum':
         if (typeof v !== 'string') throw mismatch(path, `an enum ${tycon.moduleName}:${tycon.entityName} (constructor name)`, v);
@@ -390,8 +407,8 @@ export function bind(params: readonly string[], args: readonly LfType[], env: En
   return out;
 }
 
-/** The scale of `Numeric n`: a nat, possibly through a type variable; 10 (Decimal) if absent. */
-function scaleOf(arg: LfType | undefined, env: Env): number {
+/** The scale of `Numeric n`: a nat, possibly through type variables; undefined when there is none. */
+export function numericScale(arg: LfType | undefined, env: TypeEnv): number | undefined {
   let t = arg;
   let e = env;
   while (t?.kind === 'var') {
@@ -400,7 +417,7 @@ function scaleOf(arg: LfType | undefined, env: Env): number {
     t = b.type;
     e = b.env;
   }
-  return t?.kind === 'nat' ? t.value : 10;
+  return t?.kind === 'nat' ? t.value : undefined;
 }
 
 // ---- builtins -----------------------------------------------------------------------------------
@@ -481,22 +498,6 @@ export function parseTimestamp(v: unknown, path: string): bigint {
   return micros;
 }
 
-/** `ISO_DATE_TIME` at UTC: seconds always, fraction without trailing zeros (none when zero). */
-export function formatTimestamp(micros: bigint): string {
-  let day = micros / MICROS_PER_DAY;
-  let rest = micros % MICROS_PER_DAY;
-  if (rest < 0n) {
-    day -= 1n;
-    rest += MICROS_PER_DAY;
-  }
-  const { year: y, month: m, day: d } = civilFromDays(Number(day));
-  const secs = Number(rest / 1_000_000n);
-  const frac = Number(rest % 1_000_000n);
-  const time = `${pad(Math.floor(secs / 3600), 2)}:${pad(Math.floor(secs / 60) % 60, 2)}:${pad(secs % 60, 2)}`;
-  const fraction = frac === 0 ? '' : `.${pad(frac, 6).replace(/0+$/, '')}`;
-  return `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}T${time}${fraction}Z`;
-}
-
 function validDay(y: number, m: number, d: number): boolean {
   return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
 }
@@ -517,11 +518,13 @@ function where(path: string): string {
   return path === '' ? 'value' : path;
 }
 
-function join(path: string, name: string): string {
+/** The path of field `name` of the value at `path` (a value at the root, path '', names its fields bare). */
+export function fieldPath(path: string, name: string): string {
   return path === '' ? name : `${path}.${name}`;
 }
 
-function preview(v: unknown): string {
+/** A value as error messages quote it: its JSON, cut at 80 characters. */
+export function preview(v: unknown): string {
   const s = v === undefined ? 'nothing' : JSON.stringify(v);
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }

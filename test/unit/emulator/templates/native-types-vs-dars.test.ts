@@ -13,8 +13,7 @@ import { PingId, registerPingTemplate } from '../../../../src/emulator/templates
 import { registerAmulet } from '../../../../src/emulator/templates/amulet/index.js';
 import { registerTestTokenV1, TEST_TOKEN_V1_PACKAGE_ID } from '../../../../src/emulator/templates/test-token-v1/index.js';
 import { registerTestTokenV2 } from '../../../../src/emulator/templates/test-token-v2/index.js';
-import type { NativeValueType } from '../../../../src/emulator/participant/value-types.js';
-import { rec } from '../../../../src/emulator/templates/lf-types.js';
+import { rec, type NativeValueType } from '../../../../src/emulator/lf-value/native-type.js';
 import { Tt1Types } from '../../../../src/emulator/templates/test-token-v1/values.js';
 import { TOKEN_STANDARD_PACKAGES, TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';
 import { compareTypes, DarIndex } from '../../../support/lf-dar-types.js';

@@ -16,7 +16,7 @@
  *    `arity` arguments; `applyValue` handles partial and over-application.
  *  - Updates are `UpdateV`: a suspended action run against the ledger by the update interpreter.
  */
-import type { FailureCategoryName, LfType, RoundingModeName, TypeConRef } from './ast.js';
+import type { FailureCategoryName, LfType, RoundingModeName, TypeConRef } from '../daml-lf/ast.js';
 
 export type Value =
   | UnitV
@@ -132,6 +132,10 @@ export interface RoundingModeV { readonly tag: 'roundingMode'; readonly value: R
 export interface FailureCategoryV { readonly tag: 'failureCategory'; readonly value: FailureCategoryName }
 
 // ---- constants and constructors -------------------------------------------------------------------
+
+/** LF's Int64 range (daml-lf-2.rst, "Int64"): every form of an LF value keeps an Int64 within it. */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
 
 export const UNIT: UnitV = Object.freeze({ tag: 'unit' });
 export const TRUE: BoolV = Object.freeze({ tag: 'bool', value: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArgumentError, decimalFacts, formatDecimal, NumericSyntaxError, parseDecimal } from '../../../src/canton/lf.js';
+import { ArgumentError, decimalFacts, formatDecimal, NumericSyntaxError, parseDecimal } from '../../../src/canton/lf-value.js';
 
 /**
  * The reading of a Decimal the scanner must agree with, written the obvious way from Canton's

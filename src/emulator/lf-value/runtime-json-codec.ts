@@ -1,7 +1,7 @@
 /**
  * Conversion between the ledger's JSON values (the JSON Ledger API's transcode encoding, as
- * `normalizeValue` in ../ledger/lf-value.ts produces it; Canton transcode `JsonCodec.scala`) and the
- * evaluator's runtime values (value.ts), driven by the value's LF type.
+ * `normalizeValue` in json-codec.ts produces it; Canton transcode `JsonCodec.scala`) and the
+ * evaluator's runtime values (runtime-value.ts), driven by the value's LF type.
  *
  * The JSON side is always the canonical form (`normalizeValue`'s output): the ledger normalises a
  * request's values before they reach Daml code, so `toValue` reads only that form, and `toJson`
@@ -18,27 +18,30 @@
  *  - TextMap an object (keys in code-point order), GenMap `[[k, v], ...]` in LF's key order.
  *
  * Data types and synonyms are resolved through a PackageLookup; type variables are bound lazily
- * with the environment of their use site (as lf-value.ts does), so that the nested Optional form
+ * with the environment of their use site (as json-codec.ts does), so that the nested Optional form
  * is chosen from the type as written.
  *
  * LIMITS: only serializable types convert (no functions, Any, TypeRep, structs or interface
  * values); a value that does not fit its type is an internal error (`LfJsonError`): the ledger
  * normalises JSON before it gets here, and evaluator values are well typed by LF's type checking.
  */
-import type { DamlPackage, DecodedDataType, LfType, PackageLookup, TypeConRef } from './ast.js';
+import type { DamlPackage, DecodedDataType, LfType, PackageLookup, TypeConRef } from '../daml-lf/ast.js';
+import { formatDamlTimestamp } from '../../canton/clock.js';
+import { formatNumeric } from '../../canton/numeric.js';
 import {
   EMPTY_TYPE_ENV,
   bind,
   compareText,
   flatten,
   formatDate,
-  formatTimestamp,
   isOptionalSyntax,
+  numericScale,
   parseDate,
   parseTimestamp,
+  preview,
   type TypeBinding,
   type TypeEnv,
-} from '../participant/lf-value.js';
+} from './json-codec.js';
 import {
   date,
   list,
@@ -54,14 +57,10 @@ import {
   contractId,
   type RecordV,
   type Value,
-} from './value.js';
+} from './runtime-value.js';
 
 /** A value that does not fit its LF type, or a type that cannot be converted. */
 export class LfJsonError extends Error {}
-
-type Bound = TypeBinding;
-type Env = TypeEnv;
-const EMPTY_ENV = EMPTY_TYPE_ENV;
 
 /** Converts values of one package world (every package the lookup can reach). */
 export class LfJsonCodec {
@@ -72,19 +71,19 @@ export class LfJsonCodec {
 
   /** The JSON value of `type` as an evaluator value. */
   toValue(type: LfType, json: unknown): Value {
-    return this.read(type, EMPTY_ENV, json);
+    return this.read(type, EMPTY_TYPE_ENV, json);
   }
 
   /** A record of the type constructor `tycon` (no type arguments), e.g. a template's payload. */
   toRecord(tycon: TypeConRef, json: unknown): RecordV {
-    const v = this.read({ kind: 'con', tycon, args: [] }, EMPTY_ENV, json);
+    const v = this.read({ kind: 'con', tycon, args: [] }, EMPTY_TYPE_ENV, json);
     if (v.tag !== 'record') throw new LfJsonError(`${tycon.moduleName}:${tycon.entityName} is not a record type`);
     return v;
   }
 
   /** An evaluator value of `type` in the canonical JSON encoding. */
   toJson(type: LfType, value: Value): unknown {
-    return this.write(type, EMPTY_ENV, value);
+    return this.write(type, EMPTY_TYPE_ENV, value);
   }
 
   /** The data type a type constructor names, if its package is known. */
@@ -113,28 +112,12 @@ export class LfJsonCodec {
 
   // ---- JSON → Value -------------------------------------------------------------------------------
 
-  private read(type: LfType, env: Env, json: unknown): Value {
-    const t = flatten(type);
-    switch (t.kind) {
-      case 'var': {
-        const b = env.get(t.name);
-        if (!b || t.args.length > 0) throw new LfJsonError(`unbound or higher-kinded type variable ${t.name}`);
-        return this.read(b.type, b.env, json);
-      }
-      case 'syn': {
-        const { type: body, env: inner } = this.expandSynonym(t.tysyn, t.args, env);
-        return this.read(body, inner, json);
-      }
-      case 'builtin':
-        return this.readBuiltin(t, env, json);
-      case 'con':
-        return this.readData(t.tycon, t.args, env, json);
-      default:
-        throw new LfJsonError(`type ${t.kind} is not serializable`);
-    }
+  private read(type: LfType, env: TypeEnv, json: unknown): Value {
+    const head = this.head(type, env);
+    return head.type.kind === 'builtin' ? this.readBuiltin(head.type, head.env, json) : this.readData(head.type.tycon, head.type.args, head.env, json);
   }
 
-  private readBuiltin(t: Extract<LfType, { kind: 'builtin' }>, env: Env, json: unknown): Value {
+  private readBuiltin(t: Extract<LfType, { kind: 'builtin' }>, env: TypeEnv, json: unknown): Value {
     const [a0, a1] = t.args;
     switch (t.name) {
       case 'Unit':
@@ -180,7 +163,7 @@ export class LfJsonCodec {
       case 'GenMap': {
         if (!a0 || !a1) throw new LfJsonError('GenMap without its arguments');
         if (!Array.isArray(json)) throw mismatch('GenMap', json);
-        // Canonical JSON lists the entries sorted by key in LF's order, keys unique (lf-value.ts).
+        // Canonical JSON lists the entries sorted by key in LF's order, keys unique (json-codec.ts).
         const entries = json.map((e): readonly [Value, Value] => {
           if (!Array.isArray(e) || e.length !== 2) throw mismatch('GenMap entry', e);
           return [this.read(a0, env, e[0]), this.read(a1, env, e[1])];
@@ -192,7 +175,7 @@ export class LfJsonCodec {
     }
   }
 
-  private readNested(elem: LfType, env: Env, json: unknown): Value {
+  private readNested(elem: LfType, env: TypeEnv, json: unknown): Value {
     if (json === null || json === undefined) return NONE;
     if (!Array.isArray(json)) throw mismatch('nested Optional', json);
     if (json.length === 0) return NONE;
@@ -201,7 +184,7 @@ export class LfJsonCodec {
     return some(this.read(elem, env, json[0]));
   }
 
-  private readData(tycon: TypeConRef, args: readonly LfType[], env: Env, json: unknown): Value {
+  private readData(tycon: TypeConRef, args: readonly LfType[], env: TypeEnv, json: unknown): Value {
     const dt = this.requireDataType(tycon);
     const inner = bind(dt.params, args, env);
     switch (dt.kind) {
@@ -229,28 +212,12 @@ export class LfJsonCodec {
 
   // ---- Value → JSON -------------------------------------------------------------------------------
 
-  private write(type: LfType, env: Env, v: Value): unknown {
-    const t = flatten(type);
-    switch (t.kind) {
-      case 'var': {
-        const b = env.get(t.name);
-        if (!b || t.args.length > 0) throw new LfJsonError(`unbound or higher-kinded type variable ${t.name}`);
-        return this.write(b.type, b.env, v);
-      }
-      case 'syn': {
-        const { type: body, env: inner } = this.expandSynonym(t.tysyn, t.args, env);
-        return this.write(body, inner, v);
-      }
-      case 'builtin':
-        return this.writeBuiltin(t, env, v);
-      case 'con':
-        return this.writeData(t.tycon, t.args, env, v);
-      default:
-        throw new LfJsonError(`type ${t.kind} is not serializable`);
-    }
+  private write(type: LfType, env: TypeEnv, v: Value): unknown {
+    const head = this.head(type, env);
+    return head.type.kind === 'builtin' ? this.writeBuiltin(head.type, head.env, v) : this.writeData(head.type.tycon, head.type.args, head.env, v);
   }
 
-  private writeBuiltin(t: Extract<LfType, { kind: 'builtin' }>, env: Env, v: Value): unknown {
+  private writeBuiltin(t: Extract<LfType, { kind: 'builtin' }>, env: TypeEnv, v: Value): unknown {
     const [a0, a1] = t.args;
     switch (t.name) {
       case 'Unit':
@@ -273,7 +240,7 @@ export class LfJsonCodec {
       case 'Date':
         return formatDate(expectTag(v, 'date').days);
       case 'Timestamp':
-        return formatTimestamp(expectTag(v, 'timestamp').micros);
+        return formatDamlTimestamp(expectTag(v, 'timestamp').micros);
       case 'Optional': {
         if (!a0) throw new LfJsonError('Optional without its argument');
         const o = expectTag(v, 'optional');
@@ -300,14 +267,14 @@ export class LfJsonCodec {
     }
   }
 
-  private writeNested(elem: LfType, env: Env, inner: Value | undefined): unknown {
+  private writeNested(elem: LfType, env: TypeEnv, inner: Value | undefined): unknown {
     if (inner === undefined) return [];
     const f = flatten(elem);
     if (f.kind === 'builtin' && f.name === 'Optional' && f.args[0]) return [this.writeNested(f.args[0], env, expectTag(inner, 'optional').value)];
     return [this.write(elem, env, inner)];
   }
 
-  private writeData(tycon: TypeConRef, args: readonly LfType[], env: Env, v: Value): unknown {
+  private writeData(tycon: TypeConRef, args: readonly LfType[], env: TypeEnv, v: Value): unknown {
     const dt = this.requireDataType(tycon);
     const inner = bind(dt.params, args, env);
     switch (dt.kind) {
@@ -341,25 +308,49 @@ export class LfJsonCodec {
     }
   }
 
-  private expandSynonym(tysyn: TypeConRef, args: readonly LfType[], env: Env): Bound {
+  /**
+   * The builtin or data type `type` stands for, with the environment to read its arguments in:
+   * type variables and synonyms followed; any other type is not serializable.
+   */
+  private head(type: LfType, env: TypeEnv): { type: Extract<LfType, { kind: 'builtin' | 'con' }>; env: TypeEnv } {
+    let t = flatten(type);
+    let e = env;
+    for (;;) {
+      switch (t.kind) {
+        case 'var': {
+          const b = e.get(t.name);
+          if (!b || t.args.length > 0) throw new LfJsonError(`unbound or higher-kinded type variable ${t.name}`);
+          t = flatten(b.type);
+          e = b.env;
+          break;
+        }
+        case 'syn': {
+          const expanded = this.expandSynonym(t.tysyn, t.args, e);
+          t = flatten(expanded.type);
+          e = expanded.env;
+          break;
+        }
+        case 'builtin':
+        case 'con':
+          return { type: t, env: e };
+        default:
+          throw new LfJsonError(`type ${t.kind} is not serializable`);
+      }
+    }
+  }
+
+  private expandSynonym(tysyn: TypeConRef, args: readonly LfType[], env: TypeEnv): TypeBinding {
     const syn = this.module(tysyn)?.synonyms.get(tysyn.entityName);
     if (!syn) throw new LfJsonError(`unknown type synonym ${tysyn.moduleName}:${tysyn.entityName}`);
     return { type: syn.type, env: bind(syn.params, args, env) };
   }
 }
 
-/** The scale of `Numeric n`: a nat, possibly through type variables. */
-function scaleOf(arg: LfType | undefined, env: Env): number {
-  let t = arg;
-  let e = env;
-  while (t?.kind === 'var') {
-    const b = e.get(t.name);
-    if (!b) break;
-    t = b.type;
-    e = b.env;
-  }
-  if (t?.kind !== 'nat') throw new LfJsonError('Numeric without a scale');
-  return t.value;
+/** The scale of `Numeric n` (json-codec.ts reads it); a Numeric without one is an internal error here. */
+function scaleOf(arg: LfType | undefined, env: TypeEnv): number {
+  const scale = numericScale(arg, env);
+  if (scale === undefined) throw new LfJsonError('Numeric without a scale');
+  return scale;
 }
 
 /** A canonical Numeric string (`-12.3400`) at `scale` → its unscaled integer. */
@@ -370,14 +361,6 @@ function parseNumeric(s: string, scale: number): bigint {
   if (frac.length > scale && /[1-9]/.test(frac.slice(scale))) throw mismatch(`Numeric ${scale}`, s);
   const digits = BigInt(m[2]! + frac.slice(0, scale).padEnd(scale, '0'));
   return m[1] === '-' ? -digits : digits;
-}
-
-/** `Numeric.toString`: exactly `scale` decimals; scale 0 prints a trailing "." (lf-value.ts). */
-export function formatNumeric(unscaled: bigint, scale: number): string {
-  const neg = unscaled < 0n;
-  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
-  const cut = digits.length - scale;
-  return `${neg ? '-' : ''}${digits.slice(0, cut)}.${digits.slice(cut)}`;
 }
 
 function expectTag<T extends Value['tag']>(v: Value, tag: T): Extract<Value, { tag: T }> {
@@ -396,6 +379,5 @@ function object(what: string, json: unknown): Record<string, unknown> {
 }
 
 function mismatch(what: string, got: unknown): LfJsonError {
-  const s = got === undefined ? 'nothing' : JSON.stringify(got);
-  return new LfJsonError(`expected ${what}, got ${s.length > 80 ? `${s.slice(0, 77)}...` : s}`);
+  return new LfJsonError(`expected ${what}, got ${preview(got)}`);
 }

@@ -1,11 +1,14 @@
 /**
  * Daml-LF values for native templates: parsing and printing in the JSON API's transcode
  * encoding (digital-asset/canton transcode `codec/json/JsonCodec.scala`), and the arithmetic Daml code does on them.
+ * The registry reads the same values (amounts, times, metadata and choice contexts of factory
+ * requests), hence the kernel; the emulator's other forms of LF values and their codecs are in
+ * src/emulator/lf-value (its json-codec.ts says which form is which).
  *
  * `Decimal` (Numeric 10) is kept as a bigint scaled by 10^10, so sums and comparisons are exact;
  * it prints as the canonical scale-padded string ("10.0000000000").
  */
-import { numericScaleProblem, numericTextOf, readNumericText, type NumericParts } from './numeric.js';
+import { formatNumeric, numericScaleProblem, numericTextOf, readNumericText, type NumericParts } from './numeric.js';
 import { formatDamlTimestamp, parseInstant } from './clock.js';
 
 /** A request value that does not decode as its Daml type (→ COMMAND_PREPROCESSING_FAILED when a template reads it). */
@@ -76,10 +79,9 @@ function readDecimal(value: unknown, field: string): NumericParts {
   return parts;
 }
 
+/** A Decimal's canonical text ("10.0000000000"). */
 export function formatDecimal(scaled: bigint): string {
-  const neg = scaled < 0n;
-  const abs = neg ? -scaled : scaled;
-  return `${neg ? '-' : ''}${abs / SCALE}.${(abs % SCALE).toString().padStart(DECIMAL_SCALE, '0')}`;
+  return formatNumeric(scaled, DECIMAL_SCALE);
 }
 
 /** Parses a Daml `Time` (ISO instant); returns epoch micros. */

@@ -10,17 +10,10 @@
  * non-null value rejected, null counts as missing), which Amulet uses; TestTokenV1 passes its own,
  * more lenient rules so that its messages stay as they were.
  */
-import { ArgumentError } from '../participant/templates.js';
-import type { NativeValueType } from '../participant/value-types.js';
-import { expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf.js';
-
-/** The engine's description of native LF types (participant/value-types.ts), which this module reads values with. */
-export type LfT = NativeValueType;
-
-export const opt = (t: LfT): LfT => ({ opt: t });
-export const list = (t: LfT): LfT => ({ list: t });
-export const rec = (...fields: Array<readonly [string, LfT]>): { rec: ReadonlyArray<readonly [string, LfT]> } => ({ rec: fields });
-export const tuple2 = (a: LfT, b: LfT): LfT => rec(['_1', a], ['_2', b]);
+import { fieldPath } from './json-codec.js';
+import type { NativeValueType } from './native-type.js';
+import { INT64_MAX, INT64_MIN } from './runtime-value.js';
+import { ArgumentError, expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf-value.js';
 
 /** How `normalize` reads a record's fields. */
 export interface RecordRules {
@@ -39,14 +32,11 @@ export const TRANSCODE_RECORDS: RecordRules = {
   missing: (path, name) => `${path}: Missing non-optional field: ${name}`,
 };
 
-/** The path of field `name` of the record at `path` (a record at the root, path '', names its fields bare). */
-export const fieldPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
-
 /** An Int64 as Canton's JSON codec reads one: a JSON integer, or text in `Long.parseLong` syntax (an optional sign, decimal digits). */
 function intText(v: unknown, path: string): string {
   if ((typeof v === 'string' && /^[+-]?\d+$/.test(v)) || (typeof v === 'number' && Number.isInteger(v))) {
     const n = BigInt(v);
-    if (n > 9223372036854775807n || n < -9223372036854775808n) throw new ArgumentError(`${path}: ${String(v)} is out of bounds for Int64`);
+    if (n > INT64_MAX || n < INT64_MIN) throw new ArgumentError(`${path}: ${String(v)} is out of bounds for Int64`);
     return n.toString();
   }
   throw new ArgumentError(`${path}: expected an Int64, got ${JSON.stringify(v)}`);
@@ -65,7 +55,7 @@ function dateText(v: unknown, path: string): string {
 }
 
 /** Normalises `value` of type `t`; `path` names the field in error messages. */
-export function normalize(t: LfT, value: unknown, path: string, rules: RecordRules = TRANSCODE_RECORDS): unknown {
+export function normalize(t: NativeValueType, value: unknown, path: string, rules: RecordRules = TRANSCODE_RECORDS): unknown {
   if (typeof t === 'string') {
     switch (t) {
       case 'party':
@@ -157,6 +147,6 @@ export function compareLf(a: unknown, b: unknown): number {
 }
 
 /** A parser of a template payload or choice argument of record type `t`. */
-export function recordParser<P>(t: LfT, what: string): (raw: unknown) => P {
+export function recordParser<P>(t: NativeValueType, what: string): (raw: unknown) => P {
   return (raw) => normalize(t, raw ?? {}, what) as P;
 }

@@ -1,11 +1,10 @@
 /**
- * The shared LF value normaliser (templates/lf-types.ts) on the types the token-standard
+ * The shared LF value normaliser (lf-value/native-json-codec.ts) on the types the token-standard
  * descriptions added: Date, and the recursive `AnyValue` variant of a choice context.
  */
 import { describe, expect, it } from 'vitest';
 import { ArgumentError } from '../../../../src/emulator/participant/templates.js';
-import { nativeTypedValue } from '../../../../src/emulator/participant/interactive/lf-proto-value.js';
-import { normalize } from '../../../../src/emulator/templates/lf-types.js';
+import { normalize } from '../../../../src/emulator/lf-value/native-json-codec.js';
 import { TokenStandardTypes } from '../../../../src/emulator/templates/token-standard.js';
 
 describe('normalize', () => {
@@ -41,16 +40,5 @@ describe('normalize', () => {
     expect(() => normalize(TokenStandardTypes.ChoiceContext, { values: { x: { tag: 'AV_Float', value: 1 } } }, 'context')).toThrow(
       'context.values.x: expected a variant with tag one of AV_Text, AV_Int, AV_Decimal, AV_Bool, AV_Date, AV_Time, AV_RelTime, AV_Party, AV_ContractId, AV_List, AV_Map, got "AV_Float"',
     );
-  });
-});
-
-describe('nativeTypedValue', () => {
-  it('encodes a Date as days since the epoch and an AnyValue list as variants of its elements', () => {
-    expect(nativeTypedValue('date', '1970-01-11')).toEqual({ kind: 'date', value: 10 });
-    expect(nativeTypedValue(TokenStandardTypes.AnyValue, { tag: 'AV_List', value: [{ tag: 'AV_Text', value: '42' }] })).toEqual({
-      kind: 'variant',
-      constructor: 'AV_List',
-      value: { kind: 'list', elements: [{ kind: 'variant', constructor: 'AV_Text', value: { kind: 'text', value: '42' } }] },
-    });
   });
 });

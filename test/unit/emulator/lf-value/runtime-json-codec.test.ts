@@ -1,8 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { DecodedDataType, LfType, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
-import { formatNumeric, LfJsonCodec, LfJsonError } from '../../../../src/emulator/daml-lf/json-value.js';
-import { normalizeValue } from '../../../../src/emulator/participant/lf-value.js';
+import { formatNumeric } from '../../../../src/canton/numeric.js';
+import { LfJsonCodec, LfJsonError } from '../../../../src/emulator/lf-value/runtime-json-codec.js';
+import { normalizeValue } from '../../../../src/emulator/lf-value/json-codec.js';
 import {
   contractId,
   date,
@@ -18,7 +19,7 @@ import {
   TRUE,
   FALSE,
   type Value,
-} from '../../../../src/emulator/daml-lf/value.js';
+} from '../../../../src/emulator/lf-value/runtime-value.js';
 import { TypesOnlyLookup } from '../../../support/daml-lf-types.js';
 import { SHARED_DARS_URL } from '../../../support/shared-dars.js';
 

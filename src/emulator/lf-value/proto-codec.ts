@@ -1,12 +1,11 @@
 /**
  * Daml values from the ledger's transcode JSON (Canton `JsonCodec.scala`) to the protobuf
- * `Value` of a prepared transaction, and back.
+ * `Value` of a prepared transaction (proto-value.ts).
  *
  * Type-directed when the value's LF type is known: a native template's description of its
  * payload or choice argument (`nativeTypedValue`), or a template of an uploaded DAR (the
  * package store has its data types: `typedValue`); otherwise the type is read off the canonical
- * JSON the engine
- * stores, which is unambiguous for what the native templates hold: parties (`hint::1220…`),
+ * JSON the engine stores, which is unambiguous for what the native templates hold: parties (`hint::1220…`),
  * contract ids (`00…`, 138 hex), Numeric (a decimal point), Int64 (digits only), Timestamp
  * (ISO instant), Date (`yyyy-mm-dd`), variants (`{tag, value}`), records (objects, fields in
  * declaration order, labelled), lists, Unit (`{}`), Bool, None (`null`). What JSON cannot tell
@@ -14,10 +13,11 @@
  * as; the emulator never reads these values back for execution, it commits what it
  * interpreted, so the choice only affects what a wallet displays.
  */
-import type { LfType } from '../dar/lf2.js';
-import type { PackageStore } from '../packages.js';
-import type { NativeValueType } from '../value-types.js';
-import type { PValue } from './prepared-transaction.js';
+import type { LfType } from '../participant/dar/lf2.js';
+import type { PackageStore } from '../participant/packages.js';
+import type { NativeValueType } from './native-type.js';
+import type { PValue } from './proto-value.js';
+import { INT64_MAX, INT64_MIN } from './runtime-value.js';
 
 const PARTY = /^[A-Za-z0-9:\-_ ]{1,255}::1220[0-9a-f]{64}$/;
 const CONTRACT_ID = /^00[0-9a-f]{64}[0-9a-f]*$/;
@@ -27,7 +27,7 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/;
 const DATE = /^\d{4}-\d\d-\d\d$/;
 
 /** Micros since the epoch of an ISO instant (sub-microsecond digits truncated). */
-export function isoToMicros(s: string): bigint {
+function isoToMicros(s: string): bigint {
   const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(s);
   if (!m) throw new Error(`not an instant: ${s}`);
   const secs = BigInt(Date.parse(`${m[1]}Z`)) / 1000n;
@@ -38,6 +38,52 @@ export function isoToMicros(s: string): bigint {
 function dateToDays(s: string): number {
   return Math.floor(Date.parse(`${s}T00:00:00Z`) / 86_400_000);
 }
+
+/** The scalar cases of a proto Value, each read from its canonical JSON the same way whichever type description names it. */
+type ScalarKind = 'unit' | 'bool' | 'int64' | 'numeric' | 'text' | 'party' | 'contractId' | 'timestamp' | 'date';
+
+function scalarValue(kind: ScalarKind, v: unknown): PValue {
+  switch (kind) {
+    case 'unit':
+      return { kind };
+    case 'bool':
+      return { kind, value: v === true };
+    case 'int64':
+      return { kind, value: BigInt(String(v)) };
+    case 'timestamp':
+      return { kind, value: isoToMicros(String(v)) };
+    case 'date':
+      return { kind, value: dateToDays(String(v)) };
+    default:
+      return { kind, value: String(v) };
+  }
+}
+
+/** The LF builtin types (dar/lf2.ts `BuiltinName`) that are scalars. */
+const BUILTIN_SCALARS: Readonly<Record<string, ScalarKind>> = {
+  Unit: 'unit',
+  Bool: 'bool',
+  Int64: 'int64',
+  Numeric: 'numeric',
+  Text: 'text',
+  Party: 'party',
+  ContractId: 'contractId',
+  Timestamp: 'timestamp',
+  Date: 'date',
+};
+
+/** The scalars of a native type description (native-type.ts); `any` is read off the JSON. */
+const NATIVE_SCALARS: Readonly<Record<Exclude<NativeValueType, object | 'any'>, ScalarKind>> = {
+  party: 'party',
+  text: 'text',
+  decimal: 'numeric',
+  int: 'int64',
+  time: 'timestamp',
+  date: 'date',
+  bool: 'bool',
+  cid: 'contractId',
+  unit: 'unit',
+};
 
 /** The protobuf value of an LF JSON value whose type is not known (read off the JSON). */
 export function inferValue(v: unknown): PValue {
@@ -50,7 +96,7 @@ export function inferValue(v: unknown): PValue {
     if (NUMERIC.test(v)) return { kind: 'numeric', value: v };
     if (INT64.test(v)) {
       const n = BigInt(v);
-      if (n <= 9223372036854775807n && n >= -9223372036854775808n) return { kind: 'int64', value: n };
+      if (n <= INT64_MAX && n >= INT64_MIN) return { kind: 'int64', value: n };
     }
     if (TIMESTAMP.test(v) && !Number.isNaN(Date.parse(v))) return { kind: 'timestamp', value: isoToMicros(v) };
     if (DATE.test(v) && !Number.isNaN(Date.parse(v))) return { kind: 'date', value: dateToDays(v) };
@@ -80,28 +126,12 @@ export function typedValue(packages: PackageStore, type: LfType, v: unknown, env
   }
   if (type.kind === 'builtin') {
     const [a, b] = type.args;
+    const scalar = BUILTIN_SCALARS[type.name];
+    if (scalar) return scalarValue(scalar, v);
     switch (type.name) {
-      case 'Unit':
-        return { kind: 'unit' };
-      case 'Bool':
-        return { kind: 'bool', value: v === true };
-      case 'Int64':
-        return { kind: 'int64', value: BigInt(String(v)) };
-      case 'Numeric':
-        return { kind: 'numeric', value: String(v) };
-      case 'Text':
-        return { kind: 'text', value: String(v) };
-      case 'Party':
-        return { kind: 'party', value: String(v) };
-      case 'ContractId':
-        return { kind: 'contractId', value: String(v) };
-      case 'Timestamp':
-        return { kind: 'timestamp', value: isoToMicros(String(v)) };
-      case 'Date':
-        return { kind: 'date', value: dateToDays(String(v)) };
       case 'Optional': {
         if (v === null || v === undefined) return { kind: 'optional', value: undefined };
-        // Nested optionals use arrays at every level in transcode (lf-value.ts).
+        // Nested optionals use arrays at every level in transcode (json-codec.ts).
         const inner = a && a.kind === 'builtin' && a.name === 'Optional' && Array.isArray(v) ? (v.length === 0 ? null : v[0]) : v;
         return { kind: 'optional', value: a ? typedValue(packages, a, inner, env) : inferValue(inner) };
       }
@@ -152,34 +182,11 @@ export function typedValue(packages: PackageStore, type: LfType, v: unknown, env
 
 /**
  * The protobuf value of `v` typed by a native template's description of its LF type
- * (participant/value-types.ts). Records carry their field labels but no record id (the description
+ * (native-type.ts). Records carry their field labels but no record id (the description
  * names no types); `any` and `custom` parts fall back to `inferValue`.
  */
 export function nativeTypedValue(t: NativeValueType, v: unknown): PValue {
-  if (typeof t === 'string') {
-    switch (t) {
-      case 'party':
-        return { kind: 'party', value: String(v) };
-      case 'text':
-        return { kind: 'text', value: String(v) };
-      case 'decimal':
-        return { kind: 'numeric', value: String(v) };
-      case 'int':
-        return { kind: 'int64', value: BigInt(String(v)) };
-      case 'time':
-        return { kind: 'timestamp', value: isoToMicros(String(v)) };
-      case 'date':
-        return { kind: 'date', value: dateToDays(String(v)) };
-      case 'bool':
-        return { kind: 'bool', value: v === true };
-      case 'cid':
-        return { kind: 'contractId', value: String(v) };
-      case 'unit':
-        return { kind: 'unit' };
-      case 'any':
-        return inferValue(v);
-    }
-  }
+  if (typeof t === 'string') return t === 'any' ? inferValue(v) : scalarValue(NATIVE_SCALARS[t], v);
   if ('opt' in t) return { kind: 'optional', value: v === null || v === undefined ? undefined : nativeTypedValue(t.opt, v) };
   if ('list' in t) return { kind: 'list', elements: (Array.isArray(v) ? v : []).map((x) => nativeTypedValue(t.list, x)) };
   if ('rec' in t) {
