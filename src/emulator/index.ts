@@ -12,7 +12,8 @@
  */
 import pino, { type Logger } from 'pino';
 import { createHash, randomBytes } from 'node:crypto';
-import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
+import type { EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
+import type { DeclaredTemplateConfig } from './participant/options.js';
 import type { QualifiedId } from './participant/types.js';
 import { EmulatorConfigSchema, type ProfileName } from '../config/schema.js';
 import { applyProfile } from '../config/profiles.js';

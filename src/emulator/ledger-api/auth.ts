@@ -35,16 +35,13 @@ import {
   type CryptoKey,
   type JWTPayload,
 } from 'jose';
-import type { AuthConfig } from './auth-options.js';
+import type { AuthConfig } from './options.js';
 import { WILDCARD, type Claims, type UserClaims } from '../participant/claims.js';
 import type { LedgerEngine } from '../participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, errors } from '../../canton/errors.js';
 import { userIdError } from '../participant/object-meta.js';
 
 // ---- configuration ---------------------------------------------------------------------------
-
-// The auth configuration schema is in auth-options.ts (config/ assembles it without loading this module).
-export { AuthConfigSchema, type AuthConfig } from './auth-options.js';
 
 export type Authenticator = (authorizationHeader: string | undefined) => Promise<Claims>;
 

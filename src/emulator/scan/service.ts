@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../canton/clock.js';
-import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from '../../config/instance-names.js';
+import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from './options.js';
 import type { LedgerEngine } from '../participant/engine.js';
 import type { ContractRecord } from '../participant/types.js';
 import { formatId, nameKey } from '../participant/types.js';

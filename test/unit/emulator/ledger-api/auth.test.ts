@@ -2,14 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AuthConfigSchema,
-  createAuthenticator,
-  isCallTimeAuthFailure,
-  mintDevToken,
-  participantAudience,
-  type AuthConfig,
-} from '../../../../src/emulator/ledger-api/auth.js';
+import { createAuthenticator, isCallTimeAuthFailure, mintDevToken, participantAudience } from '../../../../src/emulator/ledger-api/auth.js';
+import { AuthConfigSchema, type AuthConfig } from '../../../../src/emulator/ledger-api/options.js';
 import { createLedgerApiApp, type RouteModule } from '../../../../src/emulator/ledger-api/app.js';
 import type { Claims, UserClaims } from '../../../../src/emulator/participant/claims.js';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
