@@ -11,7 +11,8 @@ export { DEFAULT_DEMO_WORLD, DemoWorldSchema, type DemoWorld } from './emulator/
 export { registerTestTokenV1, mintTestTokenV1, createTestTokenV1Rules } from './emulator/templates/test-token-v1/index.js';
 export { registerTestTokenV2, mintTestTokenV2, createTestTokenV2Rules, createTestTokenV2Account } from './emulator/templates/test-token-v2/index.js';
 export { seedAmuletWorld, tapAmulet, createTransferPreapproval, createFeaturedAppRight, installWallet } from './emulator/templates/amulet/index.js';
-export { createScanApp, ScanService } from './emulator/scan/index.js';
+export { createScanApp } from './emulator/scan/routes.js';
+export { ScanService } from './emulator/scan/service.js';
 export { createValidatorApp } from './emulator/validator/index.js';
 // The registry service (what `serve` runs)
 export { startRegistry, loadRegistryConfig, type RunningRegistry } from './serve.js';

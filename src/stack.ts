@@ -15,7 +15,8 @@ import { buildEmulator, serveLedger, type StartEmulatorOptions } from './emulato
 import type { LedgerEngine } from './emulator/participant/engine.js';
 import type { LedgerApp } from './emulator/ledger-api/app.js';
 import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
-import { createScanApp, ScanService } from './emulator/scan/index.js';
+import { createScanApp } from './emulator/scan/routes.js';
+import { ScanService } from './emulator/scan/service.js';
 import { createValidatorApp } from './emulator/validator/index.js';
 import { fromLedgerError } from './emulator/validator/errors.js';
 import type { SeededWorld } from './emulator/seed.js';

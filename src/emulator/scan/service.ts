@@ -2,7 +2,7 @@
  * The emulated Splice scan app's behaviour, endpoint by endpoint, without HTTP: each method takes
  * a decoded request and returns the response body as scan prints it, or throws a `ScanError` with
  * scan's status and message (Splice scan.yaml; `HttpScanHandler`,
- * `AcsSnapshotStore`). The Hono routes (app.ts) and the validator's scan-proxy call these.
+ * `AcsSnapshotStore`). The Hono routes (routes.ts) and the validator's scan-proxy call these.
  *
  * Everything is read from the emulated ledger through `ScanStore`, by template NAME key
  * (`splice-amulet:Splice.Amulet:Amulet`), so any package id of the Amulet templates works.

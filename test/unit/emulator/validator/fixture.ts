@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { MemoryCache } from '../../../../src/cache/memory-cache.js';
 import { buildEmulator } from '../../../../src/emulator/index.js';
 import type { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
-import { ScanService } from '../../../../src/emulator/scan/index.js';
+import { ScanService } from '../../../../src/emulator/scan/service.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { installWallet, seedAmuletWorld, type OpenMiningRoundPayload } from '../../../../src/emulator/templates/amulet/index.js';
 import { createValidatorApp } from '../../../../src/emulator/validator/index.js';
