@@ -43,17 +43,12 @@ import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/instrument-config.js';
 import type { Clock } from './canton/clock.js';
 import { LedgerApiError } from './canton/errors.js';
-import {
-  AdminService,
-  createAdminApp,
-  LiveEvents,
-  RequestLog,
-  WorldView,
-  type SkewedClock,
-  type Funded,
-  type Holdings,
-  type Minted,
-} from './emulator/admin/index.js';
+import { AdminService, type Funded, type Holdings, type Minted } from './emulator/admin/service.js';
+import { createAdminApp } from './emulator/admin/routes.js';
+import { LiveEvents } from './emulator/admin/live-events.js';
+import { RequestLog } from './emulator/admin/request-log.js';
+import { WorldView } from './emulator/admin/world-view.js';
+import { type SkewedClock } from './emulator/admin/clock.js';
 import { explorerPage } from './emulator/explorer/page.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
 import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/index.js';
