@@ -48,7 +48,7 @@ import { createAdminApp } from './emulator/admin/routes.js';
 import { LiveEvents } from './emulator/admin/live-events.js';
 import { RequestLog } from './emulator/admin/request-log.js';
 import { WorldView } from './emulator/admin/world-view.js';
-import { type SkewedClock } from './emulator/admin/clock.js';
+import type { SkewedClock } from './emulator/admin/clock.js';
 import { explorerPage } from './emulator/explorer/page.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
 import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/index.js';
