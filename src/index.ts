@@ -13,7 +13,7 @@ export { registerTestTokenV2, mintTestTokenV2, createTestTokenV2Rules, createTes
 export { seedAmuletWorld, tapAmulet, createTransferPreapproval, createFeaturedAppRight, installWallet } from './emulator/templates/amulet/index.js';
 export { createScanApp } from './emulator/scan/routes.js';
 export { ScanService } from './emulator/scan/service.js';
-export { createValidatorApp } from './emulator/validator/index.js';
+export { createValidatorApp } from './emulator/validator/routes.js';
 // The registry service (what `serve` runs)
 export { startRegistry, loadRegistryConfig, type RunningRegistry } from './serve.js';
 export { createRegistry, type Registry, type RegistryOptions } from './registry/index.js';

@@ -17,7 +17,7 @@ import type { LedgerApp } from './emulator/ledger-api/app.js';
 import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
 import { createScanApp } from './emulator/scan/routes.js';
 import { ScanService } from './emulator/scan/service.js';
-import { createValidatorApp } from './emulator/validator/index.js';
+import { createValidatorApp } from './emulator/validator/routes.js';
 import { fromLedgerError } from './emulator/validator/errors.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { answerWhenDurable, type DurableState } from './emulator/participant/durability/durable-state.js';

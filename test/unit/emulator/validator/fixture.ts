@@ -13,7 +13,7 @@ import type { LedgerEngine } from '../../../../src/emulator/participant/engine.j
 import { ScanService } from '../../../../src/emulator/scan/service.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { installWallet, seedAmuletWorld, type OpenMiningRoundPayload } from '../../../../src/emulator/templates/amulet/index.js';
-import { createValidatorApp } from '../../../../src/emulator/validator/index.js';
+import { createValidatorApp } from '../../../../src/emulator/validator/routes.js';
 import { noAuth } from '../../../../src/ledger-client/auth.js';
 import { LedgerClient } from '../../../../src/ledger-client/client.js';
 import { createRegistry, type Registry } from '../../../../src/registry/index.js';
