@@ -51,7 +51,7 @@ import { WorldView } from './emulator/admin/world-view.js';
 import type { SkewedClock } from './emulator/admin/clock.js';
 import { explorerPage } from './emulator/explorer/page.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
-import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/index.js';
+import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/service.js';
 import type { Recipe } from './registry/recipes/recipe.js';
 
 export interface StackOptions extends StartEmulatorOptions {

@@ -40,7 +40,7 @@
  *  5. The operator is a local party of the first participant (the example allocates an external
  *     party with a key it generates): `operator::<participant namespace>`.
  */
-export { createExampleRegistryHost, OfferMintResponseSchema, parseOfferMint, type OfferMintResponse } from './app.js';
+export { createExampleRegistryHost, OfferMintResponseSchema, parseOfferMint, type OfferMintResponse } from './routes.js';
 export { EXAMPLE_REGISTRY_DUAL_APIS, EXAMPLE_REGISTRY_V1_APIS, exampleRegistryInstrumentConfigs, exampleRegistryInstruments } from './metadata.js';
 export { ExampleRegistryTestTokenV2Recipe } from './recipe.js';
 export { EXAMPLE_REGISTRY_PARTY_HINT, EXAMPLE_REGISTRY_USER, seedExampleRegistry, type ExampleRegistryWorld } from './seed.js';
