@@ -51,7 +51,9 @@ import { WorldView } from './emulator/admin/world-view.js';
 import type { SkewedClock } from './emulator/admin/clock.js';
 import { explorerPage } from './emulator/explorer/page.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
-import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/service.js';
+import { exampleRegistryInstrumentConfigs } from './emulator/example-registry/metadata.js';
+import { createExampleRegistryHost } from './emulator/example-registry/routes.js';
+import { exampleRegistryRecipes } from './emulator/example-registry/service.js';
 import type { Recipe } from './registry/recipes/recipe.js';
 
 export interface StackOptions extends StartEmulatorOptions {
