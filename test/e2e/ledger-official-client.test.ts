@@ -34,7 +34,7 @@ import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerEngine } from '../../src/emulator/participant/engine.js';
-import { createLedgerApiApp, type LedgerApiDeps } from '../../src/emulator/ledger-api/app.js';
+import { createLedgerApiApp, type LedgerApiDeps } from '../../src/emulator/ledger-api/routes.js';
 import { createAuthenticator } from '../../src/emulator/ledger-api/auth.js';
 import { ledgerApiRoutes } from '../../src/emulator/ledger-api/index.js';
 

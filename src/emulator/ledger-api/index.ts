@@ -1,5 +1,5 @@
 /** The route modules of the emulated JSON Ledger API, in one list (order does not matter). */
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './routes.js';
 import { commandRoutes } from './commands.js';
 import { contractRoutes } from './contracts.js';
 import { interactiveSubmissionRoutes } from './interactive-submission.js';
@@ -14,5 +14,5 @@ import { joseRoutes } from './jose.js';
 
 export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, externalPartiesRoutes, usersRoutes, interactiveSubmissionRoutes, joseRoutes];
 
-export { createLedgerApiApp } from './app.js';
-export type { LedgerApiDeps, LedgerApp, RouteModule } from './app.js';
+export { createLedgerApiApp } from './routes.js';
+export type { LedgerApiDeps, LedgerApp, RouteModule } from './routes.js';
