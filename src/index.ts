@@ -5,7 +5,7 @@ export { startEmulator, buildEmulator, type RunningEmulator, type StartEmulatorO
 export { LedgerEngine, type LedgerEngineOptions } from './emulator/participant/engine.js';
 export { ManualClock, systemClock, type Clock } from './canton/clock.js';
 export { TemplateRegistry, type TemplateDef, type InterfaceDef, type ChoiceDef, type DeclaredTemplateSpec } from './emulator/participant/templates.js';
-export { createLedgerApiApp, ledgerApiRoutes } from './emulator/ledger-api/index.js';
+export { createLedgerApiApp, ledgerApiRoutes } from './emulator/ledger-api/routes.js';
 export { mintDevToken } from './emulator/ledger-api/auth.js';
 export { DEFAULT_DEMO_WORLD, DemoWorldSchema, type DemoWorld } from './emulator/seed.js';
 export { registerTestTokenV1, mintTestTokenV1, createTestTokenV1Rules } from './emulator/templates/test-token-v1/index.js';

@@ -13,7 +13,7 @@ import type { EmulatorConfig } from './config/schema.js';
 import type { UpstreamMode } from './config/upstreams.js';
 import { buildEmulator, serveLedger, type StartEmulatorOptions } from './emulator/index.js';
 import type { LedgerEngine } from './emulator/participant/engine.js';
-import type { LedgerApp } from './emulator/ledger-api/routes.js';
+import type { LedgerApp } from './emulator/ledger-api/route-module.js';
 import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
 import { createScanApp } from './emulator/scan/routes.js';
 import { ScanService } from './emulator/scan/service.js';

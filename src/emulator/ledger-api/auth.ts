@@ -20,7 +20,7 @@
  *    The version service has no authorization wrapper at all (`ApiServices.scala`), so
  *    `GET /v2/version` answers 200 even with a bad token.
  *
- * The authenticator throws both kinds as `LedgerApiError`; `isCallTimeAuthFailure` tells app.ts
+ * The authenticator throws both kinds as `LedgerApiError`; `isCallTimeAuthFailure` tells routes.ts
  * which phase an error belongs to, so it can render the context and skip unauthorized services
  * exactly as Canton does.
  */

@@ -4,7 +4,8 @@ import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type JWTPayload } from
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAuthenticator, isCallTimeAuthFailure, mintDevToken, participantAudience } from '../../../../src/emulator/ledger-api/auth.js';
 import { AuthConfigSchema, type AuthConfig } from '../../../../src/emulator/ledger-api/options.js';
-import { createLedgerApiApp, type RouteModule } from '../../../../src/emulator/ledger-api/routes.js';
+import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/routes.js';
+import type { RouteModule } from '../../../../src/emulator/ledger-api/route-module.js';
 import type { Claims, UserClaims } from '../../../../src/emulator/participant/claims.js';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, type JsCantonError } from '../../../../src/canton/errors.js';
