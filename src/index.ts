@@ -26,4 +26,4 @@ export { LedgerClient, type LedgerClientOptions } from './ledger-client/client.j
 export { noAuth, staticToken, oauth2ClientCredentials, selfSignedHs256, type TokenProvider } from './ledger-client/auth.js';
 export { inProcessFetch } from './ledger-client/in-process.js';
 export { createCache, type Cache } from './cache/index.js';
-export { createProxyApp } from './proxy/index.js';
+export { createProxyApp } from './proxy/forward.js';

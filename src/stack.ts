@@ -24,7 +24,7 @@ import { answerWhenDurable, type DurableState } from './emulator/participant/dur
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger-client/auth.js';
 import { LedgerClient } from './ledger-client/client.js';
 import { inProcessFetch } from './ledger-client/in-process.js';
-import { createProxyApp } from './proxy/index.js';
+import { createProxyApp } from './proxy/forward.js';
 import { noSuchEndpoint } from './registry/app.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';

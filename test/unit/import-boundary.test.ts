@@ -25,7 +25,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 // testcontainers/: a client of the image, which has the emulator inside; it never loads it itself.
-const PRODUCTION_ENTRIES = ['serve.ts', 'check-config.ts', 'registry/index.ts', 'ledger-client/client.ts', 'contracts/contract-index.ts', 'cache/index.ts', 'proxy/index.ts', 'testcontainers/index.ts'];
+const PRODUCTION_ENTRIES = ['serve.ts', 'check-config.ts', 'registry/index.ts', 'ledger-client/client.ts', 'contracts/contract-index.ts', 'cache/index.ts', 'proxy/forward.ts', 'testcontainers/index.ts'];
 
 /** The project file a relative specifier names (`./x.js` is `./x.ts`, a folder is its index.ts). */
 function resolveSpecifier(from: string, spec: string): string | undefined {
