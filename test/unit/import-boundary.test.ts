@@ -164,10 +164,8 @@ describe('no arrows up', () => {
     const leaves = ['emulator/participant/object-meta.ts', 'emulator/participant/types.ts'];
     const optionsDeps = edges(isOptionsModule, (f) => f.startsWith('emulator/') && !leaves.includes(f));
     expect(optionsDeps).toEqual([]);
-    // Every emulated service has its options module, so the rule above has something to hold.
-    for (const service of ['admin', 'example-registry', 'ledger-api', 'participant', 'scan', 'validator']) {
-      expect(existsSync(join(SRC, 'emulator', service, 'options.ts')), `emulator/${service}/options.ts`).toBe(true);
-    }
+    // The rule above has something to hold (test/unit/service-layout.test.ts checks every service has one).
+    expect(sourceFiles(join(SRC, 'emulator')).filter((f) => isOptionsModule(relative(SRC, f))).length).toBeGreaterThan(5);
   });
 
   it('http/ is plumbing: it imports no domain module (ledger client, cache, contract index, registry, emulator)', () => {
