@@ -5,14 +5,15 @@ export { startEmulator, buildEmulator, type RunningEmulator, type StartEmulatorO
 export { LedgerEngine, type LedgerEngineOptions } from './emulator/participant/engine.js';
 export { ManualClock, systemClock, type Clock } from './canton/clock.js';
 export { TemplateRegistry, type TemplateDef, type InterfaceDef, type ChoiceDef, type DeclaredTemplateSpec } from './emulator/participant/templates.js';
-export { createLedgerApiApp, ledgerApiRoutes } from './emulator/ledger-api/index.js';
+export { createLedgerApiApp, ledgerApiRoutes } from './emulator/ledger-api/routes.js';
 export { mintDevToken } from './emulator/ledger-api/auth.js';
 export { DEFAULT_DEMO_WORLD, DemoWorldSchema, type DemoWorld } from './emulator/seed.js';
 export { registerTestTokenV1, mintTestTokenV1, createTestTokenV1Rules } from './emulator/templates/test-token-v1/index.js';
 export { registerTestTokenV2, mintTestTokenV2, createTestTokenV2Rules, createTestTokenV2Account } from './emulator/templates/test-token-v2/index.js';
 export { seedAmuletWorld, tapAmulet, createTransferPreapproval, createFeaturedAppRight, installWallet } from './emulator/templates/amulet/index.js';
-export { createScanApp, ScanService } from './emulator/scan/index.js';
-export { createValidatorApp } from './emulator/validator/index.js';
+export { createScanApp } from './emulator/scan/routes.js';
+export { ScanService } from './emulator/scan/service.js';
+export { createValidatorApp } from './emulator/validator/routes.js';
 // The registry service (what `serve` runs)
 export { startRegistry, loadRegistryConfig, type RunningRegistry } from './serve.js';
 export { createRegistry, type Registry, type RegistryOptions } from './registry/index.js';
@@ -25,4 +26,4 @@ export { LedgerClient, type LedgerClientOptions } from './ledger-client/client.j
 export { noAuth, staticToken, oauth2ClientCredentials, selfSignedHs256, type TokenProvider } from './ledger-client/auth.js';
 export { inProcessFetch } from './ledger-client/in-process.js';
 export { createCache, type Cache } from './cache/index.js';
-export { createProxyApp } from './proxy/index.js';
+export { createProxyApp } from './proxy/forward.js';

@@ -33,7 +33,7 @@ import { cacheMetrics } from './cache/metrics.js';
 import { indexMetrics } from './contracts/metrics.js';
 import { ledgerCallMetrics } from './ledger-client/metrics.js';
 import { startService } from './http/service.js';
-import { createProxyApp } from './proxy/index.js';
+import { createProxyApp } from './proxy/forward.js';
 import type { UpstreamsConfig } from './config/upstreams.js';
 
 type Env = Record<string, string | undefined>;

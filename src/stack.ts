@@ -13,17 +13,18 @@ import type { EmulatorConfig } from './config/schema.js';
 import type { UpstreamMode } from './config/upstreams.js';
 import { buildEmulator, serveLedger, type StartEmulatorOptions } from './emulator/index.js';
 import type { LedgerEngine } from './emulator/participant/engine.js';
-import type { LedgerApp } from './emulator/ledger-api/app.js';
+import type { LedgerApp } from './emulator/ledger-api/route-module.js';
 import type { LedgerStreams } from './emulator/ledger-api/websocket.js';
-import { createScanApp, ScanService } from './emulator/scan/index.js';
-import { createValidatorApp } from './emulator/validator/index.js';
+import { createScanApp } from './emulator/scan/routes.js';
+import { ScanService } from './emulator/scan/service.js';
+import { createValidatorApp } from './emulator/validator/routes.js';
 import { fromLedgerError } from './emulator/validator/errors.js';
 import type { SeededWorld } from './emulator/seed.js';
 import { answerWhenDurable, type DurableState } from './emulator/participant/durability/durable-state.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger-client/auth.js';
 import { LedgerClient } from './ledger-client/client.js';
 import { inProcessFetch } from './ledger-client/in-process.js';
-import { createProxyApp } from './proxy/index.js';
+import { createProxyApp } from './proxy/forward.js';
 import { noSuchEndpoint } from './registry/app.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { amuletInstrumentConfig } from './registry/recipes/amulet.js';
@@ -42,20 +43,17 @@ import { startService, type ServiceOptions } from './http/service.js';
 import type { InstrumentConfig } from './registry/instrument-config.js';
 import type { Clock } from './canton/clock.js';
 import { LedgerApiError } from './canton/errors.js';
-import {
-  AdminService,
-  createAdminApp,
-  LiveEvents,
-  RequestLog,
-  WorldView,
-  type SkewedClock,
-  type Funded,
-  type Holdings,
-  type Minted,
-} from './emulator/admin/index.js';
+import { AdminService, type Funded, type Holdings, type Minted } from './emulator/admin/service.js';
+import { createAdminApp } from './emulator/admin/routes.js';
+import { LiveEvents } from './emulator/admin/live-events.js';
+import { RequestLog } from './emulator/admin/request-log.js';
+import { WorldView } from './emulator/admin/world-view.js';
+import type { SkewedClock } from './emulator/admin/clock.js';
 import { explorerPage } from './emulator/explorer/page.js';
 import { createAuthenticator } from './emulator/ledger-api/auth.js';
-import { createExampleRegistryHost, exampleRegistryInstrumentConfigs, exampleRegistryRecipes } from './emulator/example-registry/index.js';
+import { exampleRegistryInstrumentConfigs } from './emulator/example-registry/metadata.js';
+import { createExampleRegistryHost } from './emulator/example-registry/routes.js';
+import { exampleRegistryRecipes } from './emulator/example-registry/service.js';
 import type { Recipe } from './registry/recipes/recipe.js';
 
 export interface StackOptions extends StartEmulatorOptions {

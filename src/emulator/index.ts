@@ -12,16 +12,18 @@
  */
 import pino, { type Logger } from 'pino';
 import { createHash, randomBytes } from 'node:crypto';
-import type { DeclaredTemplateConfig, EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
+import type { EmulatorConfig, EmulatorConfigInput } from '../config/schema.js';
+import type { DeclaredTemplateConfig } from './participant/options.js';
 import type { QualifiedId } from './participant/types.js';
 import { EmulatorConfigSchema, type ProfileName } from '../config/schema.js';
 import { applyProfile } from '../config/profiles.js';
 import { isParsedConfig, parsedConfig } from '../config/operations.js';
 import { createAuthenticator } from './ledger-api/auth.js';
-import { createLedgerApiApp, ledgerApiRoutes, type LedgerApp } from './ledger-api/index.js';
+import { createLedgerApiApp, ledgerApiRoutes } from './ledger-api/routes.js';
+import type { LedgerApp } from './ledger-api/route-module.js';
 import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.js';
 import { LedgerEngine } from './participant/engine.js';
-import { installAdminWorkflows } from './templates/admin-workflows/index.js';
+import { installAdminWorkflows } from './templates/admin-workflows/ping.js';
 import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
 import { answerWhenDurable, DurableState, type StateDirIo } from './participant/durability/durable-state.js';
 import { systemClock, type Clock } from '../canton/clock.js';

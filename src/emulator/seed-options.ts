@@ -197,3 +197,9 @@ export const DemoWorldSchema = z
       });
     });
   });
+
+/** The demo world's fields of the emulator configuration. */
+export const SeedOptionsShape = {
+  demoWorld: z.boolean().default(true).describe('Seed the demo world at start (parties, users, instruments, holdings).'),
+  world: DemoWorldSchema.optional().describe('Replace the default demo world.'),
+};

@@ -291,7 +291,7 @@ function failureResponse(
 
 function notFound(c: Context, api: ProxiedApi): Response {
   // The API's own unknown-route answers: pekko's plain text on the ledger (Pekko's
-  // default 404, as src/emulator/ledger-api/app.ts), Splice `HttpAdminService`'s JSON on scan/validator.
+  // default 404, as src/emulator/ledger-api/routes.ts), Splice `HttpAdminService`'s JSON on scan/validator.
   if (api === 'ledger') return c.text('The requested resource could not be found.', 404);
   return c.json({ error: `The requested resource could not be found: ${c.req.url}` }, 404);
 }

@@ -18,7 +18,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { LedgerEngine } from '../../src/emulator/participant/engine.js';
-import { createScanApp } from '../../src/emulator/scan/index.js';
+import { createScanApp } from '../../src/emulator/scan/routes.js';
 import { ManualClock } from '../../src/canton/clock.js';
 import { amuletContext, createFeaturedAppRight, createTransferPreapproval, seedAmuletWorld, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
 import { buildWorld, IDS, type World } from '../unit/emulator/scan/fixture.js';

@@ -17,9 +17,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeaturedAppRight, createTransferPreapproval, tapAmulet } from '../../src/emulator/templates/amulet/index.js';
 import { formatTime } from '../../src/canton/lf-value.js';
-import { createValidatorApp } from '../../src/emulator/validator/index.js';
-import { walletAutomationName } from '../../src/emulator/validator/app.js';
-import { ValidatorWallets } from '../../src/emulator/validator/wallet.js';
+import { createValidatorApp, walletAutomationName } from '../../src/emulator/validator/routes.js';
+import { ValidatorWallets } from '../../src/emulator/validator/service.js';
 import { buildValidatorWorld, expiresIn, type ValidatorWorld } from '../unit/emulator/validator/fixture.js';
 import { SPECS, createSpecValidator, specPath, type CoverageRequirement, type SpecValidator } from '../support/openapi-conformance.js';
 import { jsonAt, jsonText } from '../support/ledger-wire.js';

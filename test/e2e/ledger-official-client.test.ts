@@ -34,9 +34,9 @@ import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerEngine } from '../../src/emulator/participant/engine.js';
-import { createLedgerApiApp, type LedgerApiDeps } from '../../src/emulator/ledger-api/app.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../src/emulator/ledger-api/routes.js';
+import type { LedgerApiDeps } from '../../src/emulator/ledger-api/route-module.js';
 import { createAuthenticator } from '../../src/emulator/ledger-api/auth.js';
-import { ledgerApiRoutes } from '../../src/emulator/ledger-api/index.js';
 
 /** A declared template: the emulator knows its signatories/observers, its only choice is Archive. */
 const PACKAGE_NAME = 'e2e-model';

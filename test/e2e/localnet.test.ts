@@ -12,7 +12,7 @@
  */
 import { CustomLogAdapter, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_WORKFLOW_PING_PACKAGE_ID, PING_TEMPLATE_REF } from '../../src/emulator/templates/admin-workflows/index.js';
+import { ADMIN_WORKFLOW_PING_PACKAGE_ID, PING_TEMPLATE_REF } from '../../src/emulator/templates/admin-workflows/ping.js';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { amuletUrls, createAmuletSdk, validatorJwt, type AmuletSdk } from './support/amulet.js';
 import { createWalletSdk, selfSignedAuth, type WalletSdk } from './support/wallet-sdk.js';

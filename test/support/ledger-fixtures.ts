@@ -4,13 +4,12 @@
  * and helpers to call the JSON API in-process.
  */
 import { LedgerEngine, type LedgerEngineOptions } from '../../src/emulator/participant/engine.js';
-import { createLedgerApiApp, ledgerApiRoutes } from '../../src/emulator/ledger-api/index.js';
-import type { LedgerApiDeps } from '../../src/emulator/ledger-api/app.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../src/emulator/ledger-api/routes.js';
+import type { LedgerApiDeps, RouteModule } from '../../src/emulator/ledger-api/route-module.js';
 import { ArgumentError, type InterfaceDef, type TemplateDef } from '../../src/emulator/participant/templates.js';
 import { ManualClock } from '../../src/canton/clock.js';
 import type { QualifiedId } from '../../src/emulator/participant/types.js';
 import { WILDCARD, type Claims, type UserClaims } from '../../src/emulator/participant/claims.js';
-import type { RouteModule } from '../../src/emulator/ledger-api/app.js';
 
 export const IOU_PKG = 'a'.repeat(64);
 export const IFACE_PKG = 'b'.repeat(64);

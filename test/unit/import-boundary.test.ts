@@ -12,8 +12,8 @@
  * removing (a service taking its whole owner back by type) are made of them.
  *
  * Third, no arrows running back up: the plumbing that assembles (`config/`, `http/`) knows no
- * domain code (a domain module owns its config schema in an `*-options.ts` module and its metrics
- * in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/participant/dar/`) sits below the
+ * domain code (an emulated service owns its config schema in its `options.ts`, the demo world in
+ * `seed-options.ts`, and a domain module its metrics in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/participant/dar/`) sits below the
  * Daml-LF engine (`emulator/daml-lf/`), with the protobuf reading both use in `emulator/shared/`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 
 // testcontainers/: a client of the image, which has the emulator inside; it never loads it itself.
-const PRODUCTION_ENTRIES = ['serve.ts', 'check-config.ts', 'registry/index.ts', 'ledger-client/client.ts', 'contracts/contract-index.ts', 'cache/index.ts', 'proxy/index.ts', 'testcontainers/index.ts'];
+const PRODUCTION_ENTRIES = ['serve.ts', 'check-config.ts', 'registry/index.ts', 'ledger-client/client.ts', 'contracts/contract-index.ts', 'cache/index.ts', 'proxy/forward.ts', 'testcontainers/index.ts'];
 
 /** The project file a relative specifier names (`./x.js` is `./x.ts`, a folder is its index.ts). */
 function resolveSpecifier(from: string, spec: string): string | undefined {
@@ -151,16 +151,21 @@ function edges(source: (file: string) => boolean, target: (file: string) => bool
   });
 }
 
+/** An emulated service's options (`<service>/options.ts`) or the demo world's (`seed-options.ts`): zod only. */
+const isOptionsModule = (file: string) => file.startsWith('emulator/') && (file.endsWith('/options.ts') || file.endsWith('-options.ts'));
+
 describe('no arrows up', () => {
   it('config/ assembles the options schemas of the emulator and loads none of its behaviour', () => {
     // emulator/shared/ holds leaves with no behaviour (stable ids), below everything.
-    const found = edges((f) => f.startsWith('config/'), (f) => f.startsWith('emulator/') && !f.endsWith('-options.ts') && !f.startsWith('emulator/shared/'));
+    const found = edges((f) => f.startsWith('config/'), (f) => f.startsWith('emulator/') && !isOptionsModule(f) && !f.startsWith('emulator/shared/'));
     expect(found).toEqual([]);
     // The options modules are leaves of the emulator: zod, the user-id rule and the ledger's
     // record types, no engine, no templates.
     const leaves = ['emulator/participant/object-meta.ts', 'emulator/participant/types.ts'];
-    const optionsDeps = edges((f) => f.startsWith('emulator/') && f.endsWith('-options.ts'), (f) => f.startsWith('emulator/') && !leaves.includes(f));
+    const optionsDeps = edges(isOptionsModule, (f) => f.startsWith('emulator/') && !leaves.includes(f));
     expect(optionsDeps).toEqual([]);
+    // The rule above has something to hold (test/unit/service-layout.test.ts checks every service has one).
+    expect(sourceFiles(join(SRC, 'emulator')).filter((f) => isOptionsModule(relative(SRC, f))).length).toBeGreaterThan(5);
   });
 
   it('http/ is plumbing: it imports no domain module (ledger client, cache, contract index, registry, emulator)', () => {

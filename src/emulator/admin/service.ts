@@ -1,5 +1,5 @@
 /**
- * The emulator's admin operations, without HTTP (routes in ./app.ts): what a test suite in any
+ * The emulator's admin operations, without HTTP (routes in ./routes.ts): what a test suite in any
  * language uses to set up and reset its world between tests, as the Firebase Emulator Suite's
  * REST API does for Firebase. Snapshots and restores (./world-state.ts), the world's clock
  * (./clock.ts), minting and funding with the seeded registries' instruments, and holdings.

@@ -20,7 +20,7 @@
  *    The version service has no authorization wrapper at all (`ApiServices.scala`), so
  *    `GET /v2/version` answers 200 even with a bad token.
  *
- * The authenticator throws both kinds as `LedgerApiError`; `isCallTimeAuthFailure` tells app.ts
+ * The authenticator throws both kinds as `LedgerApiError`; `isCallTimeAuthFailure` tells routes.ts
  * which phase an error belongs to, so it can render the context and skip unauthorized services
  * exactly as Canton does.
  */
@@ -35,16 +35,13 @@ import {
   type CryptoKey,
   type JWTPayload,
 } from 'jose';
-import type { AuthConfig } from './auth-options.js';
+import type { AuthConfig } from './options.js';
 import { WILDCARD, type Claims, type UserClaims } from '../participant/claims.js';
 import type { LedgerEngine } from '../participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, errors } from '../../canton/errors.js';
 import { userIdError } from '../participant/object-meta.js';
 
 // ---- configuration ---------------------------------------------------------------------------
-
-// The auth configuration schema is in auth-options.ts (config/ assembles it without loading this module).
-export { AuthConfigSchema, type AuthConfig } from './auth-options.js';
 
 export type Authenticator = (authorizationHeader: string | undefined) => Promise<Claims>;
 

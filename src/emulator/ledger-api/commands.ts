@@ -8,7 +8,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { formatInstant } from '../../canton/clock.js';
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, invalidIdentifier, shapeOf, transactionEnvelope, transactionJson, transactionTreeJson, wildcardFilterFor } from './events.js';
 import { listOf, listParams } from './lists.js';

@@ -3,7 +3,7 @@
  * (Canton `JsEventService.scala`, `JsContractService.scala`). Missing and not-visible answer the same 404, so a caller cannot
  * probe for contracts it may not see.
  */
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { decodeBody } from './decode.js';
 import { compileEventFormat, createdEventJson, matchEvent, wildcardFilterFor } from './events.js';
 import { requireReadAs, requireReadAsAnyParty } from '../participant/claims.js';

@@ -6,7 +6,7 @@
  * The engine does the work (ledger/topology/external-onboarding.ts); this module decodes,
  * checks claims and prints.
  */
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { decodeBody } from './decode.js';
 import { isAdminOrIdpAdmin } from '../participant/claims.js';
 import { errors } from '../../canton/errors.js';

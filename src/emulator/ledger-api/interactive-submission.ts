@@ -8,7 +8,7 @@
  */
 import type { Context } from 'hono';
 import { parseInstant } from '../../canton/clock.js';
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { decodeBody } from './decode.js';
 import { deduplicationOf, emptyTransaction, parseCommands, resolveUserId } from './commands.js';
 import { compileEventFormat, shapeOf, transactionJson, wildcardFilterFor } from './events.js';

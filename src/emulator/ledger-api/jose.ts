@@ -4,7 +4,7 @@
  * community/ledger/ledger-api-core/.../auth/services/JoseServiceAuthorization.scala); the engine
  * builds the JWKS (participant/jwks.ts).
  */
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { partyJwks } from '../participant/jwks.js';
 
 export const joseRoutes: RouteModule = (app) => {

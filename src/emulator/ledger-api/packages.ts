@@ -15,7 +15,7 @@ import {
   ListVettedPackagesRequestSchema,
   type ListVettedPackagesResponse,
 } from '../../ledger-client/schemas/packages.js';
-import type { LedgerEnv, RouteModule } from './app.js';
+import type { LedgerEnv, RouteModule } from './route-module.js';
 import { decodeBody } from './decode.js';
 
 /** `packageFeature.maxVettedPackagesPageSize` of `/v2/version`. */

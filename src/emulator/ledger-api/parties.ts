@@ -6,7 +6,7 @@
  * Order of checks, as on Canton: JSON-layer checks (path/body mismatch), then authorization
  * (claims), then request validation, then state. Nothing is written unless every check passed.
  */
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { decodeBody, queryInt } from './decode.js';
 import type { Claims } from '../participant/claims.js';
 import type { LedgerEngine } from '../participant/engine.js';

@@ -4,7 +4,7 @@
  * indexes by party and template, never by scanning every contract.
  */
 import type { Context } from 'hono';
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { activeContractJson, compileEventFormat, templateKeysOf, type EventFilter } from './events.js';
 import { listOf, listParams } from './lists.js';

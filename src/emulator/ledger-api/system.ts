@@ -2,7 +2,7 @@
  * Version, health and synchronizer endpoints (Canton JSON Ledger API openapi.yaml).
  * `/v2/version` must report 3.4.x or 3.5.x: the official client refuses other versions.
  */
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { isAdminOrIdpAdmin, canReadAs, canActAs } from '../participant/claims.js';
 import { errors } from '../../canton/errors.js';
 

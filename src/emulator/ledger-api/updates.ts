@@ -4,7 +4,7 @@
  * update-by-hash.
  */
 import type { Context } from 'hono';
-import type { RouteModule } from './app.js';
+import type { RouteModule } from './route-module.js';
 import { decodeBody, decodeValue, readJsonBody } from './decode.js';
 import { compileEventFormat, shapeOf, transactionJson, transactionTreeJson, wildcardFilterFor, type EventFilter, type Shape } from './events.js';
 import { listOf, listParams } from './lists.js';

@@ -13,7 +13,7 @@
  * error rather than a half-supported IDP (tokens of other issuers are not verified here).
  */
 import type { Context } from 'hono';
-import type { LedgerEnv, RouteModule } from './app.js';
+import type { LedgerEnv, RouteModule } from './route-module.js';
 import { decodeBody, queryInt } from './decode.js';
 import { callerOf, matchIdentityProviderId, requireAdminOrIdpAdminClaims } from './parties.js';
 import type { Claims } from '../participant/claims.js';

@@ -2,7 +2,7 @@
  * The emulated Splice scan app's behaviour, endpoint by endpoint, without HTTP: each method takes
  * a decoded request and returns the response body as scan prints it, or throws a `ScanError` with
  * scan's status and message (Splice scan.yaml; `HttpScanHandler`,
- * `AcsSnapshotStore`). The Hono routes (app.ts) and the validator's scan-proxy call these.
+ * `AcsSnapshotStore`). The Hono routes (routes.ts) and the validator's scan-proxy call these.
  *
  * Everything is read from the emulated ledger through `ScanStore`, by template NAME key
  * (`splice-amulet:Splice.Amulet:Amulet`), so any package id of the Amulet templates works.
@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../canton/clock.js';
-import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from '../../config/instance-names.js';
+import { SpliceInstanceNamesSchema, type SpliceInstanceNames } from './options.js';
 import type { LedgerEngine } from '../participant/engine.js';
 import type { ContractRecord } from '../participant/types.js';
 import { formatId, nameKey } from '../participant/types.js';

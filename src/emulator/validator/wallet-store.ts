@@ -2,7 +2,7 @@
  * What the validator's wallet features share (Splice `UserWalletStore`, `SpliceLedgerConnection`,
  * `HttpWalletHandlerUtil.exerciseWalletAction`): the active contracts a party sees, its amulets, the
  * open round and payment context, and submissions through a user's WalletAppInstall as the
- * validator. The features (./wallet-*.ts) are built over one store; ./wallet.ts assembles them.
+ * validator. The features (./wallet-*.ts) are built over one store; ./service.ts assembles them.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';

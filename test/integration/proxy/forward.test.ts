@@ -12,7 +12,7 @@ import { startEmulator, type RunningEmulator } from '../../../src/emulator/index
 import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
 import { selfSignedHs256 } from '../../../src/ledger-client/auth.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';
-import { createProxyApp } from '../../../src/proxy/index.js';
+import { createProxyApp } from '../../../src/proxy/forward.js';
 
 const SECRET = 'proxy-test-secret';
 const AUDIENCE = 'https://proxy.example';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createProxyApp, stripHopByHop, upstreamTarget, type ProxyLogger } from '../../../src/proxy/index.js';
+import { createProxyApp, stripHopByHop, upstreamTarget, type ProxyLogger } from '../../../src/proxy/forward.js';
 
 interface Seen {
   url: string;

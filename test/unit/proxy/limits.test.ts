@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createProxyApp } from '../../../src/proxy/index.js';
+import { createProxyApp } from '../../../src/proxy/forward.js';
 
 describe('proxied APIs bound request bodies as the upstream does', () => {
   const calls: string[] = [];

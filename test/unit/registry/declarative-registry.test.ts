@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { buildEmulator } from '../../../src/emulator/index.js';
-import type { DeclaredTemplateConfig } from '../../../src/config/schema.js';
+import type { DeclaredTemplateConfig } from '../../../src/emulator/participant/options.js';
 import { ManualClock } from '../../../src/canton/clock.js';
 import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';

@@ -2,15 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  AuthConfigSchema,
-  createAuthenticator,
-  isCallTimeAuthFailure,
-  mintDevToken,
-  participantAudience,
-  type AuthConfig,
-} from '../../../../src/emulator/ledger-api/auth.js';
-import { createLedgerApiApp, type RouteModule } from '../../../../src/emulator/ledger-api/app.js';
+import { createAuthenticator, isCallTimeAuthFailure, mintDevToken, participantAudience } from '../../../../src/emulator/ledger-api/auth.js';
+import { AuthConfigSchema, type AuthConfig } from '../../../../src/emulator/ledger-api/options.js';
+import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/routes.js';
+import type { RouteModule } from '../../../../src/emulator/ledger-api/route-module.js';
 import type { Claims, UserClaims } from '../../../../src/emulator/participant/claims.js';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, type JsCantonError } from '../../../../src/canton/errors.js';

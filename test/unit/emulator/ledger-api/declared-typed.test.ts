@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLedgerApiApp, ledgerApiRoutes } from '../../../../src/emulator/ledger-api/index.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../src/emulator/ledger-api/routes.js';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import type { QualifiedId } from '../../../../src/emulator/participant/types.js';
 import { buildDar } from '../../../support/dar-builder.js';

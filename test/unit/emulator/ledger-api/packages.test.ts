@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
+import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/routes.js';
 import { packagesRoutes } from '../../../../src/emulator/ledger-api/packages.js';
 import type { Claims } from '../../../../src/emulator/participant/claims.js';
 import { userClaims } from '../../../support/ledger-fixtures.js';

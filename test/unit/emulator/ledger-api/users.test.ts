@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimsTableApp, userClaims } from '../../../support/ledger-fixtures.js';
-import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/app.js';
+import { createLedgerApiApp } from '../../../../src/emulator/ledger-api/routes.js';
 import { partiesRoutes } from '../../../../src/emulator/ledger-api/parties.js';
 import { usersRoutes } from '../../../../src/emulator/ledger-api/users.js';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';

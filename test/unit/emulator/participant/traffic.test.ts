@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import { REQUEST_OVERHEAD_BYTES, SequencerTraffic } from '../../../../src/emulator/participant/traffic.js';
-import { createLedgerApiApp, ledgerApiRoutes } from '../../../../src/emulator/ledger-api/index.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../src/emulator/ledger-api/routes.js';
 import type { ContractRecord } from '../../../../src/emulator/participant/types.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { seedAmuletWorld, tapAmulet } from '../../../../src/emulator/templates/amulet/index.js';

@@ -10,7 +10,8 @@ import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
 import type { QualifiedId } from '../../../../src/emulator/participant/types.js';
 import type { TransactionRecord } from '../../../../src/emulator/participant/updates.js';
 import { ManualClock } from '../../../../src/canton/clock.js';
-import { createScanApp, ScanService } from '../../../../src/emulator/scan/index.js';
+import { createScanApp } from '../../../../src/emulator/scan/routes.js';
+import { ScanService } from '../../../../src/emulator/scan/service.js';
 
 export const STANDIN_PKG = createHash('sha256').update('scan-test/splice-amulet-standin').digest('hex');
 

@@ -8,7 +8,7 @@ import { ScanClient } from '@canton-network/core-splice-client';
 import type { AccessTokenProvider } from '@canton-network/core-wallet-auth';
 import { pino } from 'pino';
 import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
-import { createScanApp } from '../../../../src/emulator/scan/index.js';
+import { createScanApp } from '../../../../src/emulator/scan/routes.js';
 import { seedAmuletWorld } from '../../../../src/emulator/templates/amulet/index.js';
 
 const BASE = new URL('http://scan.local/api/scan');

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecodedChoice } from '../../../../src/emulator/participant/dar/index.js';
 import { TemplateRegistry, type ChoiceDef, type TemplateDef } from '../../../../src/emulator/participant/templates.js';
-import { PingId, registerPingTemplate } from '../../../../src/emulator/templates/admin-workflows/index.js';
+import { PingId, registerPingTemplate } from '../../../../src/emulator/templates/admin-workflows/ping.js';
 import { registerAmulet } from '../../../../src/emulator/templates/amulet/index.js';
 import { registerTestTokenV1, TEST_TOKEN_V1_PACKAGE_ID } from '../../../../src/emulator/templates/test-token-v1/index.js';
 import { registerTestTokenV2 } from '../../../../src/emulator/templates/test-token-v2/index.js';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../src/canton/clock.js';
-import { bearerToken, createTokenAuthenticator, ledgerApiUser } from '../../../../src/emulator/validator/index.js';
+import { bearerToken, createTokenAuthenticator, ledgerApiUser } from '../../../../src/emulator/validator/auth.js';
 import { buildValidatorWorld, type ValidatorWorld } from './fixture.js';
 
 const AUD = 'https://canton.network.global';

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ExerciseNode } from '../../../../src/emulator/participant/updates.js';
 import { createFeaturedAppRight, installWallet, tapAmulet, TransferPreapprovalProposalId } from '../../../../src/emulator/templates/amulet/index.js';
 import { formatTime } from '../../../../src/canton/lf-value.js';
-import { createValidatorApp, preapprovalAutomationName } from '../../../../src/emulator/validator/index.js';
+import { createValidatorApp, preapprovalAutomationName } from '../../../../src/emulator/validator/routes.js';
 import type { Json } from '../../../../src/emulator/scan/encode.js';
 import type { TransferPreapprovalByParty } from '../scan/fixture.js';
 import { buildValidatorWorld, type CreatedTransferPreapproval, type ErrorBody, type ValidatorWorld, type WalletBalance } from './fixture.js';

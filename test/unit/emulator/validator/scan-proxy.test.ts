@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFeaturedAppRight, createTransferPreapproval, tapAmulet } from '../../../../src/emulator/templates/amulet/index.js';
 import { formatTime } from '../../../../src/canton/lf-value.js';
-import { createValidatorApp } from '../../../../src/emulator/validator/index.js';
+import { createValidatorApp } from '../../../../src/emulator/validator/routes.js';
 import { TransferFactoryWithChoiceContextSchema } from '../../../../src/registry/schemas.js';
 import { fieldsOf } from '../../../support/ledger-wire.js';
 import type { ContractWithState, FeaturedAppRight, TransferPreapprovalByParty } from '../scan/fixture.js';

@@ -12,7 +12,7 @@ import { inProcess, mint, setupWorld, transferArg } from '../../templates/test-t
 import { EMPTY_EXTRA_ARGS, TRANSFER_FACTORY_V1, TRANSFER_INSTRUCTION_V1 } from '../../templates/test-token-v1/tt1-client.js';
 import { TEST_TOKEN_V1_PACKAGE_ID } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
-import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/routes.js';
 import { buildDar } from '../../../../support/dar-builder.js';
 import { tt2Ledger } from '../../templates/test-token-v2/fixture.js';
 import { basic, context, extraArgs, IFACE as TT2_IFACE } from '../../templates/test-token-v2/client.js';

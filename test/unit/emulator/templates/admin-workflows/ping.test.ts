@@ -4,7 +4,7 @@ import {
   ADMIN_WORKFLOW_PING_PACKAGE_ID,
   installAdminWorkflows,
   PING_TEMPLATE_REF,
-} from '../../../../../src/emulator/templates/admin-workflows/index.js';
+} from '../../../../../src/emulator/templates/admin-workflows/ping.js';
 import { ListPackagesResponseSchema } from '../../../../../src/ledger-client/schemas/packages.js';
 import { cmds, create, exercise } from '../../../../support/ledger-fixtures.js';
 import { buildDar } from '../../../../support/dar-builder.js';

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
-import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/routes.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
 import { formatTime } from '../../../../../src/canton/lf-value.js';
 import {

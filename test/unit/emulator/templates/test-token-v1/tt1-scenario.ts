@@ -3,7 +3,7 @@
  * TokenRules contract, and builders for the V1 factory choice arguments.
  */
 import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
-import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/routes.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../../../../../src/emulator/templates/test-token-v1/index.js';
 import { formatTime } from '../../../../../src/canton/lf-value.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';

@@ -3,7 +3,7 @@
  * and a few parties; driven through the JSON API with `app.request` (no network).
  */
 import { LedgerEngine } from '../../../../../src/emulator/participant/engine.js';
-import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/index.js';
+import { createLedgerApiApp, ledgerApiRoutes } from '../../../../../src/emulator/ledger-api/routes.js';
 import { ManualClock } from '../../../../../src/canton/clock.js';
 import { formatTime } from '../../../../../src/canton/lf-value.js';
 import { createTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../../../../../src/emulator/templates/test-token-v2/index.js';

@@ -53,7 +53,7 @@ import type { ScanService } from '../scan/service.js';
 import { createTokenAuthenticator, REALMS, unauthorized, type Realm, type ValidatorAuthConfig } from './auth.js';
 import { fromLedgerError, ValidatorError } from './errors.js';
 import { CreateBuyTrafficRequest, CreateTransferOfferRequest, decodeBody, TapRequest, TransferPreapprovalSendRequest } from './schemas.js';
-import { ValidatorWallets, type UserWallet } from './wallet.js';
+import { ValidatorWallets, type UserWallet } from './service.js';
 import { jsonErrorBodyLimit } from '../../http/body-limit.js';
 import { SPLICE_MAX_BODY_BYTES } from '../../http/limits.js';
 import type { RequestContextBindings } from '../../http/service.js';

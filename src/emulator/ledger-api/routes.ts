@@ -13,45 +13,34 @@
  * parties have signing keys.
  */
 import { Hono } from 'hono';
-import type { Logger } from 'pino';
-import type { Claims } from '../participant/claims.js';
 import { WILDCARD } from '../participant/claims.js';
-import type { LedgerEngine } from '../participant/engine.js';
 import { LedgerApiError, PlainTextBadRequest, renderJsCantonError } from '../../canton/errors.js';
 import { isCallTimeAuthFailure } from './auth.js';
 import { honoBodyLimit } from '../../http/body-limit.js';
 import { LEDGER_MAX_BODY_BYTES, LEDGER_MAX_DAR_BYTES } from '../../http/limits.js';
-
-export interface LedgerApiDeps {
-  engine: LedgerEngine;
-  /** Resolves the caller's claims from the Authorization header; throws LedgerApiError on failure. */
-  authenticate?: (authorizationHeader: string | undefined) => Promise<Claims>;
-  logger?: Logger;
-  /** Request body limits (defaults: pekko-http's 8 MiB; 10 MiB for DAR uploads, the gRPC inbound message limit behind them). */
-  limits?: { maxBodyBytes?: number; maxDarBytes?: number };
-}
+import type { LedgerApiDeps, LedgerApp, LedgerEnv, RouteModule } from './route-module.js';
+import { commandRoutes } from './commands.js';
+import { contractRoutes } from './contracts.js';
+import { interactiveSubmissionRoutes } from './interactive-submission.js';
+import { packagesRoutes } from './packages.js';
+import { partiesRoutes } from './parties.js';
+import { externalPartiesRoutes } from './external-parties.js';
+import { usersRoutes } from './users.js';
+import { stateRoutes } from './state.js';
+import { systemRoutes } from './system.js';
+import { updateRoutes } from './updates.js';
+import { joseRoutes } from './jose.js';
 
 /** The DAR upload paths, which take binary bodies far larger than any JSON request. */
 const DAR_UPLOAD_PATHS = new Set(['/v2/dars', '/v2/packages', '/v2/dars/validate']);
-
-export type LedgerEnv = {
-  Variables: {
-    claims: Claims;
-    traceId: string;
-    engine: LedgerEngine;
-    tokenFailure: boolean;
-    /** The submission id of a command submission, which Canton's errors carry as correlationId. */
-    correlationId: string | undefined;
-  };
-};
-
-export type LedgerApp = Hono<LedgerEnv>;
-export type RouteModule = (app: LedgerApp, deps: LedgerApiDeps) => void;
 
 /** Paths served without a token, as on Canton (health and the API docs). */
 const PUBLIC_PATHS = new Set(['/livez', '/readyz', '/docs/openapi', '/docs/asyncapi']);
 /** Paths whose gRPC service has no authorization wrapper (`ApiServices.scala`): a bad token passes. */
 const UNAUTHORIZED_SERVICE_PATHS = new Set(['/v2/version']);
+
+/** The route modules of the emulated JSON Ledger API, in one list (order does not matter). */
+export const ledgerApiRoutes: RouteModule[] = [systemRoutes, commandRoutes, stateRoutes, updateRoutes, contractRoutes, packagesRoutes, partiesRoutes, externalPartiesRoutes, usersRoutes, interactiveSubmissionRoutes, joseRoutes];
 
 export function createLedgerApiApp(deps: LedgerApiDeps, routes: RouteModule[]): LedgerApp {
   const app: LedgerApp = new Hono<LedgerEnv>();

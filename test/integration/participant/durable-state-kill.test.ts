@@ -28,7 +28,7 @@ afterAll(() => {
 async function emulate(dir: string): Promise<{ child: ChildProcess; ledgerUrl: string; state: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'emulate'], {
     cwd: ROOT,
-    env: { ...process.env, STATE_DIR: dir, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', LOG_LEVEL: 'silent', LEDGER_LIST_MAX_ELEMENTS: '100000' },
+    env: { ...process.env, STATE_DIR: dir, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'silent', LEDGER_LIST_MAX_ELEMENTS: '100000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

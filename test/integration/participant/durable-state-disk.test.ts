@@ -78,6 +78,7 @@ async function emulate(stateDir: string, env: Record<string, string> = {}): Prom
     REGISTRY_PORT: '0',
     SCAN_PORT: '0',
     VALIDATOR_PORT: '0',
+    ADMIN_PORT: '0',
     LOG_LEVEL: 'warn',
     LEDGER_LIST_MAX_ELEMENTS: '100000',
     ...env,
@@ -266,7 +267,7 @@ describe('STATE_DIR on a disk that fills', () => {
     mkdirSync(join(mount, 'state'));
     execFileSync('mount', ['-o', 'remount,ro', mount], { stdio: 'pipe' });
     for (const dir of [join(mount, 'state'), join(mount, 'missing')]) {
-      const p = startMain(['emulate'], { STATE_DIR: dir, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', LOG_LEVEL: 'warn' });
+      const p = startMain(['emulate'], { STATE_DIR: dir, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'warn' });
       processes.push(p);
       expect(await p.exited(60_000)).toBe(1);
       expect(p.output().trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^configuration error: STATE_DIR ${dir}: (not writable|cannot be created) \\(EROFS: read-only file system\\)$`))]);
@@ -278,7 +279,7 @@ describe('STATE_DIR on a disk that fills', () => {
     dirs.push(base);
     writeFileSync(join(base, 'file'), '');
     const dir = join(base, 'file', 'state');
-    const p = startMain(['emulate'], { STATE_DIR: dir, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', LOG_LEVEL: 'warn' });
+    const p = startMain(['emulate'], { STATE_DIR: dir, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'warn' });
     processes.push(p);
     expect(await p.exited(60_000)).toBe(1);
     expect(p.output().trim().split('\n')).toEqual([`configuration error: STATE_DIR ${dir}: cannot be created (ENOTDIR: not a directory)`]);
