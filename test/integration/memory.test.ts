@@ -90,7 +90,7 @@ let serve: { child: ChildProcess; out: string };
 const urls: Record<string, string> = {};
 
 beforeAll(async () => {
-  emulate = await start('emulate', { PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', HOST: '127.0.0.1' }, /instrument\s+token/);
+  emulate = await start('emulate', { PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1' }, /instrument\s+token/);
   const url = (label: string) => new RegExp(`^${label}\\s+(http\\S+)`, 'm').exec(emulate.out)![1]!;
   urls.ledger = url('ledger JSON API v2');
   urls.registry = url('token-standard registry');

@@ -37,7 +37,7 @@ interface Started {
 async function startCli(env: Record<string, string>): Promise<Started> {
   const c = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts'), 'emulate'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', ...env },
+    env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = c;

@@ -20,7 +20,7 @@ async function startEmulate(): Promise<{ p: NodeProcess; base: string }> {
   const port = await freePort();
   const proc = startMain(
     ['emulate'],
-    { PORT: String(port), REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: String(DRAIN_MS) },
+    { PORT: String(port), REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: String(DRAIN_MS) },
     { stdout: 'unread' },
   );
   p = proc;

@@ -27,12 +27,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('emulate: the world file\'s users', () => {
   it('a bad users entry: one configuration error line per problem, exit 1', async () => {
     const world = { parties, users: [{ id: 'operator2', primaryParty: 'app-provider', rights: { actAs: ['app-providr'], participantAdmin: 'yes' } }] };
-    p = startMain(['emulate'], { DEMO_WORLD_FILE: file('bad.json', world), PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', LOG_LEVEL: 'warn' });
+    p = startMain(['emulate'], { DEMO_WORLD_FILE: file('bad.json', world), PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'warn' });
     expect(await p.exited(60_000)).toBe(1);
     expect(p.output().trim().split('\n')).toEqual(['configuration error: world.users[0].rights.participantAdmin: Invalid input: expected boolean, received string']);
 
     const refs = { parties, users: [{ id: 'operator2', primaryParty: 'app-provider', rights: { actAs: ['app-providr'], readAs: ['bob'] } }] };
-    p = startMain(['emulate'], { DEMO_WORLD_FILE: file('refs.json', refs), PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', LOG_LEVEL: 'warn' });
+    p = startMain(['emulate'], { DEMO_WORLD_FILE: file('refs.json', refs), PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'warn' });
     expect(await p.exited(60_000)).toBe(1);
     expect(p.output().trim().split('\n')).toEqual([
       'configuration error: world.users[0].rights.actAs[0]: unknown party hint "app-providr"',

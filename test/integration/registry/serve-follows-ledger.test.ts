@@ -65,7 +65,7 @@ let alice: string;
 let bob: string;
 
 async function startLedger(env: Record<string, string>): Promise<NodeProcess> {
-  const p = startMain(['emulate'], { PORT: String(ledgerPort), REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', LOG_LEVEL: 'warn', ...env });
+  const p = startMain(['emulate'], { PORT: String(ledgerPort), REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', LOG_LEVEL: 'warn', ...env });
   await p.waitFor(/token-registry emulator ready/, 30_000);
   return p;
 }
