@@ -382,3 +382,94 @@ describe('Amulet as a declarative recipe (docs/examples/amulet.registry.json)', 
     await compare('three consecutive rounds again', 200);
   });
 });
+
+describe("Amulet as a declarative recipe when the DSO's own contracts are missing", () => {
+  // Scan looks up AmuletRules, then the open round, then the factory (ExternalPartyAmuletRules) for
+  // transfers and V1 allocations, and the factory before the allocations of a settlement
+  // (Splice `ChoiceContextBuilder.getAmuletRulesTransferContext`, `HttpTokenStandardAllocationHandler`):
+  // with several of them missing, the first missing one is the 404, as the recipe's `after` orders it
+  const TEMPLATE = {
+    rules: '#splice-amulet:Splice.AmuletRules:AmuletRules',
+    factory: '#splice-amulet:Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
+    round: '#splice-amulet:Splice.Round:OpenMiningRound',
+    state: '#splice-amulet:Splice.ExternalPartyConfigState:ExternalPartyConfigState',
+  } as const;
+  type Which = keyof typeof TEMPLATE;
+  const dsoContracts = (which: Which) => {
+    const end = engine.ledgerEnd();
+    return engine.contracts.activeAt(end, end, new Set([dso]), new Set([TEMPLATE[which].slice(1)])).filter((c) => (c.payload as { dso?: string }).dso === dso);
+  };
+  let created = 0;
+
+  /** Archives the DSO's contracts of these templates (all, or `keep` of the rounds), runs `check`, then creates them again. */
+  async function without(missing: Array<Which | 'one-round'>, check: () => Promise<void>): Promise<void> {
+    const gone: Array<{ which: Which; payload: unknown }> = [];
+    for (const m of missing) {
+      const which: Which = m === 'one-round' ? 'round' : m;
+      const contracts = m === 'one-round' ? dsoContracts('round').slice(-1) : dsoContracts(which);
+      expect(contracts.length, `${m} to archive`).toBeGreaterThan(0);
+      for (const c of contracts) {
+        await archive(c.contractId, TEMPLATE[which], [dso]);
+        gone.push({ which, payload: c.payload });
+      }
+    }
+    try {
+      await check();
+    } finally {
+      for (const g of gone) {
+        await submitAs([dso], { CreateCommand: { templateId: TEMPLATE[g.which], createArguments: g.payload } }, `recreate-${++created}`);
+      }
+    }
+  }
+
+  it('answers the same 404 as the built-in, whichever of AmuletRules, the open rounds, ExternalPartyAmuletRules and the config state are missing', async () => {
+    const holding = tapAmulet(engine, { dso, receiver: alice, amount: '3' });
+    const unknownCid = `00${'cd'.repeat(34)}`;
+    const requests = [
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, bob, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, alice, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, carol, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v2/transfer-factory', args: transferV2(alice, bob, '1', [holding]) },
+      { path: '/registry/allocation-instruction/v1/allocation-factory', args: allocateV1('missing', [holding]) },
+      { path: '/registry/allocation-instruction/v2/allocation-factory', args: allocateV2('missing', alice, [side('missing-a', 'SenderSide', bob, '1')], [holding]) },
+      ...[[unknownCid], [o.lockGoneV2], [o.lockGoneV1], [o.otherDsoAlloc], ['not-a-cid'], [o.allocUnfunded], [o.allocUnfunded, unknownCid]].map((cids) => ({
+        path: '/registry/allocation/v2/settlement-factory',
+        args: settle('missing', cids),
+      })),
+    ];
+    const contexts = [o.offerGone, o.lockGoneV1, o.lockGoneV2].flatMap((id) => [
+      `/registry/transfer-instruction/v1/${id}/choice-contexts/accept`,
+      `/registry/transfer-instruction/v1/${id}/choice-contexts/reject`,
+      `/registry/allocations/v1/${id}/choice-contexts/execute-transfer`,
+      `/registry/allocations/v2/${id}/choice-contexts/withdraw`,
+    ]);
+    const errors = new Set<string>();
+    const compare = async (state: string) => {
+      await Promise.all([builtin.index.catchUp(), declarative.index.catchUp()]);
+      for (const r of requests) {
+        const body = { choiceArguments: r.args };
+        const [a, b] = [await call(builtin, 'POST', r.path, body), await call(declarative, 'POST', r.path, body)];
+        expect(b, `${state}: ${r.path} ${JSON.stringify(r.args).slice(0, 200)}`).toEqual(a);
+        if (a.status === 404) errors.add((a.body as { error: string }).error.replace(dso, '<dso>').replace(/'[0-9a-f]+'/g, "'<cid>'"));
+      }
+      for (const path of contexts) {
+        const [a, b] = [await call(builtin, 'POST', path, {}), await call(declarative, 'POST', path, {})];
+        expect(b, `${state}: ${path}`).toEqual(a);
+      }
+    };
+    await without(['rules'], () => compare('no AmuletRules'));
+    await without(['factory'], () => compare('no ExternalPartyAmuletRules'));
+    await without(['rules', 'factory'], () => compare('neither AmuletRules nor ExternalPartyAmuletRules'));
+    await without(['round', 'factory'], () => compare('no open round, no ExternalPartyAmuletRules'));
+    await without(['one-round', 'factory'], () => compare('two open rounds, no ExternalPartyAmuletRules'));
+    await without(['rules', 'round'], () => compare('neither AmuletRules nor an open round'));
+    await without(['state'], () => compare('no ExternalPartyConfigState'));
+    await without(['state', 'factory'], () => compare('no ExternalPartyConfigState, no ExternalPartyAmuletRules'));
+    await without(['rules', 'round', 'factory', 'state'], () => compare('none of them'));
+    await compare('all of them again');
+    // each missing contract answered first somewhere
+    expect([...errors].sort()).toEqual(
+      expect.arrayContaining(['No AmuletRules contract of <dso> found on the ledger', 'No ExternalPartyAmuletRules contract of <dso> found on the ledger', 'No open usable OpenMiningRound found.']),
+    );
+  });
+});
