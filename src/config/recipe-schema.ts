@@ -552,6 +552,15 @@ const DirectRulesSchema = z.unknown().transform((v, ctx): DirectRule | DirectRul
 const RefuseWhenSchema = PredicateSchema.describe(
   'Refuse only when this predicate holds (the forms of `transferKind.self[].when`). It reads `$args.<path>`, `$admin` and the named context entries of the endpoint (`$ref.<name>.<path>`, `$found.<name>`), e.g. the actors are not the sender account\'s owner: `{"not": {"subsetOf": ["$args.actors", "$args.transfer.sender.owner"]}}`. Omitted: always.',
 );
+const RefuseAfterSchema = z
+  .array(SelectionNameSchema)
+  .min(1)
+  .describe(
+    'Names of context entries (of the rule\'s endpoints or choices) whose lookups are made, in this order, before the rule is checked: a required entry that finds nothing answers its 404 first. This orders the refusals among the lookups as a token\'s own registry orders its checks, e.g. Splice Scan looks up AmuletRules and the open round before it checks the rounds: `"after": ["rules", "open-round"]`; and the factory before the allocations of a settlement: a `select` entry of the factory\'s template, named and listed here. Omitted: the rule is checked before any entry it does not read.',
+  );
+const PerContractRefuseWhenSchema = PredicateSchema.describe(
+  'Refuse only when this predicate holds (the forms of `transferKind.self[].when`). It reads `$contract.<path>`, `$contractId`, `$admin`, `$now` and the named context entries of the choice (`$ref.<name>.<path>`, `$found.<name>`), e.g. unless exactly three consecutive rounds are open: `{"not": {"all": [{"count": ["$ref.rounds", "3"]}, {"consecutive": "$ref.rounds.round.number"}]}}`. Omitted: always.',
+);
 const RefusalStatusSchema = z.union([z.literal(400), z.literal(404)]).describe('400 (the request asks for something the token refuses) or 404 (something it names does not exist).');
 const RefusalErrorSchema = z
   .string()
@@ -590,6 +599,7 @@ const FactoryRefusalSchema = strict({
       'Named values the rule computes before it checks (in order: a value may read those before it), read as `$let.<name>` in its `when`, `checks` and `error`: a value expression or a computed value, `{"list": [a, ...]}` (the present values, in order), `{"union": [a, ...]}` (the elements of each, without duplicates, ascending: texts by code unit, lists element by element) or `{"if": <predicate>, "then": a, "else": b}`. E.g. the groups of parties an account lets initiate, tested with `{"in": [{"union": ["$args.actors"]}, "$let.groups"]}` and shown with `{join($let.groups, " or ")}` (a list in a list shows as `[a, b]`).',
     ),
   when: RefuseWhenSchema.optional(),
+  after: RefuseAfterSchema.optional(),
   status: RefusalStatusSchema.optional(),
   error: RefusalErrorSchema.optional(),
   forEach: z
@@ -653,12 +663,14 @@ function perContractSchema<E extends readonly [string, ...string[]]>(actions: E)
           templates: z.array(QualifiedIdSchema).min(1).optional().describe('Objects of these templates. Omitted: any.'),
           versions: z.array(z.union([z.literal(1), z.literal(2)])).min(1).optional().describe('Requests of these API versions (`/v1`, `/v2`). Omitted: both.'),
           endpoints: z.array(z.enum(actions)).min(1).optional().describe('These choices. Omitted: all.'),
+          when: PerContractRefuseWhenSchema.optional(),
+          after: RefuseAfterSchema.optional(),
           status: z.union([z.literal(400), z.literal(404)]).describe('400 (the request asks for something the token does not do) or 404 (the object is not one the endpoint knows).'),
           error: z.string().min(1).describe('The message; `{<value expression>}` inserts a value, e.g. `"{$contractId} is a V2 allocation; use /v2"`.'),
         }),
       )
       .default([])
-      .describe('Requests the token refuses, checked in order before any context is built: the first rule whose templates, versions and choices all match answers its status and error.'),
+      .describe('Requests the token refuses, checked in order before the context is assembled: the first rule whose templates, versions, choices and `when` all match answers its status and error (its `after` entries looked up first).'),
     contextEntries: z.array(entrySchema(actions, true)).default([]).describe(`Context entries, per choice (${actions.join(', ')}); value expressions read the object with \`$contract.<path>\`.`),
   });
 }
@@ -914,7 +926,7 @@ const RecipeObjectSchema = strict({
     .array(FactoryRefusalSchema)
     .default([])
     .describe(
-      'Factory requests the token refuses, checked in order once the transfer kind is decided and before the factory is looked up (as the built-in recipes check the arguments before they look the factory up): the first rule that applies answers its status and its message.',
+      'Factory requests the token refuses, checked in order once the transfer kind is decided and before the factory is looked up (as the built-in recipes check the arguments before they look the factory up): the first rule that applies answers its status and its message. A rule\'s `after` entries are looked up before it is checked, so that their 404s answer first.',
     ),
   transferKind: strict({
     direct: DirectRulesSchema.optional().describe(
@@ -958,7 +970,7 @@ export function recipeJsonSchemaOverride(ctx: { zodSchema: unknown; jsonSchema: 
     });
     return;
   }
-  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema || ctx.zodSchema === RefuseWhenSchema) {
+  if (ctx.zodSchema === PredicateSchema || ctx.zodSchema === SelfWhenSchema || ctx.zodSchema === EntryIfSchema || ctx.zodSchema === RefuseWhenSchema || ctx.zodSchema === PerContractRefuseWhenSchema) {
     // recursive: stated as "one operator key" here; the description lists each form and its operands
     Object.assign(ctx.jsonSchema, { type: 'object', propertyNames: { enum: ['eq', 'in', 'subsetOf', 'lt', 'count', 'consecutive', 'exists', 'matches', 'not', 'all', 'any'] }, minProperties: 1, maxProperties: 1 });
     return;
@@ -1245,6 +1257,13 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     if (named !== undefined && !where.names.has(named)) problems.push(`${at}.when: no entry here is named "${named}"${where.names.size > 0 ? ` (names: ${[...where.names].join(', ')})` : ''}`);
   };
   const namesOf = (xs: ReadonlyArray<{ name?: string | undefined }>) => new Set(xs.flatMap((x) => (x.name === undefined ? [] : [x.name])));
+  /** A refusal's `after`: each name is a context entry of every endpoint or choice the rule applies to. */
+  const checkAfter = (after: readonly string[] | undefined, at: string, scopes: ReadonlyArray<{ what: string; names: ReadonlySet<string> }>) => {
+    (after ?? []).forEach((name, j) => {
+      const without = scopes.filter((x) => !x.names.has(name)).map((x) => x.what);
+      if (without.length > 0) problems.push(`${at}.after[${j}]: no context entry of ${without.join(', ')} is named "${name}"; "after" names entries the rule's endpoints (or choices) look up`);
+    });
+  };
   const direct = config.transferKind?.direct === undefined ? [] : Array.isArray(config.transferKind.direct) ? config.transferKind.direct : [config.transferKind.direct];
   const factoryNames = new Set([...namesOf(config.contextEntries), ...namesOf(direct)]);
 
@@ -1304,6 +1323,7 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
       lets.add(name);
     }
     const where = { endpoints, restrictable: rule.endpoints === undefined, names: factoryNames, lets };
+    checkAfter(rule.after, at, endpoints.map((ep) => ({ what: ep, names: namesOf(config.contextEntries.filter((e) => (e.endpoints ?? configured).includes(ep))) })));
     if (rule.forEach === undefined) {
       checkMatch({ match: {} }, at, where, [...(rule.when ? predicateExpressions(rule.when, 'when') : []), ...messageExpressions(rule.error ?? '', 'error')]);
     } else {
@@ -1366,10 +1386,17 @@ export function validateDeclarativeRecipe(json: unknown): ValidatedRecipe {
     for (const t of Object.keys(pc.instrumentByTemplate ?? {})) {
       if (!pc.templateIds.includes(t)) problems.push(`${kind}.instrumentByTemplate: ${t} is not in ${kind}.templateIds`);
     }
-    pc.refuse.forEach((r, i) => {
-      for (const p of templateParts(r.error)) if (typeof p !== 'string' && 'error' in p) problems.push(`${kind}.refuse[${i}].error: ${p.error}`);
-    });
     const actions = kind === 'transferInstructions' ? TRANSFER_INSTRUCTION_ACTIONS : kind === 'allocationInstructions' ? ALLOCATION_INSTRUCTION_ACTIONS : ALLOCATION_ACTIONS;
+    pc.refuse.forEach((r, i) => {
+      const at = `${kind}.refuse[${i}]`;
+      const errorParts = templateParts(r.error);
+      for (const p of errorParts) if (typeof p !== 'string' && 'error' in p) problems.push(`${at}.error: ${p.error}`);
+      const errorExpressions = errorParts.flatMap((p) => (typeof p === 'string' || 'error' in p ? [] : termExpressions(p.term).map((x) => ({ at: 'error', raw: x.text, expr: x.expr }))));
+      checkMatch({ match: {} }, at, { perContract: true, names: namesOf(pc.contextEntries) }, [...(r.when ? predicateExpressions(r.when, 'when') : []), ...errorExpressions]);
+      // an entry named in `after` must apply to every choice (and template) the rule does
+      const entriesOf = (action: string) => pc.contextEntries.filter((e) => (e.endpoints ?? (actions as readonly string[])).includes(action));
+      checkAfter(r.after, at, (r.endpoints ?? actions).map((action) => ({ what: action, names: namesOf(entriesOf(action)) })));
+    });
     const seen = new Map<string, string>();
     pc.contextEntries.forEach((entry, i) => {
       const at = `${kind}.contextEntries[${i}]`;

@@ -3,7 +3,7 @@
  * TestTokenV2 and Canton Coin (Amulet, a second registry whose admin is the DSO) through the
  * declarative recipes of docs/examples/ (loaded as `serve` loads them, started with
  * `startRegistry` over the emulated stack's ledger node, demo world): the SDK builds transfers,
- * accepts and withdrawals from those registries' answers alone, and they commit. The SDK speaks
+ * accepts, rejects and withdrawals from those registries' answers alone, and they commit. The SDK speaks
  * the V1 registry API, so TestTokenV2 is driven through its V1 adapters.
  */
 import { readFileSync } from 'node:fs';
@@ -83,6 +83,31 @@ describe('wallet SDK over the declarative recipes of docs/examples (TT1, TT2, Am
     expect(await balanceOf(aliceSdk, alice, instrument)).toEqual({ unlocked: plus(aliceBefore.unlocked, '-7'), locked: aliceBefore.locked });
   });
 
+  it.each(['TT1', 'TT2-USD'])('%s: an offer bob rejects and an offer alice withdraws, built from the declarative answers, commit', async (id) => {
+    const instrument = { admin, id };
+    const url = new URL(registry.url);
+    const aliceBefore = await balanceOf(aliceSdk, alice, instrument);
+    const pendingOf = async (sdk: WalletSdk, party: string) => (await sdk.token.transfer.pending(party)).filter((p) => p.interfaceViewValue.transfer.instrumentId.id === id);
+
+    const [offer, offerDisclosed] = await aliceSdk.token.transfer.create({ sender: alice, recipient: bob, amount: '2', instrumentId: id, registryUrl: url });
+    await aliceSdk.ledger.internal.submit({ commands: [offer], actAs: [alice], disclosedContracts: offerDisclosed });
+    const toReject = await pendingOf(bobSdk, bob);
+    expect(toReject).toHaveLength(1);
+    const [reject, rejectDisclosed] = await bobSdk.token.transfer.reject({ transferInstructionCid: toReject[0]!.contractId, registryUrl: url });
+    await bobSdk.ledger.internal.submit({ commands: [reject], actAs: [bob], disclosedContracts: rejectDisclosed });
+    expect(await pendingOf(bobSdk, bob)).toHaveLength(0);
+
+    const [again, againDisclosed] = await aliceSdk.token.transfer.create({ sender: alice, recipient: bob, amount: '3', instrumentId: id, registryUrl: url });
+    await aliceSdk.ledger.internal.submit({ commands: [again], actAs: [alice], disclosedContracts: againDisclosed });
+    const toWithdraw = await pendingOf(aliceSdk, alice);
+    expect(toWithdraw).toHaveLength(1);
+    const [withdraw, withdrawDisclosed] = await aliceSdk.token.transfer.withdraw({ transferInstructionCid: toWithdraw[0]!.contractId, registryUrl: url });
+    await aliceSdk.ledger.internal.submit({ commands: [withdraw], actAs: [alice], disclosedContracts: withdrawDisclosed });
+    expect(await pendingOf(aliceSdk, alice)).toHaveLength(0);
+    // both came back to alice, unlocked
+    expect(await balanceOf(aliceSdk, alice, instrument)).toEqual(aliceBefore);
+  });
+
   it('Amulet alice -> bob through the declarative Amulet recipe: the offer, the accept and a withdrawn offer commit', async () => {
     const instrument = { admin: dso, id: 'Amulet' };
     const url = new URL(amuletRegistry.url);
@@ -107,7 +132,15 @@ describe('wallet SDK over the declarative recipes of docs/examples (TT1, TT2, Am
     const [withdraw, withdrawDisclosed] = await aliceSdk.token.transfer.withdraw({ transferInstructionCid: mine[0]!.contractId, registryUrl: url });
     await aliceSdk.ledger.internal.submit({ commands: [withdraw], actAs: [alice], disclosedContracts: withdrawDisclosed });
     expect(await aliceSdk.token.transfer.pending(alice).then((ps) => ps.filter((p) => p.interfaceViewValue.transfer.instrumentId.id === 'Amulet'))).toHaveLength(0);
-    // alice paid the 11 (fees are zero in the seeded world's config); the withdrawn 3 are hers again
+    // a third offer, rejected by bob: its LockedAmulet comes back to alice too
+    const [third, thirdDisclosed] = await aliceSdk.token.transfer.create({ sender: alice, recipient: bob, amount: '4', instrumentId: 'Amulet', registryUrl: url });
+    await aliceSdk.ledger.internal.submit({ commands: [third], actAs: [alice], disclosedContracts: thirdDisclosed });
+    const theirs = (await bobSdk.token.transfer.pending(bob)).filter((p) => p.interfaceViewValue.transfer.instrumentId.id === 'Amulet');
+    expect(theirs).toHaveLength(1);
+    const [reject, rejectDisclosed] = await bobSdk.token.transfer.reject({ transferInstructionCid: theirs[0]!.contractId, registryUrl: url });
+    await bobSdk.ledger.internal.submit({ commands: [reject], actAs: [bob], disclosedContracts: rejectDisclosed });
+    expect(await bobSdk.token.transfer.pending(bob).then((ps) => ps.filter((p) => p.interfaceViewValue.transfer.instrumentId.id === 'Amulet'))).toHaveLength(0);
+    // alice paid the 11 (fees are zero in the seeded world's config); the withdrawn 3 and the rejected 4 are hers again
     expect(await balanceOf(aliceSdk, alice, instrument)).toEqual({ unlocked: plus(aliceBefore.unlocked, '-11'), locked: aliceBefore.locked });
   });
 });

@@ -24,7 +24,10 @@
  * `refuse` rules answer a 400 or 404 when a predicate over the arguments (and named selections)
  * holds, once per element of a list with `forEach` (each element looked up by id, any template,
  * and a check's `whenMissing` lookup of the element's own contracts made in the element's turn),
- * before the factory is looked up, as the built-in recipes check their arguments first. A refusal
+ * before the factory is looked up, as the built-in recipes check their arguments first; a refusal's
+ * `after` names entries looked up (their 404s answered) before it, so that a recipe orders its
+ * checks among its lookups as the token's own registry does. Per-contract refusals may also test a
+ * predicate (`when`) and come `after` entries. A refusal
  * or `self` rule may first compute named values (`let`: value expressions or computed values, e.g.
  * the sorted groups of parties an account lets initiate); `definitions` were expanded at load.
  *
@@ -153,6 +156,10 @@ interface CompiledRefusal {
   templates?: ReadonlySet<string>;
   versions?: readonly number[];
   actions?: readonly string[];
+  when?: Predicate;
+  /** Entries looked up (their 404s answered) before the rule is checked, then those `when` reads. */
+  after: readonly string[];
+  deps: string[];
   status: 400 | 404;
   error: Template;
 }
@@ -177,6 +184,8 @@ interface CompiledFactoryRefusal {
   lookup: boolean;
   /** The names of the selections the checks read. */
   deps: string[];
+  /** Entries looked up (their 404s answered) before the rule is checked. */
+  after: readonly string[];
 }
 
 interface CompiledPerContract {
@@ -274,6 +283,7 @@ export class DeclarativeRecipe implements Recipe {
         ...(forEach ? { forEach } : {}),
         lookup: exprs.some((e) => e.kind === 'itemContract'),
         deps: unique(exprs.flatMap((e) => (e.kind === 'ref' || e.kind === 'found' ? [e.name] : []))),
+        after: r.after ?? [],
       };
     });
     for (const k of ['transferInstructions', 'allocationInstructions', 'allocations'] as const) {
@@ -300,6 +310,9 @@ export class DeclarativeRecipe implements Recipe {
           ...(r.templates ? { templates: new Set(r.templates.map((t) => t.slice(1))) } : {}),
           ...(r.versions ? { versions: r.versions } : {}),
           ...(r.endpoints ? { actions: r.endpoints } : {}),
+          ...(r.when ? { when: r.when } : {}),
+          after: r.after ?? [],
+          deps: namesIn([...(r.when ? predicateExpressions(r.when, '') : []), ...messageExpressions(compileTemplate(r.error))]),
           status: r.status,
           error: compileTemplate(r.error),
         })),
@@ -468,6 +481,8 @@ export class DeclarativeRecipe implements Recipe {
     for (const r of this.refusals) {
       if (!r.endpoints.includes(endpoint)) continue;
       if (r.transferKinds && (transferKind === undefined || !r.transferKinds.includes(transferKind))) continue;
+      // the lookups the rule comes after, in their order, then those it reads
+      await resolution.need(r.after);
       await resolution.need(r.deps);
       if (r.lets.length > 0) scope.lets = letValues(r.lets, scope);
       if (!r.forEach) {
@@ -505,15 +520,19 @@ export class DeclarativeRecipe implements Recipe {
     if (kind !== 'allocation-instruction') this.checkVersion(kind, req.version, req.supportedApis ?? this.supportedApis);
     const template = templateKey(req.contract.packageName, req.contract.templateId);
     const scope = newScope(env, { contract: req.contract });
+    const entries = p.entries.filter((e) => e.endpoints.includes(req.action) && (e.templates === undefined || e.templates.has(template)));
+    const resolution = new Resolution(entries, scope, env);
     for (const r of p.refusals) {
       if (r.templates && !r.templates.has(template)) continue;
       if (r.versions && !r.versions.includes(req.version)) continue;
       if (r.actions && !r.actions.includes(req.action)) continue;
+      await resolution.need(r.after);
+      await resolution.need(r.deps);
+      if (r.when && !holds(r.when, scope)) continue;
       const text = render(r.error, scope);
       throw r.status === 404 ? notFound(text) : new UnsupportedOperation(text);
     }
-    const entries = p.entries.filter((e) => e.endpoints.includes(req.action) && (e.templates === undefined || e.templates.has(template)));
-    const slots = await new Resolution(entries, scope, env).slots();
+    const slots = await resolution.slots();
     return { values: Object.assign({}, ...slots.map((s) => s.values)) as Record<string, AnyValue>, disclose: slots.flatMap((s) => s.disclose) };
   }
 
@@ -1036,6 +1055,16 @@ function compileEntry(e: FactoryContextEntry | PerContractContextEntry, endpoint
     as: e.as,
     endpoints,
   };
+}
+
+/** The value expressions of a message's `{...}` placeholders. */
+function messageExpressions(t: Template): Array<{ expr: ValueExpr }> {
+  return t.flatMap((p) => (typeof p === 'string' ? [] : termExpressions(p.term).map((x) => ({ expr: x.expr }))));
+}
+
+/** The names of the selections these expressions read (`$ref`, `$found`). */
+function namesIn(exprs: ReadonlyArray<{ expr: ValueExpr | string }>): string[] {
+  return unique(exprs.flatMap(({ expr }) => (typeof expr !== 'string' && (expr.kind === 'ref' || expr.kind === 'found') ? [expr.name] : [])));
 }
 
 function unique(xs: string[]): string[] {

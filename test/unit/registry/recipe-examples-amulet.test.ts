@@ -4,7 +4,10 @@
  * registry endpoint, both versions, answers identically (status and body), bad input and gone
  * locks included; and the declarative registry's answers commit when a wallet submits them
  * (offer, accept, direct transfer with the featured provider, reject after the lock is gone,
- * V1 and V2 allocations, withdraw, cancel, a DvP settled through the settlement factory).
+ * V1 and V2 allocations, withdraw, cancel, a DvP settled through the settlement factory). The older
+ * Scan generation (AMULET_REGISTRY_COMPAT=legacy) is compared with docs/examples/amulet-legacy.registry.json
+ * the same way, and both with each of the DSO's own contracts (AmuletRules, open rounds,
+ * ExternalPartyAmuletRules, ExternalPartyConfigState) missing.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +29,9 @@ import { contextOf, contextValues, factoryOf, outputCid, outputTag } from '../..
 import { walletExercise } from '../../support/wallet-submit.js';
 import { callRegistry, recipeRegistries } from '../../support/recipe-differential.js';
 
-const AMULET = parseRegistryConfig(JSON.parse(readFileSync(fileURLToPath(new URL('../../../docs/examples/amulet.registry.json', import.meta.url)), 'utf8')));
+const exampleConfig = (file: string) => parseRegistryConfig(JSON.parse(readFileSync(fileURLToPath(new URL(`../../../docs/examples/${file}`, import.meta.url)), 'utf8')));
+const AMULET = exampleConfig('amulet.registry.json');
+const AMULET_LEGACY = exampleConfig('amulet-legacy.registry.json');
 
 const logger = pino({ level: 'silent' });
 const clock = new ManualClock('2026-05-01T10:00:00Z');
@@ -42,6 +47,9 @@ const executor = engine.parties.allocate('executor').party;
 const exercise = walletExercise(emu.app, 'recipe-examples-amulet');
 
 const { builtin, declarative } = recipeRegistries({ ledger: emu.app, admin: dso, example: AMULET, builtin: { name: 'splice-amulet', recipe: new AmuletRecipe() }, clock, logger });
+/** The older Scan generation (AMULET_REGISTRY_COMPAT=legacy) and docs/examples/amulet-legacy.registry.json, over the same ledger. */
+const legacy = recipeRegistries({ ledger: emu.app, admin: dso, example: AMULET_LEGACY, builtin: { name: 'splice-amulet', recipe: new AmuletRecipe({ compat: 'legacy' }) }, clock, logger });
+const catchUpAll = () => Promise.all([builtin, declarative, legacy.builtin, legacy.declarative].map((r) => r.index.catchUp()));
 
 const call = callRegistry;
 const post = (path: string, body: unknown) => call(declarative, 'POST', path, body);
@@ -146,7 +154,7 @@ async function archiveLockOf(allocationCid: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  await Promise.all([builtin.start(), declarative.start()]);
+  await Promise.all([builtin.start(), declarative.start(), legacy.builtin.start(), legacy.declarative.start()]);
   createTransferPreapproval(engine, { dso, receiver: carol, provider });
   createFeaturedAppRight(engine, { dso, provider });
   createFeaturedAppRight(engine, { dso, provider: executor });
@@ -227,10 +235,10 @@ beforeAll(async () => {
   } finally {
     await otherRegistry.stop();
   }
-  await Promise.all([builtin.index.catchUp(), declarative.index.catchUp()]);
+  await catchUpAll();
 });
 afterAll(async () => {
-  await Promise.all([builtin.stop(), declarative.stop()]);
+  await Promise.all([builtin.stop(), declarative.stop(), legacy.builtin.stop(), legacy.declarative.stop()]);
 });
 
 /** Every registry endpoint, both versions, good and bad input, over the objects above. */
@@ -295,6 +303,30 @@ describe('Amulet as a declarative recipe (docs/examples/amulet.registry.json)', 
     }
     expect([...statuses].sort()).toEqual([200, 400, 404]);
     expect([...kinds].sort()).toEqual(['direct', 'offer', 'self']);
+  });
+
+  it('legacy (docs/examples/amulet-legacy.registry.json): answers every endpoint, both versions, bad input included, exactly as the built-in in legacy mode', async () => {
+    const all = requests();
+    const statuses = new Set<number>();
+    const keys = new Set<string>();
+    for (const r of all) {
+      const [a, b] = [await call(legacy.builtin, r.method, r.path, r.body), await call(legacy.declarative, r.method, r.path, r.body)];
+      expect(b, `legacy: ${r.method} ${r.path} ${JSON.stringify(r.body)?.slice(0, 300)}`).toEqual(a);
+      statuses.add(a.status);
+      if (a.status === 200 && r.method === 'POST') {
+        const values = r.path.includes('/choice-contexts/') ? contextOf(a.body).choiceContextData : factoryOf(a.body).choiceContext.choiceContextData;
+        for (const k of Object.keys(contextValues(values))) keys.add(k);
+      }
+    }
+    expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // the older generation's contexts: the rules and the round everywhere, no config state
+    expect(keys).toContain('amulet-rules');
+    expect(keys).toContain('open-round');
+    expect(keys).not.toContain('external-party-config-state');
+    // and it differs from the current generation's
+    const v1OnV2 = `/registry/allocations/v2/${o.allocV1}/choice-contexts/withdraw`;
+    expect((await call(legacy.declarative, 'POST', v1OnV2, {})).status).toBe(404);
+    expect((await call(declarative, 'POST', v1OnV2, {})).status).toBe(200);
   });
 
   it('the answers of a gone lock: reject gets only expire-lock false, accept the 404 naming the lock', async () => {
@@ -380,5 +412,162 @@ describe('Amulet as a declarative recipe (docs/examples/amulet.registry.json)', 
     await archive(r3!.contractId, ROUND, [dso]);
     expect(numbers()).toEqual([n, n + 1n, n + 2n]);
     await compare('three consecutive rounds again', 200);
+  });
+});
+
+describe("Amulet as a declarative recipe when the DSO's own contracts are missing", () => {
+  // Scan looks up AmuletRules, then the open round, then the factory (ExternalPartyAmuletRules) for
+  // transfers and V1 allocations, and the factory before the allocations of a settlement
+  // (Splice `ChoiceContextBuilder.getAmuletRulesTransferContext`, `HttpTokenStandardAllocationHandler`):
+  // with several of them missing, the first missing one is the 404, as the recipe's `after` orders it
+  const TEMPLATE = {
+    rules: '#splice-amulet:Splice.AmuletRules:AmuletRules',
+    factory: '#splice-amulet:Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
+    round: '#splice-amulet:Splice.Round:OpenMiningRound',
+    state: '#splice-amulet:Splice.ExternalPartyConfigState:ExternalPartyConfigState',
+  } as const;
+  type Which = keyof typeof TEMPLATE;
+  const dsoContracts = (which: Which) => {
+    const end = engine.ledgerEnd();
+    return engine.contracts.activeAt(end, end, new Set([dso]), new Set([TEMPLATE[which].slice(1)])).filter((c) => (c.payload as { dso?: string }).dso === dso);
+  };
+  let created = 0;
+
+  /** Archives the DSO's contracts of these templates (all, or `keep` of the rounds), runs `check`, then creates them again. */
+  async function without(missing: Array<Which | 'one-round'>, check: () => Promise<void>): Promise<void> {
+    const gone: Array<{ which: Which; payload: unknown }> = [];
+    for (const m of missing) {
+      const which: Which = m === 'one-round' ? 'round' : m;
+      const contracts = m === 'one-round' ? dsoContracts('round').slice(-1) : dsoContracts(which);
+      expect(contracts.length, `${m} to archive`).toBeGreaterThan(0);
+      for (const c of contracts) {
+        await archive(c.contractId, TEMPLATE[which], [dso]);
+        gone.push({ which, payload: c.payload });
+      }
+    }
+    try {
+      await check();
+    } finally {
+      for (const g of gone) {
+        await submitAs([dso], { CreateCommand: { templateId: TEMPLATE[g.which], createArguments: g.payload } }, `recreate-${++created}`);
+      }
+    }
+  }
+
+  it('answers the same 404 as the built-in, whichever of AmuletRules, the open rounds, ExternalPartyAmuletRules and the config state are missing', async () => {
+    const holding = tapAmulet(engine, { dso, receiver: alice, amount: '3' });
+    const unknownCid = `00${'cd'.repeat(34)}`;
+    // live objects, with their lock and with it gone, whose contexts read (legacy) the rules and the round
+    const offer = async (amount: string) =>
+      outputCid((await viaFactory('/registry/transfer-instruction/v1/transfer-factory', alice, TF1, 'TransferFactory_Transfer', (c) => transferV1(alice, bob, amount, [tapAmulet(engine, { dso, receiver: alice, amount })], c))).result, 'transferInstructionCid');
+    const [offerLive, offerLockGone] = [await offer('1'), await offer('2')];
+    await archiveLockOf(offerLockGone);
+    const allocLiveV1 = outputCid((await viaFactory('/registry/allocation-instruction/v1/allocation-factory', alice, AF1, 'AllocationFactory_Allocate', (c) => allocateV1('missing-v1', [tapAmulet(engine, { dso, receiver: alice, amount: '2' })], c))).result, 'allocationCid');
+    const allocLiveV2 = outputCid(
+      (await viaFactory('/registry/allocation-instruction/v2/allocation-factory', alice, AF2, 'AllocationFactory_Allocate', (c) => allocateV2('missing-v2', alice, [side('missing-v2-a', 'SenderSide', bob, '1')], [tapAmulet(engine, { dso, receiver: alice, amount: '1' })], c))).result,
+      'allocationCid',
+    );
+    const contexts = [
+      ...[offerLive, offerLockGone].flatMap((id) => ['accept', 'reject', 'withdraw'].map((action) => `/registry/transfer-instruction/v1/${id}/choice-contexts/${action}`)),
+      ...[allocLiveV1, allocLiveV2, o.lockGoneV1, o.lockGoneV2].flatMap((id) => [
+        `/registry/allocations/v1/${id}/choice-contexts/execute-transfer`,
+        `/registry/allocations/v1/${id}/choice-contexts/withdraw`,
+        `/registry/allocations/v2/${id}/choice-contexts/cancel`,
+      ]),
+    ];
+    const requests = [
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, bob, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, alice, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v1/transfer-factory', args: transferV1(alice, carol, '1', [holding]) },
+      { path: '/registry/transfer-instruction/v2/transfer-factory', args: transferV2(alice, bob, '1', [holding]) },
+      { path: '/registry/allocation-instruction/v1/allocation-factory', args: allocateV1('missing', [holding]) },
+      { path: '/registry/allocation-instruction/v2/allocation-factory', args: allocateV2('missing', alice, [side('missing-a', 'SenderSide', bob, '1')], [holding]) },
+      ...[[unknownCid], [o.lockGoneV2], [o.lockGoneV1], [o.otherDsoAlloc], ['not-a-cid'], [o.allocUnfunded], [o.allocUnfunded, unknownCid], [allocLiveV2], [allocLiveV1]].map((cids) => ({
+        path: '/registry/allocation/v2/settlement-factory',
+        args: settle('missing', cids),
+      })),
+    ];
+    const errors = new Set<string>();
+    const pairs = [
+      { compat: 'current', builtin, declarative },
+      { compat: 'legacy', ...legacy },
+    ];
+    const compare = async (state: string) => {
+      await catchUpAll();
+      for (const pair of pairs) {
+        for (const r of requests) {
+          const body = { choiceArguments: r.args };
+          const [a, b] = [await call(pair.builtin, 'POST', r.path, body), await call(pair.declarative, 'POST', r.path, body)];
+          expect(b, `${pair.compat}, ${state}: ${r.path} ${JSON.stringify(r.args).slice(0, 200)}`).toEqual(a);
+          if (a.status === 404) errors.add(`${pair.compat}: ${(a.body as { error: string }).error.replace(dso, '<dso>').replace(/'[0-9a-f]+'/g, "'<cid>'")}`);
+        }
+        for (const path of contexts) {
+          const [a, b] = [await call(pair.builtin, 'POST', path, {}), await call(pair.declarative, 'POST', path, {})];
+          expect(b, `${pair.compat}, ${state}: ${path}`).toEqual(a);
+          if (a.status === 404) errors.add(`${pair.compat}: ${(a.body as { error: string }).error.replace(dso, '<dso>').replace(/'[0-9a-f]+'/g, "'<cid>'")}`);
+        }
+      }
+    };
+    await without(['rules'], () => compare('no AmuletRules'));
+    await without(['factory'], () => compare('no ExternalPartyAmuletRules'));
+    await without(['rules', 'factory'], () => compare('neither AmuletRules nor ExternalPartyAmuletRules'));
+    await without(['round', 'factory'], () => compare('no open round, no ExternalPartyAmuletRules'));
+    await without(['one-round', 'factory'], () => compare('two open rounds, no ExternalPartyAmuletRules'));
+    await without(['rules', 'round'], () => compare('neither AmuletRules nor an open round'));
+    await without(['round'], () => compare('no open round'));
+    await without(['one-round'], () => compare('two open rounds'));
+    await without(['state'], () => compare('no ExternalPartyConfigState'));
+    await without(['state', 'factory'], () => compare('no ExternalPartyConfigState, no ExternalPartyAmuletRules'));
+    await without(['rules', 'round', 'factory', 'state'], () => compare('none of them'));
+    await compare('all of them again');
+    // each missing contract answered first somewhere
+    const firsts = ['No AmuletRules contract of <dso> found on the ledger', 'No ExternalPartyAmuletRules contract of <dso> found on the ledger', 'No open usable OpenMiningRound found.'];
+    expect([...errors].sort()).toEqual(expect.arrayContaining([...firsts.map((e) => `current: ${e}`), ...firsts.map((e) => `legacy: ${e}`)]));
+  });
+});
+
+describe('Amulet legacy as a declarative recipe: what a wallet builds from its answers commits', () => {
+  const postLegacy = (path: string, body: unknown) => call(legacy.declarative, 'POST', path, body);
+  async function legacyFactory(path: string, actAs: string, iface: string, choice: string, args: (context: unknown) => unknown): Promise<unknown> {
+    const f = await postLegacy(path, { choiceArguments: args(noMeta) });
+    expect(f.status, JSON.stringify(f.body)).toBe(200);
+    const factory = factoryOf(f.body);
+    expect(Object.keys(contextValues(factory.choiceContext.choiceContextData))).toEqual(expect.arrayContaining(['amulet-rules', 'open-round']));
+    return exercise([actAs], iface, factory.factoryId, choice, args(factory.choiceContext.choiceContextData), factory.choiceContext.disclosedContracts);
+  }
+  async function legacyContext(path: string, actAs: string, iface: string, cid: string, choice: string, arg: (context: unknown) => unknown): Promise<unknown> {
+    const a = await postLegacy(path, {});
+    expect(a.status, JSON.stringify(a.body)).toBe(200);
+    const ctx = contextOf(a.body);
+    return exercise([actAs], iface, cid, choice, arg(ctx.choiceContextData), ctx.disclosedContracts);
+  }
+
+  it('an offer and its accept, a V1 allocation withdrawn, a DvP of V2 allocations settled', async () => {
+    await catchUpAll();
+    const h1 = tapAmulet(engine, { dso, receiver: alice, amount: '6' });
+    const offer = await legacyFactory('/registry/transfer-instruction/v1/transfer-factory', alice, TF1, 'TransferFactory_Transfer', (c) => transferV1(alice, bob, '6', [h1], c));
+    const offerCid = outputCid(offer, 'transferInstructionCid');
+    await catchUpAll();
+    const accepted = await legacyContext(`/registry/transfer-instruction/v1/${offerCid}/choice-contexts/accept`, bob, TI1, offerCid, 'TransferInstruction_Accept', (context) => ({ extraArgs: { context, meta: noMeta } }));
+    expect(outputTag(accepted)).toBe('TransferInstructionResult_Completed');
+
+    const h2 = tapAmulet(engine, { dso, receiver: alice, amount: '2' });
+    const a1 = await legacyFactory('/registry/allocation-instruction/v1/allocation-factory', alice, AF1, 'AllocationFactory_Allocate', (c) => allocateV1('legacy-v1', [h2], c));
+    const allocV1 = outputCid(a1, 'allocationCid');
+    await catchUpAll();
+    await legacyContext(`/registry/allocations/v1/${allocV1}/choice-contexts/withdraw`, alice, AL1, allocV1, 'Allocation_Withdraw', (context) => ({ extraArgs: { context, meta: noMeta } }));
+
+    const h3 = tapAmulet(engine, { dso, receiver: alice, amount: '30' });
+    const h4 = tapAmulet(engine, { dso, receiver: bob, amount: '10' });
+    const mine = await legacyFactory('/registry/allocation-instruction/v2/allocation-factory', alice, AF2, 'AllocationFactory_Allocate', (c) =>
+      allocateV2('legacy-dvp', alice, [side('legacy-dvp-a', 'SenderSide', bob, '30'), side('legacy-dvp-b', 'ReceiverSide', bob, '10')], [h3], c),
+    );
+    const theirs = await legacyFactory('/registry/allocation-instruction/v2/allocation-factory', bob, AF2, 'AllocationFactory_Allocate', (c) =>
+      allocateV2('legacy-dvp', bob, [side('legacy-dvp-a', 'ReceiverSide', alice, '30'), side('legacy-dvp-b', 'SenderSide', alice, '10')], [h4], c),
+    );
+    await catchUpAll();
+    const cids = [outputCid(mine, 'allocationCid'), outputCid(theirs, 'allocationCid')];
+    const settled = await legacyFactory('/registry/allocation/v2/settlement-factory', executor, SF2, 'SettlementFactory_SettleBatch', (c) => settle('legacy-dvp', cids, c));
+    expect(settled).toBeDefined();
   });
 });

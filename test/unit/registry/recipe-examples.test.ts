@@ -266,6 +266,7 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
   const basicAccount = (p: string) => ({ owner: p, provider: null, id: '' });
   const carolAccount = { owner: carol2, provider: bank2, id: 'c-1' };
   const carolDirect = { owner: carol2, provider: bank2, id: 'd-1' };
+  const carolByBank = { owner: carol2, provider: bank2, id: 'p-1' };
   const ID = { admin: admin2, id: 'TT2-USD' };
   const v1Args = (sender: string, receiver: string, amount: string, inputs: string[]) => ({
     expectedAdmin: admin2,
@@ -297,6 +298,8 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: abe2, id: 'a-1' });
     // an account without owner whose provider is the admin itself: its one party is the admin
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: null, provider: admin2, id: 'm-1' });
+    // carol's fourth account: the bank initiates alone, carol need not approve (her authority passes to the bank's actions)
+    createTestTokenV2Account(emu2.engine, { admin: admin2, owner: carol2, provider: bank2, id: 'p-1', ownerConfig: { canInitiate: true, mustApprove: false } });
     // bob's account at the bank (whose party id sorts before bob's), where bob may not initiate alone
     createTestTokenV2Account(emu2.engine, { admin: admin2, owner: bob2, provider: bank2, id: 'b-1', ownerConfig: { canInitiate: false, mustApprove: true } });
     aliceHolding = mintTestTokenV2(emu2.engine, { admin: admin2, owner: alice2, instrumentId: 'TT2-USD', amount: '100' });
@@ -358,6 +361,16 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
       { choiceArguments: v2Args(carolDirect, carolAccount, '1', [], [carol2]) },
       { choiceArguments: v2Args(basicAccount(bank2), carolDirect, '1', [], [bank2]) },
       { choiceArguments: v2Args(carolDirect, basicAccount(bank2), '1', [], []) },
+      // the provider acts with the owner's authority (the owner need not approve): the sender's step, then the receiver's with both
+      { choiceArguments: v2Args(carolByBank, carolByBank, '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolByBank, basicAccount(carol2), '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolByBank, carolAccount, '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolByBank, basicAccount(bob2), '1', [], [bank2]) },
+      { choiceArguments: v2Args(basicAccount(bank2), carolByBank, '1', [], [bank2]) },
+      { choiceArguments: v2Args(carolByBank, carolByBank, '1', [], []) },
+      // where the owner must approve, the provider alone does not complete the owner's step
+      { choiceArguments: v2Args(carolAccount, carolAccount, '1', [], [bank2]) },
+      { choiceArguments: v2Args(basicAccount(bank2), carolAccount, '1', [], [bank2]) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(alice2), '1', [], []) },
       { choiceArguments: v2Args(basicAccount(alice2), basicAccount(bob2), '1', [], []) },
       // actors that a basic account does not let initiate (not exactly its owner): refused naming the one group; repeated owner: allowed
@@ -463,11 +476,16 @@ describe('TestTokenV2 as a declarative recipe (docs/examples/test-token-v2.regis
     for (const [from, to, actors] of [
       [carolDirect, basicAccount(bank2), [carol2]],
       [carolAccount, carolAccount, [carol2]],
+      // the provider with the owner's authority, on the sender's side and on the receiver's
+      [carolByBank, carolByBank, [bank2]],
+      [carolByBank, basicAccount(carol2), [bank2]],
+      [basicAccount(bank2), carolByBank, [bank2]],
+      [carolAccount, carolAccount, [bank2]],
     ] as const) {
       const r = await call(declarative2, 'POST', '/registry/transfer-instruction/v2/transfer-factory', { choiceArguments: v2Args(from, to, '1', [], [...actors]) });
       kinds.push((r.body as { transferKind: string }).transferKind);
     }
-    expect(kinds).toEqual(['self', 'offer']);
+    expect(kinds).toEqual(['self', 'offer', 'self', 'self', 'self', 'offer']);
     // the V1 owner stub named the bank's owner-less account: its AccountConfig is in the context
     const special = await call(declarative2, 'POST', '/registry/transfer-instruction/v1/transfer-factory', {
       choiceArguments: withMeta(v1Args(alice2, NO_OWNER, '1', [aliceHolding]), { 'cip-112/receiver.provider': bank2, 'cip-112/receiver.id': 's-1' }),
