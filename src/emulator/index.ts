@@ -36,7 +36,7 @@ import { DEFAULT_SERVER_LIMITS } from '../http/server-limits.js';
 import { startService } from '../http/service.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../canton/config-error.js';
 import { DamlRuntime, type DamlEngineParts } from './daml-lf/participant-bridge/daml-runtime.js';
 import { installDamlTemplates } from './daml-lf/participant-bridge/install.js';
 import { LF_ENGINE } from './daml-lf/participant-bridge/lf-engine.js';

@@ -5,7 +5,7 @@
  * rules contracts and holdings minted through the ledger's command service (the path every
  * wallet command takes).
  */
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../canton/config-error.js';
 import type { LedgerEngine } from './participant/engine.js';
 import type { Right } from './participant/types.js';
 import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
