@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { parseRedisUrl } from '../cache/redis-cache.js';
 import { RegistryLimitsSchema } from '../http/limits.js';
 import { OperationsConfigShape } from './operations.js';
-import { DeclarativeRecipeSchema } from './recipe-schema.js';
+import { DeclarativeRecipeSchema } from '../registry/recipes/recipe-schema.js';
 
 /**
  * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built

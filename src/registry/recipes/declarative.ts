@@ -68,7 +68,7 @@ import {
   type TemplateTerm,
   termExpressions,
   type ValueExpr,
-} from '../../config/recipe-schema.js';
+} from './recipe-schema.js';
 import type { AnyValue } from '../../canton/lf-value.js';
 import { formatInstant, parseInstant } from '../../canton/clock.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
@@ -86,8 +86,8 @@ import {
   type TransferFactoryParts,
 } from './recipe.js';
 
-export { DeclarativeRecipeSchema, validateDeclarativeRecipe, RecipeConfigError } from '../../config/recipe-schema.js';
-export type { DeclarativeRecipeConfig, ValidatedRecipe } from '../../config/recipe-schema.js';
+export { DeclarativeRecipeSchema, validateDeclarativeRecipe, RecipeConfigError } from './recipe-schema.js';
+export type { DeclarativeRecipeConfig, ValidatedRecipe } from './recipe-schema.js';
 
 /** What value expressions can read while resolving one request. */
 interface Scope {
