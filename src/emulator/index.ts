@@ -24,7 +24,7 @@ import type { LedgerApp } from './ledger-api/route-module.js';
 import { createLedgerStreams, type LedgerStreams } from './ledger-api/websocket.js';
 import { LedgerEngine } from './participant/engine.js';
 import { installAdminWorkflows } from './templates/admin-workflows/ping.js';
-import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './seed.js';
+import { DEFAULT_DEMO_WORLD, seedDemoWorld, type DemoWorld, type SeededWorld } from './world/seed.js';
 import { answerWhenDurable, DurableState, type StateDirIo } from './participant/durability/durable-state.js';
 import { systemClock, type Clock } from '../canton/clock.js';
 import { renderJsCantonError, type LedgerApiError } from '../canton/errors.js';
