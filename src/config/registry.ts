@@ -8,13 +8,7 @@ import { parseRedisUrl } from '../cache/redis-cache.js';
 import { RegistryLimitsSchema } from '../http/limits.js';
 import { OperationsConfigShape } from './operations.js';
 import { DeclarativeRecipeSchema } from '../registry/recipes/recipe-schema.js';
-
-/**
- * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
- * on the ExternalPartyConfigState) or `legacy` (`amulet-rules` / `open-round` everywhere, for
- * wallets pinned to older Splice). Env AMULET_REGISTRY_COMPAT.
- */
-export const AmuletRegistryCompatSchema = z.enum(['current', 'legacy']);
+import { AmuletRegistryCompatSchema } from '../registry/recipes/amulet-compat.js';
 
 export const InstrumentConfigSchema = z
   .object({
