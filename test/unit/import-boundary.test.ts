@@ -13,7 +13,7 @@
  *
  * Third, no arrows running back up: the plumbing that assembles (`config/`, `http/`) knows no
  * domain code (an emulated service owns its config schema in its `options.ts`, the demo world in
- * `seed-options.ts`, and a domain module its metrics in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/participant/dar/`) sits below the
+ * `seed-options.ts`, and a domain module its metrics in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/dar/`) sits below the
  * Daml-LF engine (`emulator/daml-lf/`), with the protobuf reading both use in `emulator/shared/`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -173,7 +173,7 @@ describe('no arrows up', () => {
     expect(edges((f) => f.startsWith('http/'), (f) => domain.some((d) => f.startsWith(d)))).toEqual([]);
   });
 
-  it('the DAR reader (emulator/participant/dar/) does not import the Daml-LF engine (emulator/daml-lf/)', () => {
-    expect(edges((f) => f.startsWith('emulator/participant/dar/'), (f) => f.startsWith('emulator/daml-lf/'))).toEqual([]);
+  it('the DAR reader (emulator/dar/) does not import the Daml-LF engine (emulator/daml-lf/)', () => {
+    expect(edges((f) => f.startsWith('emulator/dar/'), (f) => f.startsWith('emulator/daml-lf/'))).toEqual([]);
   });
 });
