@@ -5,7 +5,7 @@
  * options use it, and config/ assembles the profile built from it (config/profiles.ts).
  */
 
-/** The named sets of defaults `emulate` can start with (profiles.ts). */
+/** The named sets of defaults `emulate` can start with (config/profiles.ts). */
 export const PROFILE_NAMES = ['localnet'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 

@@ -1,6 +1,6 @@
 /**
  * A recipe from configuration, for a Daml token model that has no built-in recipe.
- * The configuration (src/config/recipe-schema.ts, validated at start-up) says, per endpoint:
+ * The configuration (recipe-schema.ts beside it, validated at start-up) says, per endpoint:
  *  - which contract is the factory: by template or interface, field matches against the choice
  *    arguments (e.g. the instrument), optionally a synchronizer;
  *  - which contracts form the choice context, each under a key, found by template plus field
