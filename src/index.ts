@@ -7,7 +7,7 @@ export { ManualClock, systemClock, type Clock } from './canton/clock.js';
 export { TemplateRegistry, type TemplateDef, type InterfaceDef, type ChoiceDef, type DeclaredTemplateSpec } from './emulator/participant/templates.js';
 export { createLedgerApiApp, ledgerApiRoutes } from './emulator/ledger-api/routes.js';
 export { mintDevToken } from './emulator/ledger-api/auth.js';
-export { DEFAULT_DEMO_WORLD, DemoWorldSchema, type DemoWorld } from './emulator/seed.js';
+export { DEFAULT_DEMO_WORLD, DemoWorldSchema, type DemoWorld } from './emulator/world/seed.js';
 export { registerTestTokenV1, mintTestTokenV1, createTestTokenV1Rules } from './emulator/templates/test-token-v1/index.js';
 export { registerTestTokenV2, mintTestTokenV2, createTestTokenV2Rules, createTestTokenV2Account } from './emulator/templates/test-token-v2/index.js';
 export { seedAmuletWorld, tapAmulet, createTransferPreapproval, createFeaturedAppRight, installWallet } from './emulator/templates/amulet/index.js';

@@ -14,7 +14,7 @@ import { Hono } from 'hono';
 import pino, { type Logger } from 'pino';
 import { createCache } from './cache/index.js';
 import { RegistryConfigSchema, type LedgerAuthConfig, type RegistryConfig } from './config/registry.js';
-import { ConfigError, zodProblems } from './config/errors.js';
+import { ConfigError, zodProblems } from './canton/config-error.js';
 import { operationsFromEnv, parsedConfig } from './config/operations.js';
 import { systemClock, type Clock } from './canton/clock.js';
 import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type TokenProvider } from './ledger-client/auth.js';

@@ -19,7 +19,7 @@ import { createScanApp } from './emulator/scan/routes.js';
 import { ScanService } from './emulator/scan/service.js';
 import { createValidatorApp } from './emulator/validator/routes.js';
 import { fromLedgerError } from './emulator/validator/errors.js';
-import type { SeededWorld } from './emulator/seed.js';
+import type { SeededWorld } from './emulator/world/seed.js';
 import { answerWhenDurable, type DurableState } from './emulator/participant/durability/durable-state.js';
 import { selfSignedHs256, noAuth, type TokenProvider } from './ledger-client/auth.js';
 import { LedgerClient } from './ledger-client/client.js';

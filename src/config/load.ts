@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { EmulatorConfigSchema, ProfileNameSchema, type EmulatorConfig, type ProfileName } from './schema.js';
 import { applyProfile } from './profiles.js';
 
-import { ConfigError, zodProblems } from './errors.js';
+import { ConfigError, zodProblems } from '../canton/config-error.js';
 import { operationsFromEnv, parsedConfig } from './operations.js';
 
 export { ConfigError };

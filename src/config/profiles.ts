@@ -30,9 +30,9 @@
  * reaches the service of its port), the gRPC and admin APIs, and the web UIs.
  */
 import { stableFingerprint } from '../emulator/shared/ids.js';
-import type { DemoWorld } from '../emulator/seed-options.js';
+import type { DemoWorld } from '../emulator/world/options.js';
 import type { EmulatorConfigInput } from './schema.js';
-import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER, type ProfileName } from './localnet.js';
+import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER, type ProfileName } from '../canton/localnet.js';
 
 /** The world LocalNet starts with: its validator parties and users, the DSO, no instruments, no coin. */
 export const LOCALNET_WORLD: DemoWorld = {

@@ -7,14 +7,8 @@ import { z } from 'zod';
 import { parseRedisUrl } from '../cache/redis-cache.js';
 import { RegistryLimitsSchema } from '../http/limits.js';
 import { OperationsConfigShape } from './operations.js';
-import { DeclarativeRecipeSchema } from './recipe-schema.js';
-
-/**
- * Which Scan generation the Amulet recipe answers as: `current` (the newest Scan, contexts built
- * on the ExternalPartyConfigState) or `legacy` (`amulet-rules` / `open-round` everywhere, for
- * wallets pinned to older Splice). Env AMULET_REGISTRY_COMPAT.
- */
-export const AmuletRegistryCompatSchema = z.enum(['current', 'legacy']);
+import { DeclarativeRecipeSchema } from '../registry/recipes/recipe-schema.js';
+import { AmuletRegistryCompatSchema } from '../registry/recipes/amulet-compat.js';
 
 export const InstrumentConfigSchema = z
   .object({

@@ -11,10 +11,10 @@ import { ExampleRegistryOptionsShape } from '../emulator/example-registry/option
 import { LedgerApiOptionsShape } from '../emulator/ledger-api/options.js';
 import { ParticipantOptionsShape } from '../emulator/participant/options.js';
 import { ScanOptionsShape } from '../emulator/scan/options.js';
-import { SeedOptionsShape } from '../emulator/seed-options.js';
+import { SeedOptionsShape } from '../emulator/world/options.js';
 import { ValidatorOptionsShape } from '../emulator/validator/options.js';
 import { OperationsConfigShape } from './operations.js';
-import { PROFILE_NAMES, type ProfileName } from './localnet.js';
+import { PROFILE_NAMES, type ProfileName } from '../canton/localnet.js';
 
 export const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 

@@ -17,7 +17,7 @@
  * src/proxy/forward.ts for the path rule.
  */
 import { z } from 'zod';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../canton/config-error.js';
 
 export const UPSTREAM_APIS = ['ledger', 'scan', 'validator'] as const;
 export type UpstreamApi = (typeof UPSTREAM_APIS)[number];

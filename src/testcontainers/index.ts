@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import { AbstractStartedContainer, GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import { RegistryConfigSchema, type RegistryConfig } from '../config/registry.js';
 import { noAuth, selfSignedHs256, type TokenProvider } from '../ledger-client/auth.js';
-import { LOCALNET_LEDGER_AUTH, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER, type ProfileName } from '../config/localnet.js';
+import { LOCALNET_LEDGER_AUTH, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER, type ProfileName } from '../canton/localnet.js';
 import { LedgerClient } from '../ledger-client/client.js';
 import { z } from 'zod';
 import { mint, type MintRequest } from './mint.js';

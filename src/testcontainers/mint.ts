@@ -1,6 +1,6 @@
 /**
  * Minting test tokens on an emulated stack from outside, over its JSON Ledger API, the way the
- * emulator's demo world mints at start (src/emulator/seed.ts) and Splice's reference registries'
+ * emulator's demo world mints at start (src/emulator/world/seed.ts) and Splice's reference registries'
  * test utilities do:
  *  - `splice-test-token-v1`: create an unlocked `Token` acting as owner and admin;
  *  - `splice-test-token-v2`: the admin offers a mint (`TokenRules_OfferMint`) to the owner's basic

@@ -16,7 +16,7 @@
  * the suite, elsewhere the suite is skipped with the reason printed (as test/containers/stack.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALNET_LEDGER_AUTH, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER } from '../../src/config/localnet.js';
+import { LOCALNET_LEDGER_AUTH, LOCALNET_PORTS, LOCALNET_VALIDATOR_USER } from '../../src/canton/localnet.js';
 import { selfSignedHs256 } from '../../src/ledger-client/auth.js';
 import { EmulatedStackContainer, type StartedEmulatedStackContainer } from '../../src/testcontainers/index.js';
 import { resolveLocalhostNames } from '../support/localhost-names.js';

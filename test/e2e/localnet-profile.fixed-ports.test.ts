@@ -22,7 +22,7 @@
  */
 import { CustomLogAdapter, localNetStaticConfig, SDK } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT } from '../../src/config/localnet.js';
+import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT } from '../../src/canton/localnet.js';
 import { startStack, type RunningStack } from '../../src/stack.js';
 import { resolveLocalhostNames } from '../support/localhost-names.js';
 import { validatorJwt } from './support/amulet.js';

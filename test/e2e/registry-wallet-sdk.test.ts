@@ -2,7 +2,7 @@
  * End to end: the OFFICIAL wallet SDK
  * (@canton-network/wallet-sdk@1.4.0) against the emulated stack started by `startStack`: the
  * ledger node (JSON Ledger API v2) and the demo admin's registry, each on its own loopback port,
- * seeded with the demo world (src/emulator/seed.ts: token-admin, alice, bob, executor; TT1 =
+ * seeded with the demo world (src/emulator/world/seed.ts: token-admin, alice, bob, executor; TT1 =
  * splice-test-token-v1, TT2-USD/TT2-EUR = splice-test-token-v2).
  *
  * Every step uses the SDK's full path exactly as a wallet does (`SDK.create`

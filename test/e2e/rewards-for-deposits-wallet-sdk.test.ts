@@ -45,7 +45,7 @@ import { readFile } from 'node:fs/promises';
 import type { FeaturedAppRight } from '@canton-network/wallet-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../src/stack.js';
-import { DEFAULT_DEMO_WORLD, DemoWorldSchema } from '../../src/emulator/seed.js';
+import { DEFAULT_DEMO_WORLD, DemoWorldSchema } from '../../src/emulator/world/seed.js';
 import { amuletUrls, createAmuletSdk, type AmuletSdk } from './support/amulet.js';
 import { SHARED_DARS_DIR } from '../support/shared-dars.js';
 

@@ -1,12 +1,12 @@
 /**
  * A PackageLookup holding only the data types of packages, from the emulator's type-level DAR
- * reader (participant/dar/lf2.ts): enough for the JSON <-> value conversion and for the ledger
+ * reader (emulator/dar/lf2.ts): enough for the JSON <-> value conversion and for the ledger
  * integration's unit tests, which fake the evaluator (the lookup has no values, templates or
  * interfaces).
  */
 import { readFileSync } from 'node:fs';
 import type { DamlModule, DamlPackage, DefTemplate, Expr, PackageLookup, TemplateChoice } from '../../src/emulator/daml-lf/ast.js';
-import { decodeDar, type DecodedPackage } from '../../src/emulator/participant/dar/index.js';
+import { decodeDar, type DecodedPackage } from '../../src/emulator/dar/index.js';
 
 const NO_CODE: Expr = { tag: 'unit' };
 

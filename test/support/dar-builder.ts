@@ -20,7 +20,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
-import { crc32 } from '../../src/emulator/participant/dar/crc32.js';
+import { crc32 } from '../../src/emulator/dar/crc32.js';
 import { Lf2InterningTables } from './lf2-interning.js';
 
 // ---- protobuf writer ------------------------------------------------------------------------

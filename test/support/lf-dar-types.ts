@@ -10,7 +10,7 @@
  * on a pair it is already comparing.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { decodeDar, type DecodedDataType, type DecodedPackage, type LfType } from '../../src/emulator/participant/dar/index.js';
+import { decodeDar, type DecodedDataType, type DecodedPackage, type LfType } from '../../src/emulator/dar/index.js';
 import type { NativeValueType } from '../../src/emulator/lf-value/native-type.js';
 
 export class DarIndex {

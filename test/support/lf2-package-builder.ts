@@ -9,7 +9,7 @@
  *
  * Everything is a `ProtoWriter` message; nothing is checked: malformed input is easy to write on purpose.
  */
-import { ProtoWriter } from '../../src/emulator/participant/protobuf-writer.js';
+import { ProtoWriter } from '../../src/emulator/shared/protobuf-writer.js';
 import { Lf2InterningTables } from './lf2-interning.js';
 
 type W = ProtoWriter;

@@ -11,10 +11,17 @@
  * time, but a type import is still a dependency a reader has to follow, and the circles worth
  * removing (a service taking its whole owner back by type) are made of them.
  *
- * Third, no arrows running back up: the plumbing that assembles (`config/`, `http/`) knows no
+ * Third, no cycle between rooms either: a room is a folder of src/ (`registry`, `config`, ...) or
+ * of src/emulator/ (`emulator/participant`, ...) with its subfolders, and the files directly in
+ * src/ and in src/emulator/ are a room each. File-level acyclicity alone lets two folders lean on
+ * each other through different files; the room graph is what a reader sees in the layout, and
+ * docs/architecture.md states its order.
+ *
+ * Fourth, no arrows running back up: the plumbing that assembles (`config/`, `http/`) knows no
  * domain code (an emulated service owns its config schema in its `options.ts`, the demo world in
- * `seed-options.ts`, and a domain module its metrics in a `metrics.ts` beside it), and Daml-LF archive reading (`emulator/participant/dar/`) sits below the
- * Daml-LF engine (`emulator/daml-lf/`), with the protobuf reading both use in `emulator/shared/`.
+ * `world/options.ts`, and a domain module its metrics in a `metrics.ts` beside it), and Daml-LF
+ * archive reading (`emulator/dar/`) sits below the Daml-LF engine (`emulator/daml-lf/`), with the
+ * protobuf reading both use in `emulator/shared/`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -89,8 +96,8 @@ function wholeGraph(): Map<string, string[]> {
   );
 }
 
-/** The strongly-connected components with more than one file (or a file importing itself): Tarjan's algorithm. */
-function importCycles(graph: Map<string, string[]>): string[][] {
+/** The strongly-connected components with more than one node (or a node importing itself), each named by `label`: Tarjan's algorithm. */
+function importCycles(graph: Map<string, string[]>, label: (node: string) => string = (file) => relative(SRC, file)): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -119,7 +126,7 @@ function importCycles(graph: Map<string, string[]>): string[][] {
       onStack.delete(member);
       component.push(member);
     } while (member !== file);
-    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) cycles.push(component.map((f) => relative(SRC, f)).sort());
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) cycles.push(component.map(label).sort());
   };
   for (const file of graph.keys()) if (!index.has(file)) visit(file);
   return cycles.sort((a, b) => b.length - a.length || a[0]!.localeCompare(b[0]!));
@@ -143,6 +150,88 @@ describe('no import cycles in src/', () => {
   });
 });
 
+/**
+ * The room of a file (its path relative to src/): the top folder, or for the emulator its folder
+ * below src/emulator/; `.` for the files directly in src/, `emulator` for those directly in src/emulator/.
+ */
+function roomOf(file: string): string {
+  const parts = file.split('/');
+  if (parts.length === 1) return '.';
+  if (parts[0] !== 'emulator') return parts[0]!;
+  return parts.length === 2 ? 'emulator' : `emulator/${parts[1]}`;
+}
+
+/** The graph of rooms: each room with the other rooms its files import, and one file edge that shows why. */
+function roomGraph(graph: Map<string, string[]>): { rooms: Map<string, string[]>; why: Map<string, string> } {
+  const rooms = new Map<string, Set<string>>();
+  const why = new Map<string, string>();
+  for (const [file, targets] of graph) {
+    const from = roomOf(relative(SRC, file));
+    if (!rooms.has(from)) rooms.set(from, new Set());
+    for (const target of targets) {
+      const to = roomOf(relative(SRC, target));
+      if (to === from) continue;
+      rooms.get(from)!.add(to);
+      if (!why.has(`${from} -> ${to}`)) why.set(`${from} -> ${to}`, `${relative(SRC, file)} -> ${relative(SRC, target)}`);
+    }
+  }
+  return { rooms: new Map([...rooms].map(([room, targets]) => [room, [...targets].sort()])), why };
+}
+
+/**
+ * The rooms from the bottom up, as docs/architecture.md ("Which way the arrows point") states
+ * them: a room imports only rooms before it in this list. A new folder of src/ or src/emulator/
+ * takes its place here.
+ */
+const ROOM_ORDER = [
+  // the kernel both sides share
+  'canton', 'http',
+  // the production path
+  'ledger-client', 'cache', 'contracts', 'registry',
+  // the emulator: what the engine is built from, the engine, what runs on it, the services
+  'emulator/shared', 'emulator/dar', 'emulator/lf-value', 'emulator/daml-lf', 'emulator/participant',
+  'emulator/templates', 'emulator/daml-lf-bridge', 'emulator/ledger-api', 'emulator/scan', 'emulator/world',
+  'emulator/example-registry', 'emulator/validator', 'emulator/admin', 'emulator/explorer',
+  // the configuration, assembled from the options the modules declare
+  'config',
+  // the entry points: proxy mode, the testcontainers module, the emulator's package entry, src/*.ts
+  'proxy', 'testcontainers', 'emulator', '.',
+];
+
+describe('no cycle between rooms (folders of src/ and of src/emulator/)', () => {
+  it('the rooms import each other in one direction', () => {
+    const { rooms, why } = roomGraph(wholeGraph());
+    const cycles = importCycles(rooms, (room) => room);
+    const explained = cycles.map((c) => `${c.join(' <-> ')}\n${c.flatMap((a) => (rooms.get(a) ?? []).filter((b) => c.includes(b)).map((b) => `    ${a} -> ${b} (${why.get(`${a} -> ${b}`)})`)).join('\n')}`);
+    expect(explained, 'room cycles (each a strongly-connected component, with one import per edge)').toEqual([]);
+  });
+
+  it('every import points down the rooms\' order that docs/architecture.md states', () => {
+    const { rooms, why } = roomGraph(wholeGraph());
+    expect([...rooms.keys()].filter((r) => !ROOM_ORDER.includes(r)), 'rooms missing from ROOM_ORDER').toEqual([]);
+    expect(ROOM_ORDER.filter((r) => !rooms.has(r)), 'ROOM_ORDER names a room src/ does not have').toEqual([]);
+    const upward = [...rooms].flatMap(([from, targets]) => targets.filter((to) => ROOM_ORDER.indexOf(to) > ROOM_ORDER.indexOf(from)).map((to) => `${from} -> ${to} (${why.get(`${from} -> ${to}`)})`));
+    expect(upward, 'imports of a room later in ROOM_ORDER').toEqual([]);
+  });
+
+  it('the room check finds a cycle that no single file closes, so the check above can fail', () => {
+    // registry/a.ts -> config/b.ts and config/c.ts -> registry/d.ts: no file cycle, one room cycle.
+    const at = (f: string) => join(SRC, f);
+    const files = new Map([
+      [at('registry/a.ts'), [at('config/b.ts')]],
+      [at('config/b.ts'), []],
+      [at('config/c.ts'), [at('registry/recipes/d.ts')]],
+      [at('registry/recipes/d.ts'), []],
+      [at('emulator/index.ts'), [at('emulator/participant/e.ts')]],
+      [at('emulator/participant/e.ts'), [at('emulator/participant/dar/f.ts')]],
+      [at('emulator/participant/dar/f.ts'), []],
+    ]);
+    expect(importCycles(files)).toEqual([]);
+    expect(importCycles(roomGraph(files).rooms, (room) => room)).toEqual([['config', 'registry']]);
+    expect([roomOf('main.ts'), roomOf('emulator/index.ts'), roomOf('emulator/dar/lf2.ts'), roomOf('registry/recipes/amulet.ts')]).toEqual(['.', 'emulator', 'emulator/dar', 'registry']);
+  });
+});
+
 /** Each edge `from -> to` of the whole graph where `from` matches `source` and `to` matches `target`. */
 function edges(source: (file: string) => boolean, target: (file: string) => boolean): string[] {
   return [...wholeGraph()].flatMap(([file, targets]) => {
@@ -151,8 +240,8 @@ function edges(source: (file: string) => boolean, target: (file: string) => bool
   });
 }
 
-/** An emulated service's options (`<service>/options.ts`) or the demo world's (`seed-options.ts`): zod only. */
-const isOptionsModule = (file: string) => file.startsWith('emulator/') && (file.endsWith('/options.ts') || file.endsWith('-options.ts'));
+/** An emulated service's options (`<service>/options.ts`) or the demo world's (`world/options.ts`): zod only. */
+const isOptionsModule = (file: string) => file.startsWith('emulator/') && file.endsWith('/options.ts');
 
 describe('no arrows up', () => {
   it('config/ assembles the options schemas of the emulator and loads none of its behaviour', () => {
@@ -173,7 +262,7 @@ describe('no arrows up', () => {
     expect(edges((f) => f.startsWith('http/'), (f) => domain.some((d) => f.startsWith(d)))).toEqual([]);
   });
 
-  it('the DAR reader (emulator/participant/dar/) does not import the Daml-LF engine (emulator/daml-lf/)', () => {
-    expect(edges((f) => f.startsWith('emulator/participant/dar/'), (f) => f.startsWith('emulator/daml-lf/'))).toEqual([]);
+  it('the DAR reader (emulator/dar/) does not import the Daml-LF engine (emulator/daml-lf/)', () => {
+    expect(edges((f) => f.startsWith('emulator/dar/'), (f) => f.startsWith('emulator/daml-lf/'))).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ import { ArgumentError, formatDecimal, parseDecimal } from '../../canton/lf-valu
 import { LedgerApiError } from '../../canton/errors.js';
 import type { LedgerEngine } from '../participant/engine.js';
 import { nameKey, type ContractRecord } from '../participant/types.js';
-import type { SeededWorld } from '../seed.js';
+import type { SeededWorld } from '../world/seed.js';
 import { TS } from '../templates/token-standard.js';
 import { mintTestTokenV1 } from '../templates/test-token-v1/index.js';
 import { mintTestTokenV2 } from '../templates/test-token-v2/index.js';

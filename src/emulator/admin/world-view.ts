@@ -16,7 +16,7 @@ import type { LedgerEngine } from '../participant/engine.js';
 import type { HostingPermission, Synchronizer } from '../participant/synchronizer.js';
 import { formatId, nameKey, type ContractRecord, type QualifiedId, type Right } from '../participant/types.js';
 import type { TransactionRecord, TxNode } from '../participant/updates.js';
-import type { SeededWorld } from '../seed.js';
+import type { SeededWorld } from '../world/seed.js';
 import { TS } from '../templates/token-standard.js';
 import { AdminError, holdingView, type AdminInstrument } from './service.js';
 

@@ -7,9 +7,10 @@
  * ids (`self` resolved), types are the shared `LfType` of the type-level decoder. Locations are
  * kept on definitions (for error messages), not on every expression.
  */
-import type { DecodedDataType, LfType, TypeConRef } from '../participant/dar/lf2.js';
+import type { DecodedDataType, LfType, TypeConRef } from '../dar/lf2.js';
+import type { FailureCategoryName, RoundingModeName } from '../lf-value/runtime-value.js';
 
-export type { DecodedDataType, LfType, TypeConRef };
+export type { DecodedDataType, FailureCategoryName, LfType, RoundingModeName, TypeConRef };
 
 /** `BuiltinFunction` of daml_lf2.proto, by its proto name. */
 export type BuiltinFunctionName =
@@ -31,8 +32,6 @@ export type BuiltinFunctionName =
   | 'DIV_BIGNUMERIC' | 'SHIFT_RIGHT_BIGNUMERIC' | 'BIGNUMERIC_TO_NUMERIC' | 'NUMERIC_TO_BIGNUMERIC' | 'BIGNUMERIC_TO_TEXT'
   | 'TYPE_REP_TYCON_NAME' | 'EXTERNAL_CALL';
 
-export type RoundingModeName = 'UP' | 'DOWN' | 'CEILING' | 'FLOOR' | 'HALF_UP' | 'HALF_DOWN' | 'HALF_EVEN' | 'UNNECESSARY';
-export type FailureCategoryName = 'INVALID_INDEPENDENT_OF_SYSTEM_STATE' | 'INVALID_GIVEN_CURRENT_SYSTEM_STATE_OTHER';
 
 /** `BuiltinLit`: literals. A numeric literal's scale is its number of decimals (`1.50` is scale 2, unscaled 150n). */
 export type Literal =

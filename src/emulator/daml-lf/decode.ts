@@ -28,7 +28,7 @@ import {
   readArchivePayload,
   type LfType,
   type TypeConRef,
-} from '../participant/dar/lf2.js';
+} from '../dar/lf2.js';
 import { ProtoMessage } from '../shared/protobuf.js';
 import { Msg } from '../shared/lf-reader.js';
 import {

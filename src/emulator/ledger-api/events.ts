@@ -9,7 +9,7 @@ import type { LedgerEngine } from '../participant/engine.js';
 import { errors, invalidBody, LedgerApiError } from '../../canton/errors.js';
 import { parseIdRef, resolveRef } from '../participant/identifiers.js';
 import type { InterfaceDef, InterfaceImpl } from '../participant/templates.js';
-import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/participant-bridge/errors.js';
+import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/ledger-errors.js';
 import type { ContractRecord, QualifiedId } from '../participant/types.js';
 import { formatId, nameKey, stakeholdersOf } from '../participant/types.js';
 import type { CreateNode, ExerciseNode, TransactionRecord } from '../participant/updates.js';

@@ -5,7 +5,7 @@
  * `ledger-api.auth-services`).
  */
 import { z } from 'zod';
-import { LOCALNET_LEDGER_AUTH } from '../../config/localnet.js';
+import { LOCALNET_LEDGER_AUTH } from '../../canton/localnet.js';
 
 const JwtAuthConfigSchema = z
   .object({

@@ -5,7 +5,7 @@
  *  - JSON (`unknown`, participant/types.ts `LfValue`): what clients send and the ledger stores and
  *    prints. A request's JSON is checked and made canonical against its LF type here (a DAR's
  *    `LfType`), or in native-json-codec.ts against a native template's description.
- *  - Type descriptions: a DAR's types are the decoder's `LfType` AST (participant/dar/lf2.ts); the
+ *  - Type descriptions: a DAR's types are the decoder's `LfType` AST (emulator/dar/lf2.ts); the
  *    native templates, which have no DAR to read, describe theirs with `NativeValueType`
  *    (native-type.ts). Both describe the same LF types; the native one names no type constructors.
  *  - Runtime values (runtime-value.ts): what the Daml-LF evaluator computes with: numbers as
@@ -47,14 +47,12 @@
  * constructors the package store cannot resolve are passed through verbatim: there is nothing to
  * check them against.
  */
-import type { DecodedDataType, LfType, TypeConRef } from '../participant/dar/lf2.js';
+import type { DecodedDataType, LfType, TypeConRef } from '../dar/lf2.js';
 import { civilFromDays, daysFromCivil, daysInMonth } from '../../canton/calendar.js';
 import { formatDamlTimestamp } from '../../canton/clock.js';
 import { LedgerApiError, type ErrorCodeId } from '../../canton/errors.js';
 import { canonicalNumeric, numericScaleProblem, numericTextOf, readNumericText } from '../../canton/numeric.js';
-import type { PackageStore } from '../participant/packages.js';
 import { INT64_MAX, INT64_MIN } from './runtime-value.js';
-import type { QualifiedId } from '../participant/types.js';
 
 /** Looks up the data type a type constructor names (in the uploaded packages). */
 export type DataTypeResolver = (tycon: TypeConRef) => DecodedDataType | undefined;
@@ -101,25 +99,6 @@ export class LfValueError extends LedgerApiError {
  */
 export function normalizeValue(type: LfType, value: unknown, resolve: DataTypeResolver, path: string): unknown {
   return new Normalizer(resolve).value(type, EMPTY_ENV, value, path);
-}
-
-/** A resolver over the packages of a PackageStore (dependencies included). */
-export function packageStoreResolver(packages: PackageStore): DataTypeResolver {
-  return (r) => packages.findDataType(r.packageId, r.moduleName, r.entityName)?.dataType;
-}
-
-/**
- * A declared template's create argument, normalised against the template's record type when its
- * package (by id, else by name: the preferred version) has been uploaded. Without type info the
- * payload stays verbatim: the emulator then cannot know field types, so it stores what it got.
- */
-export function normalizeDeclaredPayload(packages: PackageStore, id: QualifiedId, payload: unknown): unknown {
-  const found =
-    packages.findTemplate(id.packageId, id.moduleName, id.entityName) ??
-    packages.findTemplate(`#${id.packageName}`, id.moduleName, id.entityName);
-  if (found?.dataType?.kind !== 'record') return payload;
-  const tycon = { packageId: found.id.packageId, moduleName: id.moduleName, entityName: id.entityName };
-  return normalizeValue({ kind: 'con', tycon, args: [] }, payload, packageStoreResolver(packages), '');
 }
 
 // ---- implementation -----------------------------------------------------------------------------

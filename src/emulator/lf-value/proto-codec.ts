@@ -13,8 +13,7 @@
  * as; the emulator never reads these values back for execution, it commits what it
  * interpreted, so the choice only affects what a wallet displays.
  */
-import type { LfType } from '../participant/dar/lf2.js';
-import type { PackageStore } from '../participant/packages.js';
+import type { DecodedDataType, LfType, TypeConRef } from '../dar/lf2.js';
 import type { NativeValueType } from './native-type.js';
 import type { PValue } from './proto-value.js';
 import { INT64_MAX, INT64_MIN } from './runtime-value.js';
@@ -116,10 +115,19 @@ export function inferValue(v: unknown): PValue {
 }
 
 /**
+ * The part of the uploaded packages `typedValue` reads: a data type by a package reference, with
+ * the id of the package it resolved to (the participant's PackageStore is one). Declared here, so
+ * that the codecs sit below the participant that uses them.
+ */
+export interface DataTypeFinder {
+  findDataType(packageRef: string, moduleName: string, entityName: string): { readonly id: TypeConRef; readonly dataType: DecodedDataType } | undefined;
+}
+
+/**
  * The protobuf value of `v` typed by `type` (an LF type of an uploaded package); parts whose
  * type cannot be resolved fall back to `inferValue`.
  */
-export function typedValue(packages: PackageStore, type: LfType, v: unknown, env: ReadonlyMap<string, LfType> = new Map()): PValue {
+export function typedValue(packages: DataTypeFinder, type: LfType, v: unknown, env: ReadonlyMap<string, LfType> = new Map()): PValue {
   if (type.kind === 'var') {
     const bound = env.get(type.name);
     return bound ? typedValue(packages, bound, v, env) : inferValue(v);

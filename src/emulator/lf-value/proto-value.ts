@@ -7,7 +7,7 @@
  * 64-bit integers are bigints; contract ids are hex strings (as on the wire).
  */
 import { ProtoError, ProtoMessage } from '../shared/protobuf.js';
-import { ProtoWriter } from '../participant/protobuf-writer.js';
+import { ProtoWriter } from '../shared/protobuf-writer.js';
 
 export interface PIdentifier {
   packageId: string;

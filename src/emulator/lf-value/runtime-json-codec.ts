@@ -17,7 +17,7 @@
  *    bound to an Optional does not count), exactly as `normalizeValue` decides it;
  *  - TextMap an object (keys in code-point order), GenMap `[[k, v], ...]` in LF's key order.
  *
- * Data types and synonyms are resolved through a PackageLookup; type variables are bound lazily
+ * Data types and synonyms are resolved through an `LfTypeLookup` (the evaluator's PackageLookup is one); type variables are bound lazily
  * with the environment of their use site (as json-codec.ts does), so that the nested Optional form
  * is chosen from the type as written.
  *
@@ -25,7 +25,7 @@
  * values); a value that does not fit its type is an internal error (`LfJsonError`): the ledger
  * normalises JSON before it gets here, and evaluator values are well typed by LF's type checking.
  */
-import type { DamlPackage, DecodedDataType, LfType, PackageLookup, TypeConRef } from '../daml-lf/ast.js';
+import type { DecodedDataType, LfType, TypeConRef } from '../dar/lf2.js';
 import { formatDamlTimestamp } from '../../canton/clock.js';
 import { formatNumeric } from '../../canton/numeric.js';
 import {
@@ -59,6 +59,20 @@ import {
   type Value,
 } from './runtime-value.js';
 
+/**
+ * The part of the evaluator's package world the codec reads: each package's data types and type
+ * synonyms by module (daml-lf/ast.ts's `PackageLookup` is one). Declared here, so that the
+ * conversion sits below the evaluator, beside the values it converts.
+ */
+export interface LfTypeLookup {
+  get(packageId: string): { readonly modules: ReadonlyMap<string, LfTypeModule> } | undefined;
+}
+/** A module's type-level definitions, by name. */
+export interface LfTypeModule {
+  readonly dataTypes: ReadonlyMap<string, DecodedDataType>;
+  readonly synonyms: ReadonlyMap<string, { readonly params: readonly string[]; readonly type: LfType }>;
+}
+
 /** A value that does not fit its LF type, or a type that cannot be converted. */
 export class LfJsonError extends Error {}
 
@@ -67,7 +81,7 @@ export class LfJsonCodec {
   /** Field names of each record data type, shared by every record value of the type. */
   private readonly fieldNames = new WeakMap<DecodedDataType, readonly string[]>();
 
-  constructor(private readonly packages: PackageLookup) {}
+  constructor(private readonly packages: LfTypeLookup) {}
 
   /** The JSON value of `type` as an evaluator value. */
   toValue(type: LfType, json: unknown): Value {
@@ -91,7 +105,7 @@ export class LfJsonCodec {
     return this.module(tycon)?.dataTypes.get(tycon.entityName);
   }
 
-  private module(tycon: TypeConRef): ReturnType<DamlPackage['modules']['get']> {
+  private module(tycon: TypeConRef): LfTypeModule | undefined {
     return this.packages.get(tycon.packageId)?.modules.get(tycon.moduleName);
   }
 

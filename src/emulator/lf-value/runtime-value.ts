@@ -16,7 +16,11 @@
  *    `arity` arguments; `applyValue` handles partial and over-application.
  *  - Updates are `UpdateV`: a suspended action run against the ledger by the update interpreter.
  */
-import type { FailureCategoryName, LfType, RoundingModeName, TypeConRef } from '../daml-lf/ast.js';
+import type { LfType, TypeConRef } from '../dar/lf2.js';
+
+/** The values of LF's `RoundingMode` and `FailureCategory` builtin types (daml_lf2.proto enums; the evaluator's AST reads its literals with these names). */
+export type RoundingModeName = 'UP' | 'DOWN' | 'CEILING' | 'FLOOR' | 'HALF_UP' | 'HALF_DOWN' | 'HALF_EVEN' | 'UNNECESSARY';
+export type FailureCategoryName = 'INVALID_INDEPENDENT_OF_SYSTEM_STATE' | 'INVALID_GIVEN_CURRENT_SYSTEM_STATE_OTHER';
 
 export type Value =
   | UnitV

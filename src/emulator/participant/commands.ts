@@ -31,7 +31,7 @@ import type { CommittedTransaction, CreateNode, ExerciseNode, TransactionRecord,
 export type { CommittedTransaction } from './updates.js';
 import { unexpectedFieldsIn, type NativeValueType } from '../lf-value/native-type.js';
 import { LfValueError } from '../lf-value/json-codec.js';
-import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/participant-bridge/errors.js';
+import { damlErrorToLedger, internalEvaluationError, isDamlError } from '../daml-lf/ledger-errors.js';
 import { LfJsonError } from '../lf-value/runtime-json-codec.js';
 
 export type EngineCommand =

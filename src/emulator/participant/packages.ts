@@ -10,8 +10,8 @@
  * knows those by id, name and version only (`registerBuiltIn`): their templates are native, and
  * their archive bytes are not available, so `payload` has nothing for them.
  */
-import { decodeDar, sharedDarDecodeCache, type DarDecodeCache, type DecodedDar, type DecodedPackage } from './dar/index.js';
-import type { DecodedDataType, DecodedInterface, DecodedTemplate } from './dar/index.js';
+import { decodeDar, sharedDarDecodeCache, type DarDecodeCache, type DecodedDar, type DecodedPackage } from '../dar/index.js';
+import type { DecodedDataType, DecodedInterface, DecodedTemplate } from '../dar/index.js';
 import { LedgerApiError } from '../../canton/errors.js';
 import type { QualifiedId } from './types.js';
 
@@ -177,7 +177,7 @@ export class PackageStore {
 
   /**
    * Calls `listener` with the ids of the packages each upload adds (main package first), once
-   * they are stored: the Daml-LF engine registers their templates (src/emulator/daml-lf/participant-bridge).
+   * they are stored: the Daml-LF engine registers their templates (src/emulator/daml-lf-bridge).
    */
   onPackagesAdded(listener: (packageIds: readonly string[]) => void): void {
     this.addedListeners.push(listener);

@@ -11,7 +11,7 @@
  * interface provides the view and the implementation of each interface choice.
  */
 import type { NativeValueType } from '../lf-value/native-type.js';
-import { normalizeDeclaredPayload } from '../lf-value/json-codec.js';
+import { normalizeValue, type DataTypeResolver } from '../lf-value/json-codec.js';
 import type { PackageStore } from './packages.js';
 import type { LfValue, QualifiedId } from './types.js';
 import { nameKey } from './types.js';
@@ -91,7 +91,7 @@ export interface TemplateDef<P = unknown> {
   id: QualifiedId;
   /**
    * `native`: hand-written TypeScript; `declared`: configured (create/archive only); `daml`: the
-   * template of an uploaded DAR run by the Daml-LF evaluator (src/emulator/daml-lf/participant-bridge).
+   * template of an uploaded DAR run by the Daml-LF evaluator (src/emulator/daml-lf-bridge).
    */
   kind: 'native' | 'declared' | 'daml';
   signatories(payload: P): string[];
@@ -275,4 +275,23 @@ export function partiesAt(payload: unknown, paths: readonly string[]): string[] 
     }
   }
   return [...new Set(out)];
+}
+
+/** A resolver over the packages of a PackageStore (dependencies included). */
+function packageStoreResolver(packages: PackageStore): DataTypeResolver {
+  return (r) => packages.findDataType(r.packageId, r.moduleName, r.entityName)?.dataType;
+}
+
+/**
+ * A declared template's create argument, normalised against the template's record type when its
+ * package (by id, else by name: the preferred version) has been uploaded. Without type info the
+ * payload stays verbatim: the emulator then cannot know field types, so it stores what it got.
+ */
+function normalizeDeclaredPayload(packages: PackageStore, id: QualifiedId, payload: unknown): unknown {
+  const found =
+    packages.findTemplate(id.packageId, id.moduleName, id.entityName) ??
+    packages.findTemplate(`#${id.packageName}`, id.moduleName, id.entityName);
+  if (found?.dataType?.kind !== 'record') return payload;
+  const tycon = { packageId: found.id.packageId, moduleName: id.moduleName, entityName: id.entityName };
+  return normalizeValue({ kind: 'con', tycon, args: [] }, payload, packageStoreResolver(packages), '');
 }

@@ -3,7 +3,7 @@
  * emulator's configuration without loading the scan.
  */
 import { z } from 'zod';
-import { AmuletRegistryCompatSchema } from '../../config/registry.js';
+import { AmuletRegistryCompatSchema } from '../../registry/recipes/amulet-compat.js';
 
 /**
  * Splice's instance names (`splice-instance-names` of the SV and scan apps; scan.yaml

@@ -51,9 +51,8 @@ import type { AllocationAction, AllocationInstructionAction, ApiVersion, Transfe
 import type { InstrumentConfig } from '../instrument-config.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
 import { contractIdValue, UnsupportedOperation, TOKEN_STANDARD_V1_APIS } from './recipe.js';
+import type { AmuletRegistryCompat } from './amulet-compat.js';
 
-/** Which Scan generation the Amulet registry answers as (see the module comment). */
-export type AmuletRegistryCompat = 'current' | 'legacy';
 
 const PKG = 'splice-amulet';
 const T = {

@@ -1,6 +1,6 @@
 /**
  * A recipe from configuration, for a Daml token model that has no built-in recipe.
- * The configuration (src/config/recipe-schema.ts, validated at start-up) says, per endpoint:
+ * The configuration (recipe-schema.ts beside it, validated at start-up) says, per endpoint:
  *  - which contract is the factory: by template or interface, field matches against the choice
  *    arguments (e.g. the instrument), optionally a synchronizer;
  *  - which contracts form the choice context, each under a key, found by template plus field
@@ -71,7 +71,7 @@ import {
   type TemplateTerm,
   termExpressions,
   type ValueExpr,
-} from '../../config/recipe-schema.js';
+} from './recipe-schema.js';
 import type { AnyValue } from '../../canton/lf-value.js';
 import { formatInstant, parseInstant } from '../../canton/clock.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
@@ -89,8 +89,8 @@ import {
   type TransferFactoryParts,
 } from './recipe.js';
 
-export { DeclarativeRecipeSchema, validateDeclarativeRecipe, RecipeConfigError } from '../../config/recipe-schema.js';
-export type { DeclarativeRecipeConfig, ValidatedRecipe } from '../../config/recipe-schema.js';
+export { DeclarativeRecipeSchema, validateDeclarativeRecipe, RecipeConfigError } from './recipe-schema.js';
+export type { DeclarativeRecipeConfig, ValidatedRecipe } from './recipe-schema.js';
 
 /** What value expressions can read while resolving one request. */
 interface Scope {

@@ -4,8 +4,9 @@ import type { Recipe } from './recipe.js';
 import { TestTokenV1Recipe } from './test-token-v1.js';
 import { TestTokenV2Recipe } from './test-token-v2.js';
 import { DeclarativeRecipe, RecipeConfigError } from './declarative.js';
-import { AmuletRecipe, type AmuletRegistryCompat } from './amulet.js';
-import { ConfigError } from '../../config/errors.js';
+import { AmuletRecipe } from './amulet.js';
+import type { AmuletRegistryCompat } from './amulet-compat.js';
+import { ConfigError } from '../../canton/config-error.js';
 
 /** `amuletCompat`: which Scan generation the Amulet recipe answers as (default `current`). */
 export function builtInRecipes(opts: { amuletCompat?: AmuletRegistryCompat } = {}): Recipe[] {

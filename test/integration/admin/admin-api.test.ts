@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ManualClock } from '../../../src/canton/clock.js';
-import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/seed.js';
+import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/world/seed.js';
 import { startStack, type RunningStack } from '../../../src/stack.js';
 import { AdminClient } from '../../../src/testcontainers/admin-client.js';
 import { createServedSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';

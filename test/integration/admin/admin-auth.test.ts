@@ -5,7 +5,7 @@
  * mint theirs at ledger time).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALNET_LEDGER_AUTH } from '../../../src/config/localnet.js';
+import { LOCALNET_LEDGER_AUTH } from '../../../src/canton/localnet.js';
 import { mintDevToken } from '../../../src/emulator/ledger-api/auth.js';
 import { startStack, type RunningStack } from '../../../src/stack.js';
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/canton/clock.js';
-import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/seed.js';
+import { DEFAULT_DEMO_WORLD, type DemoWorld } from '../../../src/emulator/world/seed.js';
 import { startStack, type RunningStack } from '../../../src/stack.js';
 import { createServedSpecValidator, expectConformant, type SpecValidator } from '../../support/openapi-conformance.js';
 import { EXPLORER_OPERATIONS } from './explorer-operations.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPECS, createSpecValidator, expectConformant } from '../../support/openapi-conformance.js';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { ProtoWriter } from '../../../src/emulator/participant/protobuf-writer.js';
+import { ProtoWriter } from '../../../src/emulator/shared/protobuf-writer.js';
 import { Lf2Builder } from '../../support/lf2-package-builder.js';
 import { archiveBytes, buildManifest, buildRawDar } from '../../support/dar-builder.js';
 import { GetLedgerEndResponseSchema, JsCantonErrorSchema, type JsCantonError } from '../../../src/ledger-client/schemas/events.js';

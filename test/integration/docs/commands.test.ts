@@ -28,7 +28,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type RunningStack } from '../../../src/stack.js';
-import { DemoWorldSchema } from '../../../src/emulator/seed.js';
+import { DemoWorldSchema } from '../../../src/emulator/world/seed.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
 import { RegistryLimitsSchema } from '../../../src/http/limits.js';
 import { freePort, startMain, until } from '../../support/processes.js';

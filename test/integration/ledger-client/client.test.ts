@@ -13,7 +13,7 @@ import { LedgerClient, type LedgerClientOptions } from '../../../src/ledger-clie
 import { LedgerError } from '../../../src/ledger-client/errors.js';
 import { z } from 'zod';
 import { JsTransactionSchema, offsetOfUpdate, type JsTransaction } from '../../../src/ledger-client/schemas/events.js';
-import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
+import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/world/seed.js';
 
 const SECRET = 'secret';
 const AUDIENCE = 'https://example';

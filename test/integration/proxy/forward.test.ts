@@ -9,7 +9,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
-import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
+import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/world/seed.js';
 import { selfSignedHs256 } from '../../../src/ledger-client/auth.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';
 import { createProxyApp } from '../../../src/proxy/forward.js';

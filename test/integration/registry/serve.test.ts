@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../../src/emulator/index.js';
 import { loadRegistryConfig, startRegistry, type RunningRegistry } from '../../../src/serve.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/canton/config-error.js';
 
 const SECRET = 'serve-test-secret';
 const AUDIENCE = 'https://canton.network.global';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadEmulatorConfig } from '../../../src/config/load.js';
-import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT } from '../../../src/config/localnet.js';
+import { LOCALNET_APP_PROVIDER_PARTY_HINT, LOCALNET_APP_USER_PARTY_HINT } from '../../../src/canton/localnet.js';
 import { applyProfile, portInUseMessage } from '../../../src/config/profiles.js';
 import { buildEmulator } from '../../../src/emulator/index.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildEmulator } from '../../../src/emulator/index.js';
 import { noAuth } from '../../../src/ledger-client/auth.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';
-import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/seed.js';
+import { DEFAULT_DEMO_WORLD } from '../../../src/emulator/world/seed.js';
 
 describe('LedgerClient in-process', () => {
   it('reads the emulator through app.request', async () => {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DeclarativeRecipe, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
-import { ConfigError } from '../../../src/config/errors.js';
+import { ConfigError } from '../../../src/canton/config-error.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
 import type { IndexedContract } from '../../../src/contracts/contract-index.js';
 import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';

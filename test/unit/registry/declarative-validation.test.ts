@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DeclarativeRecipe, DeclarativeRecipeSchema, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
-import type { DeclarativeRecipeInput } from '../../../src/config/recipe-schema.js';
+import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/recipe-schema.js';
 
 import ACME_EXAMPLE from '../../../docs/examples/acme-token.registry.json' with { type: 'json' };
 

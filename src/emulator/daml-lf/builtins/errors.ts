@@ -12,7 +12,7 @@ import { dateToText, numericToText, timestampToText } from './format.js';
 
 /**
  * The package `daml-prim-DA-Exception-ArithmeticError` 1.0.0 (LF 2.1). Found by decoding every
- * package of the DARs in ../shared/dars (src/emulator/participant/dar decodeDar) and looking for the
+ * package of the DARs in ../shared/dars (src/emulator/dar decodeDar) and looking for the
  * module `DA.Exception.ArithmeticError`; it is one of LF's "stable packages", so its id is the same
  * in every DAR built for LF 2.1 (Speedy's `StablePackagesV2` names the same id).
  */

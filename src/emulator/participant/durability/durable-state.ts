@@ -38,7 +38,7 @@ import type { Logger } from 'pino';
 import { errors, LedgerApiError } from '../../../canton/errors.js';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { ConfigError } from '../../../config/errors.js';
+import { ConfigError } from '../../../canton/config-error.js';
 import { encodeBlob } from '../blob.js';
 import type { Completion } from '../commands.js';
 import type { LedgerEngine } from '../engine.js';

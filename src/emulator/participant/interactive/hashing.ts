@@ -17,7 +17,7 @@
  * `explain` collects a readable trace (the `hashingDetails` of a verbose prepare).
  */
 import { createHash } from 'node:crypto';
-import { ByteSink } from '../byte-sink.js';
+import { ByteSink } from '../../shared/byte-sink.js';
 import type { PCreate, PExercise, PFetch, PMetadata, PNode, PPreparedTransaction } from './prepared-transaction.js';
 import type { PIdentifier, PValue } from '../../lf-value/proto-value.js';
 

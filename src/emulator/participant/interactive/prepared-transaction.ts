@@ -7,7 +7,7 @@
  * 64-bit integers are bigints; contract ids are hex strings (as on the wire).
  */
 import { ProtoError, ProtoMessage } from '../../shared/protobuf.js';
-import { ProtoWriter } from '../protobuf-writer.js';
+import { ProtoWriter } from '../../shared/protobuf-writer.js';
 import { readIdentifier, readOptionalIdentifier, readValue, writeIdentifier, writeValue, type PIdentifier, type PValue } from '../../lf-value/proto-value.js';
 
 export interface PCreate {

@@ -22,7 +22,7 @@
  */
 import { ProtoError, ProtoMessage } from '../../shared/protobuf.js';
 import { cantonHash, HashPurpose } from './canton-hash.js';
-import { ProtoWriter } from '../protobuf-writer.js';
+import { ProtoWriter } from '../../shared/protobuf-writer.js';
 
 /** Proto version of `TopologyTransaction` on protocol versions 33+ (its only supported version). */
 export const TOPOLOGY_TRANSACTION_PROTO_VERSION = 30;

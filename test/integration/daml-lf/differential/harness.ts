@@ -21,7 +21,7 @@ import { expect } from 'vitest';
 import { ManualClock } from '../../../../src/canton/clock.js';
 import { formatTime } from '../../../../src/canton/lf-value.js';
 import { startStack, type RunningStack } from '../../../../src/stack.js';
-import type { DemoWorld } from '../../../../src/emulator/seed.js';
+import type { DemoWorld } from '../../../../src/emulator/world/seed.js';
 import type { EmulatorConfigInput } from '../../../../src/config/schema.js';
 import { isObject } from '../../../../src/canton/json-shape.js';
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { DamlPackage, LfType, PackageLookup, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
 import { decodeDamlPackage } from '../../../../src/emulator/daml-lf/decode.js';
-import { decodeDar } from '../../../../src/emulator/participant/dar/index.js';
+import { decodeDar } from '../../../../src/emulator/dar/index.js';
 import type { Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 
 export function loadDars(files: string[], opts: { lazy?: boolean } = {}): { pkgs: Map<string, DamlPackage>; lookup: PackageLookup; byName: (name: string) => DamlPackage } {

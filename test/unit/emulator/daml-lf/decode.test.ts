@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeDar, type DecodedPackage } from '../../../../src/emulator/participant/dar/index.js';
+import { decodeDar, type DecodedPackage } from '../../../../src/emulator/dar/index.js';
 import { decodeDamlPackage, decodeDamlPackageWithStats } from '../../../../src/emulator/daml-lf/decode.js';
 import type { CasePattern, DamlPackage, Expr } from '../../../../src/emulator/daml-lf/ast.js';
-import { LfDecodeError } from '../../../../src/emulator/participant/dar/lf2.js';
-import { ProtoWriter } from '../../../../src/emulator/participant/protobuf-writer.js';
+import { LfDecodeError } from '../../../../src/emulator/dar/lf2.js';
+import { ProtoWriter } from '../../../../src/emulator/shared/protobuf-writer.js';
 import { buildDalf } from '../../../support/dar-builder.js';
 import { Lf2Builder } from '../../../support/lf2-package-builder.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BuiltinName, DecodedDataType, LfType, TypeConRef } from '../../../../src/emulator/participant/dar/lf2.js';
+import type { BuiltinName, DecodedDataType, LfType, TypeConRef } from '../../../../src/emulator/dar/lf2.js';
 import { compareText, LfValueError, normalizeValue, type DataTypeResolver } from '../../../../src/emulator/lf-value/json-codec.js';
 
 // ---- hand-built types -------------------------------------------------------------------------

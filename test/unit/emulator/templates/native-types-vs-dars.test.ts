@@ -7,7 +7,7 @@
  * descriptions, so any difference would change the transaction hash a wallet signs.
  */
 import { describe, expect, it } from 'vitest';
-import type { DecodedChoice } from '../../../../src/emulator/participant/dar/index.js';
+import type { DecodedChoice } from '../../../../src/emulator/dar/index.js';
 import { TemplateRegistry, type ChoiceDef, type TemplateDef } from '../../../../src/emulator/participant/templates.js';
 import { PingId, registerPingTemplate } from '../../../../src/emulator/templates/admin-workflows/ping.js';
 import { registerAmulet } from '../../../../src/emulator/templates/amulet/index.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManifestError, parseManifestAttributes, readDarManifest } from '../../../../../src/emulator/participant/dar/manifest.js';
-import { buildManifest } from '../../../../support/dar-builder.js';
+import { ManifestError, parseManifestAttributes, readDarManifest } from '../../../../src/emulator/dar/manifest.js';
+import { buildManifest } from '../../../support/dar-builder.js';
 
 const longPath = `my-package-1.0.0-${'a'.repeat(64)}/my-package-1.0.0-${'a'.repeat(64)}.dalf`;
 

@@ -21,10 +21,10 @@
  * errors a DAR gets are the same with or without the cache (only successes are remembered).
  */
 import { createHash } from 'node:crypto';
-import { LedgerApiError } from '../../../canton/errors.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import { decodePackage, LfDecodeError, type DecodedPackage } from './lf2.js';
 import { ManifestError, readDarManifest, type DarManifest } from './manifest.js';
-import { ProtoError, ProtoMessage } from '../../shared/protobuf.js';
+import { ProtoError, ProtoMessage } from '../shared/protobuf.js';
 import { DEFAULT_MAX_ENTRY_SIZE, forEachZipEntry, readEntry, ZipBombError, ZipFormatError, type ZipEntryRef } from './zip.js';
 
 export type { DecodedPackage } from './lf2.js';

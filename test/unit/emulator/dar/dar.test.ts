@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { decodeDar, showType, type DecodedPackage } from '../../../../../src/emulator/participant/dar/index.js';
-import { LedgerApiError } from '../../../../../src/canton/errors.js';
+import { decodeDar, showType, type DecodedPackage } from '../../../../src/emulator/dar/index.js';
+import { LedgerApiError } from '../../../../src/canton/errors.js';
 import {
   archiveBytes,
   buildDalf,
@@ -11,7 +11,7 @@ import {
   buildZip,
   ProtoWriter,
   type DarSpec,
-} from '../../../../support/dar-builder.js';
+} from '../../../support/dar-builder.js';
 
 const iface = buildDalf({
   name: 'holding-api',

@@ -7,14 +7,14 @@
  * Package ids are content hashes, so one runtime can serve several participants: a package is
  * decoded once whichever participant uploaded it.
  */
-import type { DamlPackage, DefInterface, DefTemplate, LfType, PackageLookup, TemplateChoice, TypeConRef } from '../ast.js';
-import { showType } from '../../participant/dar/lf2.js';
-import type { PackageStore } from '../../participant/packages.js';
-import type { LfValue, QualifiedId } from '../../participant/types.js';
-import { normalizeValue, type DataTypeResolver } from '../../lf-value/json-codec.js';
-import { LfJsonCodec } from '../../lf-value/runtime-json-codec.js';
-import type { DamlEngine } from '../runtime.js';
-import type { RecordV, Value } from '../../lf-value/runtime-value.js';
+import type { DamlPackage, DefInterface, DefTemplate, LfType, PackageLookup, TemplateChoice, TypeConRef } from '../daml-lf/ast.js';
+import { showType } from '../dar/lf2.js';
+import type { PackageStore } from '../participant/packages.js';
+import type { LfValue, QualifiedId } from '../participant/types.js';
+import { normalizeValue, type DataTypeResolver } from '../lf-value/json-codec.js';
+import { LfJsonCodec } from '../lf-value/runtime-json-codec.js';
+import type { DamlEngine } from '../daml-lf/runtime.js';
+import type { RecordV, Value } from '../lf-value/runtime-value.js';
 
 /** The pieces of the Daml-LF engine: the package decoder and the evaluator. */
 export interface DamlEngineParts {

@@ -13,11 +13,11 @@
  * type the Daml code expects, field by field; fields the code's version lacks are dropped rather
  * than checked to be None, as Canton's downgrade check would.
  */
-import type { TypeConRef } from '../ast.js';
-import type { UpdateContext } from '../../participant/templates.js';
-import type { LfValue, QualifiedId } from '../../participant/types.js';
-import { DamlFailure, type LedgerPort } from '../runtime.js';
-import type { ForeignContract, RecordV, Value } from '../../lf-value/runtime-value.js';
+import type { TypeConRef } from '../daml-lf/ast.js';
+import type { UpdateContext } from '../participant/templates.js';
+import type { LfValue, QualifiedId } from '../participant/types.js';
+import { DamlFailure, type LedgerPort } from '../daml-lf/runtime.js';
+import type { ForeignContract, RecordV, Value } from '../lf-value/runtime-value.js';
 import type { DamlRuntime } from './daml-runtime.js';
 
 export class UpdateContextPort implements LedgerPort {

@@ -9,10 +9,10 @@
  * Of several versions of a package, the preferred one (highest vetted version, as `#name`
  * references resolve) answers by name; the others run the contracts created with them.
  */
-import type { LedgerEngine } from '../../participant/engine.js';
-import type { DecodedInterface, DecodedPackage } from '../../participant/dar/index.js';
-import type { InterfaceDef } from '../../participant/templates.js';
-import { nameKey, type QualifiedId } from '../../participant/types.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { DecodedInterface, DecodedPackage } from '../dar/index.js';
+import type { InterfaceDef } from '../participant/templates.js';
+import { nameKey, type QualifiedId } from '../participant/types.js';
 import type { DamlRuntime } from './daml-runtime.js';
 import { damlTemplateDef, type ImplementedInterface } from './template-defs.js';
 

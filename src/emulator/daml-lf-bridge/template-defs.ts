@@ -20,13 +20,13 @@
  * LIMITS: contract keys (LF 2.dev) are not supported: a template with a key is registered
  * without it.
  */
-import type { LfType, TypeConRef } from '../ast.js';
-import type { DecodedChoice, DecodedInterface, DecodedTemplate } from '../../participant/dar/lf2.js';
-import { LedgerApiError } from '../../../canton/errors.js';
-import type { ChoiceDef, InterfaceDef, InterfaceImpl, TemplateDef, UpdateContext } from '../../participant/templates.js';
-import type { LfValue, QualifiedId } from '../../participant/types.js';
-import { DamlFailure, DamlThrow } from '../runtime.js';
-import { internalEvaluationError } from './errors.js';
+import type { LfType, TypeConRef } from '../daml-lf/ast.js';
+import type { DecodedChoice, DecodedInterface, DecodedTemplate } from '../dar/lf2.js';
+import { LedgerApiError } from '../../canton/errors.js';
+import type { ChoiceDef, InterfaceDef, InterfaceImpl, TemplateDef, UpdateContext } from '../participant/templates.js';
+import type { LfValue, QualifiedId } from '../participant/types.js';
+import { DamlFailure, DamlThrow } from '../daml-lf/runtime.js';
+import { internalEvaluationError } from '../daml-lf/ledger-errors.js';
 import type { DamlRuntime } from './daml-runtime.js';
 import { UpdateContextPort } from './ledger-port.js';
 

@@ -1,5 +1,5 @@
 /**
- * A protobuf wire-format writer, the counterpart of `dar/protobuf.ts`: enough to serialise the
+ * A protobuf wire-format writer, the counterpart of `protobuf.ts` beside it: enough to serialise the
  * messages the emulated participant writes itself without generated code: interactive
  * submission (`interactive_submission_service.proto`, `value.proto`) and topology transactions
  * (`topology.proto`, `crypto.proto`). Fields are written in the order the caller writes them (callers follow

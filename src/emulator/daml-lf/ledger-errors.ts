@@ -1,6 +1,6 @@
 /**
  * Daml evaluation errors as the Canton errors a participant returns for them, worded like the
- * native templates' (../../ledger/commands.ts) so that a client sees the same error whichever
+ * native templates' (../participant/commands.ts) so that a client sees the same error whichever
  * kind of template ran:
  *  - an exception nobody caught (`DamlThrow` reaching the command, or the evaluator's
  *    `unhandledException`) → DAML_FAILURE "Interpretation error: Error: User failure:
@@ -17,10 +17,10 @@
  *  - an unsupported feature, a spent step budget, or an internal evaluator error →
  *    DAML_INTERPRETATION_ERROR with a message that says so (never an HTTP 500).
  */
-import { LedgerApiError, type Category } from '../../../canton/errors.js';
-import { DamlFailure, DamlThrow, type DamlFailureDetail } from '../runtime.js';
-import type { TypeConRef } from '../ast.js';
-import type { Value } from '../../lf-value/runtime-value.js';
+import { LedgerApiError, type Category } from '../../canton/errors.js';
+import { DamlFailure, DamlThrow, type DamlFailureDetail } from './runtime.js';
+import type { TypeConRef } from './ast.js';
+import type { Value } from '../lf-value/runtime-value.js';
 
 const INTERPRETATION = 'Interpretation error: Error:';
 

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
-import { DamlRuntime } from '../../../../src/emulator/daml-lf/participant-bridge/daml-runtime.js';
-import { installDamlTemplates } from '../../../../src/emulator/daml-lf/participant-bridge/install.js';
+import { DamlRuntime } from '../../../../src/emulator/daml-lf-bridge/daml-runtime.js';
+import { installDamlTemplates } from '../../../../src/emulator/daml-lf-bridge/install.js';
 import { DamlFailure, DamlThrow, type DamlEngine, type LedgerPort } from '../../../../src/emulator/daml-lf/runtime.js';
 import { UNIT, type RecordV, type Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 import { LedgerApiError } from '../../../../src/canton/errors.js';

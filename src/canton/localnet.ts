@@ -1,11 +1,11 @@
 /**
  * Splice LocalNet's fixed facts (hyperledger-labs/splice `cluster/compose/localnet/`: `env/common.env`,
  * `env/*-auth-on.env`, `compose.env`, `conf/canton/*\/app-auth.conf`) and the profile names. Plain
- * data with no emulator import, so the production side (the testcontainers module) may use it too;
- * the profile built from it is profiles.ts.
+ * data in the kernel: the production side (the testcontainers module) and the emulated ledger's
+ * options use it, and config/ assembles the profile built from it (config/profiles.ts).
  */
 
-/** The named sets of defaults `emulate` can start with (profiles.ts). */
+/** The named sets of defaults `emulate` can start with (config/profiles.ts). */
 export const PROFILE_NAMES = ['localnet'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 

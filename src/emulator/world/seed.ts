@@ -5,18 +5,18 @@
  * rules contracts and holdings minted through the ledger's command service (the path every
  * wallet command takes).
  */
-import { ConfigError } from '../config/errors.js';
-import type { LedgerEngine } from './participant/engine.js';
-import type { Right } from './participant/types.js';
-import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from './templates/test-token-v1/index.js';
-import { createTestTokenV2Rules, findTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from './templates/test-token-v2/index.js';
-import { createFeaturedAppRight, installWallet, seedAmuletWorld, tapAmulet } from './templates/amulet/index.js';
+import { ConfigError } from '../../canton/config-error.js';
+import type { LedgerEngine } from '../participant/engine.js';
+import type { Right } from '../participant/types.js';
+import { createTestTokenV1Rules, mintTestTokenV1, registerTestTokenV1 } from '../templates/test-token-v1/index.js';
+import { createTestTokenV2Rules, findTestTokenV2Rules, mintTestTokenV2, registerTestTokenV2 } from '../templates/test-token-v2/index.js';
+import { createFeaturedAppRight, installWallet, seedAmuletWorld, tapAmulet } from '../templates/amulet/index.js';
 
-// The demo world's types and schema (the configuration) are in seed-options.ts: config/ assembles
+// The demo world's types and schema (the configuration) are in options.ts: config/ assembles
 // them without loading the seeding code.
-export { DemoWorldSchema } from './seed-options.js';
-export type { DemoAmulet, DemoHosting, DemoInstrument, DemoUser, DemoWorld, TokenImplementation } from './seed-options.js';
-import type { DemoInstrument, DemoUser, DemoWorld } from './seed-options.js';
+export { DemoWorldSchema } from './options.js';
+export type { DemoAmulet, DemoHosting, DemoInstrument, DemoUser, DemoWorld, TokenImplementation } from './options.js';
+import type { DemoInstrument, DemoUser, DemoWorld } from './options.js';
 
 export const DEFAULT_DEMO_WORLD: DemoWorld = {
   parties: [

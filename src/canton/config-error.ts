@@ -1,6 +1,8 @@
 /**
  * A configuration that cannot be used; the CLI prints one `configuration error: <problem>` line
  * per problem (each `<path>: <what>` where a path applies) and exits 1, without a stack trace.
+ * In the kernel, not in config/: the modules whose options config/ assembles (the recipes, the
+ * participant's durable state, the demo world) raise it too, and config/ sits above them.
  */
 export class ConfigError extends Error {
   readonly problems: readonly string[];

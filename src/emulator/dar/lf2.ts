@@ -8,9 +8,9 @@
  * skipped (the full decoder, `daml-lf/decode.ts`, reuses `Lf2Context` for them). Unknown fields
  * are skipped too.
  */
-import { ProtoError, ProtoMessage, readVarint } from '../../shared/protobuf.js';
+import { ProtoError, ProtoMessage, readVarint } from '../shared/protobuf.js';
 // The lean reader of the expression decoder: plain protobuf, no Daml-LF in it.
-import { Msg } from '../../shared/lf-reader.js';
+import { Msg } from '../shared/lf-reader.js';
 
 // ---- the decoded model ------------------------------------------------------------------------
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildEmulator } from '../../../src/emulator/index.js';
-import { DEFAULT_DEMO_WORLD, DemoWorldSchema, setUpValidatorUser } from '../../../src/emulator/seed.js';
-import { LedgerEngine } from '../../../src/emulator/participant/engine.js';
-import { mintDevToken } from '../../../src/emulator/ledger-api/auth.js';
-import { PING_TEMPLATE_REF } from '../../../src/emulator/templates/admin-workflows/ping.js';
+import { buildEmulator } from '../../../../src/emulator/index.js';
+import { DEFAULT_DEMO_WORLD, DemoWorldSchema, setUpValidatorUser } from '../../../../src/emulator/world/seed.js';
+import { LedgerEngine } from '../../../../src/emulator/participant/engine.js';
+import { mintDevToken } from '../../../../src/emulator/ledger-api/auth.js';
+import { PING_TEMPLATE_REF } from '../../../../src/emulator/templates/admin-workflows/ping.js';
 
 describe("the demo world's validator user", () => {
   it('ledger-api-user (a LEDGER_ADMIN_USERS admin) gets the validator party as primary party and CanActAs it', () => {

@@ -1,8 +1,8 @@
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32, crc32Js } from '../../../../../src/emulator/participant/dar/crc32.js';
-import { readZip, ZipBombError, ZipFormatError } from '../../../../../src/emulator/participant/dar/zip.js';
-import { buildZip } from '../../../../support/dar-builder.js';
+import { crc32, crc32Js } from '../../../../src/emulator/dar/crc32.js';
+import { readZip, ZipBombError, ZipFormatError } from '../../../../src/emulator/dar/zip.js';
+import { buildZip } from '../../../support/dar-builder.js';
 
 describe('crc32', () => {
   it('matches the standard check value', () => {

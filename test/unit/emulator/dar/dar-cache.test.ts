@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DarDecodeCache, decodeDar } from '../../../../../src/emulator/participant/dar/index.js';
-import { LedgerApiError } from '../../../../../src/canton/errors.js';
-import { PackageStore } from '../../../../../src/emulator/participant/packages.js';
-import { buildDalf, buildDar, buildRawDar } from '../../../../support/dar-builder.js';
+import { DarDecodeCache, decodeDar } from '../../../../src/emulator/dar/index.js';
+import { LedgerApiError } from '../../../../src/canton/errors.js';
+import { PackageStore } from '../../../../src/emulator/participant/packages.js';
+import { buildDalf, buildDar, buildRawDar } from '../../../support/dar-builder.js';
 
 const dep = buildDalf({ name: 'shared-dep', version: '1.0.0', modules: [{ name: 'Dep', dataTypes: [{ name: 'T', record: [['p', 'Party']] }] }] });
 const darA = buildDar({ name: 'model-a', version: '1.0.0', modules: [{ name: 'A', dataTypes: [{ name: 'A', record: [['x', 'Int64']] }] }], dependencies: [dep] });

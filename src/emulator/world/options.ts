@@ -4,8 +4,8 @@
  * the templates. Depends on zod and the user-id rule only.
  */
 import { z } from 'zod';
-import { userIdError } from './participant/object-meta.js';
-import type { HostingPermission } from './participant/types.js';
+import { userIdError } from '../participant/object-meta.js';
+import type { HostingPermission } from '../participant/types.js';
 
 export type TokenImplementation = 'splice-test-token-v1' | 'splice-test-token-v2';
 
