@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { templateKey, type IndexedContract } from '../../../src/contracts/contract-index.js';
-import type { DeclarativeRecipeInput } from '../../../src/config/recipe-schema.js';
+import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/recipe-schema.js';
 import { RegistryError } from '../../../src/registry/errors.js';
 import { DeclarativeRecipe, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';
