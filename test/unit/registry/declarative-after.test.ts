@@ -6,11 +6,10 @@
  * per-contract refusal. Run against an index held in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { templateKey, type IndexedContract } from '../../../src/contracts/contract-index.js';
+import { contractMaker, memoryRecipeEnv, recipeProblems, registryOutcome } from '../../support/recipe-memory-index.js';
+import type { IndexedContract } from '../../../src/contracts/contract-index.js';
 import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/recipe-schema.js';
-import { RegistryError } from '../../../src/registry/errors.js';
-import { DeclarativeRecipe, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
-import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';
+import { DeclarativeRecipe, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 
 const ADMIN = 'admin::1220aa';
 const T = {
@@ -21,34 +20,11 @@ const T = {
   lock: '#acme-token:Acme.Holding:Lock',
 };
 
-let ids = 0;
-function contract(template: string, payload: Record<string, unknown>): IndexedContract {
-  const [pkg, moduleName, entity] = template.slice(1).split(':');
-  const contractId = `00${(++ids).toString(16).padStart(4, '0')}`;
-  return { contractId, templateId: `pkg0:${moduleName}:${entity}`, packageName: pkg!, payload, createdAt: '2026-05-01T10:00:00Z', createdEventBlob: '', synchronizerId: 'sync::1' };
-}
+const contract = contractMaker();
 
-function envOf(contracts: IndexedContract[]): RecipeEnv {
-  return {
-    admin: ADMIN,
-    index: {
-      find: (key, where) => contracts.filter((c) => templateKey(c.packageName, c.templateId) === key && (where === undefined || where(c))),
-      getById: async (id) => contracts.find((c) => c.contractId === id),
-      catchUp: async () => undefined,
-    },
-    nowMicros: () => 1_777_629_600_000_000n,
-  };
-}
+const envOf = (contracts: IndexedContract[]) => memoryRecipeEnv(ADMIN, contracts);
 
-async function outcome(run: () => Promise<unknown>): Promise<string> {
-  try {
-    await run();
-    return 'ok';
-  } catch (e) {
-    if (e instanceof RegistryError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
-}
+const outcome = registryOutcome;
 
 const usableRounds = { not: { all: [{ count: ['$ref.rounds', '3'] }, { consecutive: '$ref.rounds.round.number' }] } };
 const roundEntries: NonNullable<DeclarativeRecipeInput['contextEntries']> = [
@@ -134,15 +110,7 @@ describe('per-contract refusals: when and after', () => {
 });
 
 describe('validation of after and of per-contract when', () => {
-  const problems = (json: unknown): string[] => {
-    try {
-      validateDeclarativeRecipe(json);
-    } catch (e) {
-      expect(e).toBeInstanceOf(RecipeConfigError);
-      return [...(e as RecipeConfigError).problems];
-    }
-    throw new Error('expected the recipe to be rejected');
-  };
+  const problems = recipeProblems;
   const factories = {
     'allocationFactory.v1': { templateId: T.factory, match: { admin: '$admin' } },
     settlementFactory: { templateId: T.factory, match: { admin: '$admin' } },

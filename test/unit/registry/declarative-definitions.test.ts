@@ -5,7 +5,8 @@
  * `configuration error:` line of `serve` / `check-config`.
  */
 import { describe, expect, it } from 'vitest';
-import { DeclarativeRecipe, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
+import { recipeProblems } from '../../support/recipe-memory-index.js';
+import { DeclarativeRecipe, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import { ConfigError } from '../../../src/canton/config-error.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
 import type { IndexedContract } from '../../../src/contracts/contract-index.js';
@@ -27,15 +28,7 @@ function recipe(extra: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-function problems(json: unknown): string[] {
-  try {
-    validateDeclarativeRecipe(json);
-  } catch (e) {
-    expect(e).toBeInstanceOf(RecipeConfigError);
-    return [...(e as RecipeConfigError).problems];
-  }
-  throw new Error('expected the recipe to be rejected');
-}
+const problems = recipeProblems;
 
 /** The refusal a V2 transfer request gets from the recipe (over a ledger with the admin's factory only). */
 async function refusal(json: unknown, args: Record<string, unknown>): Promise<{ status: number; message: string } | 'none'> {

@@ -6,11 +6,10 @@
  * allocation, then its locked holdings). Run against an index held in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { templateKey, type IndexedContract } from '../../../src/contracts/contract-index.js';
+import { contractMaker, memoryRecipeEnv, registryOutcome } from '../../support/recipe-memory-index.js';
+import type { IndexedContract } from '../../../src/contracts/contract-index.js';
 import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/recipe-schema.js';
-import { RegistryError } from '../../../src/registry/errors.js';
 import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
-import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';
 
 const ADMIN = 'admin::1220aa';
 const T = {
@@ -21,25 +20,9 @@ const T = {
   other: '#acme-token:Acme.Other:Other',
 };
 
-let ids = 0;
-function contract(template: string, payload: Record<string, unknown>): IndexedContract {
-  const [pkg, moduleName, entity] = template.slice(1).split(':');
-  const contractId = `00${(++ids).toString(16).padStart(4, '0')}`;
-  return { contractId, templateId: `pkg0:${moduleName}:${entity}`, packageName: pkg!, payload, createdAt: '2026-05-01T10:00:00Z', createdEventBlob: '', synchronizerId: 'sync::1' };
-}
+const contract = contractMaker();
 
-/** An index over these contracts (what the registry's contract index answers). */
-function envOf(contracts: IndexedContract[]): RecipeEnv {
-  return {
-    admin: ADMIN,
-    index: {
-      find: (key, where) => contracts.filter((c) => templateKey(c.packageName, c.templateId) === key && (where === undefined || where(c))),
-      getById: async (id) => contracts.find((c) => c.contractId === id),
-      catchUp: async () => undefined,
-    },
-    nowMicros: () => 1_777_629_600_000_000n,
-  };
-}
+const envOf = (contracts: IndexedContract[]) => memoryRecipeEnv(ADMIN, contracts);
 
 const recipe = (refuse: DeclarativeRecipeInput['refuse'], contextEntries: DeclarativeRecipeInput['contextEntries'] = []) =>
   DeclarativeRecipe.fromJson({
@@ -52,13 +35,7 @@ const recipe = (refuse: DeclarativeRecipeInput['refuse'], contextEntries: Declar
 
 /** The answer of the settlement factory: 'ok', or the status and message of the refusal. */
 async function answer(r: DeclarativeRecipe, contracts: IndexedContract[], allocationCids: string[] = []): Promise<string> {
-  try {
-    await r.settlementFactory({ allocations: allocationCids.map((allocationCid) => ({ allocationCid })) }, envOf(contracts));
-    return 'ok';
-  } catch (e) {
-    if (e instanceof RegistryError) return `${e.code}: ${e.message}`;
-    throw e;
-  }
+  return registryOutcome(() => r.settlementFactory({ allocations: allocationCids.map((allocationCid) => ({ allocationCid })) }, envOf(contracts)));
 }
 
 describe('count and consecutive predicates', () => {
