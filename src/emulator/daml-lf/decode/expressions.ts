@@ -28,9 +28,9 @@ import {
   readArchivePayload,
   type LfType,
   type TypeConRef,
-} from '../participant/dar/lf2.js';
-import { ProtoMessage } from '../shared/protobuf.js';
-import { Msg } from '../shared/lf-reader.js';
+} from '../../participant/dar/lf2.js';
+import { ProtoMessage } from '../../shared/protobuf.js';
+import { Msg } from '../../shared/lf-reader.js';
 import {
   tyconKey,
   type Binding,
@@ -56,7 +56,7 @@ import {
   type TemplateKey,
   type Update,
   type ValueRef,
-} from './ast.js';
+} from '../ast.js';
 
 /** `BuiltinFunction` enum numbers of daml_lf2.proto. */
 const BUILTIN_FUNCTIONS: ReadonlyMap<number, BuiltinFunctionName> = new Map<number, BuiltinFunctionName>([

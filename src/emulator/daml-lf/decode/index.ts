@@ -1,0 +1,1 @@
+export { decodeDamlPackage, decodeDamlPackageWithStats, parseNumericLiteral, type DecodeOptions, type DecodeStats } from './expressions.js';
