@@ -47,11 +47,6 @@ import { IndexNotReadyError, RESET_CODES, type IndexState } from './index-state.
 import { LedgerFollower } from './ledger-follower.js';
 import { LedgerIdentityChecks } from './ledger-identity.js';
 
-// The index's own types, where its users have always imported them from.
-export { templateKey, type IndexedContract } from './indexed-contract.js';
-export type { AppliedUpdate, ContractIndexOptions } from './index-options.js';
-export { IndexNotReadyError, type IndexState } from './index-state.js';
-
 export class ContractIndex {
   private readonly store: ContractStore;
   private readonly offset = new IndexOffset();

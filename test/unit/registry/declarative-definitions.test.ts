@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DeclarativeRecipe, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import { ConfigError } from '../../../src/config/errors.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
-import type { IndexedContract } from '../../../src/contracts/contract-index.js';
+import type { IndexedContract } from '../../../src/contracts/indexed-contract.js';
 import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';
 import { RegistryError, statusOf } from '../../../src/registry/errors.js';
 import { readFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * allocation, then its locked holdings). Run against an index held in memory.
  */
 import { describe, expect, it } from 'vitest';
-import { templateKey, type IndexedContract } from '../../../src/contracts/contract-index.js';
+import { templateKey, type IndexedContract } from '../../../src/contracts/indexed-contract.js';
 import type { DeclarativeRecipeInput } from '../../../src/config/recipe-schema.js';
 import { RegistryError } from '../../../src/registry/errors.js';
 import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';

@@ -34,8 +34,6 @@ import { ExprDecoder } from './expressions.js';
 import { InternedExprTable } from './interned-exprs.js';
 import { TypeReader } from './types.js';
 
-export { parseNumericLiteral } from './builtins.js';
-
 export interface DecodeStats {
   /** The deepest nesting of `Expr` messages met (interned expressions counted where used). */
   maxExprDepth: number;
