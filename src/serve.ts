@@ -21,7 +21,7 @@ import { noAuth, oauth2ClientCredentials, selfSignedHs256, staticToken, type Tok
 import { LedgerClient } from './ledger-client/client.js';
 import { pollingUpdates, preferWebSocket, webSocketUpdates } from './ledger-client/update-stream.js';
 import { LedgerError, LedgerUnavailableError } from './ledger-client/errors.js';
-import type { ContractIndexOptions } from './contracts/contract-index.js';
+import type { ContractIndexOptions } from './contracts/index-options.js';
 import { createRegistry, type Registry } from './registry/index.js';
 import { BUILT_IN_RECIPE_NAMES, builtInRecipes, checkInstrumentRecipes, declarativeRecipes, resolveDeclarativeRecipes } from './registry/recipes/index.js';
 import { RateLimiter } from './http/rate-limit.js';

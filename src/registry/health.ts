@@ -6,7 +6,7 @@
  * only to a registry that can answer from the ledger's current state.
  */
 import { Hono, type Env } from 'hono';
-import type { IndexState } from '../contracts/contract-index.js';
+import type { IndexState } from '../contracts/index-state.js';
 import { noSuchEndpoint } from './app.js';
 
 /** The part of the contract index the probes read. */

@@ -5,7 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { Cache } from '../cache/cache.js';
-import { ContractIndex, type ContractIndexOptions } from '../contracts/contract-index.js';
+import { ContractIndex } from '../contracts/contract-index.js';
+import type { ContractIndexOptions } from '../contracts/index-options.js';
 import type { Clock } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger-client/client.js';
 import { createRegistryHttp } from './app.js';

@@ -13,13 +13,14 @@
 import type { Logger } from 'pino';
 import type { RequestContext } from '../http/request-context.js';
 import type { z } from 'zod';
-import type { ContractIndex, IndexedContract } from '../contracts/contract-index.js';
+import type { ContractIndex } from '../contracts/contract-index.js';
+import type { IndexedContract } from '../contracts/indexed-contract.js';
 import type { Clock } from '../canton/clock.js';
 import { decimalFacts, formatDecimal, parseDecimal, type DecimalFacts } from '../canton/lf-value.js';
 import { parseInstant } from '../canton/clock.js';
 import type { LedgerClient } from '../ledger-client/client.js';
 import { LedgerError, LedgerUnavailableError } from '../ledger-client/errors.js';
-import { IndexNotReadyError } from '../contracts/contract-index.js';
+import { IndexNotReadyError } from '../contracts/index-state.js';
 import type {
   AllocationAction,
   AllocationInstructionAction,

@@ -4,7 +4,7 @@
  * dotted names and (optionally) types by the field numbers of `daml_lf.proto`/`daml_lf2.proto`
  * (digital-asset/canton `community/daml-lf/archive/`). Expressions (signatories, choice bodies, ...) are written as
  * placeholder text literals, so the type-level decoder is exercised on skipping them and the full
- * decoder (`daml-lf/decode.ts`) still reads every package built here.
+ * decoder (`daml-lf/decode/`) still reads every package built here.
  *
  *   const { bytes, mainPackageId } = buildDar({
  *     name: 'my-pkg', version: '1.0.0',

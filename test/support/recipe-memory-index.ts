@@ -5,7 +5,7 @@
  * recipe is rejected with at load.
  */
 import { expect } from 'vitest';
-import { templateKey, type IndexedContract } from '../../src/contracts/contract-index.js';
+import { templateKey, type IndexedContract } from '../../src/contracts/indexed-contract.js';
 import { RegistryError } from '../../src/registry/errors.js';
 import { RecipeConfigError, validateDeclarativeRecipe } from '../../src/registry/recipes/declarative.js';
 import type { RecipeEnv } from '../../src/registry/recipes/recipe.js';

@@ -2,7 +2,7 @@
  * The emulator's Daml-LF engine: the LF 2 package decoder (../decode.ts) and the evaluator
  * (../evaluator.ts) with the builtin functions.
  */
-import { decodeDamlPackage } from '../daml-lf/decode.js';
+import { decodeDamlPackage } from '../daml-lf/decode/index.js';
 import { Evaluator } from '../daml-lf/evaluator.js';
 import { builtinFunction } from '../daml-lf/builtins/index.js';
 import type { DamlEngineParts } from './daml-runtime.js';

@@ -5,7 +5,7 @@
  * flag, argument and return types, key presence, implemented interfaces), interfaces (choices,
  * view type) and data types (record fields, variant constructors, enum constructors).
  * Expressions (signatories, observers, choice bodies, ...) are never decoded here: their bytes are
- * skipped (the full decoder, `daml-lf/decode.ts`, reuses `Lf2Context` for them). Unknown fields
+ * skipped (the full decoder, `daml-lf/decode/`, reuses `Lf2Context` for them). Unknown fields
  * are skipped too.
  */
 import { ProtoError, ProtoMessage, readVarint } from '../shared/protobuf.js';
@@ -186,7 +186,7 @@ export function decodePackage(packageId: string, payload: Buffer): DecodedPackag
 /**
  * The package-wide decoding context of one LF 2 `Package`: its interned strings, dotted names and
  * types (each interned type decoded once and shared), its package imports and `self` resolution.
- * The type-level decoder here and the full decoder (`daml-lf/decode.ts`) both build on it.
+ * The type-level decoder here and the full decoder (`daml-lf/decode/`) both build on it.
  */
 export class Lf2Context {
   private readonly strings: string[] = [];

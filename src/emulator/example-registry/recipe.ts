@@ -10,7 +10,7 @@
  *    `choiceArguments.allocations[].allocationCid` (before their locked holdings), so that an
  *    executor who is no stakeholder of an allocation can settle it.
  */
-import type { IndexedContract } from '../../contracts/contract-index.js';
+import type { IndexedContract } from '../../contracts/indexed-contract.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../../registry/api.js';
 import type { ContextParts, ContractRequest, FactoryParts, RecipeEnv, TransferFactoryParts } from '../../registry/recipes/recipe.js';
 import { TEST_TOKEN_V2_ACCOUNT_CONFIGS_KEY, TestTokenV2Recipe } from '../../registry/recipes/test-token-v2.js';

@@ -45,7 +45,7 @@
  */
 import { formatInstant, parseInstant } from '../../canton/clock.js';
 import type { AnyValue } from '../../canton/lf-value.js';
-import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
+import { templateKey, type IndexedContract } from '../../contracts/indexed-contract.js';
 import { badRequest, notFound } from '../errors.js';
 import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
 import type { InstrumentConfig } from '../instrument-config.js';

@@ -41,7 +41,7 @@
  * succeed. The message names the contracts and how to fix the recipe (a further match field, or
  * `pick: "newest"`).
  */
-import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
+import { templateKey, type IndexedContract } from '../../contracts/indexed-contract.js';
 import {
   ALLOCATION_ACTIONS,
   ALLOCATION_INSTRUCTION_ACTIONS,

@@ -5,7 +5,8 @@
  * validation, disclosure, synchronizer checks, errors), so a recipe stays small.
  */
 import type { AnyValue } from '../../canton/lf-value.js';
-import type { ContractIndex, IndexedContract } from '../../contracts/contract-index.js';
+import type { ContractIndex } from '../../contracts/contract-index.js';
+import type { IndexedContract } from '../../contracts/indexed-contract.js';
 import type { ApiVersion, AllocationAction, AllocationInstructionAction, TransferInstructionAction } from '../api.js';
 import { isObject } from '../../canton/json-shape.js';
 import type { MaybePromise } from '../maybe-promise.js';

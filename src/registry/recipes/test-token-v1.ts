@@ -8,7 +8,7 @@
  *    (TestTokenV1 has no pre-approvals, so never `direct`).
  * TestTokenV1 implements only the V1 APIs: v2 endpoints answer 400 saying so.
  */
-import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
+import { templateKey, type IndexedContract } from '../../contracts/indexed-contract.js';
 import { notFound, RegistryError } from '../errors.js';
 import type { ContextParts, ContractKind, ContractRequest, FactoryParts, Recipe, RecipeEnv, TransferFactoryParts } from './recipe.js';
 import { UnsupportedOperation, TOKEN_STANDARD_V1_APIS } from './recipe.js';

@@ -22,7 +22,7 @@
  * configuration is known; a V2 transfer that would create an offer must not carry `cip-112/sender.*`
  * or `cip-112/receiver.*` meta keys (the offer's `isValidTransferV2` ensure).
  */
-import { templateKey, type IndexedContract } from '../../contracts/contract-index.js';
+import { templateKey, type IndexedContract } from '../../contracts/indexed-contract.js';
 import type { AnyValue } from '../../canton/lf-value.js';
 import { badRequest, notFound, RegistryError } from '../errors.js';
 import { isObject } from '../../canton/json-shape.js';

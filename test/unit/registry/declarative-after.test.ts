@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { contractMaker, memoryRecipeEnv, recipeProblems, registryOutcome } from '../../support/recipe-memory-index.js';
-import type { IndexedContract } from '../../../src/contracts/contract-index.js';
+import type { IndexedContract } from '../../../src/contracts/indexed-contract.js';
 import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/recipe-schema.js';
 import { DeclarativeRecipe, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 

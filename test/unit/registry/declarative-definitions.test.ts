@@ -9,7 +9,7 @@ import { recipeProblems } from '../../support/recipe-memory-index.js';
 import { DeclarativeRecipe, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
 import { ConfigError } from '../../../src/canton/config-error.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
-import type { IndexedContract } from '../../../src/contracts/contract-index.js';
+import type { IndexedContract } from '../../../src/contracts/indexed-contract.js';
 import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';
 import { RegistryError, statusOf } from '../../../src/registry/errors.js';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { IndexState } from '../../../src/contracts/contract-index.js';
+import type { IndexState } from '../../../src/contracts/index-state.js';
 import { registryHealthApp, registryHostApp } from '../../../src/registry/health.js';
 
 describe('registryHealthApp', () => {

@@ -3,7 +3,7 @@
  * cache entry): an internal error naming the contract, or no instrument, never a TypeError.
  */
 import { describe, expect, it } from 'vitest';
-import type { IndexedContract } from '../../../src/contracts/contract-index.js';
+import type { IndexedContract } from '../../../src/contracts/indexed-contract.js';
 import { RegistryError } from '../../../src/registry/errors.js';
 import { TestTokenV2Recipe, TestTokenV2Templates as T } from '../../../src/registry/recipes/test-token-v2.js';
 import type { RecipeEnv } from '../../../src/registry/recipes/recipe.js';

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
-import { decodeDamlPackage } from '../../../../src/emulator/daml-lf/decode.js';
+import { decodeDamlPackage } from '../../../../src/emulator/daml-lf/decode/index.js';
 import { Evaluator } from '../../../../src/emulator/daml-lf/evaluator.js';
 import { DamlRuntime } from '../../../../src/emulator/daml-lf-bridge/daml-runtime.js';
 import { installDamlTemplates } from '../../../../src/emulator/daml-lf-bridge/install.js';

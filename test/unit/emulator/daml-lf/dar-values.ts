@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { DamlPackage, LfType, PackageLookup, TypeConRef } from '../../../../src/emulator/daml-lf/ast.js';
-import { decodeDamlPackage } from '../../../../src/emulator/daml-lf/decode.js';
+import { decodeDamlPackage } from '../../../../src/emulator/daml-lf/decode/index.js';
 import { decodeDar } from '../../../../src/emulator/dar/index.js';
 import type { Value } from '../../../../src/emulator/lf-value/runtime-value.js';
 

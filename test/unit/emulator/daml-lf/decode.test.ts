@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeDar, type DecodedPackage } from '../../../../src/emulator/dar/index.js';
-import { decodeDamlPackage, decodeDamlPackageWithStats } from '../../../../src/emulator/daml-lf/decode.js';
+import { decodeDamlPackage, decodeDamlPackageWithStats } from '../../../../src/emulator/daml-lf/decode/index.js';
 import type { CasePattern, DamlPackage, Expr } from '../../../../src/emulator/daml-lf/ast.js';
 import { LfDecodeError } from '../../../../src/emulator/dar/lf2.js';
 import { ProtoWriter } from '../../../../src/emulator/shared/protobuf-writer.js';

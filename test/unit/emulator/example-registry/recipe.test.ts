@@ -5,8 +5,8 @@
  * allocations it is given between TokenRules and their locked holdings.
  */
 import { describe, expect, it } from 'vitest';
-import type { IndexedContract } from '../../../../src/contracts/contract-index.js';
-import { templateKey } from '../../../../src/contracts/contract-index.js';
+import type { IndexedContract } from '../../../../src/contracts/indexed-contract.js';
+import { templateKey } from '../../../../src/contracts/indexed-contract.js';
 import { ExampleRegistryTestTokenV2Recipe } from '../../../../src/emulator/example-registry/recipe.js';
 import type { RecipeEnv } from '../../../../src/registry/recipes/recipe.js';
 import { TestTokenV2Templates as T } from '../../../../src/registry/recipes/test-token-v2.js';
