@@ -87,7 +87,7 @@ async function startDaml(): Promise<Result> {
   const wall: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < 3; i++) {
-    const { child, readyMs } = await startCli({ TEMPLATE_ENGINE: 'daml', DARS_DIR, SCAN_PORT: '0', VALIDATOR_PORT: '0' });
+    const { child, readyMs } = await startCli({ TEMPLATE_ENGINE: 'daml', DARS_DIR, SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0' });
     wall.push(readyMs);
     cpu.push(processCpuMs(child.pid) ?? -1);
     child.kill('SIGTERM');

@@ -141,7 +141,7 @@ async function startEmulatedStack(projectRoot = root, name = 'registry'): Promis
   const outPath = join(root, '.bench-out', `${name}-stdout.log`);
   const out = openSync(outPath, 'w');
   const child = spawn(cmd, args, {
-    env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL, REDIS_URL: '' },
+    env: { ...process.env, PORT: '0', REGISTRY_PORT: '0', SCAN_PORT: '0', VALIDATOR_PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL, REDIS_URL: '' },
     stdio: ['ignore', out, 'inherit'],
   });
   closeSync(out);
