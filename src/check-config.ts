@@ -19,7 +19,7 @@ import { LedgerClient } from './ledger-client/client.js';
 import { LedgerError } from './ledger-client/errors.js';
 import { createRegistry } from './registry/index.js';
 import { builtInRecipes, declarativeRecipes } from './registry/recipes/index.js';
-import { DeclarativeRecipe } from './registry/recipes/declarative.js';
+import { DeclarativeRecipe } from './registry/recipes/declarative/declarative-recipe.js';
 import type { Recipe } from './registry/recipes/recipe.js';
 import { credentialsRejected, tokenProviderOf } from './serve.js';
 

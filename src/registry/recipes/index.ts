@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Recipe } from './recipe.js';
 import { TestTokenV1Recipe } from './test-token-v1.js';
 import { TestTokenV2Recipe } from './test-token-v2.js';
-import { DeclarativeRecipe, RecipeConfigError } from './declarative.js';
+import { DeclarativeRecipe, RecipeConfigError } from './declarative/declarative-recipe.js';
 import { AmuletRecipe } from './amulet.js';
 import type { AmuletRegistryCompat } from './amulet-compat.js';
 import { ConfigError } from '../../canton/config-error.js';

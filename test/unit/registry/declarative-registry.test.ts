@@ -13,7 +13,7 @@ import { MemoryCache } from '../../../src/cache/memory-cache.js';
 import { LedgerClient } from '../../../src/ledger-client/client.js';
 import { noAuth } from '../../../src/ledger-client/auth.js';
 import { createRegistry, type Registry } from '../../../src/registry/index.js';
-import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative.js';
+import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
 import { inProcessFetch as inProcess } from '../../../src/ledger-client/in-process.js';
 import { contextOf, contextValues, disclosedIds, errorOf, factoryOf } from '../../support/registry-wire.js';
 import { declarativeRecipes } from '../../../src/registry/recipes/index.js';

@@ -1,6 +1,6 @@
 /**
  * A recipe from configuration, for a Daml token model that has no built-in recipe.
- * The configuration (recipe-schema.ts beside it, validated at start-up) says, per endpoint:
+ * The configuration (validation.ts beside it, validated at start-up) says, per endpoint:
  *  - which contract is the factory: by template or interface, field matches against the choice
  *    arguments (e.g. the instrument), optionally a synchronizer;
  *  - which contracts form the choice context, each under a key, found by template plus field
@@ -41,7 +41,7 @@
  * succeed. The message names the contracts and how to fix the recipe (a further match field, or
  * `pick: "newest"`).
  */
-import { templateKey, type IndexedContract } from '../../contracts/indexed-contract.js';
+import { templateKey, type IndexedContract } from '../../../contracts/indexed-contract.js';
 import {
   ALLOCATION_ACTIONS,
   ALLOCATION_INSTRUCTION_ACTIONS,
@@ -71,11 +71,11 @@ import {
   type TemplateTerm,
   termExpressions,
   type ValueExpr,
-} from './recipe-schema.js';
-import type { AnyValue } from '../../canton/lf-value.js';
-import { formatInstant, parseInstant } from '../../canton/clock.js';
-import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../api.js';
-import { badRequest, notFound, RegistryError } from '../errors.js';
+} from './validation.js';
+import type { AnyValue } from '../../../canton/lf-value.js';
+import { formatInstant, parseInstant } from '../../../canton/clock.js';
+import type { AllocationAction, AllocationInstructionAction, ApiVersion, TransferInstructionAction } from '../../api.js';
+import { badRequest, notFound, RegistryError } from '../../errors.js';
 import {
   contractIdValue,
   instrumentIdOf,
@@ -87,10 +87,10 @@ import {
   type Recipe,
   type RecipeEnv,
   type TransferFactoryParts,
-} from './recipe.js';
+} from '../recipe.js';
 
-export { DeclarativeRecipeSchema, validateDeclarativeRecipe, RecipeConfigError } from './recipe-schema.js';
-export type { DeclarativeRecipeConfig, ValidatedRecipe } from './recipe-schema.js';
+export { DeclarativeRecipeSchema, validateDeclarativeRecipe, RecipeConfigError } from './validation.js';
+export type { DeclarativeRecipeConfig, ValidatedRecipe } from './validation.js';
 
 /** What value expressions can read while resolving one request. */
 interface Scope {

@@ -36,7 +36,7 @@
  *    is not is accepted with a warning, since Splice's own keys (`amulet-rules`) are not either.
  */
 import { z } from 'zod';
-import { zodProblems } from '../../canton/config-error.js';
+import { zodProblems } from '../../../canton/config-error.js';
 
 export const FACTORY_ENDPOINTS = ['transferFactory.v1', 'transferFactory.v2', 'allocationFactory.v1', 'allocationFactory.v2', 'settlementFactory'] as const;
 export type FactoryEndpoint = (typeof FACTORY_ENDPOINTS)[number];
