@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { runGeneratedDocCommand, withGenerated, type GeneratedDoc } from './generated-doc.js';
 import { ENVIRONMENT_VARIABLES, type EnvironmentVariable, type Mode } from '../src/config/environment.js';
-import { recipeJsonSchemaOverride } from '../src/registry/recipes/declarative/validation.js';
+import { recipeJsonSchemaOverride } from '../src/registry/recipes/declarative/schema/document.js';
 import { RegistryConfigSchema } from '../src/config/registry.js';
 import { EmulatorConfigSchema } from '../src/config/schema.js';
 import { UpstreamsConfigSchema } from '../src/config/upstreams.js';

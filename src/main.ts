@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { ConfigError, loadEmulatorConfig } from './config/load.js';
 import { EmulatorConfigSchema } from './config/schema.js';
 import { RegistryConfigSchema } from './config/registry.js';
-import { recipeJsonSchemaOverride } from './registry/recipes/declarative/validation.js';
+import { recipeJsonSchemaOverride } from './registry/recipes/declarative/schema/document.js';
 import { startStack } from './stack.js';
 import { DurableState } from './emulator/participant/durability/durable-state.js';
 import { describeUpstream, loadUpstreamsConfig } from './config/upstreams.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { parseRedisUrl } from '../cache/redis-cache.js';
 import { RegistryLimitsSchema } from '../http/limits.js';
 import { OperationsConfigShape } from './operations.js';
-import { DeclarativeRecipeSchema } from '../registry/recipes/declarative/validation.js';
+import { DeclarativeRecipeSchema } from '../registry/recipes/declarative/schema/document.js';
 import { AmuletRegistryCompatSchema } from '../registry/recipes/amulet-compat.js';
 
 export const InstrumentConfigSchema = z

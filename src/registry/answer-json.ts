@@ -117,7 +117,7 @@ function contextHead(cc: ChoiceContext): string {
 /**
  * Whether two JSON values serialise to the same text: equal primitives, arrays, and plain objects
  * with the same keys in the same order. Anything else (a Date, a Map) counts as different. (Not
- * the Daml-value equality of recipes/declarative.ts, where key order does not matter and an
+ * the Daml-value equality of recipes/declarative/json-values.ts, where key order does not matter and an
  * absent field equals null: here the bytes of an answer are at stake.)
  */
 export function sameJsonText(a: unknown, b: unknown): boolean {

@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import { templateKey, type IndexedContract } from '../../src/contracts/indexed-contract.js';
 import { RegistryError } from '../../src/registry/errors.js';
-import { RecipeConfigError, validateDeclarativeRecipe } from '../../src/registry/recipes/declarative/declarative-recipe.js';
+import { RecipeConfigError, validateDeclarativeRecipe } from '../../src/registry/recipes/declarative/validation.js';
 import type { RecipeEnv } from '../../src/registry/recipes/recipe.js';
 
 /** A factory of contracts with ids `0001`, `0002`, … in the order they are made. */

@@ -257,6 +257,12 @@ describe('no arrows up', () => {
     expect(sourceFiles(join(SRC, 'emulator')).filter((f) => isOptionsModule(relative(SRC, f))).length).toBeGreaterThan(5);
   });
 
+  it('the declarative recipes\' schema (what config/ takes) loads none of their interpreter or validation', () => {
+    const schema = 'registry/recipes/declarative/schema/';
+    expect(edges((f) => f.startsWith(schema), (f) => !f.startsWith(schema) && !f.startsWith('canton/'))).toEqual([]);
+    expect(edges((f) => f.startsWith('config/'), (f) => f.startsWith('registry/recipes/declarative/') && !f.startsWith(schema))).toEqual([]);
+  });
+
   it('http/ is plumbing: it imports no domain module (ledger client, cache, contract index, registry, emulator)', () => {
     const domain = ['ledger-client/', 'cache/', 'contracts/', 'registry/', 'emulator/'];
     expect(edges((f) => f.startsWith('http/'), (f) => domain.some((d) => f.startsWith(d)))).toEqual([]);

@@ -8,8 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { contractMaker, memoryRecipeEnv, recipeProblems, registryOutcome } from '../../support/recipe-memory-index.js';
 import type { IndexedContract } from '../../../src/contracts/indexed-contract.js';
-import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/declarative/validation.js';
-import { DeclarativeRecipe, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
+import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/declarative/schema/document.js';
+import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
+import { validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative/validation.js';
 
 const ADMIN = 'admin::1220aa';
 const T = {

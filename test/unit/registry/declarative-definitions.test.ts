@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { recipeProblems } from '../../support/recipe-memory-index.js';
-import { DeclarativeRecipe, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
+import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
+import { validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative/validation.js';
 import { ConfigError } from '../../../src/canton/config-error.js';
 import { parseRegistryConfig } from '../../../src/serve.js';
 import type { IndexedContract } from '../../../src/contracts/indexed-contract.js';

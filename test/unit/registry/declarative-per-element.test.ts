@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { contractMaker, memoryRecipeEnv, registryOutcome } from '../../support/recipe-memory-index.js';
 import type { IndexedContract } from '../../../src/contracts/indexed-contract.js';
-import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/declarative/validation.js';
+import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/declarative/schema/document.js';
 import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
 
 const ADMIN = 'admin::1220aa';

@@ -3,8 +3,9 @@
  * what is wrong and what is allowed, and all of them are reported at once.
  */
 import { describe, expect, it } from 'vitest';
-import { DeclarativeRecipe, DeclarativeRecipeSchema, RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
-import type { DeclarativeRecipeInput } from '../../../src/registry/recipes/declarative/validation.js';
+import { DeclarativeRecipe } from '../../../src/registry/recipes/declarative/declarative-recipe.js';
+import { type DeclarativeRecipeInput, DeclarativeRecipeSchema } from '../../../src/registry/recipes/declarative/schema/document.js';
+import { RecipeConfigError, validateDeclarativeRecipe } from '../../../src/registry/recipes/declarative/validation.js';
 
 import ACME_EXAMPLE from '../../../docs/examples/acme-token.registry.json' with { type: 'json' };
 
