@@ -37,6 +37,15 @@ const PREDICATE_FORMS =
 /** A non-negative whole number, as a `count` predicate compares with. */
 export const WHOLE_NUMBER = /^(0|[1-9][0-9]*)$/;
 
+/** Parses an operand of a predicate or computed value: a computed value (an object) or a value expression. */
+function parseOperand(x: unknown, at: PropertyKey[], ctx: z.RefinementCtx): Operand | undefined {
+  if (x !== null && typeof x === 'object') return parseComputed(x, at, ctx);
+  const r = ValueExprSchema.safeParse(x);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: at });
+  return undefined;
+}
+
 /** Parses a predicate, reporting each mistake at its own path. */
 function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): Predicate | undefined {
   const fail = (message: string, at: PropertyKey[] = path) => {
@@ -45,13 +54,7 @@ function parsePredicate(v: unknown, path: PropertyKey[], ctx: z.RefinementCtx): 
   };
   if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).length !== 1) return fail(`a predicate is one of ${PREDICATE_FORMS}`);
   const [op, arg] = Object.entries(v)[0]!;
-  const operand = (x: unknown, at: PropertyKey[]): Operand | undefined => {
-    if (x !== null && typeof x === 'object') return parseComputed(x, at, ctx);
-    const r = ValueExprSchema.safeParse(x);
-    if (r.success) return r.data;
-    for (const i of r.error.issues) fail(i.message, at);
-    return undefined;
-  };
+  const operand = (x: unknown, at: PropertyKey[]) => parseOperand(x, at, ctx);
   switch (op) {
     case 'eq':
     case 'in':
@@ -113,13 +116,7 @@ function parseComputed(v: object, path: PropertyKey[], ctx: z.RefinementCtx): Co
     ctx.addIssue({ code: 'custom', message, path: at });
     return undefined;
   };
-  const operand = (x: unknown, at: PropertyKey[]): Operand | undefined => {
-    if (x !== null && typeof x === 'object') return parseComputed(x, at, ctx);
-    const r = ValueExprSchema.safeParse(x);
-    if (r.success) return r.data;
-    for (const i of r.error.issues) fail(i.message, at);
-    return undefined;
-  };
+  const operand = (x: unknown, at: PropertyKey[]) => parseOperand(x, at, ctx);
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o);
   if (!Array.isArray(v) && keys.length === 1 && (keys[0] === 'list' || keys[0] === 'union')) {
