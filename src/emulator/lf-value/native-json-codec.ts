@@ -14,6 +14,7 @@ import { fieldPath } from './json-codec.js';
 import type { NativeValueType } from './native-type.js';
 import { INT64_MAX, INT64_MIN } from './runtime-value.js';
 import { ArgumentError, expectContractId, expectParty, expectRecord, expectText, formatDecimal, formatTime, parseDecimal, parseTime } from '../../canton/lf-value.js';
+import { daysInMonth } from '../../canton/calendar.js';
 
 /** How `normalize` reads a record's fields. */
 export interface RecordRules {
@@ -49,8 +50,9 @@ function dateText(v: unknown, path: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (!m) throw bad();
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const day = new Date(Date.UTC(y, mo - 1, d));
-  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) throw bad();
+  // Daml's Date range starts at 0001-01-01; the calendar is checked by hand, since `Date.UTC`
+  // reads the years 0-99 as 1900-1999.
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) throw bad();
   return v;
 }
 

@@ -13,6 +13,12 @@ describe('normalize', () => {
     expect(() => normalize('date', '2023-02-29', 'd')).toThrow(ArgumentError);
     expect(() => normalize('date', '2024-02-29T00:00:00Z', 'd')).toThrow('d: expected a Date (yyyy-mm-dd), got "2024-02-29T00:00:00Z"');
     expect(() => normalize('date', 20240229, 'd')).toThrow(ArgumentError);
+    // Daml's Date range starts at 0001-01-01: the years 1-99 are years, not 1901-1999
+    expect(normalize('date', '0050-06-01', 'd')).toBe('0050-06-01');
+    expect(normalize('date', '0001-01-01', 'd')).toBe('0001-01-01');
+    expect(normalize('date', '0004-02-29', 'd')).toBe('0004-02-29');
+    expect(() => normalize('date', '0000-01-01', 'd')).toThrow('d: expected a Date (yyyy-mm-dd), got "0000-01-01"');
+    expect(() => normalize('date', '2024-13-01', 'd')).toThrow(ArgumentError);
   });
 
   it('reads an Int64 in Long.parseLong syntax, as Canton does: an optional sign, decimal digits', () => {
