@@ -173,6 +173,8 @@ export function buildEmulator(
         dir: config.stateDir,
         synchronizer: engine.synchronizer,
         participants: engines,
+        // Put back here, before the services start: nothing reads the time of the restored world first.
+        clock,
         snapshotEvery: config.snapshotEvery,
         probeEveryMs: config.stateProbeEveryMs,
         io: opts.stateDirIo,

@@ -13,7 +13,9 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { jsonErrorBodyLimit } from '../../http/body-limit.js';
 import { validationMessage } from '../../registry/dispatch.js';
+import { LedgerApiError } from '../../canton/errors.js';
 import { isAdmin } from '../participant/claims.js';
+import { plainRefusal } from '../participant/durability/durable-state.js';
 import type { Authenticator } from '../ledger-api/auth.js';
 import {
   AdminErrorSchema,
@@ -258,6 +260,9 @@ export function createAdminApp(deps: AdminAppDeps): OpenAPIHono {
   app.notFound((c) => c.json({ error: `no such admin endpoint: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
     if (err instanceof AdminError) return c.json({ error: err.message }, err.status);
+    // A change STATE_DIR cannot persist now (a clock advance on a full disk): the 503 every
+    // refused write gets (answerWhenDurable), not an unexpected error.
+    if (err instanceof LedgerApiError && err.code === 'INDEX_DB_SQL_TRANSIENT_ERROR') return plainRefusal(err);
     // A body that is not JSON, or not sent as JSON (curl's `-d` says form data): bad input, 400.
     if (err instanceof HTTPException && err.status === 415) return c.json({ error: 'send the body as JSON, with content-type: application/json' }, 400);
     // Malformed JSON, a body too large: Hono's validator and body limit say so with a 4xx.

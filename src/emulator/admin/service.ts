@@ -6,7 +6,7 @@
  *
  * KNOWN LIMITATIONS (README "Between tests" lists them too):
  *  - snapshots live in memory, for the life of the process; with STATE_DIR a restore is written to
- *    disk (a compaction), but the clock's advance is not kept across a restart;
+ *    disk (a compaction); a clock advance is journaled there like any change (./clock.ts);
  *  - a restore does not take back DAR uploads, and ids keep counting (world-state.ts says why);
  *  - open websocket streams of the ledger end at a restore with SERVICE_NOT_RUNNING (the ledger
  *    they followed was replaced); an open-ended HTTP list poll in flight ends at its idle timeout;

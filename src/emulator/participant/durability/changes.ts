@@ -22,7 +22,9 @@ export type StateChange =
   | { kind: 'user'; participant: string; id: string; user: SavedUser | undefined }
   | { kind: 'dar'; participant: string; upload: SavedDarUpload }
   | { kind: 'host'; party: string; participantId: string; permission: HostingPermission; threshold: number }
-  | { kind: 'external'; record: SavedExternalParty };
+  | { kind: 'external'; record: SavedExternalParty }
+  /** The world's clock moved ahead: how far ahead of the base clock it now is (admin/clock.ts). */
+  | { kind: 'clock'; skewMicros: bigint };
 
 /** Where the stores send their changes. */
 export interface StateJournal {

@@ -3,7 +3,7 @@
  *
  * Two files in the directory:
  *  - `journal.log`: every change of the world (changes.ts: commits, parties, users, DARs, topology,
- *    external parties) as a framed record (record-log.ts), appended as it happens; the HTTP layer
+ *    external parties, the clock's advances) as a framed record (record-log.ts), appended as it happens; the HTTP layer
  *    waits for `flush()` (write + fdatasync, shared by concurrent requests) before it answers, so an
  *    acknowledged command is on disk;
  *  - `snapshot.bin`: the whole world at one journal sequence number, written to a temporary file,
@@ -82,6 +82,8 @@ interface Snapshot {
   externals: SavedExternalParty[];
   traffic: Array<[string, TrafficState]>;
   participants: SavedParticipant[];
+  /** The clock's skew over its base clock; absent in directories written before it was kept (0). */
+  clockSkewMicros?: bigint;
 }
 
 interface JournalRecord {
@@ -96,6 +98,8 @@ export interface DurableStateOptions {
   synchronizer: Synchronizer;
   participants: readonly LedgerEngine[];
   identity: StateIdentity;
+  /** The world's clock whose skew (admin/clock.ts SkewedClock) is kept: put back at open, journaled at each advance. */
+  clock?: SkewableClock;
   /** Changes between snapshots (default 10,000). */
   snapshotEvery?: number;
   /** How often a node whose writes failed tries a probe write to resume (default 1 s). */
@@ -103,6 +107,12 @@ export interface DurableStateOptions {
   logger?: Pick<Logger, 'error' | 'warn' | 'info'>;
   /** The journal's file operations and the probe write (default node:fs; tests inject failing ones). */
   io?: StateDirIo;
+}
+
+/** A clock moved ahead of its base clock by a skew, which journals its advances when given a journal. */
+export interface SkewableClock {
+  skewMicros: bigint;
+  journal: StateJournal | undefined;
 }
 
 /** What durable state writes through, besides snapshots: a seam for tests of failing disks. */
@@ -186,6 +196,7 @@ export class DurableState implements StateJournal {
     }
     for (const e of opts.participants) e.updates.deferPublication();
     opts.synchronizer.journal = this;
+    if (opts.clock) opts.clock.journal = this;
   }
 
   private openIn(opts: DurableStateOptions): { opened: OpenedState; log: RecordLog } {
@@ -324,6 +335,7 @@ export class DurableState implements StateJournal {
       this.opts.logger?.error({ err: e, dir: this.opts.dir }, `journal not flushed at close (${errnoText(asError(e))})`);
     }
     if (this.opts.synchronizer.journal === this) this.opts.synchronizer.journal = undefined;
+    if (this.opts.clock?.journal === this) this.opts.clock.journal = undefined;
   }
 
   /** After a sync: what it made durable is published to readers and subscribers. */
@@ -437,6 +449,7 @@ export class DurableState implements StateJournal {
       hosting: sync.savedHosting(),
       externals: sync.externalParties.all().map(savedExternalParty),
       traffic: sync.traffic.savedStates(),
+      clockSkewMicros: this.opts.clock?.skewMicros ?? 0n,
       participants: this.opts.participants.map((e) => ({
         name: e.participantName,
         parties: e.parties.all(),
@@ -495,6 +508,7 @@ export class DurableState implements StateJournal {
     }
     sync.ids.position = s.ids;
     this.seq = s.seq;
+    if (this.opts.clock) this.opts.clock.skewMicros = s.clockSkewMicros ?? 0n;
   }
 
   private apply(c: StateChange): void {
@@ -517,6 +531,9 @@ export class DurableState implements StateJournal {
         return;
       case 'external':
         this.opts.synchronizer.externalParties.restore(externalRecord(c.record));
+        return;
+      case 'clock':
+        if (this.opts.clock) this.opts.clock.skewMicros = c.skewMicros;
         return;
     }
   }
