@@ -260,9 +260,9 @@ export function createAdminApp(deps: AdminAppDeps): OpenAPIHono {
   app.notFound((c) => c.json({ error: `no such admin endpoint: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
     if (err instanceof AdminError) return c.json({ error: err.message }, err.status);
-    // A change STATE_DIR cannot persist now (a clock advance on a full disk): the 503 every
-    // refused write gets (answerWhenDurable), not an unexpected error.
-    if (err instanceof LedgerApiError && err.code === 'INDEX_DB_SQL_TRANSIENT_ERROR') return plainRefusal(err);
+    // The ledger unavailable for now (e.g. STATE_DIR cannot persist a change: a full disk): the
+    // 503 with Retry-After every refused write gets (answerWhenDurable), not an unexpected error.
+    if (err instanceof LedgerApiError && err.httpStatus === 503) return plainRefusal(err);
     // A body that is not JSON, or not sent as JSON (curl's `-d` says form data): bad input, 400.
     if (err instanceof HTTPException && err.status === 415) return c.json({ error: 'send the body as JSON, with content-type: application/json' }, 400);
     // Malformed JSON, a body too large: Hono's validator and body limit say so with a 4xx.

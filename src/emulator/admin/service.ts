@@ -225,8 +225,10 @@ export class AdminService {
           break;
       }
     } catch (e) {
-      // A refused submission commits nothing; the ledger's own words say why.
-      if (e instanceof LedgerApiError || e instanceof ArgumentError) throw new AdminError(400, `the ledger refused the mint: ${e.message}`);
+      // A refused submission commits nothing; the ledger's own words say why. A server-side
+      // refusal (5xx: the ledger cannot persist now) is not the caller's mistake: it goes on to
+      // the app's error handler, which answers it as the ledger's unavailability.
+      if (e instanceof ArgumentError || (e instanceof LedgerApiError && e.httpStatus < 500)) throw new AdminError(400, `the ledger refused the mint: ${e.message}`);
       throw e;
     }
     const created = engine.contracts.get(cid);

@@ -175,6 +175,11 @@ describe('STATE_DIR keeps the clock', () => {
       expect(now.skewSeconds, round).toBe(60);
       expect(now.nowMs).toBeLessThan(before.nowMs + DAY * 1000);
     }
+    // a mint refused for the same reason: the ledger's unavailability (503), not the caller's mistake (400)
+    const minted = await call(stack.adminUrl, 'POST', '/admin/v1/mint', { instrument: 'TT1', owner: 'alice', amount: '1' });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(503);
+    expect(minted.headers.get('retry-after')).toBe('1');
+    expect(minted.body).toEqual({ error: expect.stringMatching(/cannot persist to STATE_DIR .* \(ENOSPC: no space left on device\)$/) });
     state.full = false;
     await until(async () => (await call(stack.ledgerUrl, 'GET', '/readyz')).status === 200, 10_000, 'readyz 200 once writes work');
     expect((await advance(stack, 60)).status).toBe(200);
