@@ -38,3 +38,25 @@ export function runGeneratedDocCommand(doc: GeneratedDoc, render: () => string, 
     console.log(`${doc.name} is current`);
   }
 }
+
+/** The parts of a JSON Schema (as `z.toJSONSchema` writes them) the generated references read. */
+export type JsonSchema = {
+  type?: string | string[];
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  const?: unknown;
+  pattern?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  additionalProperties?: JsonSchema | boolean;
+  propertyNames?: JsonSchema;
+  minItems?: number;
+};
+
+export function isSchema(v: unknown): v is JsonSchema {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
