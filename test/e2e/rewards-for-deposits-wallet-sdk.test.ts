@@ -64,6 +64,26 @@ interface External {
   privateKey: string;
 }
 
+/** How the example acts as its external parties, over the SDK a suite has started (read when called). */
+function externalPartySteps(sdkOf: () => AmuletSdk) {
+  type Prepare = Parameters<AmuletSdk['ledger']['prepare']>[0];
+  return {
+    /** Prepare, sign with the party's key, execute: how the example submits every external-party command. */
+    execute: async (party: External, commands: Prepare['commands'], disclosedContracts?: Prepare['disclosedContracts']) =>
+      sdkOf()
+        .ledger.prepare({ partyId: party.partyId, commands, ...(disclosedContracts ? { disclosedContracts } : {}) })
+        .sign(party.privateKey)
+        .execute({ partyId: party.partyId }),
+    /** The example's `partiesUtxos`: the sum of a party's unlocked holdings, as the SDK lists them by default. */
+    utxoSum: async (party: External) => (await sdkOf().token.utxos.list({ partyId: party.partyId })).reduce((acc, u) => acc + Number(u.interfaceViewValue.amount), 0),
+    newExternal: async (hint: string): Promise<External> => {
+      const keys = sdkOf().keys.generate();
+      const created = await sdkOf().party.external.create(keys.publicKey, { partyHint: hint }).sign(keys.privateKey).execute();
+      return { partyId: created.partyId, privateKey: keys.privateKey };
+    },
+  };
+}
+
 describe.each([
   { engine: 'native' as const, what: 'native Amulet' },
   { engine: 'daml' as const, what: 'Amulet evaluated from its DAR too (TEMPLATE_ENGINE=daml)' },
@@ -77,22 +97,10 @@ describe.each([
   let treasury: External;
   let featuredAppRight: FeaturedAppRight;
 
-  /** Prepare, sign with the party's key, execute: how the example submits every external-party command. */
-  const execute = async (party: External, commands: Parameters<AmuletSdk['ledger']['prepare']>[0]['commands'], disclosedContracts?: Parameters<AmuletSdk['ledger']['prepare']>[0]['disclosedContracts']) =>
-    sdk.ledger
-      .prepare({ partyId: party.partyId, commands, ...(disclosedContracts ? { disclosedContracts } : {}) })
-      .sign(party.privateKey)
-      .execute({ partyId: party.partyId });
-  /** The example's `partiesUtxos`: the sum of a party's unlocked holdings, as the SDK lists them by default. */
-  const utxoSum = async (party: External) => (await sdk.token.utxos.list({ partyId: party.partyId })).reduce((acc, u) => acc + Number(u.interfaceViewValue.amount), 0);
+  const { execute, utxoSum, newExternal } = externalPartySteps(() => sdk);
   // The example reads them with `acsReader.readJsContracts` (newer SDKs); 1.4.0's equivalent read:
   const proxies = () => sdk.ledger.acs.read({ parties: [treasury.partyId], templateIds: [DELEGATE_PROXY], filterByParty: true });
   const markers = () => sdk.ledger.acs.read({ parties: [validator], templateIds: [ACTIVITY_MARKER], filterByParty: true });
-  const newExternal = async (hint: string): Promise<External> => {
-    const keys = sdk.keys.generate();
-    const created = await sdk.party.external.create(keys.publicKey, { partyHint: hint }).sign(keys.privateKey).execute();
-    return { partyId: created.partyId, privateKey: keys.privateKey };
-  };
 
   beforeAll(async () => {
     stack = await startStack({
@@ -247,18 +255,8 @@ describe('wallet SDK 1.4.0: example 13 as written, on a pre-CIP-0119 world (paid
   let treasury: External;
   let featuredAppRight: FeaturedAppRight;
 
-  const execute = async (party: External, commands: Parameters<AmuletSdk['ledger']['prepare']>[0]['commands'], disclosedContracts?: Parameters<AmuletSdk['ledger']['prepare']>[0]['disclosedContracts']) =>
-    sdk.ledger
-      .prepare({ partyId: party.partyId, commands, ...(disclosedContracts ? { disclosedContracts } : {}) })
-      .sign(party.privateKey)
-      .execute({ partyId: party.partyId });
-  const utxoSum = async (party: External) => (await sdk.token.utxos.list({ partyId: party.partyId })).reduce((acc, u) => acc + Number(u.interfaceViewValue.amount), 0);
+  const { execute, utxoSum, newExternal } = externalPartySteps(() => sdk);
   const proxies = () => sdk.ledger.acs.read({ parties: [treasury.partyId], templateIds: [DELEGATE_PROXY], filterByParty: true });
-  const newExternal = async (hint: string): Promise<External> => {
-    const keys = sdk.keys.generate();
-    const created = await sdk.party.external.create(keys.publicKey, { partyHint: hint }).sign(keys.privateKey).execute();
-    return { partyId: created.partyId, privateKey: keys.privateKey };
-  };
 
   beforeAll(async () => {
     const world = DemoWorldSchema.parse({ ...DEFAULT_DEMO_WORLD, amulet: { ...DEFAULT_DEMO_WORLD.amulet, transferPreapprovalBaseDurationDays: 0 } });
