@@ -67,7 +67,8 @@ export interface AdminAppDeps {
   page?: (app: OpenAPIHono) => void;
 }
 
-const errors = (statuses: ReadonlyArray<400 | 401 | 403 | 404>) =>
+// 503: a write the ledger cannot persist now (STATE_DIR on a full disk), with Retry-After.
+const errors = (statuses: ReadonlyArray<400 | 401 | 403 | 404 | 503>) =>
   Object.fromEntries(statuses.map((s) => [s, { description: 'error', content: { 'application/json': { schema: AdminErrorSchema } } }]));
 
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { 'application/json': { schema } } } });
@@ -87,14 +88,14 @@ const routes = {
     operationId: 'restoreSnapshot',
     description: 'Puts the world back as it was at the snapshot; open ledger streams end with SERVICE_NOT_RUNNING.',
     request: { params: SnapshotIdParamSchema },
-    responses: { ...ok(RestoredSchema), ...errors([400, 401, 403, 404]) },
+    responses: { ...ok(RestoredSchema), ...errors([400, 401, 403, 404, 503]) },
   }),
   reset: createRoute({
     method: 'post',
     path: '/admin/v1/reset',
     operationId: 'reset',
     description: 'Puts the world back as the emulator started it (the seeded demo world).',
-    responses: { ...ok(ResetDoneSchema), ...errors([401, 403]) },
+    responses: { ...ok(ResetDoneSchema), ...errors([401, 403, 503]) },
   }),
   clock: createRoute({
     method: 'get',
@@ -109,7 +110,7 @@ const routes = {
     operationId: 'advanceClock',
     description: 'Moves ledger time forward; deadlines pass and the Amulet round automation runs at the new time.',
     request: jsonBody(AdvanceClockRequestSchema),
-    responses: { ...ok(ClockSchema), ...errors([400, 401, 403]) },
+    responses: { ...ok(ClockSchema), ...errors([400, 401, 403, 503]) },
   }),
   mint: createRoute({
     method: 'post',
@@ -117,7 +118,7 @@ const routes = {
     operationId: 'mint',
     description: 'Mints a holding of a seeded instrument to a party (Canton Coin with the DevNet tap).',
     request: jsonBody(MintRequestSchema),
-    responses: { ...ok(MintedSchema), ...errors([400, 401, 403, 404]) },
+    responses: { ...ok(MintedSchema), ...errors([400, 401, 403, 404, 503]) },
   }),
   fund: createRoute({
     method: 'post',
@@ -125,7 +126,7 @@ const routes = {
     operationId: 'fund',
     description: "Tops a party's unlocked balance of an instrument up to at least `atLeast`.",
     request: jsonBody(FundRequestSchema),
-    responses: { ...ok(FundedSchema), ...errors([400, 401, 403, 404]) },
+    responses: { ...ok(FundedSchema), ...errors([400, 401, 403, 404, 503]) },
   }),
   holdings: createRoute({
     method: 'get',
